@@ -1,0 +1,241 @@
+package autograd
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ecl-go/ecl/tensor"
+)
+
+type T64 = *tensor.Tensor[float64]
+type V64 = *Var[float64]
+
+// gradCase is one gradient check: inputs and the function of them.
+type gradCase struct {
+	name   string
+	inputs func(r *rand.Rand) []T64
+	f      func(xs []V64) V64
+}
+
+func uni(r *rand.Rand, shape ...int) T64 { return tensor.RandUniform[float64](r, -1, 1, shape...) }
+func pos(r *rand.Rand, shape ...int) T64 { return tensor.RandUniform[float64](r, 0.5, 2, shape...) }
+
+// tr is a non-contiguous view of the given shape (the transpose of a dense
+// tensor of the last two dimensions swapped).
+func tr(r *rand.Rand, shape ...int) T64 {
+	n := len(shape)
+	sw := append([]int(nil), shape...)
+	sw[n-1], sw[n-2] = sw[n-2], sw[n-1]
+	return tensor.Transpose(uni(r, sw...), -1, -2)
+}
+
+// sl is a non-contiguous view: every other row... of a larger tensor, narrowed.
+func sl(r *rand.Rand, shape ...int) T64 {
+	big := append([]int(nil), shape...)
+	big[len(big)-1] += 3
+	return tensor.Narrow(uni(r, big...), -1, 1, shape[len(shape)-1])
+}
+
+func in(ts ...func(*rand.Rand) T64) func(*rand.Rand) []T64 {
+	return func(r *rand.Rand) []T64 {
+		out := make([]T64, len(ts))
+		for i, t := range ts {
+			out[i] = t(r)
+		}
+		return out
+	}
+}
+
+func U(shape ...int) func(*rand.Rand) T64 { return func(r *rand.Rand) T64 { return uni(r, shape...) } }
+func P(shape ...int) func(*rand.Rand) T64 { return func(r *rand.Rand) T64 { return pos(r, shape...) } }
+func TR(shape ...int) func(*rand.Rand) T64 {
+	return func(r *rand.Rand) T64 { return tr(r, shape...) }
+}
+func SL(shape ...int) func(*rand.Rand) T64 {
+	return func(r *rand.Rand) T64 { return sl(r, shape...) }
+}
+
+func un(f func(V64) V64) func([]V64) V64      { return func(x []V64) V64 { return f(x[0]) } }
+func bin(f func(V64, V64) V64) func([]V64) V64 { return func(x []V64) V64 { return f(x[0], x[1]) } }
+
+// mask is a fixed 0/1 tensor.
+func mask(shape ...int) T64 {
+	r := rand.New(rand.NewPCG(7, 7))
+	return tensor.Step(tensor.RandUniform[float64](r, -1, 1, shape...))
+}
+
+var gradCases = []gradCase{
+	{"Add", in(U(3, 4), U(3, 4)), bin(Add[float64])},
+	{"Add", in(U(2, 3, 4), U(4)), bin(Add[float64])},
+	{"Add", in(U(2, 1, 4), SL(3, 1)), bin(Add[float64])},
+	{"Add", in(TR(3, 4), U(3, 1)), bin(Add[float64])},
+	{"Sub", in(U(3, 4), U(1, 4)), bin(Sub[float64])},
+	{"Sub", in(TR(4, 3), SL(4, 3)), bin(Sub[float64])},
+	{"Mul", in(U(3, 4), U(3, 4)), bin(Mul[float64])},
+	{"Mul", in(TR(2, 5), U(5)), bin(Mul[float64])},
+	{"Div", in(U(3, 4), P(3, 4)), bin(Div[float64])},
+	{"Div", in(U(2, 3), P(3)), bin(Div[float64])},
+	{"Neg", in(TR(3, 4)), un(Neg[float64])},
+	{"Affine", in(U(3, 4)), un(func(x V64) V64 { return Affine(x, -1.5, 0.25) })},
+	{"Scale", in(SL(2, 3)), un(func(x V64) V64 { return Scale(x, 3) })},
+	{"AddScalar", in(U(5)), un(func(x V64) V64 { return AddScalar(x, 2) })},
+	{"Pow", in(P(3, 4), U(3, 4)), bin(Pow[float64])},
+	{"Pow", in(P(2, 3), U(3)), bin(Pow[float64])},
+	{"PowScalar", in(P(3, 4)), un(func(x V64) V64 { return PowScalar(x, 2.5) })},
+	{"PowScalar", in(TR(3, 4)), un(func(x V64) V64 { return PowScalar(x, 3) })},
+	{"Exp", in(TR(3, 4)), un(Exp[float64])},
+	{"Log", in(P(3, 4)), un(Log[float64])},
+	{"Sqrt", in(P(3, 4)), un(Sqrt[float64])},
+	{"Abs", in(SL(3, 4)), un(Abs[float64])},
+	{"Relu", in(U(4, 5)), un(Relu[float64])},
+	{"Sigmoid", in(TR(3, 4)), un(Sigmoid[float64])},
+	{"Tanh", in(U(3, 4)), un(Tanh[float64])},
+	{"Clamp", in(U(4, 5)), un(func(x V64) V64 { return Clamp(x, -0.5, 0.5) })},
+	{"Sum", in(U(3, 4)), un(func(x V64) V64 { return Sum(x, 1, false) })},
+	{"Sum", in(TR(2, 3, 4)), un(func(x V64) V64 { return Sum(x, 0, true) })},
+	{"SumAll", in(SL(3, 4)), un(SumAll[float64])},
+	{"Mean", in(U(3, 4)), un(func(x V64) V64 { return Mean(x, -1, true) })},
+	{"MeanAll", in(TR(3, 4)), un(MeanAll[float64])},
+	{"Max", in(U(3, 5)), un(func(x V64) V64 { return Max(x, 1, false) })},
+	{"Max", in(TR(2, 4, 3)), un(func(x V64) V64 { return Max(x, 1, true) })},
+	{"Min", in(U(4, 3)), un(func(x V64) V64 { return Min(x, 0, false) })},
+	{"LogSumExp", in(U(3, 5)), un(func(x V64) V64 { return LogSumExp(x, 1, false) })},
+	{"LogSumExp", in(TR(3, 4)), un(func(x V64) V64 { return LogSumExp(x, 0, true) })},
+	{"LogSoftmax", in(U(3, 5)), un(func(x V64) V64 { return LogSoftmax(x, 1) })},
+	{"Softmax", in(SL(3, 5)), un(func(x V64) V64 { return Softmax(x, -1) })},
+	{"Softmax", in(U(4, 3)), un(func(x V64) V64 { return Softmax(x, 0) })},
+	{"Reshape", in(TR(3, 4)), un(func(x V64) V64 { return Reshape(x, 2, -1) })},
+	{"Squeeze", in(U(3, 1, 2)), un(func(x V64) V64 { return Squeeze(x, 1) })},
+	{"Unsqueeze", in(U(3, 2)), un(func(x V64) V64 { return Unsqueeze(x, 0) })},
+	{"Permute", in(U(2, 3, 4)), un(func(x V64) V64 { return Permute(x, 2, 0, 1) })},
+	{"Transpose", in(SL(2, 3)), un(func(x V64) V64 { return Transpose(x, 0, 1) })},
+	{"Narrow", in(U(3, 6)), un(func(x V64) V64 { return Narrow(x, 1, 2, 3) })},
+	{"Expand", in(U(3, 1)), un(func(x V64) V64 { return Expand(x, 2, 3, 4) })},
+	{"Concat", in(U(2, 3), TR(4, 3), U(1, 3)), func(x []V64) V64 { return Concat(0, x...) }},
+	{"Stack", in(U(2, 3), SL(2, 3)), func(x []V64) V64 { return Stack(1, x...) }},
+	{"Gather", in(U(3, 4)), un(func(x V64) V64 { return Gather(x, 1, []int{0, 3, 3, 1, 2, 2}, 3, 2) })},
+	{"Gather", in(TR(3, 4)), un(func(x V64) V64 { return Gather(x, 0, []int{2, 0, 1, 2, 2, 2, 0, 1}, 2, 4) })},
+	{"IndexSelect", in(U(4, 3)), un(func(x V64) V64 { return IndexSelect(x, 0, []int{3, 1, 3}) })},
+	{"Where", in(U(3, 4), U(4)), bin(func(a, b V64) V64 { return Where(mask(3, 4), a, b) })},
+	{"Maximum", in(U(3, 4), TR(3, 4)), bin(Maximum[float64])},
+	{"Minimum", in(U(3, 4), U(4)), bin(Minimum[float64])},
+	{"MatMul", in(U(3, 4), U(4, 5)), bin(MatMul[float64])},
+	{"MatMul", in(TR(3, 4), TR(4, 2)), bin(MatMul[float64])},
+	{"MatMul", in(U(2, 3, 4), U(4, 2)), bin(MatMul[float64])},
+	{"MatMul", in(U(2, 1, 3, 4), SL(3, 4, 2)), bin(MatMul[float64])},
+	{"Conv2D", in(U(2, 3, 6, 5), U(4, 3, 3, 2)), bin(func(x, w V64) V64 {
+		return Conv2D(x, w, tensor.ConvOptions{StrideH: 2, PadH: 1, PadW: 1, DilW: 2})
+	})},
+	{"Conv2D", in(U(1, 2, 4, 4), U(3, 2, 1, 1)), bin(func(x, w V64) V64 { return Conv2D(x, w, tensor.ConvOptions{}) })},
+	{"MaxPool2D", in(U(2, 2, 5, 6)), un(func(x V64) V64 { return MaxPool2D(x, 2, 2, tensor.ConvOptions{StrideH: 2, StrideW: 2}) })},
+	{"MaxPool2D", in(U(1, 2, 5, 5)), un(func(x V64) V64 {
+		return MaxPool2D(x, 3, 3, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1})
+	})},
+	{"AvgPool2D", in(U(2, 2, 4, 6)), un(func(x V64) V64 { return AvgPool2D(x, 2, 3, tensor.ConvOptions{StrideH: 2, StrideW: 1}) })},
+	{"AvgPool2D", in(U(1, 1, 5, 5)), un(func(x V64) V64 {
+		return AvgPool2D(x, 3, 3, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1})
+	})},
+}
+
+func TestGradients(t *testing.T) {
+	worst := map[string]CheckReport{}
+	for i, c := range gradCases {
+		r := rand.New(rand.NewPCG(uint64(i), 1))
+		rep, err := Check(c.name, c.f, c.inputs(r), CheckOptions{Seed: uint64(i)})
+		if err != nil {
+			t.Errorf("case %d: %v", i, err)
+		}
+		if w, ok := worst[c.name]; !ok || rep.Err > w.Err {
+			worst[c.name] = rep
+		}
+	}
+	names := make([]string, 0, len(worst))
+	for n := range worst {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		t.Logf("%-12s worst error %.2e", n, worst[n].Err)
+	}
+}
+
+// TestEveryOpHasGradientCase walks this package's source: every exported
+// function that returns a *Var, apart from the leaf constructors, must have a
+// case in gradCases.
+func TestEveryOpHasGradientCase(t *testing.T) {
+	covered := map[string]bool{}
+	for _, c := range gradCases {
+		covered[c.name] = true
+	}
+	leaves := map[string]bool{"Param": true, "Const": true}
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, pkg := range pkgs {
+		for _, file := range pkg.Files {
+			for _, d := range file.Decls {
+				fn, ok := d.(*ast.FuncDecl)
+				if !ok || fn.Recv != nil || !fn.Name.IsExported() || leaves[fn.Name.Name] || !returnsVar(fn) {
+					continue
+				}
+				n++
+				if !covered[fn.Name.Name] {
+					t.Errorf("differentiable op %s has no gradient case in gradCases", fn.Name.Name)
+				}
+			}
+		}
+	}
+	if n < 40 {
+		t.Fatalf("found only %d differentiable ops; the source walk is broken", n)
+	}
+}
+
+func returnsVar(fn *ast.FuncDecl) bool {
+	res := fn.Type.Results
+	if res == nil || len(res.List) != 1 {
+		return false
+	}
+	star, ok := res.List[0].Type.(*ast.StarExpr)
+	if !ok {
+		return false
+	}
+	idx, ok := star.X.(*ast.IndexExpr)
+	if !ok {
+		return false
+	}
+	id, ok := idx.X.(*ast.Ident)
+	return ok && id.Name == "Var"
+}
+
+// TestPrimitivesHaveCases: every Op registered with def is reached by some case.
+func TestPrimitivesAreCovered(t *testing.T) {
+	seen := map[string]bool{}
+	for i, c := range gradCases {
+		r := rand.New(rand.NewPCG(uint64(i), 1))
+		xs := make([]V64, 0)
+		for _, x := range c.inputs(r) {
+			xs = append(xs, Param(x))
+		}
+		for _, v := range topo(c.f(xs)) {
+			if v.op != nil {
+				seen[v.op.name] = true
+			}
+		}
+	}
+	for _, p := range Primitives() {
+		if !seen[p] {
+			t.Errorf("primitive %q is not exercised by any gradient case", p)
+		}
+	}
+}

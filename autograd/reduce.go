@@ -1,0 +1,81 @@
+package autograd
+
+import "github.com/ecl-go/ecl/tensor"
+
+var (
+	opSum = def("sum")
+	opMax = def("max")
+	opMin = def("min")
+)
+
+// Sum adds along axis.
+func Sum[T tensor.Float](x *Var[T], axis int, keepDims bool) *Var[T] {
+	shape := x.Value.Shape()
+	return record(opSum, tensor.Sum(x.Value, axis, keepDims), func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
+		return []*tensor.Tensor[T]{tensor.Expand(keptDims(g, shape, axis), shape...)}
+	}, x)
+}
+
+// keptDims restores the reduced axis (size 1) of g when it was squeezed.
+func keptDims[T tensor.Float](g *tensor.Tensor[T], shape []int, axis int) *tensor.Tensor[T] {
+	if axis < 0 {
+		axis += len(shape)
+	}
+	if g.Dims() == len(shape) {
+		return g
+	}
+	return tensor.Unsqueeze(g, axis)
+}
+
+// SumAll is the sum of all elements, as a 0-dimensional value.
+func SumAll[T tensor.Float](x *Var[T]) *Var[T] { return Sum(Reshape(x, x.Value.Len()), 0, false) }
+
+// Mean averages along axis.
+func Mean[T tensor.Float](x *Var[T], axis int, keepDims bool) *Var[T] {
+	return Scale(Sum(x, axis, keepDims), 1/T(x.Value.Dim(axis)))
+}
+
+// MeanAll is the mean of all elements.
+func MeanAll[T tensor.Float](x *Var[T]) *Var[T] { return Scale(SumAll(x), 1/T(x.Value.Len())) }
+
+// extreme is Max or Min along axis; the gradient goes to the first extreme
+// element.
+func extreme[T tensor.Float](op *Op, x *Var[T], axis int, keepDims bool) *Var[T] {
+	val, arg := tensor.Max(x.Value, axis, keepDims), tensor.ArgMax(x.Value, axis, true)
+	if op == opMin {
+		val, arg = tensor.Min(x.Value, axis, keepDims), tensor.ArgMin(x.Value, axis, true)
+	}
+	shape := x.Value.Shape()
+	return record(op, val, func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
+		return []*tensor.Tensor[T]{tensor.ScatterAdd(keptDims(g, shape, axis), axis, tensor.Ints(arg), shape...)}
+	}, x)
+}
+
+// Max is the largest element along axis.
+func Max[T tensor.Float](x *Var[T], axis int, keepDims bool) *Var[T] {
+	return extreme(opMax, x, axis, keepDims)
+}
+
+// Min is the smallest element along axis.
+func Min[T tensor.Float](x *Var[T], axis int, keepDims bool) *Var[T] {
+	return extreme(opMin, x, axis, keepDims)
+}
+
+// LogSumExp is log Σ exp(x) along axis, shifted by the (constant) maximum for
+// stability.
+func LogSumExp[T tensor.Float](x *Var[T], axis int, keepDims bool) *Var[T] {
+	m := Const(tensor.ShiftMax(x.Value, axis))
+	out := Add(Log(Sum(Exp(Sub(x, m)), axis, true)), m)
+	if !keepDims {
+		out = Squeeze(out, axis)
+	}
+	return out
+}
+
+// LogSoftmax is x − LogSumExp(x) along axis.
+func LogSoftmax[T tensor.Float](x *Var[T], axis int) *Var[T] {
+	return Sub(x, LogSumExp(x, axis, true))
+}
+
+// Softmax is exp(LogSoftmax(x)) along axis.
+func Softmax[T tensor.Float](x *Var[T], axis int) *Var[T] { return Exp(LogSoftmax(x, axis)) }

@@ -1,0 +1,169 @@
+package autograd
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// Var is a node of the computation graph.
+type Var[T tensor.Float] struct {
+	Value *tensor.Tensor[T]
+	// Grad is the accumulated gradient of the last Backward, for leaves
+	// that require gradients (nil before); intermediate gradients are
+	// released once propagated.
+	Grad *tensor.Tensor[T]
+
+	requiresGrad bool
+	op           *Op
+	inputs       []*Var[T]
+	backward     func(g *tensor.Tensor[T]) []*tensor.Tensor[T]
+}
+
+// Op names a primitive operation with a backward rule. Ops are created only by
+// def, which lists them for the gradient-check registry.
+type Op struct{ name string }
+
+func (o *Op) String() string { return o.name }
+
+var primitives []string
+
+func def(name string) *Op {
+	primitives = append(primitives, name)
+	return &Op{name}
+}
+
+// Primitives lists the ops that carry a backward rule.
+func Primitives() []string { return append([]string(nil), primitives...) }
+
+// Param is a leaf that requires gradients (a trainable parameter or an input
+// being differentiated).
+func Param[T tensor.Float](t *tensor.Tensor[T]) *Var[T] { return &Var[T]{Value: t, requiresGrad: true} }
+
+// Const is a leaf without gradient.
+func Const[T tensor.Float](t *tensor.Tensor[T]) *Var[T] { return &Var[T]{Value: t} }
+
+// Detach is v's value as a constant: gradients do not flow through it.
+func (v *Var[T]) Detach() *Var[T] { return Const(v.Value) }
+
+// RequiresGrad reports whether gradients flow to v.
+func (v *Var[T]) RequiresGrad() bool { return v.requiresGrad }
+
+// Op is the primitive that made v, or nil for a leaf or a constant.
+func (v *Var[T]) Op() *Op { return v.op }
+
+// Shape is the shape of v's value.
+func (v *Var[T]) Shape() []int { return v.Value.Shape() }
+
+// ZeroGrad forgets v's gradient.
+func (v *Var[T]) ZeroGrad() { v.Grad = nil }
+
+var noGrad atomic.Int32
+
+// NoGrad runs f without recording graphs: every result is a constant. It is
+// process-wide, so do not train on another goroutine meanwhile.
+func NoGrad(f func()) {
+	noGrad.Add(1)
+	defer noGrad.Add(-1)
+	f()
+}
+
+// record makes the result of op. backward maps the gradient of the result to
+// one gradient per input (nil where the input needs none); it runs only when
+// some input requires gradients.
+func record[T tensor.Float](op *Op, value *tensor.Tensor[T], backward func(g *tensor.Tensor[T]) []*tensor.Tensor[T], inputs ...*Var[T]) *Var[T] {
+	v := &Var[T]{Value: value}
+	if noGrad.Load() > 0 {
+		return v
+	}
+	for _, in := range inputs {
+		if in.requiresGrad {
+			v.requiresGrad, v.op, v.inputs, v.backward = true, op, inputs, backward
+			break
+		}
+	}
+	return v
+}
+
+// Backward computes the gradient of v, which must hold one element, with
+// respect to every leaf it depends on.
+func (v *Var[T]) Backward() {
+	if v.Value.Len() != 1 {
+		panic(fmt.Sprintf("autograd.Backward: output has shape %v; use BackwardWith for non-scalars", v.Value.Shape()))
+	}
+	v.BackwardWith(tensor.FullOn(v.Value.Device(), 1, v.Value.Shape()...))
+}
+
+// BackwardWith propagates the gradient g (of v's shape) back through the graph,
+// adding into the gradients of the leaves.
+func (v *Var[T]) BackwardWith(g *tensor.Tensor[T]) {
+	if !v.requiresGrad {
+		panic("autograd.Backward: the output does not depend on any variable requiring gradients")
+	}
+	order := topo(v)
+	v.accumulate(g)
+	for i := len(order) - 1; i >= 0; i-- {
+		n := order[i]
+		if n.backward == nil || n.Grad == nil {
+			continue
+		}
+		grads := n.backward(n.Grad)
+		for j, in := range n.inputs {
+			if in.requiresGrad && grads[j] != nil {
+				in.accumulate(grads[j])
+			}
+		}
+		n.Grad = nil
+	}
+}
+
+func (v *Var[T]) accumulate(g *tensor.Tensor[T]) {
+	if !sameShape(g.Shape(), v.Value.Shape()) {
+		panic(fmt.Sprintf("autograd: %v backward gave gradient of shape %v for value of shape %v", v.op, g.Shape(), v.Value.Shape()))
+	}
+	if v.Grad == nil {
+		v.Grad = tensor.Contiguous(g)
+	} else {
+		v.Grad = tensor.Add(v.Grad, g)
+	}
+}
+
+// topo lists the nodes that require gradients reachable from v, inputs first.
+func topo[T tensor.Float](v *Var[T]) []*Var[T] {
+	var order []*Var[T]
+	seen := map[*Var[T]]bool{}
+	type frame struct {
+		v    *Var[T]
+		next int
+	}
+	stack := []frame{{v, 0}}
+	seen[v] = true
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.next < len(f.v.inputs) {
+			in := f.v.inputs[f.next]
+			f.next++
+			if in.requiresGrad && !seen[in] {
+				seen[in] = true
+				stack = append(stack, frame{in, 0})
+			}
+			continue
+		}
+		order = append(order, f.v)
+		stack = stack[:len(stack)-1]
+	}
+	return order
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,127 @@
+package tensor
+
+import "fmt"
+
+// ConvOptions are the stride, zero padding and dilation of a convolution or
+// pooling window; zero values mean stride 1, padding 0, dilation 1.
+type ConvOptions struct {
+	StrideH, StrideW int
+	PadH, PadW       int
+	DilH, DilW       int
+}
+
+func orOne(v int) int {
+	if v == 0 {
+		return 1
+	}
+	return v
+}
+
+// NewConv2DParams checks x [N,C,H,W] against w [O,C,KH,KW] and returns the
+// convolution's parameters.
+func NewConv2DParams(xShape, wShape []int, o ConvOptions) (Conv2DParams, error) {
+	if len(xShape) != 4 || len(wShape) != 4 || xShape[1] != wShape[1] {
+		return Conv2DParams{}, fmt.Errorf("conv2d: input %v (want N,C,H,W) and weight %v (want O,C,KH,KW) do not match", xShape, wShape)
+	}
+	p := Conv2DParams{
+		N: xShape[0], C: xShape[1], H: xShape[2], W: xShape[3],
+		O: wShape[0], KH: wShape[2], KW: wShape[3],
+		StrideH: orOne(o.StrideH), StrideW: orOne(o.StrideW),
+		PadH: o.PadH, PadW: o.PadW,
+		DilH: orOne(o.DilH), DilW: orOne(o.DilW),
+	}
+	return p, p.Validate()
+}
+
+func must[P any](p P, err error) P {
+	if err != nil {
+		panic("tensor." + err.Error())
+	}
+	return p
+}
+
+// Conv2D is the cross-correlation of x [N,C,H,W] with w [O,C,KH,KW], giving
+// [N,O,OH,OW].
+func Conv2D[T Float](x, w *Tensor[T], o ConvOptions) *Tensor[T] {
+	dev := sameDevice("Conv2D", x, w)
+	p := must(NewConv2DParams(x.shape, w.shape, o))
+	y := ZerosOn(dev, p.N, p.O, p.OutH(), p.OutW())
+	if p.N > 0 {
+		dev.Conv2D(y, Contiguous(x), Contiguous(w), p)
+	}
+	return y
+}
+
+// Conv2DBackwardInput is the gradient of Σ Conv2D(x, w)·dy with respect to x.
+func Conv2DBackwardInput[T Float](dy, w *Tensor[T], p Conv2DParams) *Tensor[T] {
+	dev := sameDevice("Conv2DBackwardInput", dy, w)
+	dx := ZerosOn(dev, p.N, p.C, p.H, p.W)
+	if p.N > 0 {
+		dev.Conv2DBackwardInput(dx, Contiguous(dy), Contiguous(w), p)
+	}
+	return dx
+}
+
+// Conv2DBackwardWeight is the gradient of Σ Conv2D(x, w)·dy with respect to w.
+func Conv2DBackwardWeight[T Float](x, dy *Tensor[T], p Conv2DParams) *Tensor[T] {
+	dev := sameDevice("Conv2DBackwardWeight", x, dy)
+	dw := ZerosOn(dev, p.O, p.C, p.KH, p.KW)
+	dev.Conv2DBackwardWeight(dw, Contiguous(x), Contiguous(dy), p)
+	return dw
+}
+
+// NewPool2DParams checks x [N,C,H,W] against a kh×kw window.
+func NewPool2DParams(xShape []int, kh, kw int, o ConvOptions) (Pool2DParams, error) {
+	if len(xShape) != 4 {
+		return Pool2DParams{}, fmt.Errorf("pool2d: input %v, want N,C,H,W", xShape)
+	}
+	if o.DilH > 1 || o.DilW > 1 {
+		return Pool2DParams{}, fmt.Errorf("pool2d: dilation %d,%d not supported", o.DilH, o.DilW)
+	}
+	p := Pool2DParams{
+		N: xShape[0], C: xShape[1], H: xShape[2], W: xShape[3], KH: kh, KW: kw,
+		StrideH: orOne(o.StrideH), StrideW: orOne(o.StrideW), PadH: o.PadH, PadW: o.PadW,
+	}
+	return p, p.Validate()
+}
+
+func pool[T Float](name string, x *Tensor[T], kh, kw int, o ConvOptions, run func(Device[T], *Tensor[T], *Tensor[T], Pool2DParams)) *Tensor[T] {
+	p, err := NewPool2DParams(x.shape, kh, kw, o)
+	if err != nil {
+		panic(fmt.Sprintf("tensor.%s: %v", name, err))
+	}
+	y := ZerosOn(x.Device(), p.N, p.C, p.OutH(), p.OutW())
+	if y.Len() > 0 {
+		run(x.Device(), y, Contiguous(x), p)
+	}
+	return y
+}
+
+// MaxPool2D takes the maximum over kh×kw windows of x [N,C,H,W].
+func MaxPool2D[T Float](x *Tensor[T], kh, kw int, o ConvOptions) *Tensor[T] {
+	return pool("MaxPool2D", x, kh, kw, o, func(d Device[T], y, x *Tensor[T], p Pool2DParams) { d.MaxPool2D(y, x, p) })
+}
+
+// AvgPool2D averages kh×kw windows of x [N,C,H,W] (padding counts as zeros).
+func AvgPool2D[T Float](x *Tensor[T], kh, kw int, o ConvOptions) *Tensor[T] {
+	return pool("AvgPool2D", x, kh, kw, o, func(d Device[T], y, x *Tensor[T], p Pool2DParams) { d.AvgPool2D(y, x, p) })
+}
+
+// MaxPool2DBackward routes dy to the maximum of each window of x.
+func MaxPool2DBackward[T Float](x, dy *Tensor[T], p Pool2DParams) *Tensor[T] {
+	dev := sameDevice("MaxPool2DBackward", x, dy)
+	dx := ZerosOn(dev, x.shape...)
+	if dy.Len() > 0 {
+		dev.MaxPool2DBackward(dx, Contiguous(x), Contiguous(dy), p)
+	}
+	return dx
+}
+
+// AvgPool2DBackward spreads dy evenly over each window.
+func AvgPool2DBackward[T Float](dy *Tensor[T], p Pool2DParams) *Tensor[T] {
+	dx := ZerosOn(dy.Device(), p.N, p.C, p.H, p.W)
+	if dy.Len() > 0 {
+		dy.Device().AvgPool2DBackward(dx, Contiguous(dy), p)
+	}
+	return dx
+}

@@ -1,0 +1,124 @@
+package tensor
+
+import "fmt"
+
+// CPU is the pure-Go device: the reference implementation of Device. Large
+// loops run on all cores (GOMAXPROCS goroutines).
+type CPU[T Float] struct{}
+
+type cpuBuffer[T Float] struct{ data []T }
+
+func (b *cpuBuffer[T]) Device() Device[T] { return CPU[T]{} }
+func (b *cpuBuffer[T]) Len() int          { return len(b.data) }
+
+func (CPU[T]) String() string { return "cpu" }
+
+// Alloc returns a zeroed host buffer.
+func (CPU[T]) Alloc(n int) Buffer[T] { return &cpuBuffer[T]{make([]T, n)} }
+
+// Upload copies src into a new host buffer.
+func (CPU[T]) Upload(src []T) Buffer[T] { return &cpuBuffer[T]{append([]T(nil), src...)} }
+
+// host returns the backing slice of a CPU tensor.
+func host[T Float](t *Tensor[T]) []T {
+	b, ok := t.buf.(*cpuBuffer[T])
+	if !ok {
+		panic(fmt.Sprintf("tensor: CPU op on a tensor held by %s", t.Device()))
+	}
+	return b.data
+}
+
+// HostData returns the backing slice of a contiguous CPU tensor, starting at
+// its first element, without copying: writes through it change the tensor.
+// It panics for other devices and for non-contiguous views.
+func HostData[T Float](t *Tensor[T]) []T {
+	if !t.IsContiguous() {
+		panic(fmt.Sprintf("tensor.HostData: non-contiguous view %v strides %v", t.shape, t.strides))
+	}
+	return host(t)[t.offset : t.offset+t.Len()]
+}
+
+func (c CPU[T]) Download(dst []T, src *Tensor[T]) {
+	d := &Tensor[T]{shape: src.shape, strides: contiguousStrides(src.shape), buf: &cpuBuffer[T]{dst}}
+	c.Copy(d, src)
+}
+
+func (CPU[T]) Fill(dst *Tensor[T], v T) {
+	forEach1(dst, func(d []T, od, n, sd int) {
+		for i := 0; i < n; i++ {
+			d[od+i*sd] = v
+		}
+	})
+}
+
+func (CPU[T]) Copy(dst, src *Tensor[T]) {
+	s := host(src)
+	forEach2(dst, src, func(d []T, od, os, n, sd, ss int) {
+		if sd == 1 && ss == 1 {
+			copy(d[od:od+n], s[os:os+n])
+			return
+		}
+		for i := 0; i < n; i++ {
+			d[od+i*sd] = s[os+i*ss]
+		}
+	})
+}
+
+func (CPU[T]) Unary(op UnaryOp, dst, x *Tensor[T], a, b T) {
+	f := unaryFunc[T](op, a, b)
+	s := host(x)
+	forEach2(dst, x, func(d []T, od, os, n, sd, ss int) {
+		for i := 0; i < n; i++ {
+			d[od+i*sd] = f(s[os+i*ss])
+		}
+	})
+}
+
+func (CPU[T]) Binary(op BinaryOp, dst, x, y *Tensor[T]) {
+	f := binaryFunc[T](op)
+	xs, ys := host(x), host(y)
+	forEach3(dst, x, y, func(d []T, od, ox, oy, n, sd, sx, sy int) {
+		if sd == 1 && sx == 1 && sy == 1 {
+			binaryContiguous(op, d[od:od+n], xs[ox:ox+n], ys[oy:oy+n], f)
+			return
+		}
+		for i := 0; i < n; i++ {
+			d[od+i*sd] = f(xs[ox+i*sx], ys[oy+i*sy])
+		}
+	})
+}
+
+// binaryContiguous is the dense inner loop, with the common arithmetic
+// spelled out so the compiler can keep it free of calls.
+func binaryContiguous[T Float](op BinaryOp, d, x, y []T, f func(a, b T) T) {
+	switch op {
+	case OpAdd:
+		for i := range d {
+			d[i] = x[i] + y[i]
+		}
+	case OpSub:
+		for i := range d {
+			d[i] = x[i] - y[i]
+		}
+	case OpMul:
+		for i := range d {
+			d[i] = x[i] * y[i]
+		}
+	default:
+		for i := range d {
+			d[i] = f(x[i], y[i])
+		}
+	}
+}
+
+func (c CPU[T]) Where(dst, cond, x, y *Tensor[T]) {
+	c.Copy(dst, y)
+	cs, xs := host(cond), host(x)
+	forEach3(dst, cond, x, func(d []T, od, oc, ox, n, sd, sc, sx int) {
+		for i := 0; i < n; i++ {
+			if cs[oc+i*sc] != 0 {
+				d[od+i*sd] = xs[ox+i*sx]
+			}
+		}
+	})
+}

@@ -1,0 +1,113 @@
+package tensor
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+func checkShape(op string, shape []int) {
+	for _, s := range shape {
+		if s < 0 {
+			panic(fmt.Sprintf("tensor.%s: negative dimension in shape %v", op, shape))
+		}
+	}
+}
+
+// ZerosOn allocates a zeroed contiguous tensor on dev.
+func ZerosOn[T Float](dev Device[T], shape ...int) *Tensor[T] {
+	checkShape("Zeros", shape)
+	shape = append([]int{}, shape...)
+	return &Tensor[T]{shape: shape, strides: contiguousStrides(shape), buf: dev.Alloc(numel(shape))}
+}
+
+// Zeros allocates a zeroed contiguous tensor on the CPU.
+func Zeros[T Float](shape ...int) *Tensor[T] { return ZerosOn[T](CPU[T]{}, shape...) }
+
+// FullOn allocates a tensor of shape on dev with every element v.
+func FullOn[T Float](dev Device[T], v T, shape ...int) *Tensor[T] {
+	t := ZerosOn(dev, shape...)
+	if v != 0 {
+		dev.Fill(t, v)
+	}
+	return t
+}
+
+// Full allocates a CPU tensor with every element v.
+func Full[T Float](v T, shape ...int) *Tensor[T] { return FullOn[T](CPU[T]{}, v, shape...) }
+
+// Ones allocates a CPU tensor of ones.
+func Ones[T Float](shape ...int) *Tensor[T] { return Full[T](1, shape...) }
+
+// Scalar is a 0-dimensional CPU tensor holding v.
+func Scalar[T Float](v T) *Tensor[T] { return FromSlice([]T{v}, []int{}...) }
+
+// FromSliceOn copies data (row-major) into a new tensor of shape on dev; with
+// no shape, the tensor is 1-D of len(data).
+func FromSliceOn[T Float](dev Device[T], data []T, shape ...int) *Tensor[T] {
+	if shape == nil {
+		shape = []int{len(data)}
+	}
+	checkShape("FromSlice", shape)
+	if numel(shape) != len(data) {
+		panic(fmt.Sprintf("tensor.FromSlice: %d values for shape %v", len(data), shape))
+	}
+	shape = append([]int{}, shape...)
+	return &Tensor[T]{shape: shape, strides: contiguousStrides(shape), buf: dev.Upload(data)}
+}
+
+// FromSlice copies data into a new CPU tensor; see FromSliceOn.
+func FromSlice[T Float](data []T, shape ...int) *Tensor[T] {
+	return FromSliceOn[T](CPU[T]{}, data, shape...)
+}
+
+// Arange is the 1-D CPU tensor start, start+step, … (values < stop for step > 0).
+func Arange[T Float](start, stop, step T) *Tensor[T] {
+	if step == 0 {
+		panic("tensor.Arange: step 0")
+	}
+	var data []T
+	for v := start; (step > 0 && v < stop) || (step < 0 && v > stop); v += step {
+		data = append(data, v)
+	}
+	return FromSlice(data, len(data))
+}
+
+// RandUniform fills a new CPU tensor with values uniform in [lo, hi) drawn
+// from rng.
+func RandUniform[T Float](rng *rand.Rand, lo, hi T, shape ...int) *Tensor[T] {
+	t := Zeros[T](shape...)
+	d := HostData(t)
+	for i := range d {
+		d[i] = lo + (hi-lo)*T(rng.Float64())
+	}
+	return t
+}
+
+// RandNormal fills a new CPU tensor with normal values of the given mean and
+// standard deviation drawn from rng.
+func RandNormal[T Float](rng *rand.Rand, mean, std T, shape ...int) *Tensor[T] {
+	t := Zeros[T](shape...)
+	d := HostData(t)
+	for i := range d {
+		d[i] = mean + std*T(rng.NormFloat64())
+	}
+	return t
+}
+
+// To returns t on dev (t itself when it is already there).
+func To[T Float](t *Tensor[T], dev Device[T]) *Tensor[T] {
+	if t.Device() == dev {
+		return t
+	}
+	return FromSliceOn(dev, t.Data(), t.shape...)
+}
+
+// Convert copies t to a CPU tensor of element type U.
+func Convert[U, T Float](t *Tensor[T]) *Tensor[U] {
+	src := t.Data()
+	dst := make([]U, len(src))
+	for i, v := range src {
+		dst[i] = U(v)
+	}
+	return FromSlice(dst, t.shape...)
+}

@@ -1,0 +1,151 @@
+package tensor
+
+import "fmt"
+
+// BroadcastShapes returns the NumPy broadcast of two shapes: aligned from the
+// right, each pair of sizes equal or one of them 1.
+func BroadcastShapes(a, b []int) ([]int, error) {
+	n := max(len(a), len(b))
+	out := make([]int, n)
+	for i := 1; i <= n; i++ {
+		x, y := 1, 1
+		if i <= len(a) {
+			x = a[len(a)-i]
+		}
+		if i <= len(b) {
+			y = b[len(b)-i]
+		}
+		switch {
+		case x == y || y == 1:
+			out[n-i] = x
+		case x == 1:
+			out[n-i] = y
+		default:
+			return nil, fmt.Errorf("shapes %v and %v do not broadcast", a, b)
+		}
+	}
+	return out, nil
+}
+
+func unary[T Float](op UnaryOp, x *Tensor[T], a, b T) *Tensor[T] {
+	out := ZerosOn(x.Device(), x.shape...)
+	x.Device().Unary(op, out, x, a, b)
+	return out
+}
+
+// Neg is −x.
+func Neg[T Float](x *Tensor[T]) *Tensor[T] { return unary(OpNeg, x, 0, 0) }
+
+// Exp is eˣ elementwise.
+func Exp[T Float](x *Tensor[T]) *Tensor[T] { return unary(OpExp, x, 0, 0) }
+
+// Log is ln x elementwise.
+func Log[T Float](x *Tensor[T]) *Tensor[T] { return unary(OpLog, x, 0, 0) }
+
+// Sqrt is √x elementwise.
+func Sqrt[T Float](x *Tensor[T]) *Tensor[T] { return unary(OpSqrt, x, 0, 0) }
+
+// Abs is |x| elementwise.
+func Abs[T Float](x *Tensor[T]) *Tensor[T] { return unary(OpAbs, x, 0, 0) }
+
+// Sign is −1, 0 or 1 elementwise.
+func Sign[T Float](x *Tensor[T]) *Tensor[T] { return unary(OpSign, x, 0, 0) }
+
+// Step is 1 where x > 0, else 0.
+func Step[T Float](x *Tensor[T]) *Tensor[T] { return unary(OpStep, x, 0, 0) }
+
+// Relu is max(x, 0).
+func Relu[T Float](x *Tensor[T]) *Tensor[T] { return unary(OpRelu, x, 0, 0) }
+
+// Sigmoid is 1/(1+e⁻ˣ).
+func Sigmoid[T Float](x *Tensor[T]) *Tensor[T] { return unary(OpSigmoid, x, 0, 0) }
+
+// Tanh is tanh x.
+func Tanh[T Float](x *Tensor[T]) *Tensor[T] { return unary(OpTanh, x, 0, 0) }
+
+// PowScalar is xᵖ elementwise.
+func PowScalar[T Float](x *Tensor[T], p T) *Tensor[T] { return unary(OpPowS, x, p, 0) }
+
+// Affine is a·x + b elementwise.
+func Affine[T Float](x *Tensor[T], a, b T) *Tensor[T] { return unary(OpAffine, x, a, b) }
+
+// Scale is a·x.
+func Scale[T Float](x *Tensor[T], a T) *Tensor[T] { return unary(OpAffine, x, a, 0) }
+
+// AddScalar is x + b.
+func AddScalar[T Float](x *Tensor[T], b T) *Tensor[T] { return unary(OpAffine, x, 1, b) }
+
+// Clamp limits x to [lo, hi].
+func Clamp[T Float](x *Tensor[T], lo, hi T) *Tensor[T] {
+	if lo > hi {
+		panic(fmt.Sprintf("tensor.Clamp: lo %v > hi %v", lo, hi))
+	}
+	return unary(OpClamp, x, lo, hi)
+}
+
+// Inside is 1 where lo < x < hi, else 0.
+func Inside[T Float](x *Tensor[T], lo, hi T) *Tensor[T] { return unary(OpInside, x, lo, hi) }
+
+// broadcast2 expands a and b to their common shape, naming op on failure.
+func broadcast2[T Float](op string, a, b *Tensor[T]) (*Tensor[T], *Tensor[T], []int) {
+	sameDevice(op, a, b)
+	shape, err := BroadcastShapes(a.shape, b.shape)
+	if err != nil {
+		panic(fmt.Sprintf("tensor.%s: %v", op, err))
+	}
+	return Expand(a, shape...), Expand(b, shape...), shape
+}
+
+func binary[T Float](op BinaryOp, name string, a, b *Tensor[T]) *Tensor[T] {
+	a, b, shape := broadcast2(name, a, b)
+	out := ZerosOn(a.Device(), shape...)
+	a.Device().Binary(op, out, a, b)
+	return out
+}
+
+// Add is a + b with broadcasting.
+func Add[T Float](a, b *Tensor[T]) *Tensor[T] { return binary(OpAdd, "Add", a, b) }
+
+// Sub is a − b with broadcasting.
+func Sub[T Float](a, b *Tensor[T]) *Tensor[T] { return binary(OpSub, "Sub", a, b) }
+
+// Mul is a·b elementwise with broadcasting.
+func Mul[T Float](a, b *Tensor[T]) *Tensor[T] { return binary(OpMul, "Mul", a, b) }
+
+// Div is a/b elementwise with broadcasting.
+func Div[T Float](a, b *Tensor[T]) *Tensor[T] { return binary(OpDiv, "Div", a, b) }
+
+// Pow is aᵇ elementwise with broadcasting.
+func Pow[T Float](a, b *Tensor[T]) *Tensor[T] { return binary(OpPow, "Pow", a, b) }
+
+// Maximum is the elementwise max(a, b) with broadcasting.
+func Maximum[T Float](a, b *Tensor[T]) *Tensor[T] { return binary(OpMax, "Maximum", a, b) }
+
+// Minimum is the elementwise min(a, b) with broadcasting.
+func Minimum[T Float](a, b *Tensor[T]) *Tensor[T] { return binary(OpMin, "Minimum", a, b) }
+
+// Greater is 1 where a > b, else 0.
+func Greater[T Float](a, b *Tensor[T]) *Tensor[T] { return binary(OpGreater, "Greater", a, b) }
+
+// GreaterEqual is 1 where a ≥ b, else 0.
+func GreaterEqual[T Float](a, b *Tensor[T]) *Tensor[T] {
+	return binary(OpGreaterEqual, "GreaterEqual", a, b)
+}
+
+// Equal is 1 where a = b, else 0.
+func Equal[T Float](a, b *Tensor[T]) *Tensor[T] { return binary(OpEqual, "Equal", a, b) }
+
+// Where is x where cond ≠ 0, else y, with broadcasting of all three.
+func Where[T Float](cond, x, y *Tensor[T]) *Tensor[T] {
+	sameDevice("Where", cond, x, y)
+	shape, err := BroadcastShapes(cond.shape, x.shape)
+	if err == nil {
+		shape, err = BroadcastShapes(shape, y.shape)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("tensor.Where: shapes %v, %v and %v do not broadcast", cond.shape, x.shape, y.shape))
+	}
+	out := ZerosOn(x.Device(), shape...)
+	x.Device().Where(out, Expand(cond, shape...), Expand(x, shape...), Expand(y, shape...))
+	return out
+}

@@ -1,0 +1,38 @@
+package tensor
+
+import (
+	"runtime"
+	"sync"
+)
+
+// grain is the amount of work (roughly, scalar operations) below which a loop
+// stays on one goroutine: splitting smaller loops costs more than it gains.
+const grain = 1 << 15
+
+// parallelFor calls body over a partition of [0, n) into contiguous chunks,
+// using up to GOMAXPROCS goroutines when n*cost (the work per index) is at
+// least grain. body must be safe to run concurrently on disjoint ranges.
+func parallelFor(n, cost int, body func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if workers > n {
+		workers = n
+	}
+	if workers <= 1 || n*max(cost, 1) < grain {
+		body(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	chunk := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body(lo, hi)
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,122 @@
+package tensor
+
+import (
+	"fmt"
+	"slices"
+)
+
+func reduce[T Float](op ReduceOp, name string, x *Tensor[T], axis int, keepDims bool) *Tensor[T] {
+	axis = x.axis(name, axis)
+	shape := slices.Clone(x.shape)
+	shape[axis] = 1
+	out := ZerosOn(x.Device(), shape...)
+	x.Device().Reduce(op, out, Contiguous(x), axis)
+	if !keepDims {
+		out = Squeeze(out, axis)
+	}
+	return out
+}
+
+// Sum adds the elements along axis.
+func Sum[T Float](x *Tensor[T], axis int, keepDims bool) *Tensor[T] {
+	return reduce(OpSum, "Sum", x, axis, keepDims)
+}
+
+// SumAll is the sum of every element, as a 0-dimensional tensor.
+func SumAll[T Float](x *Tensor[T]) *Tensor[T] {
+	return Sum(Reshape(x, x.Len()), 0, false)
+}
+
+// Mean averages the elements along axis.
+func Mean[T Float](x *Tensor[T], axis int, keepDims bool) *Tensor[T] {
+	n := x.Dim(axis)
+	return Scale(Sum(x, axis, keepDims), 1/T(n))
+}
+
+// MeanAll is the mean of every element, as a 0-dimensional tensor.
+func MeanAll[T Float](x *Tensor[T]) *Tensor[T] { return Scale(SumAll(x), 1/T(x.Len())) }
+
+// Max is the largest element along axis (NaN if any is NaN).
+func Max[T Float](x *Tensor[T], axis int, keepDims bool) *Tensor[T] {
+	return reduce(OpMaxR, "Max", x, axis, keepDims)
+}
+
+// Min is the smallest element along axis (NaN if any is NaN).
+func Min[T Float](x *Tensor[T], axis int, keepDims bool) *Tensor[T] {
+	return reduce(OpMinR, "Min", x, axis, keepDims)
+}
+
+// ArgMax is the index of the first largest element along axis.
+func ArgMax[T Float](x *Tensor[T], axis int, keepDims bool) *Tensor[T] {
+	return reduce(OpArgMax, "ArgMax", x, axis, keepDims)
+}
+
+// ArgMin is the index of the first smallest element along axis.
+func ArgMin[T Float](x *Tensor[T], axis int, keepDims bool) *Tensor[T] {
+	return reduce(OpArgMin, "ArgMin", x, axis, keepDims)
+}
+
+// Ints returns the elements of an index tensor (such as ArgMax's) as ints.
+func Ints[T Float](t *Tensor[T]) []int {
+	d := t.Data()
+	out := make([]int, len(d))
+	for i, v := range d {
+		out[i] = int(v)
+	}
+	return out
+}
+
+// SumTo sums x down to shape, the inverse of broadcasting shape to x's shape:
+// leading dimensions are summed away and dimensions where shape has 1 are
+// summed with keep-dims.
+func SumTo[T Float](x *Tensor[T], shape ...int) *Tensor[T] {
+	if b, err := BroadcastShapes(shape, x.shape); err != nil || !sameShape(b, x.shape) {
+		panic(fmt.Sprintf("tensor.SumTo: %v does not broadcast to %v", shape, x.shape))
+	}
+	lead := len(x.shape) - len(shape)
+	for d := 0; d < lead; d++ {
+		x = Sum(x, 0, false)
+	}
+	for d, s := range shape {
+		if s == 1 && x.shape[d] != 1 {
+			x = Sum(x, d, true)
+		}
+	}
+	return Reshape(x, shape...)
+}
+
+// LogSumExp is log Σ exp(x) along axis, computed stably around the maximum.
+func LogSumExp[T Float](x *Tensor[T], axis int, keepDims bool) *Tensor[T] {
+	m := ShiftMax(x, axis)
+	s := Add(Log(Sum(Exp(Sub(x, m)), axis, true)), m)
+	if !keepDims {
+		s = Squeeze(s, axis)
+	}
+	return s
+}
+
+// ShiftMax is the keep-dims max along axis with infinities replaced by 0: the
+// shift that keeps LogSumExp and Softmax finite, even on rows of −∞.
+func ShiftMax[T Float](x *Tensor[T], axis int) *Tensor[T] {
+	m := Max(x, axis, true)
+	return Where(Inside(m, T(-maxFinite[T]()), T(maxFinite[T]())), m, ZerosOn(x.Device()))
+}
+
+func maxFinite[T Float]() float64 {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return 3.4028234663852886e38
+	}
+	return 1.7976931348623157e308
+}
+
+// LogSoftmax is x − LogSumExp(x) along axis.
+func LogSoftmax[T Float](x *Tensor[T], axis int) *Tensor[T] {
+	return Sub(x, LogSumExp(x, axis, true))
+}
+
+// Softmax is exp(x)/Σ exp(x) along axis, computed stably.
+func Softmax[T Float](x *Tensor[T], axis int) *Tensor[T] {
+	e := Exp(Sub(x, ShiftMax(x, axis)))
+	return Div(e, Sum(e, axis, true))
+}
