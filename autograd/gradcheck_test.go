@@ -61,7 +61,7 @@ func SL(shape ...int) func(*rand.Rand) T64 {
 	return func(r *rand.Rand) T64 { return sl(r, shape...) }
 }
 
-func un(f func(V64) V64) func([]V64) V64      { return func(x []V64) V64 { return f(x[0]) } }
+func un(f func(V64) V64) func([]V64) V64       { return func(x []V64) V64 { return f(x[0]) } }
 func bin(f func(V64, V64) V64) func([]V64) V64 { return func(x []V64) V64 { return f(x[0], x[1]) } }
 
 // mask is a fixed 0/1 tensor.

@@ -1,0 +1,103 @@
+// Package bench holds the throughput workloads by which the engine's speed is
+// judged: matrix products and convolution layers of the paper's networks.
+// They run as Go benchmarks (go test -bench . ./bench) and as a table
+// (go run ./bench/benchtable).
+package bench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// Case is one workload: Setup allocates its inputs and returns the operation
+// to time; Flops counts the floating-point operations of one call.
+type Case struct {
+	Name  string
+	Flops float64
+	Setup func() func()
+}
+
+// Cases lists the workloads: matmul n×n·n×n for n = 128, 512, 1024 in float32
+// and float64, and convolution forward+backward for a LeNet-5 and a ResNet-20
+// layer.
+func Cases() []Case {
+	var cs []Case
+	for _, n := range []int{128, 512, 1024} {
+		cs = append(cs, matmul[float32](n), matmul[float64](n))
+	}
+	lenet := tensor.Conv2DParams{N: 100, C: 6, H: 12, W: 12, O: 16, KH: 5, KW: 5}
+	resnet := tensor.Conv2DParams{N: 100, C: 16, H: 32, W: 32, O: 16, KH: 3, KW: 3, PadH: 1, PadW: 1}
+	for _, c := range []struct {
+		name string
+		p    tensor.Conv2DParams
+	}{{"lenet5", lenet}, {"resnet20", resnet}} {
+		cs = append(cs, conv[float32](c.name, c.p), conv[float64](c.name, c.p))
+	}
+	return cs
+}
+
+func rng() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
+
+func matmul[T tensor.Float](n int) Case {
+	return Case{
+		Name:  fmt.Sprintf("matmul/%s/%d", tensor.DType[T](), n),
+		Flops: 2 * float64(n) * float64(n) * float64(n),
+		Setup: func() func() {
+			r := rng()
+			a := tensor.RandNormal[T](r, 0, 1, n, n)
+			b := tensor.RandNormal[T](r, 0, 1, n, n)
+			return func() { tensor.MatMul(a, b) }
+		},
+	}
+}
+
+// conv times the forward pass and both backward passes of one layer.
+func conv[T tensor.Float](name string, p tensor.Conv2DParams) Case {
+	o := tensor.ConvOptions{PadH: p.PadH, PadW: p.PadW}
+	p.StrideH, p.StrideW, p.DilH, p.DilW = 1, 1, 1, 1
+	macs := float64(p.N * p.O * p.OutH() * p.OutW() * p.C * p.KH * p.KW)
+	return Case{
+		Name:  fmt.Sprintf("conv2d-fwd+bwd/%s/%s", tensor.DType[T](), name),
+		Flops: 3 * 2 * macs,
+		Setup: func() func() {
+			r := rng()
+			x := tensor.RandNormal[T](r, 0, 1, p.N, p.C, p.H, p.W)
+			w := tensor.RandNormal[T](r, 0, 0.1, p.O, p.C, p.KH, p.KW)
+			dy := tensor.RandNormal[T](r, 0, 1, p.N, p.O, p.OutH(), p.OutW())
+			return func() {
+				tensor.Conv2D(x, w, o)
+				tensor.Conv2DBackwardInput(dy, w, p)
+				tensor.Conv2DBackwardWeight(x, dy, p)
+			}
+		},
+	}
+}
+
+// Bench times c in a Go benchmark and reports GFLOP/s.
+func Bench(b *testing.B, c Case) {
+	run := c.Setup()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		run()
+	}
+	b.ReportMetric(c.Flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// Row is one line of the table: time per call and throughput.
+type Row struct {
+	Name   string
+	PerOp  time.Duration
+	GFLOPS float64
+}
+
+// Measure runs c as a benchmark (about a second) and returns its row.
+func Measure(c Case) Row {
+	res := testing.Benchmark(func(b *testing.B) { Bench(b, c) })
+	per := time.Duration(res.NsPerOp())
+	return Row{c.Name, per, c.Flops / per.Seconds() / 1e9}
+}

@@ -1,0 +1,25 @@
+package bench
+
+import (
+	"testing"
+)
+
+func BenchmarkKernels(b *testing.B) {
+	for _, c := range Cases() {
+		b.Run(c.Name, func(b *testing.B) { Bench(b, c) })
+	}
+}
+
+// TestCasesRun runs every workload once, so that a broken case fails the
+// ordinary test run rather than the benchmark session.
+func TestCasesRun(t *testing.T) {
+	for _, c := range Cases() {
+		if c.Flops <= 0 {
+			t.Errorf("%s: flops %v", c.Name, c.Flops)
+		}
+		if testing.Short() && c.Flops > 1e9 {
+			continue
+		}
+		c.Setup()()
+	}
+}

@@ -1,0 +1,34 @@
+// Command benchtable measures the bench workloads and prints a table of time
+// per call and GFLOP/s.
+//
+//	go run ./bench/benchtable [-run REGEXP]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"runtime"
+
+	"github.com/ecl-go/ecl/bench"
+)
+
+func main() {
+	pattern := flag.String("run", ".", "regular expression selecting workloads by name")
+	flag.Parse()
+	re, err := regexp.Compile(*pattern)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable: -run:", err)
+		os.Exit(2)
+	}
+	fmt.Printf("%s/%s, GOMAXPROCS=%d\n", runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
+	fmt.Printf("%-34s %10s %9s\n", "workload", "ms/op", "GFLOP/s")
+	for _, c := range bench.Cases() {
+		if !re.MatchString(c.Name) {
+			continue
+		}
+		r := bench.Measure(c)
+		fmt.Printf("%-34s %10.3f %9.2f\n", r.Name, float64(r.PerOp.Nanoseconds())/1e6, r.GFLOPS)
+	}
+}
