@@ -1,0 +1,68 @@
+package nn
+
+import (
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// Module is a layer or a model.
+type Module[T tensor.Float] interface {
+	Forward(x *autograd.Var[T]) *autograd.Var[T]
+	// Params lists the trainable parameters, in a fixed order.
+	Params() []*autograd.Var[T]
+	// SetTraining switches between training and evaluation behaviour
+	// (dropout, batch statistics); layers without such behaviour ignore it.
+	SetTraining(training bool)
+}
+
+// Sequential applies its layers in order.
+type Sequential[T tensor.Float] []Module[T]
+
+// Forward applies each layer in turn.
+func (s Sequential[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
+	for _, m := range s {
+		x = m.Forward(x)
+	}
+	return x
+}
+
+// Params concatenates the layers' parameters.
+func (s Sequential[T]) Params() []*autograd.Var[T] {
+	var ps []*autograd.Var[T]
+	for _, m := range s {
+		ps = append(ps, m.Params()...)
+	}
+	return ps
+}
+
+// SetTraining sets the mode of every layer.
+func (s Sequential[T]) SetTraining(training bool) {
+	for _, m := range s {
+		m.SetTraining(training)
+	}
+}
+
+// Func is a parameter-free layer made from a function, such as an activation.
+type Func[T tensor.Float] func(*autograd.Var[T]) *autograd.Var[T]
+
+// Forward applies the function.
+func (f Func[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] { return f(x) }
+
+// Params is empty.
+func (Func[T]) Params() []*autograd.Var[T] { return nil }
+
+// SetTraining does nothing.
+func (Func[T]) SetTraining(bool) {}
+
+// ReLU is the rectifier layer.
+func ReLU[T tensor.Float]() Func[T] { return autograd.Relu[T] }
+
+// Tanh is the hyperbolic-tangent layer.
+func Tanh[T tensor.Float]() Func[T] { return autograd.Tanh[T] }
+
+// ZeroGrad forgets the gradients of every parameter of m.
+func ZeroGrad[T tensor.Float](m Module[T]) {
+	for _, p := range m.Params() {
+		p.ZeroGrad()
+	}
+}

@@ -1,0 +1,127 @@
+// Package optim holds first-order optimisers (SGD with momentum and Nesterov,
+// Adam) and learning-rate schedules, with PyTorch's update rules so that
+// trajectories can be compared with reference code.
+package optim
+
+import (
+	"math"
+
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// Optimizer updates parameters from their gradients.
+type Optimizer interface {
+	// Step applies one update to every parameter that has a gradient.
+	Step()
+	// SetLR changes the learning rate.
+	SetLR(lr float64)
+	LR() float64
+}
+
+// SGD is stochastic gradient descent: g ← grad + wd·p; with momentum μ,
+// buf ← μ·buf + g (buf = g at the first step) and g ← buf, or with Nesterov
+// g ← g + μ·buf; then p ← p − lr·g.
+type SGD[T tensor.Float] struct {
+	Params                []*autograd.Var[T]
+	Rate, Momentum, Decay float64
+	Nesterov              bool
+	buf                   []*tensor.Tensor[T]
+}
+
+// NewSGD returns SGD over params.
+func NewSGD[T tensor.Float](params []*autograd.Var[T], lr, momentum, weightDecay float64, nesterov bool) *SGD[T] {
+	return &SGD[T]{Params: params, Rate: lr, Momentum: momentum, Decay: weightDecay, Nesterov: nesterov, buf: make([]*tensor.Tensor[T], len(params))}
+}
+
+func (o *SGD[T]) LR() float64      { return o.Rate }
+func (o *SGD[T]) SetLR(lr float64) { o.Rate = lr }
+
+func (o *SGD[T]) Step() {
+	for i, p := range o.Params {
+		if p.Grad == nil {
+			continue
+		}
+		g := p.Grad
+		if o.Decay != 0 {
+			g = tensor.Add(g, tensor.Scale(p.Value, T(o.Decay)))
+		}
+		if o.Momentum != 0 {
+			if o.buf[i] == nil {
+				o.buf[i] = tensor.Clone(g)
+			} else {
+				o.buf[i] = tensor.Add(tensor.Scale(o.buf[i], T(o.Momentum)), g)
+			}
+			if o.Nesterov {
+				g = tensor.Add(g, tensor.Scale(o.buf[i], T(o.Momentum)))
+			} else {
+				g = o.buf[i]
+			}
+		}
+		tensor.CopyInto(p.Value, tensor.Sub(p.Value, tensor.Scale(g, T(o.Rate))))
+	}
+}
+
+// Adam is Kingma & Ba's optimiser with bias correction, as PyTorch's Adam:
+// g ← grad + wd·p (L2 weight decay); m ← β1·m + (1−β1)·g;
+// v ← β2·v + (1−β2)·g²; p ← p − lr·(m/(1−β1ᵗ)) / (√(v/(1−β2ᵗ)) + ε).
+type Adam[T tensor.Float] struct {
+	Params                         []*autograd.Var[T]
+	Rate, Beta1, Beta2, Eps, Decay float64
+	m, v                           []*tensor.Tensor[T]
+	t                              []int
+}
+
+// NewAdam returns Adam over params with β = (0.9, 0.999) and ε = 1e-8.
+func NewAdam[T tensor.Float](params []*autograd.Var[T], lr, weightDecay float64) *Adam[T] {
+	n := len(params)
+	return &Adam[T]{Params: params, Rate: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Decay: weightDecay,
+		m: make([]*tensor.Tensor[T], n), v: make([]*tensor.Tensor[T], n), t: make([]int, n)}
+}
+
+func (o *Adam[T]) LR() float64      { return o.Rate }
+func (o *Adam[T]) SetLR(lr float64) { o.Rate = lr }
+
+func (o *Adam[T]) Step() {
+	for i, p := range o.Params {
+		if p.Grad == nil {
+			continue
+		}
+		g := p.Grad
+		if o.Decay != 0 {
+			g = tensor.Add(g, tensor.Scale(p.Value, T(o.Decay)))
+		}
+		if o.m[i] == nil {
+			o.m[i] = tensor.ZerosOn(g.Device(), g.Shape()...)
+			o.v[i] = tensor.ZerosOn(g.Device(), g.Shape()...)
+		}
+		o.t[i]++
+		o.m[i] = tensor.Add(tensor.Scale(o.m[i], T(o.Beta1)), tensor.Scale(g, T(1-o.Beta1)))
+		o.v[i] = tensor.Add(tensor.Scale(o.v[i], T(o.Beta2)), tensor.Scale(tensor.Mul(g, g), T(1-o.Beta2)))
+		bc1 := 1 - math.Pow(o.Beta1, float64(o.t[i]))
+		bc2 := 1 - math.Pow(o.Beta2, float64(o.t[i]))
+		denom := tensor.AddScalar(tensor.Scale(tensor.Sqrt(o.v[i]), T(1/math.Sqrt(bc2))), T(o.Eps))
+		step := tensor.Scale(tensor.Div(o.m[i], denom), T(o.Rate/bc1))
+		tensor.CopyInto(p.Value, tensor.Sub(p.Value, step))
+	}
+}
+
+// MultiStep multiplies the learning rate by Gamma at each epoch listed in
+// Milestones, as PyTorch's MultiStepLR.
+type MultiStep struct {
+	Base       float64
+	Milestones []int
+	Gamma      float64
+}
+
+// Apply sets opt's learning rate for epoch (0-based: the rate used during
+// that epoch).
+func (s MultiStep) Apply(opt Optimizer, epoch int) {
+	lr := s.Base
+	for _, m := range s.Milestones {
+		if epoch >= m {
+			lr *= s.Gamma
+		}
+	}
+	opt.SetLR(lr)
+}
