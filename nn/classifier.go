@@ -1,0 +1,50 @@
+package nn
+
+import (
+	"math/rand/v2"
+
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// Classifier is a backbone with two heads of the same structure: the main
+// head gives the class logits, the auxiliary head estimates P(Y|X) (or
+// P(correct) for top-label ECL) from the same features.
+type Classifier[T tensor.Float] struct {
+	Backbone  Module[T]
+	Main, Aux Module[T]
+}
+
+// Forward is the main head's logits.
+func (c *Classifier[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
+	return c.Main.Forward(c.Backbone.Forward(x))
+}
+
+// AuxForward is the auxiliary head's output on the backbone's features,
+// detached: the backbone stays frozen while the auxiliary head trains.
+func (c *Classifier[T]) AuxForward(x *autograd.Var[T]) *autograd.Var[T] {
+	return c.Aux.Forward(c.Backbone.Forward(x).Detach())
+}
+
+// Params lists the backbone's and the main head's parameters (not the
+// auxiliary head's, which trains on its own).
+func (c *Classifier[T]) Params() []*autograd.Var[T] {
+	return append(c.Backbone.Params(), c.Main.Params()...)
+}
+
+// SetTraining sets the mode of all three parts.
+func (c *Classifier[T]) SetTraining(training bool) {
+	c.Backbone.SetTraining(training)
+	c.Main.SetTraining(training)
+	c.Aux.SetTraining(training)
+}
+
+// NewMLPClassifier is the simulation's network: backbone in→hidden with
+// ReLU, a main head hidden→classes and an auxiliary head hidden→auxOut.
+func NewMLPClassifier[T tensor.Float](rng *rand.Rand, in, hidden, classes, auxOut int) *Classifier[T] {
+	return &Classifier[T]{
+		Backbone: Sequential[T]{NewLinear[T](rng, in, hidden), ReLU[T]()},
+		Main:     NewLinear[T](rng, hidden, classes),
+		Aux:      NewLinear[T](rng, hidden, auxOut),
+	}
+}
