@@ -1,0 +1,147 @@
+package ecl
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+type V = *autograd.Var[float64]
+type T64 = *tensor.Tensor[float64]
+
+// batch draws main-head logits [n, k] and auxiliary logits (2 columns for
+// top-label, k otherwise).
+func batch(r *rand.Rand, p Paradigm, n, k int) (main, aux T64) {
+	auxK := k
+	if p == TopLabel {
+		auxK = 2
+	}
+	return tensor.RandNormal[float64](r, 0, 2, n, k), tensor.RandNormal[float64](r, 0, 1, n, auxK)
+}
+
+func auxProb(p Paradigm, v V) V {
+	if p == TopLabel {
+		return CorrectnessProb(v)
+	}
+	return autograd.Softmax(v, 1)
+}
+
+func gradCheck(t *testing.T, name string, f func(xs []V) V, inputs []T64) {
+	t.Helper()
+	rep, err := autograd.Check(name, f, inputs, autograd.CheckOptions{})
+	if err != nil {
+		t.Error(err)
+	}
+	t.Logf("%s: %v", name, rep)
+}
+
+// The soft-binned estimator is differentiable through both heads' outputs.
+func TestSoftBinnedGradients(t *testing.T) {
+	for _, p := range []Paradigm{Canonical, ClassWise, TopLabel} {
+		for _, norm := range []Norm{L1, L2} {
+			r := rand.New(rand.NewPCG(uint64(p), uint64(norm)))
+			sm, sa := batch(r, p, 7, 3)
+			tm, ta := batch(r, p, 5, 3)
+			cfg := Config{Paradigm: p, Classes: 3, Bins: 5}
+			gradCheck(t, "SoftBinned/"+p.String(), func(xs []V) V {
+				return SoftBinned(cfg, norm, 0, autograd.Softmax(xs[0], 1), autograd.Softmax(xs[1], 1), auxProb(p, xs[2]), auxProb(p, xs[3]))
+			}, []T64{sm, tm, sa, ta})
+		}
+	}
+}
+
+// The mini-batch loss with the auxiliary variables held at the values of one
+// step: gradients flow through the soft assignments and through p.
+func TestMiniBatchGradients(t *testing.T) {
+	for _, p := range []Paradigm{Canonical, ClassWise, TopLabel} {
+		for _, red := range []Reduction{Sum, Mean} {
+			r := rand.New(rand.NewPCG(uint64(p)+10, uint64(red)))
+			sm, sa := batch(r, p, 8, 3)
+			tm, ta := batch(r, p, 6, 3)
+			mb, err := NewMiniBatch(Config{Paradigm: p, Classes: 3, Reduce: red})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := mb.l
+			heads := func(xs []V) (ws, wt, ps, pt V) {
+				return assign(l, autograd.Softmax(xs[0], 1)), assign(l, autograd.Softmax(xs[1], 1)),
+					auxShape(l, auxProb(p, xs[2])), auxShape(l, auxProb(p, xs[3]))
+			}
+			ws, wt, ps, pt := heads([]V{autograd.Const(sm), autograd.Const(tm), autograd.Const(sa), autograd.Const(ta)})
+			ns, ms := binSums(ws, ps)
+			nt, mt := binSums(wt, pt)
+			us, ut, keep := mb.proximal(toFloat64(ns.Value), toFloat64(ms.Value), toFloat64(nt.Value), toFloat64(mt.Value))
+			gradCheck(t, "MiniBatch/"+p.String(), func(xs []V) V {
+				ws, wt, ps, pt := heads(xs)
+				return fixedULoss(l, red, ws, wt, ps, pt, us, ut, keep)
+			}, []T64{sm, tm, sa, ta})
+		}
+	}
+}
+
+func TestSoftECEGradient(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 9))
+	conf := tensor.RandUniform[float64](r, 0.3, 1, 20)
+	correct := tensor.Step(tensor.RandUniform[float64](r, -0.3, 1, 20))
+	gradCheck(t, "SoftECE", func(xs []V) V { return SoftECE(xs[0], correct, 15) }, []T64{conf})
+}
+
+func TestHardEstimator(t *testing.T) {
+	// Same data in both domains: zero in every paradigm.
+	probs := []float64{0.7, 0.2, 0.1, 0.1, 0.8, 0.1, 0.3, 0.3, 0.4}
+	for _, p := range []Paradigm{Canonical, ClassWise, TopLabel} {
+		aux := probs
+		if p == TopLabel {
+			aux = []float64{0.9, 0.6, 0.5}
+		}
+		v, err := Hard(Config{Paradigm: p, Classes: 3}, L1, probs, probs, aux, aux)
+		if err != nil || v != 0 {
+			t.Errorf("%v: identical domains give %v, %v", p, v, err)
+		}
+	}
+	// Top-label by hand: target confidences 0.7 (bin 10 of 15) twice and 0.8
+	// (bin 11) once; source has 0.7 once with p = 0.5 and 0.8 once with p = 0.9.
+	src := []float64{0.7, 0.3, 0.8, 0.2}
+	tgt := []float64{0.7, 0.3, 0.7, 0.3, 0.8, 0.2}
+	v, err := Hard(Config{Paradigm: TopLabel, Classes: 2}, L1, src, tgt, []float64{0.5, 0.9}, []float64{0.6, 0.8, 0.6})
+	want := 2.0/3*math.Abs(0.5-0.7) + 1.0/3*math.Abs(0.9-0.6)
+	if err != nil || math.Abs(v-want) > 1e-15 {
+		t.Errorf("top-label hard estimate %v (%v), want %v", v, err, want)
+	}
+	if _, err := Hard(Config{Paradigm: TopLabel, Classes: 2}, L1, src, tgt, []float64{0.5}, []float64{0.6, 0.8, 0.6}); err == nil {
+		t.Error("mismatched lengths were accepted")
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []Config{{Classes: 1}, {Classes: 3, Bins: -1}, {Classes: 3, EMA: 2}, {Classes: 3, Tau: -1}, {Paradigm: 7, Classes: 3}} {
+		if _, err := NewMiniBatch(c); err == nil {
+			t.Errorf("config %+v accepted", c)
+		}
+	}
+	if p, err := ParseParadigm("classwise"); err != nil || p != ClassWise {
+		t.Error("ParseParadigm(classwise)")
+	}
+	if _, err := ParseParadigm("nope"); err == nil {
+		t.Error("ParseParadigm accepted nope")
+	}
+}
+
+func TestAdaptiveWeight(t *testing.T) {
+	var a AdaptiveWeight
+	if a.Lambda() != 1 {
+		t.Error("λ before observations")
+	}
+	a.Observe(2, 1)
+	a.Observe(4, 2)
+	if a.Lambda() != 2 {
+		t.Errorf("λ = %v, want 6/3 = 2", a.Lambda())
+	}
+	a.Gamma = 0.5
+	if math.Abs(a.Lambda()-math.Sqrt2) > 1e-15 {
+		t.Errorf("λ = %v, want √2", a.Lambda())
+	}
+}

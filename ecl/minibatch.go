@@ -1,0 +1,181 @@
+package ecl
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// Reduction says how the mini-batch loss combines samples.
+type Reduction int
+
+const (
+	// Sum adds over samples, as the reference code does (the loss grows
+	// with the batch size).
+	Sum Reduction = iota
+	// Mean divides each domain's sum by its batch size.
+	Mean
+)
+
+// Config holds the settings of the ECL estimators. The zero value of each
+// field means the reference default.
+type Config struct {
+	Paradigm Paradigm
+	Classes  int     // K, required
+	Bins     int     // B (default 15); canonical uses the simplex anchors built for B
+	Tau      float64 // soft-binning temperature (default −1/(ln 0.9·B²), B the number of anchors)
+	NProx    int     // proximal iterations per step (default 5)
+	EMA      float64 // weight of the new value in the cache update (default 0.9)
+	Skip     float64 // minimum soft count of a bin (default 2⁻²³)
+	Reduce   Reduction
+}
+
+func (c Config) withDefaults() Config {
+	if c.Bins == 0 {
+		c.Bins = 15
+	}
+	if c.NProx == 0 {
+		c.NProx = 5
+	}
+	if c.EMA == 0 {
+		c.EMA = 0.9
+	}
+	if c.Skip == 0 {
+		c.Skip = SkipThreshold
+	}
+	return c
+}
+
+// MiniBatch is the trainable mini-batch ECL (Algorithm 1) with its cached
+// auxiliary variables u_s, u_t [G, B, D]. It is not safe for concurrent use.
+type MiniBatch struct {
+	cfg    Config
+	l      layout
+	us, ut []float64
+	// Skipped counts, after each Loss call, the bins skipped for too small a
+	// soft count.
+	Skipped int
+}
+
+// NewMiniBatch checks cfg and returns the loss with zero caches.
+func NewMiniBatch(cfg Config) (*MiniBatch, error) {
+	cfg = cfg.withDefaults()
+	l, err := newLayout(cfg.Paradigm, cfg.Classes, cfg.Bins, cfg.Tau)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.NProx < 1 || cfg.EMA <= 0 || cfg.EMA > 1 || cfg.Skip < 0 {
+		return nil, fmt.Errorf("ecl: N_prox %d must be ≥ 1, EMA weight %v in (0, 1], skip threshold %v ≥ 0", cfg.NProx, cfg.EMA, cfg.Skip)
+	}
+	size := l.g * l.b * l.d
+	return &MiniBatch{cfg: cfg, l: l, us: make([]float64, size), ut: make([]float64, size)}, nil
+}
+
+// Bins is the number of bins actually used (the number of simplex anchors for
+// canonical).
+func (mb *MiniBatch) Bins() int { return mb.l.b }
+
+// Tau is the soft-binning temperature in use.
+func (mb *MiniBatch) Tau() float64 { return mb.l.tau }
+
+// Cache returns copies of the cached auxiliary variables u_s and u_t,
+// row-major [G, B, D].
+func (mb *MiniBatch) Cache() (us, ut []float64) {
+	return append([]float64(nil), mb.us...), append([]float64(nil), mb.ut...)
+}
+
+// Loss computes the mini-batch ECL of one source and one target batch and
+// updates the caches. srcProbs, tgtProbs are the main head's probabilities
+// [N, K]; srcAux, tgtAux the auxiliary head's probabilities ([N] or [N, 1]
+// P(correct) for top-label, [N, K] otherwise). Gradients flow through the
+// soft assignments and through p; the auxiliary variables are constants.
+func (mb *MiniBatch) Loss(srcProbs, tgtProbs, srcAux, tgtAux *autograd.Var[float64]) *autograd.Var[float64] {
+	return miniBatchLoss(mb, srcProbs, tgtProbs, srcAux, tgtAux)
+}
+
+// Loss32 is Loss in float32.
+func (mb *MiniBatch) Loss32(srcProbs, tgtProbs, srcAux, tgtAux *autograd.Var[float32]) *autograd.Var[float32] {
+	return miniBatchLoss(mb, srcProbs, tgtProbs, srcAux, tgtAux)
+}
+
+func miniBatchLoss[T tensor.Float](mb *MiniBatch, srcProbs, tgtProbs, srcAux, tgtAux *autograd.Var[T]) *autograd.Var[T] {
+	l := mb.l
+	ws, wt := assign(l, srcProbs), assign(l, tgtProbs)
+	ps, pt := auxShape(l, srcAux), auxShape(l, tgtAux)
+	ns, ms := binSums(ws, ps)
+	nt, mt := binSums(wt, pt)
+	us, ut, keep := mb.proximal(toFloat64(ns.Value), toFloat64(ms.Value), toFloat64(nt.Value), toFloat64(mt.Value))
+
+	return fixedULoss(l, mb.cfg.Reduce, ws, wt, ps, pt, us, ut, keep)
+}
+
+// fixedULoss is the loss of step 4 with the auxiliary variables u_s, u_t
+// [G, B, D] and the mask of kept bins [G, B] held constant:
+// Σ_i Σ_{g,j} keep_gj·ω_igj·‖u_gj − p_ig‖² per domain, divided by K except
+// for top-label.
+func fixedULoss[T tensor.Float](l layout, red Reduction, ws, wt, ps, pt *autograd.Var[T], us, ut, keep []float64) *autograd.Var[T] {
+	dev := ws.Value.Device()
+	mask := constOn(dev, keep, l.g, l.b)
+	term := func(w, p *autograd.Var[T], u []float64) *autograd.Var[T] {
+		diff := autograd.Sub(autograd.Unsqueeze(p, 2), constOn(dev, u, l.g, l.b, l.d))
+		d2 := autograd.Sum(autograd.Mul(diff, diff), 3, false) // [N, G, B]
+		s := autograd.SumAll(autograd.Mul(autograd.Mul(w, d2), mask))
+		if red == Mean {
+			s = autograd.Scale(s, 1/T(max(w.Shape()[0], 1)))
+		}
+		return s
+	}
+	loss := autograd.Add(term(ws, ps, us), term(wt, pt, ut))
+	if l.paradigm != TopLabel {
+		loss = autograd.Scale(loss, 1/T(l.k))
+	}
+	return loss
+}
+
+// proximal runs the soft-thresholding iterations of every bin from the cached
+// u_t, updates the caches by the moving average and returns the u used by
+// the loss and a 0/1 mask of the bins kept.
+func (mb *MiniBatch) proximal(ns, ms, nt, mt []float64) (us, ut, keep []float64) {
+	l, c := mb.l, mb.cfg
+	us, ut = make([]float64, len(mb.us)), make([]float64, len(mb.ut))
+	keep = make([]float64, l.g*l.b)
+	mb.Skipped = 0
+	for g := 0; g < l.g; g++ {
+		total := 0.0
+		for j := 0; j < l.b; j++ {
+			total += nt[g*l.b+j]
+		}
+		for j := 0; j < l.b; j++ {
+			gj := g*l.b + j
+			if ns[gj] < c.Skip || nt[gj] < c.Skip {
+				mb.Skipped++
+				continue
+			}
+			keep[gj] = 1
+			w := nt[gj] / (total + SkipThreshold)
+			s, t := us[gj*l.d:(gj+1)*l.d], ut[gj*l.d:(gj+1)*l.d]
+			copy(t, mb.ut[gj*l.d:(gj+1)*l.d])
+			for range c.NProx {
+				for d := range s {
+					s[d] = t[d] + shrink(ms[gj*l.d+d]/ns[gj]-t[d], w/(2*ns[gj]))
+				}
+				for d := range t {
+					t[d] = s[d] + shrink(mt[gj*l.d+d]/nt[gj]-s[d], w/(2*nt[gj]))
+				}
+			}
+			for d := range s {
+				i := gj*l.d + d
+				mb.us[i] = (1-c.EMA)*mb.us[i] + c.EMA*s[d]
+				mb.ut[i] = (1-c.EMA)*mb.ut[i] + c.EMA*t[d]
+			}
+		}
+	}
+	return us, ut, keep
+}
+
+// shrink is the soft-thresholding operator sign(v)·max(|v| − θ, 0).
+func shrink(v, theta float64) float64 {
+	return math.Copysign(max(math.Abs(v)-theta, 0), v)
+}

@@ -1,0 +1,48 @@
+package ecl
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// Probabilities follows the reference code's input check: x [N, K] is used
+// as is when every row is already a probability vector (entries in [0, 1]
+// and row sums at 1, both within 1e-6), and softmaxed otherwise.
+func Probabilities[T tensor.Float](x *autograd.Var[T]) *autograd.Var[T] {
+	shape := x.Shape()
+	if len(shape) != 2 {
+		panic(fmt.Sprintf("ecl.Probabilities: input of shape %v, want [N, K]", shape))
+	}
+	d, k := x.Value.Data(), shape[1]
+	for i := 0; i < shape[0]; i++ {
+		s := 0.0
+		for _, v := range d[i*k : (i+1)*k] {
+			if v < -1e-6 || v > 1+1e-6 {
+				return autograd.Softmax(x, 1)
+			}
+			s += float64(v)
+		}
+		if math.Abs(s-1) > 1e-6 {
+			return autograd.Softmax(x, 1)
+		}
+	}
+	return x
+}
+
+// CorrectnessProb turns top-label auxiliary logits into P(correct) [N]: the
+// softmax's column 1 for a 2-output head, the sigmoid for a 1-output head.
+func CorrectnessProb[T tensor.Float](aux *autograd.Var[T]) *autograd.Var[T] {
+	shape := aux.Shape()
+	switch {
+	case len(shape) == 2 && shape[1] == 2:
+		return autograd.Reshape(autograd.Narrow(autograd.Softmax(aux, 1), 1, 1, 1), shape[0])
+	case len(shape) == 2 && shape[1] == 1:
+		return autograd.Reshape(autograd.Sigmoid(aux), shape[0])
+	case len(shape) == 1:
+		return autograd.Sigmoid(aux)
+	}
+	panic(fmt.Sprintf("ecl.CorrectnessProb: auxiliary output of shape %v, want [N, 2] or [N, 1]", shape))
+}
