@@ -1,0 +1,185 @@
+// Package bins holds the binning shared by the ECL loss and the calibration
+// metrics: 1-D bin centres and equal-width/equal-mass bins on [0, 1], the
+// reference code's simplex anchors for canonical calibration, the soft-binning
+// temperature, and nearest-anchor assignment.
+//
+// Bins are half-open intervals (lo, hi]. Two conventions are offered for the
+// values no interval holds: the default functions close the first bin at its
+// lower edge and clamp everything else into the range (so 0 is in bin 0 and
+// every input gets a bin); the Strict variants follow the reference metrics.py
+// and put a value at or below the lowest edge, above the highest edge, or NaN
+// in no bin (index −1).
+//
+// Functions given an invalid number of bins or classes panic: these are
+// programming errors, and the callers (the loss, the metrics) validate their
+// configuration before binning.
+package bins
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
+
+func checkBins(fn string, b int) {
+	if b < 1 {
+		panic(fmt.Sprintf("bins.%s: %d bins, need at least 1", fn, b))
+	}
+}
+
+// Centers returns the 1-D anchors (2j−1)/(2b), j = 1..b: the centres of b
+// equal-width bins on [0, 1].
+func Centers(b int) []float64 {
+	checkBins("Centers", b)
+	c := make([]float64, b)
+	for j := range c {
+		c[j] = float64(2*j+1) / float64(2*b)
+	}
+	return c
+}
+
+// Temperature returns the reference code's soft-binning temperature
+// τ = −1/(ln(0.9)·b²) (0.0422 for b = 15).
+func Temperature(b int) float64 {
+	checkBins("Temperature", b)
+	return -1 / (math.Log(0.9) * float64(b) * float64(b))
+}
+
+// edge is the i-th of b+1 equal-width edges exactly as numpy.linspace(0, 1,
+// b+1) computes it: i·(1/b), with the last edge set to 1.
+func edge(i, b int) float64 {
+	if i == b {
+		return 1
+	}
+	return float64(i) * (1 / float64(b))
+}
+
+// Edges returns the b+1 equal-width bin edges on [0, 1] (numpy.linspace(0, 1,
+// b+1), bit for bit).
+func Edges(b int) []float64 {
+	checkBins("Edges", b)
+	e := make([]float64, b+1)
+	for i := range e {
+		e[i] = edge(i, b)
+	}
+	return e
+}
+
+// equalWidth locates x among b equal-width bins (lo, hi]: the clamped index
+// and whether x lies inside (0, 1].
+func equalWidth(x float64, b int) (int, bool) {
+	if !(x > 0) {
+		return 0, false
+	}
+	if x > 1 {
+		return b - 1, false
+	}
+	j := min(max(int(math.Ceil(x*float64(b)))-1, 0), b-1)
+	// x·b can be off by an ulp; settle the index on the exact edges.
+	for j > 0 && x <= edge(j, b) {
+		j--
+	}
+	for j < b-1 && x > edge(j+1, b) {
+		j++
+	}
+	return j, true
+}
+
+// EqualWidth returns the bin of conf among b equal-width bins (lo, hi] on
+// [0, 1], the first bin closed at 0; values outside [0, 1] are clamped into
+// [0, b−1] and NaN falls in bin 0.
+func EqualWidth(conf float64, b int) int {
+	checkBins("EqualWidth", b)
+	j, _ := equalWidth(conf, b)
+	return j
+}
+
+// EqualWidthStrict is EqualWidth with the reference metrics' convention:
+// −1 (no bin) for conf ≤ 0, conf > 1 and NaN.
+func EqualWidthStrict(conf float64, b int) int {
+	checkBins("EqualWidthStrict", b)
+	if j, in := equalWidth(conf, b); in {
+		return j
+	}
+	return -1
+}
+
+// EqualMassEdges returns b+1 edges that split conf into b bins (lo, hi] of
+// sizes as equal as possible (the first len(conf) mod b bins hold one sample
+// more, as numpy.array_split of the sorted values). Edges[0] = 0, edges[b] = 1
+// and each inner edge is the midpoint between the last value of one bin and
+// the first of the next; tied values at a boundary all go to the lower bin,
+// and bins beyond the data (b > len(conf)) get the edge 1 and stay empty. An
+// empty conf gives the equal-width edges.
+func EqualMassEdges(conf []float64, b int) []float64 {
+	checkBins("EqualMassEdges", b)
+	n := len(conf)
+	if n == 0 {
+		return Edges(b)
+	}
+	s := slices.Clone(conf)
+	slices.Sort(s)
+	e := make([]float64, b+1)
+	e[b] = 1
+	size, extra := n/b, n%b
+	for i := 1; i < b; i++ {
+		c := i*size + min(i, extra) // first sample of bin i
+		if c >= n {
+			e[i] = 1
+			continue
+		}
+		e[i] = (s[c-1] + s[c]) / 2
+	}
+	return e
+}
+
+// locate finds x among the bins (edges[i], edges[i+1]]: the clamped index
+// (NaN → 0) and whether x lies inside (edges[0], edges[len−1]].
+func locate(fn string, x float64, edges []float64) (int, bool) {
+	b := len(edges) - 1
+	if b < 1 {
+		panic(fmt.Sprintf("bins.%s: %d edges, need at least 2", fn, len(edges)))
+	}
+	if !(x > edges[0]) {
+		return 0, false
+	}
+	return sort.SearchFloat64s(edges[1:b], x), x <= edges[b]
+}
+
+// Index returns the bin of x among the bins (edges[i], edges[i+1]] (for
+// instance from EqualMassEdges), the first bin closed at edges[0]; values
+// outside are clamped into [0, len(edges)−2] and NaN falls in bin 0.
+func Index(x float64, edges []float64) int {
+	j, _ := locate("Index", x, edges)
+	return j
+}
+
+// IndexStrict is Index with the reference convention: −1 (no bin) for
+// x ≤ edges[0], x > edges[len−1] and NaN.
+func IndexStrict(x float64, edges []float64) int {
+	if j, in := locate("IndexStrict", x, edges); in {
+		return j
+	}
+	return -1
+}
+
+// Nearest returns the index of the anchor nearest to s in Euclidean distance;
+// anchors is row-major [len(anchors)/k][k] and s has k entries. Ties go to the
+// first anchor.
+func Nearest(s []float64, anchors []float64, k int) int {
+	if k < 1 || len(s) != k || len(anchors) < k || len(anchors)%k != 0 {
+		panic(fmt.Sprintf("bins.Nearest: %d values, %d anchor entries, k = %d", len(s), len(anchors), k))
+	}
+	best, bestD := 0, math.Inf(1)
+	for j := 0; j < len(anchors)/k; j++ {
+		d := 0.0
+		for c, a := range anchors[j*k : (j+1)*k] {
+			d += (s[c] - a) * (s[c] - a)
+		}
+		if d < bestD {
+			best, bestD = j, d
+		}
+	}
+	return best
+}

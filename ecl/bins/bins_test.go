@@ -1,0 +1,204 @@
+package bins
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// crosscheckDir holds the reference code's outputs (shared/ beside the
+// repository); tests that need them skip when it is absent.
+const crosscheckDir = "../../../shared/crosscheck"
+
+func TestCentersAndTemperature(t *testing.T) {
+	c := Centers(4)
+	if !slices.Equal(c, []float64{0.125, 0.375, 0.625, 0.875}) {
+		t.Errorf("Centers(4) = %v", c)
+	}
+	if tau := Temperature(15); math.Abs(tau-0.0422) > 5e-5 || tau <= 0 {
+		t.Errorf("Temperature(15) = %v, want ≈ 0.0422", tau)
+	}
+}
+
+func TestEqualWidthConventions(t *testing.T) {
+	cases := []struct {
+		x            float64
+		want, strict int
+	}{
+		{0, 0, -1}, {-0.1, 0, -1}, {math.NaN(), 0, -1}, {1e-300, 0, 0},
+		{0.2, 0, 0}, {0.2000001, 1, 1}, {0.4, 1, 1}, {1, 4, 4}, {1.5, 4, -1},
+	}
+	for _, c := range cases {
+		if got := EqualWidth(c.x, 5); got != c.want {
+			t.Errorf("EqualWidth(%v, 5) = %d, want %d", c.x, got, c.want)
+		}
+		if got := EqualWidthStrict(c.x, 5); got != c.strict {
+			t.Errorf("EqualWidthStrict(%v, 5) = %d, want %d", c.x, got, c.strict)
+		}
+	}
+}
+
+// EqualWidth's arithmetic shortcut must agree with a search on the numpy
+// edges, on every edge itself, its neighbours, and random values.
+func TestEqualWidthMatchesEdges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, b := range []int{1, 2, 3, 7, 10, 15, 100} {
+		e := Edges(b)
+		if e[0] != 0 || e[b] != 1 {
+			t.Fatalf("Edges(%d) ends %v %v", b, e[0], e[b])
+		}
+		var xs []float64
+		for _, v := range e {
+			xs = append(xs, v, math.Nextafter(v, 0), math.Nextafter(v, 2))
+		}
+		for range 1000 {
+			xs = append(xs, rng.Float64())
+		}
+		for _, x := range xs {
+			if got, want := EqualWidth(x, b), Index(x, e); got != want {
+				t.Errorf("b=%d x=%v: EqualWidth %d, Index %d", b, x, got, want)
+			}
+			if got, want := EqualWidthStrict(x, b), IndexStrict(x, e); got != want {
+				t.Errorf("b=%d x=%v: EqualWidthStrict %d, IndexStrict %d", b, x, got, want)
+			}
+		}
+	}
+}
+
+func TestEqualMass(t *testing.T) {
+	conf := []float64{0.9, 0.1, 0.5, 0.3, 0.7, 0.2, 0.8}
+	e := EqualMassEdges(conf, 3) // sorted 0.1 0.2 0.3 | 0.5 0.7 | 0.8 0.9
+	want := []float64{0, 0.4, 0.75, 1}
+	for i := range want {
+		if math.Abs(e[i]-want[i]) > 1e-15 {
+			t.Fatalf("EqualMassEdges = %v, want %v", e, want)
+		}
+	}
+	counts := make([]int, 3)
+	for _, c := range conf {
+		counts[Index(c, e)]++
+	}
+	if !slices.Equal(counts, []int{3, 2, 2}) {
+		t.Errorf("counts %v, want [3 2 2]", counts)
+	}
+	// More bins than samples: the extra bins are empty, nothing panics.
+	e = EqualMassEdges([]float64{0.25, 0.75}, 4)
+	if !slices.Equal(e, []float64{0, 0.5, 1, 1, 1}) {
+		t.Errorf("EqualMassEdges(2 samples, 4 bins) = %v", e)
+	}
+	if !slices.Equal(EqualMassEdges(nil, 2), Edges(2)) {
+		t.Error("empty input should give equal-width edges")
+	}
+	if IndexStrict(0, e) != -1 || Index(0, e) != 0 || Index(2, e) != 3 {
+		t.Error("Index conventions at the ends")
+	}
+}
+
+func TestNearest(t *testing.T) {
+	a, _ := Simplex(15, 3)
+	for j := 0; j < len(a)/3; j++ {
+		if got := Nearest(a[3*j:3*j+3], a, 3); got != j {
+			t.Errorf("anchor %d is nearest to %d", j, got)
+		}
+	}
+	// Equidistant from both anchors: the first wins.
+	if got := Nearest([]float64{0.5, 0.5}, []float64{0, 1, 1, 0}, 2); got != 0 {
+		t.Errorf("tie went to %d", got)
+	}
+}
+
+func TestSimplexSmall(t *testing.T) {
+	grid, n := SimplexGrid(3, 2)
+	if n != 2 || !slices.Equal(grid, []int{0, 2, 1, 1, 2, 0}) {
+		t.Errorf("SimplexGrid(3, 2) = %v, N = %d", grid, n)
+	}
+	a, _ := Simplex(15, 10)
+	if len(a) != 55*10 {
+		t.Errorf("K=10: %d anchors, want 55", len(a)/10)
+	}
+	for j := 0; j < len(a)/10; j++ {
+		s := 0.0
+		for _, v := range a[10*j : 10*j+10] {
+			s += v
+		}
+		if math.Abs(s-1) > 1e-12 {
+			t.Errorf("anchor %d sums to %v", j, s)
+		}
+	}
+}
+
+func TestInvalidPanics(t *testing.T) {
+	for name, f := range map[string]func(){
+		"Centers(0)":    func() { Centers(0) },
+		"Simplex(15,1)": func() { Simplex(15, 1) },
+		"Simplex(0,3)":  func() { Simplex(0, 3) },
+		"EqualWidth":    func() { EqualWidth(0.5, 0) },
+		"Nearest":       func() { Nearest([]float64{1}, []float64{1, 0}, 2) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s did not panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+// TestSimplexMatchesReference checks every case of simplex_anchors.json: N,
+// the integer grid, the float32 anchors bit for bit, and the float64 anchors
+// within float32 rounding.
+func TestSimplexMatchesReference(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(crosscheckDir, "simplex_anchors.json"))
+	if os.IsNotExist(err) {
+		t.Skipf("%s absent (shared/ reference outputs not checked out): skipping", crosscheckDir)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Cases []struct {
+			K       int         `json:"num_classes"`
+			B       int         `json:"num_bins_requested"`
+			Rows    int         `json:"num_bins"`
+			N       int         `json:"grid_resolution_N"`
+			Grid    [][]int     `json:"grid"`
+			Anchors [][]float64 `json:"anchors"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.Cases) == 0 {
+		t.Fatal("simplex_anchors.json has no cases")
+	}
+	for _, c := range ref.Cases {
+		grid, n := SimplexGrid(c.B, c.K)
+		a32, _ := SimplexFloat32(c.B, c.K)
+		a64, _ := Simplex(c.B, c.K)
+		if n != c.N || len(grid) != c.Rows*c.K || len(c.Grid) != c.Rows {
+			t.Errorf("K=%d B=%d: N=%d rows=%d, want N=%d rows=%d", c.K, c.B, n, len(grid)/c.K, c.N, c.Rows)
+			continue
+		}
+		for j := range c.Rows {
+			for i := range c.K {
+				at := j*c.K + i
+				if grid[at] != c.Grid[j][i] {
+					t.Fatalf("K=%d B=%d grid[%d][%d] = %d, want %d", c.K, c.B, j, i, grid[at], c.Grid[j][i])
+				}
+				want := c.Anchors[j][i]
+				if a32[at] != want {
+					t.Errorf("K=%d B=%d float32 anchor[%d][%d] = %v, want %v", c.K, c.B, j, i, a32[at], want)
+				}
+				if math.Abs(a64[at]-want) > 1e-7 {
+					t.Errorf("K=%d B=%d anchor[%d][%d] = %v, want %v", c.K, c.B, j, i, a64[at], want)
+				}
+			}
+		}
+	}
+}

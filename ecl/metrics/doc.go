@@ -1,0 +1,19 @@
+// Package metrics computes calibration metrics on plain float64 slices:
+// binned expected calibration errors (top-label, binary, class-wise, with
+// equal-width or equal-mass bins and L1, L2 or max aggregation, plus a
+// debiased L2 estimate), the canonical binned error on simplex anchors, the
+// kernel estimate ECE^KDE of Popordanoska et al. (2022), NLL, Brier score and
+// accuracy, and percentile bootstrap confidence intervals.
+//
+// Probabilities are row-major: probs holds n rows of k class probabilities
+// (n = len(probs)/k) and labels the n class indices. Results are fractions
+// (multiply by 100 for %). Binned results also carry per-bin statistics for
+// reliability diagrams.
+//
+// Defaults follow the paper (../shared/SPEC.md §3): 15 equal-width bins
+// (lo, hi], the first closed at 0, every sample in some bin, L1, class-wise
+// errors averaged over classes. ReferenceOptions reproduces the reference
+// metrics.py (§6): a confidence of exactly 0 lies in no bin, and bins with at
+// most 5 samples are dropped from ECE and class-wise ECE while n stays the
+// divisor.
+package metrics
