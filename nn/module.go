@@ -1,6 +1,9 @@
 package nn
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/tensor"
 )
@@ -65,4 +68,22 @@ func ZeroGrad[T tensor.Float](m Module[T]) {
 	for _, p := range m.Params() {
 		p.ZeroGrad()
 	}
+}
+
+// CopyParams copies the parameter values of src into dst, which must have
+// the same architecture (the same parameter shapes in the same order).
+func CopyParams[T tensor.Float](dst, src Module[T]) error {
+	d, s := dst.Params(), src.Params()
+	if len(d) != len(s) {
+		return fmt.Errorf("nn.CopyParams: %d parameters into %d", len(s), len(d))
+	}
+	for i := range d {
+		if !slices.Equal(d[i].Value.Shape(), s[i].Value.Shape()) {
+			return fmt.Errorf("nn.CopyParams: parameter %d has shape %v, source %v", i, d[i].Value.Shape(), s[i].Value.Shape())
+		}
+	}
+	for i := range d {
+		tensor.CopyInto(d[i].Value, s[i].Value)
+	}
+	return nil
 }

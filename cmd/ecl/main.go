@@ -1,0 +1,44 @@
+// Command ecl runs the project's experiments and evaluations.
+//
+//	ecl sim  [flags]   train Uncal and ECL on the simulated covariate shifts and print the comparison
+//	ecl eval [flags]   compute every calibration metric of given predictions and draw reliability diagrams
+//
+// Run "ecl COMMAND -h" for a command's flags.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+)
+
+// commands maps a subcommand's name to its entry point, which parses args.
+var commands = map[string]func(args []string) error{
+	"sim":  runSim,
+	"eval": runEval,
+}
+
+func main() {
+	if len(os.Args) < 2 || commands[os.Args[1]] == nil {
+		usage()
+		os.Exit(2)
+	}
+	if err := commands[os.Args[1]](os.Args[2:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintf(os.Stderr, "ecl %s: %v\n", os.Args[1], err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(os.Stderr, "usage: ecl COMMAND [flags]\ncommands: %v\nrun 'ecl COMMAND -h' for a command's flags\n", names)
+}

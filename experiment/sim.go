@@ -1,0 +1,257 @@
+// Package experiment runs the project's comparisons end to end: data,
+// training recipes, calibration methods and metrics over several seeds.
+package experiment
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/ecl-go/ecl/datasets/sim"
+	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/ecl/metrics"
+	"github.com/ecl-go/ecl/nn"
+	"github.com/ecl-go/ecl/tensor"
+	"github.com/ecl-go/ecl/train"
+)
+
+// Classes is the number of classes of the simulation.
+const Classes = 3
+
+// SimConfig configures the simulation study. Zero numeric fields take the
+// recipe's defaults.
+type SimConfig struct {
+	Recipe    string // "paper" or "notebook"
+	Shifts    []sim.Kind
+	Paradigms []ecl.Paradigm
+	Runs      int
+	Seed      uint64
+
+	Points, Hidden, Batch            int
+	BaseEpochs, AuxEpochs, ECLEpochs int
+	BaseLR, AuxLR, ECLLR             float64
+	// Lambda is "adaptive" (λ = β^γ on ECL), "fixed" (λ_ce·CE + ECL) or
+	// empty for the recipe's choice.
+	Lambda       string
+	LambdaCE     float64
+	Gamma        float64
+	NonTrainable bool
+	Loss         ecl.Config // Bins, Tau, NProx, EMA, Reduce
+	Metrics      metrics.Options
+	// Progress, when set, is called after each trained model.
+	Progress func(done, total int)
+}
+
+// Setup is what one paradigm's experiment trains on: the notebook recipe
+// uses different data sizes, widths, batches and shifts per paradigm.
+type Setup struct {
+	Shift                 sim.Kind
+	Points, Hidden, Batch int
+	LambdaCE              float64
+}
+
+func (s Setup) String() string {
+	return fmt.Sprintf("%s n=%d hidden=%d batch=%d", s.Shift, s.Points, s.Hidden, s.Batch)
+}
+
+// recipe returns the training recipe and the setup of paradigm p on shift k.
+func (c SimConfig) recipe(k sim.Kind, p ecl.Paradigm) (train.Recipe, Setup, error) {
+	var r train.Recipe
+	var s Setup
+	switch c.Recipe {
+	case "paper", "":
+		r = train.Recipe{
+			Name: "paper",
+			Base: train.Stage{Epochs: 100, LR: 1e-3},
+			Aux:  train.Stage{Epochs: 100, LR: 1e-3},
+			ECL:  train.Stage{Epochs: 100, LR: 1e-3},
+			Adaptive: true, AuxSoftECE: true,
+		}
+		s = Setup{Shift: k, Points: 400, Hidden: 100, Batch: 100, LambdaCE: 1}
+	case "notebook":
+		r = train.Recipe{
+			Name: "notebook",
+			Base: train.Stage{Epochs: 200, LR: 0.01, Milestones: []int{100, 150}},
+			Aux:  train.Stage{Epochs: 100, LR: 0.01},
+			ECL:  train.Stage{Epochs: 100, LR: 1e-3},
+			AuxSoftECE: true,
+		}
+		wide := map[sim.Kind]sim.Kind{sim.Normal: sim.NormalWide, sim.Uniform: sim.UniformWide}
+		switch p {
+		case ecl.TopLabel:
+			s = Setup{Shift: k, Points: 400, Hidden: 100, Batch: 200, LambdaCE: 0.5}
+		case ecl.ClassWise:
+			s = Setup{Shift: k, Points: 600, Hidden: 100, Batch: 100, LambdaCE: 0.5}
+		case ecl.Canonical:
+			s = Setup{Shift: k, Points: 800, Hidden: 300, Batch: 100, LambdaCE: 10}
+		}
+		if w, ok := wide[k]; ok && p != ecl.TopLabel {
+			s.Shift = w
+		}
+	default:
+		return r, s, fmt.Errorf("unknown recipe %q (paper or notebook)", c.Recipe)
+	}
+	override := func(dst *int, v int) {
+		if v > 0 {
+			*dst = v
+		}
+	}
+	overrideF := func(dst *float64, v float64) {
+		if v > 0 {
+			*dst = v
+		}
+	}
+	override(&s.Points, c.Points)
+	override(&s.Hidden, c.Hidden)
+	override(&s.Batch, c.Batch)
+	override(&r.Base.Epochs, c.BaseEpochs)
+	override(&r.Aux.Epochs, c.AuxEpochs)
+	override(&r.ECL.Epochs, c.ECLEpochs)
+	overrideF(&r.Base.LR, c.BaseLR)
+	overrideF(&r.Aux.LR, c.AuxLR)
+	overrideF(&r.ECL.LR, c.ECLLR)
+	overrideF(&s.LambdaCE, c.LambdaCE)
+	switch c.Lambda {
+	case "adaptive":
+		r.Adaptive = true
+	case "fixed":
+		r.Adaptive = false
+	case "":
+	default:
+		return r, s, fmt.Errorf("unknown λ mode %q (adaptive or fixed)", c.Lambda)
+	}
+	r.Batch, r.LambdaCE, r.Gamma, r.NonTrainable, r.Loss = s.Batch, s.LambdaCE, c.Gamma, c.NonTrainable, c.Loss
+	return r, s, nil
+}
+
+// Scores are the calibration metrics of one model on one domain, as
+// fractions (the tables print them ×100, NLL as is).
+type Scores struct {
+	ACC, ECE, CwECE, CanECE, KDE, NLL, Brier float64
+}
+
+// Result is one trained model evaluated on both domains.
+type Result struct {
+	Shift  string
+	Method string // "Uncal" or "ECL-<paradigm>"
+	Setup  string
+	Seed   uint64
+	Target Scores
+	Source Scores
+	// TargetProbs and TargetLabels keep the target predictions for
+	// diagrams (not written to the results files).
+	TargetProbs  []float64 `json:"-"`
+	TargetLabels []int     `json:"-"`
+}
+
+// Evaluate computes the Scores of probabilities probs [N, k] against labels.
+func Evaluate(probs []float64, k int, labels []int, o metrics.Options) (Scores, error) {
+	var s Scores
+	var err error
+	keep := func(v float64, e error) float64 {
+		if err == nil {
+			err = e
+		}
+		return v
+	}
+	ece, e := metrics.ECE(probs, k, labels, o)
+	s.ECE = keep(ece.Error, e)
+	cw, e := metrics.ClasswiseECE(probs, k, labels, o)
+	s.CwECE = keep(cw.Error, e)
+	can, e := metrics.CanonicalECE(probs, k, labels, o)
+	s.CanECE = keep(can.Error, e)
+	kde, e := metrics.ECEKDE(probs, k, labels, metrics.KDEOptions{Mode: metrics.KDECanonical})
+	s.KDE = keep(kde.Value, e)
+	s.ACC = keep(metrics.Accuracy(probs, k, labels))
+	s.NLL = keep(metrics.NLL(probs, k, labels))
+	s.Brier = keep(metrics.Brier(probs, k, labels))
+	return s, err
+}
+
+func toData(d sim.Domain) train.Data {
+	return train.Data{X: tensor.FromSlice(d.X, d.Len(), 2), Y: d.Y}
+}
+
+func probsOf(m *nn.Classifier[float64], d train.Data) []float64 {
+	return tensor.Softmax(nn.Predict[float64](m, d.X), 1).Data()
+}
+
+// RunSim trains, for every shift and seed, the uncalibrated model of each
+// setup and ECL in each paradigm, and evaluates them on source and target.
+// Seeds are Seed, Seed+1, …; every random choice derives from them.
+func RunSim(c SimConfig) ([]Result, error) {
+	if c.Runs < 1 || len(c.Shifts) == 0 || len(c.Paradigms) == 0 {
+		return nil, fmt.Errorf("experiment: need at least one run, shift and paradigm")
+	}
+	total := c.Runs * len(c.Shifts) * len(c.Paradigms)
+	done := 0
+	var out []Result
+	for run := range c.Runs {
+		seed := c.Seed + uint64(run)
+		for _, k := range c.Shifts {
+			bases := map[Setup]*nn.Classifier[float64]{}
+			for _, p := range c.Paradigms {
+				r, s, err := c.recipe(k, p)
+				if err != nil {
+					return nil, err
+				}
+				// Data and initial weights depend on the seed and the setup only,
+				// so every method of a setup sees the same data and base model.
+				dataRNG := rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points)))
+				srcD, tgtD := sim.Generate(s.Shift, s.Points, dataRNG)
+				src, tgt := toData(srcD), toData(tgtD)
+				auxOut := Classes
+				if p == ecl.TopLabel {
+					auxOut = 2
+				}
+				base, ok := bases[s]
+				eval := func(method string, m *nn.Classifier[float64]) error {
+					tp := probsOf(m, tgt)
+					ts, err := Evaluate(tp, Classes, tgt.Y, c.Metrics)
+					if err != nil {
+						return err
+					}
+					ss, err := Evaluate(probsOf(m, src), Classes, src.Y, c.Metrics)
+					if err != nil {
+						return err
+					}
+					out = append(out, Result{Shift: k.String(), Method: method, Setup: s.String(), Seed: seed, Target: ts, Source: ss, TargetProbs: tp, TargetLabels: tgt.Y})
+					return nil
+				}
+				if !ok {
+					base = nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 1)), 2, s.Hidden, Classes, Classes)
+					train.Base(rand.New(rand.NewPCG(seed, 2)), r, base, src)
+					bases[s] = base
+					if err := eval("Uncal", base); err != nil {
+						return nil, err
+					}
+				}
+				m := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, auxOut)
+				if err := copyBase(m, base); err != nil {
+					return nil, err
+				}
+				rng := rand.New(rand.NewPCG(seed, 4+uint64(p)))
+				train.Aux(rng, r, p, m, src)
+				if err := train.ECL(rng, r, p, m, src, tgt, Classes); err != nil {
+					return nil, err
+				}
+				if err := eval("ECL-"+p.String(), m); err != nil {
+					return nil, err
+				}
+				done++
+				if c.Progress != nil {
+					c.Progress(done, total)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// copyBase copies the backbone and main head of base into m (whose
+// auxiliary head keeps its own initialisation).
+func copyBase(m, base *nn.Classifier[float64]) error {
+	if err := nn.CopyParams(m.Backbone, base.Backbone); err != nil {
+		return err
+	}
+	return nn.CopyParams(m.Main, base.Main)
+}
