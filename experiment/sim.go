@@ -60,19 +60,19 @@ func (c SimConfig) recipe(k sim.Kind, p ecl.Paradigm) (train.Recipe, Setup, erro
 	switch c.Recipe {
 	case "paper", "":
 		r = train.Recipe{
-			Name: "paper",
-			Base: train.Stage{Epochs: 100, LR: 1e-3},
-			Aux:  train.Stage{Epochs: 100, LR: 1e-3},
-			ECL:  train.Stage{Epochs: 100, LR: 1e-3},
+			Name:     "paper",
+			Base:     train.Stage{Epochs: 100, LR: 1e-3},
+			Aux:      train.Stage{Epochs: 100, LR: 1e-3},
+			ECL:      train.Stage{Epochs: 100, LR: 1e-3},
 			Adaptive: true, AuxSoftECE: true,
 		}
 		s = Setup{Shift: k, Points: 400, Hidden: 100, Batch: 100, LambdaCE: 1}
 	case "notebook":
 		r = train.Recipe{
-			Name: "notebook",
-			Base: train.Stage{Epochs: 200, LR: 0.01, Milestones: []int{100, 150}},
-			Aux:  train.Stage{Epochs: 100, LR: 0.01},
-			ECL:  train.Stage{Epochs: 100, LR: 1e-3},
+			Name:       "notebook",
+			Base:       train.Stage{Epochs: 200, LR: 0.01, Milestones: []int{100, 150}},
+			Aux:        train.Stage{Epochs: 100, LR: 0.01},
+			ECL:        train.Stage{Epochs: 100, LR: 1e-3},
 			AuxSoftECE: true,
 		}
 		wide := map[sim.Kind]sim.Kind{sim.Normal: sim.NormalWide, sim.Uniform: sim.UniformWide}
