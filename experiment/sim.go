@@ -35,8 +35,11 @@ type SimConfig struct {
 	LambdaCE     float64
 	Gamma        float64
 	NonTrainable bool
-	Loss         ecl.Config // Bins, Tau, NProx, EMA, Reduce
-	Metrics      metrics.Options
+	// Control adds the CE-finetune row: the ECL stage's schedule with the
+	// cross-entropy term only.
+	Control bool
+	Loss    ecl.Config // Bins, Tau, NProx, EMA, Reduce
+	Metrics metrics.Options
 	// Progress, when set, is called after each trained model.
 	Progress func(done, total int)
 }
@@ -132,7 +135,7 @@ type Scores struct {
 // Result is one trained model evaluated on both domains.
 type Result struct {
 	Shift  string
-	Method string // "Uncal" or "ECL-<paradigm>"
+	Method string // "Uncal", "CE-finetune" or "ECL-<paradigm>"
 	Setup  string
 	Seed   uint64
 	Target Scores
@@ -223,6 +226,16 @@ func RunSim(c SimConfig) ([]Result, error) {
 					bases[s] = base
 					if err := eval("Uncal", base); err != nil {
 						return nil, err
+					}
+					if c.Control {
+						ctl := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, Classes)
+						if err := copyBase(ctl, base); err != nil {
+							return nil, err
+						}
+						train.Control(rand.New(rand.NewPCG(seed, 4)), r, ctl, src, tgt)
+						if err := eval("CE-finetune", ctl); err != nil {
+							return nil, err
+						}
 					}
 				}
 				m := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, auxOut)

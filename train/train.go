@@ -174,6 +174,26 @@ func ECL(rng *rand.Rand, r Recipe, p ecl.Paradigm, m *nn.Classifier[float64], sr
 	if err != nil {
 		return fmt.Errorf("train.ECL: %w", err)
 	}
+	finetune(rng, r, m, src, tgt, func(ps, pt *autograd.Var[float64], s, t Data) *autograd.Var[float64] {
+		as, at := auxProbs(p, m, s.X), auxProbs(p, m, t.X)
+		if r.NonTrainable {
+			return ecl.SoftBinned(cfg, ecl.L1, 0, ps, pt, as, at)
+		}
+		return mb.Loss(ps, pt, as, at)
+	})
+	return nil
+}
+
+// Control is the ECL stage without ECL: the main head fine-tuned with the
+// same schedule, batches and cross-entropy weight, so that a comparison can
+// tell the effect of ECL from that of further training.
+func Control(rng *rand.Rand, r Recipe, m *nn.Classifier[float64], src, tgt Data) {
+	finetune(rng, r, m, src, tgt, nil)
+}
+
+// finetune runs stage 3 on the main head: the loss is CE plus the weighted
+// term extra(source probs, target probs, batches) when extra is not nil.
+func finetune(rng *rand.Rand, r Recipe, m *nn.Classifier[float64], src, tgt Data, extra func(ps, pt *autograd.Var[float64], s, t Data) *autograd.Var[float64]) {
 	var weight ecl.AdaptiveWeight
 	weight.Gamma = r.Gamma
 	fit(rng, r.ECL, r.Batch, m.Main.Params(), src, tgt, func(s, t Data) *autograd.Var[float64] {
@@ -182,20 +202,18 @@ func ECL(rng *rand.Rand, r Recipe, p ecl.Paradigm, m *nn.Classifier[float64], sr
 			fs, ft = m.Backbone.Forward(autograd.Const(s.X)), m.Backbone.Forward(autograd.Const(t.X))
 		})
 		ls, lt := m.Main.Forward(fs), m.Main.Forward(ft)
-		ps, pt := autograd.Softmax(ls, 1), autograd.Softmax(lt, 1)
-		as, at := auxProbs(p, m, s.X), auxProbs(p, m, t.X)
-		var loss *autograd.Var[float64]
-		if r.NonTrainable {
-			loss = ecl.SoftBinned(cfg, ecl.L1, 0, ps, pt, as, at)
-		} else {
-			loss = mb.Loss(ps, pt, as, at)
-		}
 		ce := nn.CrossEntropy(ls, s.Y)
+		if extra == nil {
+			if r.Adaptive {
+				return ce
+			}
+			return autograd.Scale(ce, r.LambdaCE)
+		}
+		loss := extra(autograd.Softmax(ls, 1), autograd.Softmax(lt, 1), s, t)
 		if r.Adaptive {
 			weight.Observe(ce.Value.Item(), loss.Value.Item())
 			return autograd.Add(ce, autograd.Scale(loss, weight.Lambda()))
 		}
 		return autograd.Add(autograd.Scale(ce, r.LambdaCE), loss)
 	})
-	return nil
 }

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ecl-go/ecl/datasets/sim"
+	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/ecl/metrics"
+	"github.com/ecl-go/ecl/experiment"
+	"github.com/ecl-go/ecl/internal/atomicfile"
+)
+
+func runSim(args []string) error {
+	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	var c experiment.SimConfig
+	shifts := fs.String("shifts", "normal,uniform", "comma list of covariate shifts: normal, uniform, normal-wide, uniform-wide")
+	paradigms := fs.String("paradigms", "canonical,classwise,toplabel", "comma list of ECL paradigms")
+	fs.StringVar(&c.Recipe, "recipe", "paper", "training recipe: paper (Adam 1e-3, 100 epochs, batch 100, adaptive λ) or notebook (the reference notebook's stages)")
+	fs.IntVar(&c.Runs, "runs", 10, "seeds per setting")
+	fs.Uint64Var(&c.Seed, "seed", 1, "first seed; runs use seed, seed+1, …")
+	fs.IntVar(&c.Points, "points", 0, "points per domain (0: recipe default)")
+	fs.IntVar(&c.Hidden, "hidden", 0, "hidden units of the MLP (0: recipe default)")
+	fs.IntVar(&c.Batch, "batch", 0, "batch size (0: recipe default)")
+	fs.IntVar(&c.BaseEpochs, "base-epochs", 0, "epochs of the base model (0: recipe default)")
+	fs.IntVar(&c.AuxEpochs, "aux-epochs", 0, "epochs of the auxiliary head (0: recipe default)")
+	fs.IntVar(&c.ECLEpochs, "ecl-epochs", 0, "epochs of the ECL stage (0: recipe default)")
+	fs.Float64Var(&c.BaseLR, "base-lr", 0, "Adam learning rate of the base model (0: recipe default)")
+	fs.Float64Var(&c.AuxLR, "aux-lr", 0, "learning rate of the auxiliary head (0: recipe default)")
+	fs.Float64Var(&c.ECLLR, "ecl-lr", 0, "learning rate of the ECL stage (0: recipe default)")
+	fs.StringVar(&c.Lambda, "lambda", "", "loss weight: adaptive (CE + β^γ·ECL) or fixed (λ_ce·CE + ECL); empty: recipe default")
+	fs.Float64Var(&c.LambdaCE, "lambda-ce", 0, "CE weight λ_ce with -lambda fixed (0: recipe default)")
+	fs.Float64Var(&c.Gamma, "gamma", 1, "exponent γ of the adaptive weight")
+	fs.IntVar(&c.Loss.Bins, "bins", 15, "ECL bins B")
+	fs.Float64Var(&c.Loss.Tau, "tau", 0, "soft-binning temperature (0: −1/(ln 0.9·B²))")
+	fs.IntVar(&c.Loss.NProx, "nprox", 5, "proximal iterations per step")
+	fs.Float64Var(&c.Loss.EMA, "ema", 0.9, "weight of the new value in the cache update")
+	reduce := fs.String("reduce", "sum", "mini-batch loss over samples: sum (reference) or mean")
+	fs.BoolVar(&c.NonTrainable, "nontrainable", false, "use the soft-binned estimator on each mini-batch instead of Algorithm 1 (ablation)")
+	fs.BoolVar(&c.Control, "control", true, "add the CE-finetune row (the ECL stage without ECL)")
+	metricConv := fs.String("metrics", "paper", "metric conventions: paper (15 equal-width bins) or reference (metrics.py: bins with ≤5 samples dropped, 0 in no bin)")
+	out := fs.String("out", "out/sim", "directory for results.json, results.csv and reliability diagrams (empty: none)")
+	quiet := fs.Bool("quiet", false, "no progress display")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var err error
+	if c.Shifts, err = parseList(*shifts, sim.ParseKind); err != nil {
+		return err
+	}
+	if c.Paradigms, err = parseList(*paradigms, ecl.ParseParadigm); err != nil {
+		return err
+	}
+	switch *reduce {
+	case "sum":
+		c.Loss.Reduce = ecl.Sum
+	case "mean":
+		c.Loss.Reduce = ecl.Mean
+	default:
+		return fmt.Errorf("-reduce %q: want sum or mean", *reduce)
+	}
+	switch *metricConv {
+	case "paper":
+	case "reference":
+		c.Metrics = metrics.ReferenceOptions()
+	default:
+		return fmt.Errorf("-metrics %q: want paper or reference", *metricConv)
+	}
+	start := time.Now()
+	if !*quiet && isTerminal(os.Stderr) {
+		c.Progress = func(done, total int) {
+			el := time.Since(start)
+			eta := time.Duration(float64(el) / float64(done) * float64(total-done))
+			fmt.Fprintf(os.Stderr, "\r%s %d/%d settings  %s elapsed, %s left ", bar(done, total, 30), done, total, el.Round(time.Second), eta.Round(time.Second))
+			if done == total {
+				fmt.Fprintln(os.Stderr)
+			}
+		}
+	}
+	results, err := experiment.RunSim(c)
+	if err != nil {
+		return err
+	}
+	summaries := experiment.Summarize(results)
+	printTables(os.Stdout, c, summaries, time.Since(start))
+	if *out == "" {
+		return nil
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	if err := writeResults(*out, args, results, summaries); err != nil {
+		return err
+	}
+	if err := writeSimDiagrams(*out, results); err != nil {
+		return err
+	}
+	fmt.Printf("results and diagrams in %s\n", *out)
+	return nil
+}
+
+func parseList[E any](s string, parse func(string) (E, error)) ([]E, error) {
+	var out []E
+	for _, f := range strings.Split(s, ",") {
+		v, err := parse(strings.TrimSpace(f))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func bar(done, total, width int) string {
+	n := done * width / max(total, 1)
+	return "[" + strings.Repeat("#", n) + strings.Repeat(" ", width-n) + "]"
+}
+
+// printTables writes one table per shift: target metrics ×100 (NLL as is),
+// mean ± std over seeds, the source accuracy and ECE, and for ECL rows the
+// seeds on which the paradigm's own error beat Uncal.
+func printTables(w io.Writer, c experiment.SimConfig, ss []experiment.Summary, took time.Duration) {
+	fmt.Fprintf(w, "recipe %s, %d runs from seed %d, %s\n", c.Recipe, c.Runs, c.Seed, took.Round(time.Second))
+	shift := ""
+	for _, s := range ss {
+		if s.Shift != shift {
+			shift = s.Shift
+			fmt.Fprintf(w, "\nshift %s (target metrics in %%, mean ± std; own = the paradigm's own error vs Uncal: seeds improved, mean change)\n", shift)
+			fmt.Fprintf(w, "%-15s %-36s", "method", "setup")
+			for _, n := range experiment.ScoreNames {
+				fmt.Fprintf(w, " %13s", n)
+			}
+			fmt.Fprintf(w, " %11s %11s %14s\n", "src ACC", "src ECE", "own")
+		}
+		fmt.Fprintf(w, "%-15s %-36s", s.Method, s.Setup)
+		for _, n := range experiment.ScoreNames {
+			fmt.Fprintf(w, " %13s", pm(s.Target[n], n != "NLL"))
+		}
+		fmt.Fprintf(w, " %11s %11s", pm(s.Source["ACC"], true), pm(s.Source["ECE"], true))
+		if s.Wins >= 0 {
+			fmt.Fprintf(w, " %6s %+6.2f", fmt.Sprintf("%d/%d", s.Wins, s.Runs), 100*s.Delta)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func pm(s experiment.Stat, percent bool) string {
+	if percent {
+		return fmt.Sprintf("%.2f±%.2f", 100*s.Mean, 100*s.Std)
+	}
+	return fmt.Sprintf("%.3f±%.3f", s.Mean, s.Std)
+}
+
+// writeResults writes results.json (command line, per-seed results and
+// summaries) and results.csv (one row per model), each atomically.
+func writeResults(dir string, args []string, rs []experiment.Result, ss []experiment.Summary) error {
+	err := atomicfile.Write(filepath.Join(dir, "results.json"), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Args      []string
+			Results   []experiment.Result
+			Summaries []experiment.Summary
+		}{args, rs, ss})
+	})
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, "results.csv"), func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		head := []string{"shift", "method", "setup", "seed"}
+		for _, n := range experiment.ScoreNames {
+			head = append(head, "target_"+n)
+		}
+		for _, n := range experiment.ScoreNames {
+			head = append(head, "source_"+n)
+		}
+		cw.Write(head)
+		for _, r := range rs {
+			row := []string{r.Shift, r.Method, r.Setup, strconv.FormatUint(r.Seed, 10)}
+			for _, n := range experiment.ScoreNames {
+				row = append(row, strconv.FormatFloat(r.Target.Get(n), 'g', -1, 64))
+			}
+			for _, n := range experiment.ScoreNames {
+				row = append(row, strconv.FormatFloat(r.Source.Get(n), 'g', -1, 64))
+			}
+			cw.Write(row)
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}

@@ -1,0 +1,110 @@
+package experiment
+
+import (
+	"math"
+	"strings"
+
+	"github.com/ecl-go/ecl/ecl"
+)
+
+// Stat is a mean and sample standard deviation over seeds.
+type Stat struct{ Mean, Std float64 }
+
+func stat(xs []float64) Stat {
+	var s Stat
+	for _, x := range xs {
+		s.Mean += x
+	}
+	s.Mean /= float64(len(xs))
+	if len(xs) > 1 {
+		for _, x := range xs {
+			s.Std += (x - s.Mean) * (x - s.Mean)
+		}
+		s.Std = math.Sqrt(s.Std / float64(len(xs)-1))
+	}
+	return s
+}
+
+// Summary aggregates one method of one setup on one shift over seeds.
+type Summary struct {
+	Shift, Method, Setup string
+	Runs                 int
+	Target, Source       map[string]Stat
+	// Wins counts, for an ECL row, the seeds on which its own paradigm's
+	// target error (ECE for top-label, CwECE for class-wise, canonical ECE
+	// for canonical) is below Uncal's on the same seed and setup; -1 for
+	// other rows.
+	Wins int
+	// Delta is the mean change of that error against Uncal (negative is
+	// better).
+	Delta float64
+}
+
+// ScoreNames lists the Scores fields in table order.
+var ScoreNames = []string{"ACC", "ECE", "CwECE", "CanECE", "KDE", "NLL", "Brier"}
+
+// Get returns the score called name.
+func (s Scores) Get(name string) float64 {
+	return map[string]float64{"ACC": s.ACC, "ECE": s.ECE, "CwECE": s.CwECE, "CanECE": s.CanECE, "KDE": s.KDE, "NLL": s.NLL, "Brier": s.Brier}[name]
+}
+
+// ownMetric is the error an ECL paradigm aims at.
+func ownMetric(method string) (string, bool) {
+	p, err := ecl.ParseParadigm(strings.TrimPrefix(method, "ECL-"))
+	if !strings.HasPrefix(method, "ECL-") || err != nil {
+		return "", false
+	}
+	return map[ecl.Paradigm]string{ecl.TopLabel: "ECE", ecl.ClassWise: "CwECE", ecl.Canonical: "CanECE"}[p], true
+}
+
+// Summarize groups results by shift, setup and method, in order of first
+// appearance.
+func Summarize(rs []Result) []Summary {
+	type key struct{ shift, setup, method string }
+	var order []key
+	groups := map[key][]Result{}
+	type seedKey struct {
+		shift, setup string
+		seed         uint64
+	}
+	uncal := map[seedKey]Result{}
+	for _, r := range rs {
+		k := key{r.Shift, r.Setup, r.Method}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+		if r.Method == "Uncal" {
+			uncal[seedKey{r.Shift, r.Setup, r.Seed}] = r
+		}
+	}
+	var out []Summary
+	for _, k := range order {
+		g := groups[k]
+		s := Summary{Shift: k.shift, Method: k.method, Setup: k.setup, Runs: len(g), Target: map[string]Stat{}, Source: map[string]Stat{}, Wins: -1}
+		for _, name := range ScoreNames {
+			var tv, sv []float64
+			for _, r := range g {
+				tv = append(tv, r.Target.Get(name))
+				sv = append(sv, r.Source.Get(name))
+			}
+			s.Target[name], s.Source[name] = stat(tv), stat(sv)
+		}
+		if m, ok := ownMetric(k.method); ok {
+			s.Wins = 0
+			for _, r := range g {
+				u, ok := uncal[seedKey{r.Shift, r.Setup, r.Seed}]
+				if !ok {
+					continue
+				}
+				d := r.Target.Get(m) - u.Target.Get(m)
+				s.Delta += d / float64(len(g))
+				if d < 0 {
+					s.Wins++
+				}
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
