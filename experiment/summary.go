@@ -38,6 +38,10 @@ type Summary struct {
 	// Delta is the mean change of that error against Uncal (negative is
 	// better).
 	Delta float64
+	// WinsCtl and DeltaCtl compare with CE-finetune instead (the same
+	// fine-tuning without ECL), when that row exists; WinsCtl is -1 otherwise.
+	WinsCtl  int
+	DeltaCtl float64
 }
 
 // ScoreNames lists the Scores fields in table order.
@@ -63,25 +67,25 @@ func Summarize(rs []Result) []Summary {
 	type key struct{ shift, setup, method string }
 	var order []key
 	groups := map[key][]Result{}
-	type seedKey struct {
-		shift, setup string
-		seed         uint64
-	}
 	uncal := map[seedKey]Result{}
+	ctl := map[seedKey]Result{}
 	for _, r := range rs {
 		k := key{r.Shift, r.Setup, r.Method}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
 		groups[k] = append(groups[k], r)
-		if r.Method == "Uncal" {
-			uncal[seedKey{r.Shift, r.Setup, r.Seed}] = r
+		switch r.Method {
+		case "Uncal":
+			uncal[keyOf(r)] = r
+		case "CE-finetune":
+			ctl[keyOf(r)] = r
 		}
 	}
 	var out []Summary
 	for _, k := range order {
 		g := groups[k]
-		s := Summary{Shift: k.shift, Method: k.method, Setup: k.setup, Runs: len(g), Target: map[string]Stat{}, Source: map[string]Stat{}, Wins: -1}
+		s := Summary{Shift: k.shift, Method: k.method, Setup: k.setup, Runs: len(g), Target: map[string]Stat{}, Source: map[string]Stat{}}
 		for _, name := range ScoreNames {
 			var tv, sv []float64
 			for _, r := range g {
@@ -90,21 +94,39 @@ func Summarize(rs []Result) []Summary {
 			}
 			s.Target[name], s.Source[name] = stat(tv), stat(sv)
 		}
+		s.Wins, s.WinsCtl = -1, -1
 		if m, ok := ownMetric(k.method); ok {
-			s.Wins = 0
-			for _, r := range g {
-				u, ok := uncal[seedKey{r.Shift, r.Setup, r.Seed}]
-				if !ok {
-					continue
-				}
-				d := r.Target.Get(m) - u.Target.Get(m)
-				s.Delta += d / float64(len(g))
-				if d < 0 {
-					s.Wins++
-				}
+			s.Wins, s.Delta = compare(g, uncal, m)
+			if _, ok := ctl[keyOf(g[0])]; ok {
+				s.WinsCtl, s.DeltaCtl = compare(g, ctl, m)
 			}
 		}
 		out = append(out, s)
 	}
 	return out
 }
+
+// compare counts the results of g whose target error m is below that of the
+// baseline on the same shift, setup and seed, and the mean change.
+func compare(g []Result, base map[seedKey]Result, m string) (wins int, delta float64) {
+	for _, r := range g {
+		b, ok := base[keyOf(r)]
+		if !ok {
+			continue
+		}
+		d := r.Target.Get(m) - b.Target.Get(m)
+		delta += d / float64(len(g))
+		if d < 0 {
+			wins++
+		}
+	}
+	return wins, delta
+}
+
+// seedKey identifies the models trained on the same data and base model.
+type seedKey struct {
+	shift, setup string
+	seed         uint64
+}
+
+func keyOf(r Result) seedKey { return seedKey{r.Shift, r.Setup, r.Seed} }

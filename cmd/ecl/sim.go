@@ -138,12 +138,13 @@ func printTables(w io.Writer, c experiment.SimConfig, ss []experiment.Summary, t
 	for _, s := range ss {
 		if s.Shift != shift {
 			shift = s.Shift
-			fmt.Fprintf(w, "\nshift %s (target metrics in %%, mean ± std; own = the paradigm's own error vs Uncal: seeds improved, mean change)\n", shift)
+			fmt.Fprintf(w, "\nshift %s: target metrics in %%, mean ± std over seeds; for ECL rows, the paradigm's own error\n"+
+				"(ECE, CwECE or CanECE) against Uncal and against CE-finetune: seeds improved, mean change in points\n", shift)
 			fmt.Fprintf(w, "%-15s %-36s", "method", "setup")
 			for _, n := range experiment.ScoreNames {
 				fmt.Fprintf(w, " %13s", n)
 			}
-			fmt.Fprintf(w, " %11s %11s %14s\n", "src ACC", "src ECE", "own")
+			fmt.Fprintf(w, " %11s %11s %14s %14s\n", "src ACC", "src ECE", "vs Uncal", "vs CE-ft")
 		}
 		fmt.Fprintf(w, "%-15s %-36s", s.Method, s.Setup)
 		for _, n := range experiment.ScoreNames {
@@ -151,7 +152,10 @@ func printTables(w io.Writer, c experiment.SimConfig, ss []experiment.Summary, t
 		}
 		fmt.Fprintf(w, " %11s %11s", pm(s.Source["ACC"], true), pm(s.Source["ECE"], true))
 		if s.Wins >= 0 {
-			fmt.Fprintf(w, " %6s %+6.2f", fmt.Sprintf("%d/%d", s.Wins, s.Runs), 100*s.Delta)
+			fmt.Fprintf(w, " %6s %+7.2f", fmt.Sprintf("%d/%d", s.Wins, s.Runs), 100*s.Delta)
+		}
+		if s.WinsCtl >= 0 {
+			fmt.Fprintf(w, " %6s %+7.2f", fmt.Sprintf("%d/%d", s.WinsCtl, s.Runs), 100*s.DeltaCtl)
 		}
 		fmt.Fprintln(w)
 	}

@@ -1,0 +1,56 @@
+package experiment
+
+import (
+	"math"
+	"testing"
+
+	"github.com/ecl-go/ecl/datasets/sim"
+	"github.com/ecl-go/ecl/ecl"
+)
+
+func TestSummarizeCountsWins(t *testing.T) {
+	mk := func(method string, seed uint64, ece float64) Result {
+		return Result{Shift: "s", Setup: "x", Method: method, Seed: seed, Target: Scores{ECE: ece, ACC: 0.9}}
+	}
+	rs := []Result{
+		mk("Uncal", 1, 0.10), mk("CE-finetune", 1, 0.05), mk("ECL-toplabel", 1, 0.08),
+		mk("Uncal", 2, 0.10), mk("CE-finetune", 2, 0.12), mk("ECL-toplabel", 2, 0.11),
+	}
+	ss := Summarize(rs)
+	if len(ss) != 3 || ss[2].Method != "ECL-toplabel" {
+		t.Fatalf("summaries %+v", ss)
+	}
+	e := ss[2]
+	if e.Wins != 1 || math.Abs(e.Delta-(-0.02+0.01)/2) > 1e-12 {
+		t.Errorf("vs Uncal: %d wins, delta %v", e.Wins, e.Delta)
+	}
+	if e.WinsCtl != 1 || math.Abs(e.DeltaCtl-(0.03-0.01)/2) > 1e-12 {
+		t.Errorf("vs control: %d wins, delta %v", e.WinsCtl, e.DeltaCtl)
+	}
+	if ss[0].Wins != -1 || ss[0].Target["ECE"].Mean != 0.10 || ss[0].Target["ECE"].Std != 0 {
+		t.Errorf("Uncal summary %+v", ss[0])
+	}
+}
+
+// A short run trains every method and is reproducible from its seed.
+func TestRunSimIsSeeded(t *testing.T) {
+	c := SimConfig{Recipe: "paper", Shifts: []sim.Kind{sim.Uniform}, Paradigms: []ecl.Paradigm{ecl.TopLabel, ecl.Canonical},
+		Runs: 1, Seed: 3, Points: 60, Hidden: 8, BaseEpochs: 3, AuxEpochs: 2, ECLEpochs: 2, Control: true}
+	a, err := RunSim(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != 4 {
+		t.Fatalf("%d results, want Uncal, CE-finetune and two ECL rows", len(a))
+	}
+	b, _ := RunSim(c)
+	for i := range a {
+		if a[i].Target != b[i].Target || a[i].Method != b[i].Method {
+			t.Errorf("run differs for %s: %+v vs %+v", a[i].Method, a[i].Target, b[i].Target)
+		}
+	}
+	c.Recipe = "nope"
+	if _, err := RunSim(c); err == nil {
+		t.Error("unknown recipe accepted")
+	}
+}
