@@ -138,7 +138,7 @@ func allIndices(shape []int) [][]int {
 // Large non-contiguous operands go through the parallel strided loop.
 func TestStridedParallelPath(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
-	a := Transpose(RandNormal[float64](r, 0, 1, 500, 300), 0, 1)   // [300, 500]
+	a := Transpose(RandNormal[float64](r, 0, 1, 500, 300), 0, 1)     // [300, 500]
 	b := Narrow(RandNormal[float64](r, 0, 1, 300, 700), 1, 100, 500) // [300, 500]
 	got := Add(a, b).Data()
 	ad, bd := a.Data(), b.Data()

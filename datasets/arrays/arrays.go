@@ -15,7 +15,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -23,26 +22,25 @@ import (
 // Read reads a matrix by the file's extension: .npy as NumPy, anything else
 // as CSV. A 1-D array has one column.
 func Read(path string) (data []float64, rows, cols int, err error) {
-	if strings.EqualFold(filepath.Ext(path), ".npy") {
-		var shape []int
-		data, shape, err = ReadNPY(path)
-		if err != nil {
-			return nil, 0, 0, err
-		}
-		switch len(shape) {
-		case 1:
-			return data, shape[0], 1, nil
-		case 2:
-			return data, shape[0], shape[1], nil
-		}
-		return nil, 0, 0, fmt.Errorf("%s: array of shape %v, want 1 or 2 dimensions", path, shape)
+	if !strings.EqualFold(filepath.Ext(path), ".npy") {
+		return ReadCSV(path)
 	}
-	return ReadCSV(path)
+	data, shape, err := ReadNPY(path)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	switch len(shape) {
+	case 1:
+		return data, shape[0], 1, nil
+	case 2:
+		return data, shape[0], shape[1], nil
+	}
+	return nil, 0, 0, fmt.Errorf("%s: array of shape %v, want 1 or 2 dimensions", path, shape)
 }
 
-// ReadCSV reads a numeric CSV file; a first row that does not parse as
-// numbers is taken as a header. Every row must have the same number of
-// fields.
+// ReadCSV reads a numeric CSV file into row-major data. A first row that
+// does not parse as numbers is taken as a header; every other row must have
+// as many numeric fields as the first data row.
 func ReadCSV(path string) (data []float64, rows, cols int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -51,7 +49,9 @@ func ReadCSV(path string) (data []float64, rows, cols int, err error) {
 	defer f.Close()
 	r := csv.NewReader(bufio.NewReader(f))
 	r.TrimLeadingSpace = true
-	for line := 1; ; line++ {
+	r.FieldsPerRecord = -1 // checked below, after the header
+	r.ReuseRecord = true
+	for first := true; ; first = false {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			break
@@ -59,24 +59,27 @@ func ReadCSV(path string) (data []float64, rows, cols int, err error) {
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("%s: %w", path, err)
 		}
-		vals := make([]float64, len(rec))
-		bad := -1
+		line, _ := r.FieldPos(0)
+		start := len(data)
 		for i, s := range rec {
-			if vals[i], err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
-				bad = i
-				break
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil {
+				if first {
+					break // a header
+				}
+				return nil, 0, 0, fmt.Errorf("%s: line %d, column %d: %q is not a number", path, line, i+1, s)
 			}
+			data = append(data, v)
 		}
-		if bad >= 0 {
-			if line == 1 {
-				continue // header
-			}
-			return nil, 0, 0, fmt.Errorf("%s: line %d, column %d: %q is not a number", path, line, bad+1, rec[bad])
+		if len(data)-start != len(rec) {
+			data = data[:start]
+			continue
 		}
 		if rows == 0 {
-			cols = len(vals)
+			cols = len(rec)
+		} else if len(rec) != cols {
+			return nil, 0, 0, fmt.Errorf("%s: line %d: %d fields, want %d like the first row", path, line, len(rec), cols)
 		}
-		data = append(data, vals...)
 		rows++
 	}
 	if rows == 0 {
@@ -85,17 +88,36 @@ func ReadCSV(path string) (data []float64, rows, cols int, err error) {
 	return data, rows, cols, nil
 }
 
+// ReadLabels reads integer class labels: one per row of a one-column CSV or
+// text file (optionally with a header), or a 1-D (or one-column) .npy array.
+func ReadLabels(path string) ([]int, error) {
+	data, _, cols, err := Read(path)
+	if err != nil {
+		return nil, err
+	}
+	if cols != 1 {
+		return nil, fmt.Errorf("%s: labels must be one column, found %d", path, cols)
+	}
+	out := make([]int, len(data))
+	for i, v := range data {
+		if v != math.Trunc(v) || math.Abs(v) > math.MaxInt32 {
+			return nil, fmt.Errorf("%s: label %d (row %d) = %v is not an integer", path, i, i+1, v)
+		}
+		out[i] = int(v)
+	}
+	return out, nil
+}
+
+// npyMagic starts every .npy file.
 var npyMagic = []byte("\x93NUMPY")
 
-var (
-	descrRe   = regexp.MustCompile(`'descr'\s*:\s*'([<>|=])([a-zA-Z])(\d+)'`)
-	fortranRe = regexp.MustCompile(`'fortran_order'\s*:\s*(True|False)`)
-	shapeRe   = regexp.MustCompile(`'shape'\s*:\s*\(([^)]*)\)`)
-)
-
-// ReadNPY reads a NumPy .npy file (format versions 1 to 3) of float32,
-// float64, signed or unsigned integers or booleans, in either byte order and
-// either memory order; values come back as float64 in row-major (C) order.
+// ReadNPY reads a NumPy .npy file (format versions 1.0, 2.0 and 3.0) of
+// float32, float64, signed or unsigned 8- to 64-bit integers or booleans in
+// either byte order and either memory order; values come back as float64 in
+// row-major (C) order, with the array's shape. The header must be the
+// dictionary NumPy writes, with exactly the keys descr, fortran_order and
+// shape; object and structured arrays are rejected, and the data must fill
+// the rest of the file exactly.
 func ReadNPY(path string) (data []float64, shape []int, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -109,119 +131,281 @@ func ReadNPY(path string) (data []float64, shape []int, err error) {
 	fail := func(off int64, format string, a ...any) error {
 		return fmt.Errorf("%s: offset %d: %s", path, off, fmt.Sprintf(format, a...))
 	}
-	pre := make([]byte, 8)
-	if _, err := io.ReadFull(f, pre); err != nil || !bytes.Equal(pre[:6], npyMagic) {
+	var pre [8]byte
+	if _, err := io.ReadFull(f, pre[:]); err != nil || !bytes.Equal(pre[:6], npyMagic) {
 		return nil, nil, fail(0, "not a .npy file (bad magic)")
 	}
+	var off int64 // start of the header
 	var hlen int64
-	var off int64
-	switch pre[6] {
-	case 1:
+	switch {
+	case pre[7] != 0:
+		return nil, nil, fail(6, "unsupported format version %d.%d", pre[6], pre[7])
+	case pre[6] == 1:
 		var b [2]byte
 		if _, err := io.ReadFull(f, b[:]); err != nil {
 			return nil, nil, fail(8, "truncated header length")
 		}
 		hlen, off = int64(binary.LittleEndian.Uint16(b[:])), 10
-	case 2, 3:
+	case pre[6] == 2 || pre[6] == 3:
 		var b [4]byte
 		if _, err := io.ReadFull(f, b[:]); err != nil {
 			return nil, nil, fail(8, "truncated header length")
 		}
 		hlen, off = int64(binary.LittleEndian.Uint32(b[:])), 12
 	default:
-		return nil, nil, fail(6, "unsupported format version %d", pre[6])
+		return nil, nil, fail(6, "unsupported format version %d.%d", pre[6], pre[7])
 	}
-	if off+hlen > st.Size() {
+	if hlen > st.Size()-off {
 		return nil, nil, fail(off, "header of %d bytes runs past the end of the %d-byte file", hlen, st.Size())
 	}
 	header := make([]byte, hlen)
 	if _, err := io.ReadFull(f, header); err != nil {
-		return nil, nil, fail(off, "truncated header")
+		return nil, nil, fail(off, "reading the header: %v", err)
 	}
-	h := string(header)
-	d := descrRe.FindStringSubmatch(h)
-	fo := fortranRe.FindStringSubmatch(h)
-	sh := shapeRe.FindStringSubmatch(h)
-	if d == nil || fo == nil || sh == nil {
-		return nil, nil, fail(off, "header %q lacks descr, fortran_order or shape", strings.TrimSpace(h))
+	h, err := parseHeader(string(header))
+	if err != nil {
+		text := strings.TrimSpace(string(header))
+		if len(text) > 200 {
+			text = text[:200] + "…"
+		}
+		return nil, nil, fail(off, "header %q: %v", text, err)
 	}
-	size, _ := strconv.Atoi(d[3])
-	decode, err := decoder(d[1], d[2], size)
+	decode, size, err := decoder(h.descr)
 	if err != nil {
 		return nil, nil, fail(off, "%v", err)
 	}
 	n := int64(1)
-	for _, s := range strings.Split(sh[1], ",") {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			continue
-		}
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || v < 0 {
-			return nil, nil, fail(off, "bad dimension %q in shape (%s)", s, sh[1])
-		}
-		shape = append(shape, int(v))
+	for _, v := range h.shape {
 		if v > 0 && n > math.MaxInt64/v {
-			return nil, nil, fail(off, "shape (%s) overflows", sh[1])
+			return nil, nil, fail(off, "shape %v overflows", h.shape)
 		}
 		n *= v
+		shape = append(shape, int(v))
 	}
-	body := st.Size() - off - hlen
-	if n > body/int64(size) {
-		return nil, nil, fail(off+hlen, "shape (%s) needs %d bytes of data, the file has %d", sh[1], n*int64(size), body)
+	start := off + hlen
+	body := st.Size() - start
+	if n > body/size {
+		return nil, nil, fail(start, "shape %v of %s needs %d values, the file has %d bytes of data", h.shape, h.descr, n, body)
 	}
-	raw := make([]byte, n*int64(size))
+	if body != n*size {
+		return nil, nil, fail(start+n*size, "%d bytes after the data of shape %v", body-n*size, h.shape)
+	}
+	raw := make([]byte, n*size)
 	if _, err := io.ReadFull(f, raw); err != nil {
-		return nil, nil, fail(off+hlen, "truncated data")
+		return nil, nil, fail(start, "reading the data: %v", err)
 	}
 	data = make([]float64, n)
 	for i := range data {
-		data[i] = decode(raw[i*size:])
+		data[i] = decode(raw[int64(i)*size:])
 	}
-	if fo[1] == "True" && len(shape) > 1 {
+	if h.fortran && len(shape) > 1 {
 		data = fortranToC(data, shape)
 	}
 	return data, shape, nil
 }
 
-// decoder returns the function that reads one element of the given NumPy
-// type (byte order, kind, size).
-func decoder(order, kind string, size int) (func([]byte) float64, error) {
-	var bo binary.ByteOrder = binary.LittleEndian
-	if order == ">" {
-		bo = binary.BigEndian
+// npyHeader is the content of a .npy header dictionary.
+type npyHeader struct {
+	descr   string
+	fortran bool
+	shape   []int64
+}
+
+// parseHeader parses the Python dictionary literal of a .npy header, e.g.
+// {'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), } followed by
+// space padding and a newline.
+func parseHeader(h string) (npyHeader, error) {
+	var res npyHeader
+	if !strings.HasSuffix(h, "\n") {
+		return res, errors.New("does not end in a newline")
 	}
-	switch {
-	case kind == "f" && size == 4:
-		return func(b []byte) float64 { return float64(math.Float32frombits(bo.Uint32(b))) }, nil
-	case kind == "f" && size == 8:
-		return func(b []byte) float64 { return math.Float64frombits(bo.Uint64(b)) }, nil
-	case (kind == "i" || kind == "u") && size == 1, kind == "b" && size == 1:
-		signed := kind == "i"
-		return func(b []byte) float64 {
-			if signed {
-				return float64(int8(b[0]))
+	p := &lexer{s: strings.TrimRight(h, " \n")}
+	if !p.eat('{') {
+		return res, errors.New("not a dictionary")
+	}
+	seen := map[string]bool{}
+	for !p.eat('}') {
+		key, err := p.str()
+		if err != nil {
+			return res, fmt.Errorf("key: %v", err)
+		}
+		if seen[key] {
+			return res, fmt.Errorf("duplicate key %q", key)
+		}
+		seen[key] = true
+		if !p.eat(':') {
+			return res, fmt.Errorf("no ':' after key %q", key)
+		}
+		switch key {
+		case "descr":
+			if p.peek() == '[' {
+				return res, errors.New("structured dtypes are not supported")
 			}
-			return float64(b[0])
-		}, nil
-	case kind == "i" && size == 4:
-		return func(b []byte) float64 { return float64(int32(bo.Uint32(b))) }, nil
-	case kind == "i" && size == 8:
-		return func(b []byte) float64 { return float64(int64(bo.Uint64(b))) }, nil
-	case kind == "u" && size == 4:
-		return func(b []byte) float64 { return float64(bo.Uint32(b)) }, nil
-	case kind == "u" && size == 8:
-		return func(b []byte) float64 { return float64(bo.Uint64(b)) }, nil
+			res.descr, err = p.str()
+		case "fortran_order":
+			res.fortran, err = p.boolean()
+		case "shape":
+			res.shape, err = p.tuple()
+		default:
+			return res, fmt.Errorf("unexpected key %q", key)
+		}
+		if err != nil {
+			return res, fmt.Errorf("%s: %v", key, err)
+		}
+		if !p.eat(',') && p.peek() != '}' {
+			return res, fmt.Errorf("no ',' or '}' after %s", key)
+		}
 	}
-	return nil, fmt.Errorf("unsupported dtype %s%s%d", order, kind, size)
+	if p.skip(); p.s != "" {
+		return res, fmt.Errorf("text %q after the dictionary", p.s)
+	}
+	for _, k := range []string{"descr", "fortran_order", "shape"} {
+		if !seen[k] {
+			return res, fmt.Errorf("no %s", k)
+		}
+	}
+	return res, nil
+}
+
+// lexer consumes a Python literal from the front of s.
+type lexer struct{ s string }
+
+func (p *lexer) skip() { p.s = strings.TrimLeft(p.s, " \t") }
+
+// peek returns the next non-blank byte, or 0 at the end.
+func (p *lexer) peek() byte {
+	if p.skip(); p.s == "" {
+		return 0
+	}
+	return p.s[0]
+}
+
+// eat consumes c if it comes next.
+func (p *lexer) eat(c byte) bool {
+	if p.peek() != c || c == 0 {
+		return false
+	}
+	p.s = p.s[1:]
+	return true
+}
+
+// str consumes a quoted string without escapes.
+func (p *lexer) str() (string, error) {
+	q := p.peek()
+	if q != '\'' && q != '"' {
+		return "", errors.New("want a quoted string")
+	}
+	end := strings.IndexByte(p.s[1:], q)
+	if end < 0 {
+		return "", errors.New("unterminated string")
+	}
+	v := p.s[1 : end+1]
+	if strings.ContainsRune(v, '\\') {
+		return "", fmt.Errorf("escape in string %q", v)
+	}
+	p.s = p.s[end+2:]
+	return v, nil
+}
+
+// boolean consumes True or False.
+func (p *lexer) boolean() (bool, error) {
+	p.skip()
+	for _, w := range []string{"True", "False"} {
+		if strings.HasPrefix(p.s, w) {
+			p.s = p.s[len(w):]
+			return w == "True", nil
+		}
+	}
+	return false, errors.New("want True or False")
+}
+
+// tuple consumes a tuple of non-negative integers: (), (n,), (n, m), ...
+func (p *lexer) tuple() ([]int64, error) {
+	if !p.eat('(') {
+		return nil, errors.New("want a tuple")
+	}
+	var dims []int64
+	if p.eat(')') {
+		return dims, nil
+	}
+	for {
+		p.skip()
+		digits := len(p.s) - len(strings.TrimLeft(p.s, "0123456789"))
+		v, err := strconv.ParseInt(p.s[:digits], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("bad dimension at %q", p.s)
+		}
+		p.s = p.s[digits:]
+		dims = append(dims, v)
+		switch {
+		case len(dims) > 1 && p.eat(')'):
+			return dims, nil
+		case len(dims) == 1 && p.peek() != ',':
+			return nil, errors.New("a 1-tuple is written (n,)")
+		case !p.eat(','):
+			return nil, fmt.Errorf("want ',' or ')' at %q", p.s)
+		case p.eat(')'):
+			return dims, nil
+		}
+	}
+}
+
+// decoder returns the function that reads one element of a NumPy dtype
+// string such as "<f8" and the element's size in bytes.
+func decoder(descr string) (func([]byte) float64, int64, error) {
+	if len(descr) < 2 || !strings.Contains("<>|=", descr[:1]) {
+		return nil, 0, fmt.Errorf("unsupported dtype %q", descr)
+	}
+	order, kind := descr[0], descr[1]
+	size, err := strconv.Atoi(descr[2:])
+	if kind == 'O' {
+		return nil, 0, fmt.Errorf("object arrays (dtype %q) are not supported", descr)
+	}
+	if err != nil || size < 1 {
+		return nil, 0, fmt.Errorf("unsupported dtype %q", descr)
+	}
+	var bo binary.ByteOrder = binary.LittleEndian
+	switch {
+	case order == '>':
+		bo = binary.BigEndian
+	case size > 1 && order != '<':
+		return nil, 0, fmt.Errorf("dtype %q: a %d-byte type needs byte order '<' or '>'", descr, size)
+	}
+	var dec func([]byte) float64
+	switch string(kind) + strconv.Itoa(size) {
+	case "f4":
+		dec = func(b []byte) float64 { return float64(math.Float32frombits(bo.Uint32(b))) }
+	case "f8":
+		dec = func(b []byte) float64 { return math.Float64frombits(bo.Uint64(b)) }
+	case "b1":
+		dec = func(b []byte) float64 { return float64(min(b[0], 1)) }
+	case "i1":
+		dec = func(b []byte) float64 { return float64(int8(b[0])) }
+	case "u1":
+		dec = func(b []byte) float64 { return float64(b[0]) }
+	case "i2":
+		dec = func(b []byte) float64 { return float64(int16(bo.Uint16(b))) }
+	case "u2":
+		dec = func(b []byte) float64 { return float64(bo.Uint16(b)) }
+	case "i4":
+		dec = func(b []byte) float64 { return float64(int32(bo.Uint32(b))) }
+	case "u4":
+		dec = func(b []byte) float64 { return float64(bo.Uint32(b)) }
+	case "i8":
+		dec = func(b []byte) float64 { return float64(int64(bo.Uint64(b))) }
+	case "u8":
+		dec = func(b []byte) float64 { return float64(bo.Uint64(b)) }
+	default:
+		return nil, 0, fmt.Errorf("unsupported dtype %q", descr)
+	}
+	return dec, int64(size), nil
 }
 
 // fortranToC reorders column-major data of shape into row-major order.
 func fortranToC(data []float64, shape []int) []float64 {
 	out := make([]float64, len(data))
-	idx := make([]int, len(shape))
+	idx := make([]int, len(shape)) // multi-index of the row-major position i
 	for i := range out {
-		// i is the row-major position; find its column-major offset.
 		off, stride := 0, 1
 		for d := range shape {
 			off += idx[d] * stride
@@ -229,32 +413,11 @@ func fortranToC(data []float64, shape []int) []float64 {
 		}
 		out[i] = data[off]
 		for d := len(shape) - 1; d >= 0; d-- {
-			idx[d]++
-			if idx[d] < shape[d] {
+			if idx[d]++; idx[d] < shape[d] {
 				break
 			}
 			idx[d] = 0
 		}
 	}
 	return out
-}
-
-// ReadLabels reads integer class labels: one per row of a one-column CSV or
-// text file, or a 1-D (or one-column) .npy array.
-func ReadLabels(path string) ([]int, error) {
-	data, _, cols, err := Read(path)
-	if err != nil {
-		return nil, err
-	}
-	if cols != 1 {
-		return nil, fmt.Errorf("%s: labels must be one column, found %d", path, cols)
-	}
-	out := make([]int, len(data))
-	for i, v := range data {
-		if v != math.Trunc(v) || math.Abs(v) > 1<<31 {
-			return nil, fmt.Errorf("%s: label %d (%v) is not an integer", path, i, v)
-		}
-		out[i] = int(v)
-	}
-	return out, nil
 }

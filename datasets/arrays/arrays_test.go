@@ -6,27 +6,46 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// npy builds a version-1 .npy file.
-func npy(descr string, fortran bool, shape string, body []byte) []byte {
-	h := fmt.Sprintf("{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }", descr, map[bool]string{true: "True", false: "False"}[fortran], shape)
-	for (10+len(h)+1)%64 != 0 {
+// npyFile builds a .npy file of the given format version with a raw header
+// dictionary, padded as NumPy pads it.
+func npyFile(version byte, dict string, body []byte) []byte {
+	pre := 10
+	if version > 1 {
+		pre = 12
+	}
+	h := dict
+	for (pre+len(h)+1)%64 != 0 {
 		h += " "
 	}
 	h += "\n"
 	var b bytes.Buffer
 	b.Write(npyMagic)
-	b.Write([]byte{1, 0})
-	binary.Write(&b, binary.LittleEndian, uint16(len(h)))
+	b.Write([]byte{version, 0})
+	if version == 1 {
+		binary.Write(&b, binary.LittleEndian, uint16(len(h)))
+	} else {
+		binary.Write(&b, binary.LittleEndian, uint32(len(h)))
+	}
 	b.WriteString(h)
 	b.Write(body)
 	return b.Bytes()
 }
 
-func write(t *testing.T, name string, b []byte) string {
+// npy builds a version-1.0 .npy file.
+func npy(descr string, fortran bool, shape string, body []byte) []byte {
+	fo := "False"
+	if fortran {
+		fo = "True"
+	}
+	return npyFile(1, fmt.Sprintf("{'descr': '%s', 'fortran_order': %s, 'shape': (%s), }", descr, fo, shape), body)
+}
+
+func write(t testing.TB, name string, b []byte) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, b, 0o644); err != nil {
@@ -37,21 +56,27 @@ func write(t *testing.T, name string, b []byte) string {
 
 func encode(bo binary.ByteOrder, vals any) []byte {
 	var b bytes.Buffer
-	binary.Write(&b, bo, vals)
+	if err := binary.Write(&b, bo, vals); err != nil {
+		panic(err)
+	}
 	return b.Bytes()
 }
 
 func TestReadNPYTypes(t *testing.T) {
 	want := []float64{1, -2, 3, 4, 5, -6}
+	le, be := binary.LittleEndian, binary.BigEndian
 	cases := []struct {
 		descr string
 		body  []byte
 	}{
-		{"<f8", encode(binary.LittleEndian, []float64{1, -2, 3, 4, 5, -6})},
-		{">f8", encode(binary.BigEndian, []float64{1, -2, 3, 4, 5, -6})},
-		{"<f4", encode(binary.LittleEndian, []float32{1, -2, 3, 4, 5, -6})},
-		{"<i4", encode(binary.LittleEndian, []int32{1, -2, 3, 4, 5, -6})},
-		{">i8", encode(binary.BigEndian, []int64{1, -2, 3, 4, 5, -6})},
+		{"<f8", encode(le, []float64{1, -2, 3, 4, 5, -6})},
+		{">f8", encode(be, []float64{1, -2, 3, 4, 5, -6})},
+		{"<f4", encode(le, []float32{1, -2, 3, 4, 5, -6})},
+		{">f4", encode(be, []float32{1, -2, 3, 4, 5, -6})},
+		{"<i4", encode(le, []int32{1, -2, 3, 4, 5, -6})},
+		{">i4", encode(be, []int32{1, -2, 3, 4, 5, -6})},
+		{"<i8", encode(le, []int64{1, -2, 3, 4, 5, -6})},
+		{">i8", encode(be, []int64{1, -2, 3, 4, 5, -6})},
 		{"|i1", []byte{1, 0xfe, 3, 4, 5, 0xfa}},
 	}
 	for _, c := range cases {
@@ -59,81 +84,178 @@ func TestReadNPYTypes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.descr, err)
 		}
-		if len(shape) != 2 || shape[0] != 2 || shape[1] != 3 {
-			t.Errorf("%s: shape %v", c.descr, shape)
+		if !slices.Equal(shape, []int{2, 3}) || !slices.Equal(data, want) {
+			t.Errorf("%s: shape %v data %v, want [2 3] %v", c.descr, shape, data, want)
 		}
-		for i := range want {
-			if data[i] != want[i] {
-				t.Fatalf("%s: %v", c.descr, data)
+	}
+	u8, _, err := ReadNPY(write(t, "u.npy", npy("|u1", false, "3,", []byte{0, 7, 255})))
+	if err != nil || !slices.Equal(u8, []float64{0, 7, 255}) {
+		t.Errorf("uint8: %v %v", u8, err)
+	}
+	bools, _, err := ReadNPY(write(t, "b.npy", npy("|b1", false, "3,", []byte{1, 0, 1})))
+	if err != nil || !slices.Equal(bools, []float64{1, 0, 1}) {
+		t.Errorf("bool: %v %v", bools, err)
+	}
+}
+
+func TestReadNPYLayouts(t *testing.T) {
+	le := binary.LittleEndian
+	// Fortran order: [[1,2,3],[4,5,6]] is stored 1,4,2,5,3,6.
+	data, shape, err := ReadNPY(write(t, "f.npy", npy("<f8", true, "2, 3", encode(le, []float64{1, 4, 2, 5, 3, 6}))))
+	if err != nil || !slices.Equal(data, []float64{1, 2, 3, 4, 5, 6}) || !slices.Equal(shape, []int{2, 3}) {
+		t.Errorf("fortran 2-D: %v %v %v", data, shape, err)
+	}
+	// 3-D: element (i,j,k) = 100i+10j+k stored with i fastest.
+	var col []float64
+	for k := range 4 {
+		for j := range 3 {
+			for i := range 2 {
+				col = append(col, float64(100*i+10*j+k))
 			}
 		}
 	}
-	// Fortran order: column-major [[1,2,3],[4,5,6]] is stored 1,4,2,5,3,6.
-	data, _, err := ReadNPY(write(t, "f.npy", npy("<f8", true, "2, 3", encode(binary.LittleEndian, []float64{1, 4, 2, 5, 3, 6}))))
-	if err != nil || fmt.Sprint(data) != "[1 2 3 4 5 6]" {
-		t.Errorf("fortran order: %v %v", data, err)
+	data, _, err = ReadNPY(write(t, "f3.npy", npy("<f8", true, "2, 3, 4", encode(le, col))))
+	if err != nil {
+		t.Fatal(err)
 	}
-	bools, _, err := ReadNPY(write(t, "b.npy", npy("|b1", false, "3,", []byte{1, 0, 1})))
-	if err != nil || fmt.Sprint(bools) != "[1 0 1]" {
-		t.Errorf("bool: %v %v", bools, err)
+	for i := range 2 {
+		for j := range 3 {
+			for k := range 4 {
+				if got := data[(i*3+j)*4+k]; got != float64(100*i+10*j+k) {
+					t.Fatalf("fortran 3-D: element (%d,%d,%d) = %v", i, j, k, got)
+				}
+			}
+		}
+	}
+	// Versions 2.0 and 3.0 have a 4-byte header length; double quotes and
+	// keys in any order are valid Python.
+	for _, v := range []byte{2, 3} {
+		b := npyFile(v, `{"shape": (2,), "fortran_order": False, "descr": "<i8"}`, encode(le, []int64{7, 8}))
+		data, shape, err := ReadNPY(write(t, "v.npy", b))
+		if err != nil || !slices.Equal(data, []float64{7, 8}) || !slices.Equal(shape, []int{2}) {
+			t.Errorf("version %d: %v %v %v", v, data, shape, err)
+		}
+	}
+	// A scalar has shape () and one value; an empty array none.
+	data, shape, err = ReadNPY(write(t, "s.npy", npy("<f8", false, "", encode(le, []float64{2.5}))))
+	if err != nil || len(shape) != 0 || !slices.Equal(data, []float64{2.5}) {
+		t.Errorf("scalar: %v %v %v", data, shape, err)
+	}
+	data, shape, err = ReadNPY(write(t, "e.npy", npy("<f8", false, "0, 3", nil)))
+	if err != nil || len(data) != 0 || !slices.Equal(shape, []int{0, 3}) {
+		t.Errorf("empty: %v %v %v", data, shape, err)
 	}
 }
 
 func TestReadNPYBadInput(t *testing.T) {
 	good := npy("<f8", false, "2,", encode(binary.LittleEndian, []float64{1, 2}))
+	dict := func(d string) []byte { return npyFile(1, d, make([]byte, 16)) }
 	for name, c := range map[string]struct {
 		b    []byte
 		want string
 	}{
-		"magic":     {append([]byte("XNUMPY"), good[6:]...), "bad magic"},
-		"truncated": {good[:len(good)-3], "needs 16 bytes"},
-		"huge":      {npy("<f8", false, "1000000000000, 1000000", nil), "needs"},
-		"overflow":  {npy("<f8", false, "9223372036854775807, 4", nil), "overflows"},
-		"noshape":   {bytes.Replace(good, []byte("'shape'"), []byte("'shope'"), 1), "lacks"},
-		"object":    {npy("|O8", false, "2,", make([]byte, 16)), "unsupported dtype"},
-		"header":    {good[:12], "past the end"},
-		"version":   {append(append([]byte{}, good[:6]...), append([]byte{9}, good[7:]...)...), "version"},
+		"magic":      {append([]byte("XNUMPY"), good[6:]...), "bad magic"},
+		"empty":      {nil, "bad magic"},
+		"truncated":  {good[:len(good)-3], "needs 2 values"},
+		"trailing":   {append(slices.Clone(good), 0), "1 bytes after the data"},
+		"huge":       {npy("<f8", false, "1000000000000, 1000000", nil), "needs 1000000000000000000 values"},
+		"overflow":   {npy("<f8", false, "9223372036854775807, 4", nil), "overflows"},
+		"bigdim":     {npy("<f8", false, "99999999999999999999,", nil), "bad dimension"},
+		"negative":   {npy("<f8", false, "-2,", nil), "bad dimension"},
+		"noshape":    {dict("{'descr': '<f8', 'fortran_order': False}"), "no shape"},
+		"extrakey":   {dict("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'x': 1}"), `unexpected key "x"`},
+		"duplicate":  {dict("{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (2,)}"), "duplicate key"},
+		"onetuple":   {npy("<f8", false, "2", make([]byte, 16)), "1-tuple"},
+		"garbage":    {dict("{'descr': '<f8', 'fortran_order': False, 'shape': (2,)} x"), "after the dictionary"},
+		"fortran":    {dict("{'descr': '<f8', 'fortran_order': 0, 'shape': (2,)}"), "True or False"},
+		"object":     {npy("|O", false, "2,", make([]byte, 16)), "object arrays"},
+		"structured": {dict("{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2,)}"), "structured"},
+		"float16":    {npy("<f2", false, "2,", make([]byte, 4)), "unsupported dtype"},
+		"order":      {npy("|f8", false, "2,", make([]byte, 16)), "byte order"},
+		"header":     {good[:12], "past the end"},
+		"newline":    {bytes.Replace(good, []byte(" \n"), []byte("  "), 1), "newline"},
+		"version":    {append(append([]byte{}, good[:6]...), append([]byte{9}, good[7:]...)...), "version 9.0"},
 	} {
 		_, _, err := ReadNPY(write(t, name+".npy", c.b))
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), name+".npy") {
-			t.Errorf("%s: error %v, want one naming the file and %q", name, err, c.want)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), name+".npy: offset") {
+			t.Errorf("%s: error %v, want one naming the file, the offset and %q", name, err, c.want)
 		}
 	}
 }
 
-func TestReadCSVAndLabels(t *testing.T) {
-	data, rows, cols, err := ReadCSV(write(t, "p.csv", []byte("a,b\n0.5, 0.5\n0.25,0.75\n")))
-	if err != nil || rows != 2 || cols != 2 || data[3] != 0.75 {
-		t.Errorf("csv: %v %d %d %v", data, rows, cols, err)
+func TestRead(t *testing.T) {
+	le := binary.LittleEndian
+	data, rows, cols, err := Read(write(t, "m.npy", npy("<f4", false, "2, 2", encode(le, []float32{0.25, 0.75, 1, 0}))))
+	if err != nil || rows != 2 || cols != 2 || !slices.Equal(data, []float64{0.25, 0.75, 1, 0}) {
+		t.Errorf("npy matrix: %v %d %d %v", data, rows, cols, err)
 	}
-	if _, _, _, err := ReadCSV(write(t, "bad.csv", []byte("1,2\n3,x\n"))); err == nil || !strings.Contains(err.Error(), "line 2, column 2") {
-		t.Errorf("bad csv: %v", err)
-	}
-	if _, _, _, err := ReadCSV(write(t, "ragged.csv", []byte("1,2\n3\n"))); err == nil {
-		t.Error("ragged csv accepted")
-	}
-	labels, err := ReadLabels(write(t, "y.txt", []byte("2\n0\n1\n")))
-	if err != nil || fmt.Sprint(labels) != "[2 0 1]" {
-		t.Errorf("labels %v %v", labels, err)
-	}
-	if _, err := ReadLabels(write(t, "y2.txt", []byte("1.5\n"))); err == nil {
-		t.Error("fractional label accepted")
-	}
-	if _, err := ReadLabels(write(t, "y3.npy", npy("<i8", false, "3,", encode(binary.LittleEndian, []int64{1, 0, 2})))); err != nil {
-		t.Error(err)
+	if _, _, _, err := Read(write(t, "c.npy", npy("<f4", false, "1, 1, 1", encode(le, []float32{1})))); err == nil || !strings.Contains(err.Error(), "dimensions") {
+		t.Errorf("3-D array: error %v", err)
 	}
 }
 
+func TestReadCSV(t *testing.T) {
+	data, rows, cols, err := ReadCSV(write(t, "p.csv", []byte("a,b\n0.5, 0.5\n\n0.25,0.75\n")))
+	if err != nil || rows != 2 || cols != 2 || !slices.Equal(data, []float64{0.5, 0.5, 0.25, 0.75}) {
+		t.Errorf("with header: %v %d %d %v", data, rows, cols, err)
+	}
+	data, rows, cols, err = ReadCSV(write(t, "n.csv", []byte("1,2,3\n4,5,6\n")))
+	if err != nil || rows != 2 || cols != 3 || !slices.Equal(data, []float64{1, 2, 3, 4, 5, 6}) {
+		t.Errorf("no header: %v %d %d %v", data, rows, cols, err)
+	}
+	for name, c := range map[string]struct{ text, want string }{
+		"bad.csv":    {"1,2\n\n3,x\n", "bad.csv: line 3, column 2: \"x\" is not a number"},
+		"ragged.csv": {"p,q\n1,2\n3\n", "ragged.csv: line 3: 1 fields, want 2"},
+		"twohdr.csv": {"p,q\nr,s\n", "twohdr.csv: line 2, column 1"},
+		"none.csv":   {"p,q\n", "none.csv: no numeric rows"},
+		"quote.csv":  {"1,\"2\n", "quote.csv"},
+	} {
+		if _, _, _, err := ReadCSV(write(t, name, []byte(c.text))); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+func TestReadLabels(t *testing.T) {
+	labels, err := ReadLabels(write(t, "y.txt", []byte("2\n0\n1\n")))
+	if err != nil || !slices.Equal(labels, []int{2, 0, 1}) {
+		t.Errorf("txt: %v %v", labels, err)
+	}
+	labels, err = ReadLabels(write(t, "y.csv", []byte("label\n1\n1\n")))
+	if err != nil || !slices.Equal(labels, []int{1, 1}) {
+		t.Errorf("csv with header: %v %v", labels, err)
+	}
+	labels, err = ReadLabels(write(t, "y.npy", npy("<i8", false, "3,", encode(binary.LittleEndian, []int64{1, 0, 2}))))
+	if err != nil || !slices.Equal(labels, []int{1, 0, 2}) {
+		t.Errorf("npy: %v %v", labels, err)
+	}
+	labels, err = ReadLabels(write(t, "y1.npy", npy("|u1", false, "2, 1", []byte{3, 4})))
+	if err != nil || !slices.Equal(labels, []int{3, 4}) {
+		t.Errorf("npy column: %v %v", labels, err)
+	}
+	for name, c := range map[string]struct {
+		b    []byte
+		want string
+	}{
+		"frac.txt": {[]byte("1\n1.5\n"), "frac.txt: label 1 (row 2) = 1.5 is not an integer"},
+		"nan.txt":  {[]byte("NaN\n"), "not an integer"},
+		"two.csv":  {[]byte("1,2\n"), "two.csv: labels must be one column, found 2"},
+		"wide.npy": {npy("<i8", false, "1, 2", make([]byte, 16)), "found 2"},
+	} {
+		if _, err := ReadLabels(write(t, name, c.b)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+// FuzzReadNPY checks that no input makes ReadNPY panic or return data that
+// disagrees with its shape.
 func FuzzReadNPY(f *testing.F) {
 	f.Add(npy("<f8", false, "2,", encode(binary.LittleEndian, []float64{1, 2})))
 	f.Add(npy(">f4", true, "2, 2", encode(binary.BigEndian, []float32{1, 2, 3, 4})))
 	f.Add(npy("|u1", false, "3,", []byte{1, 2, 3}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		path := filepath.Join(t.TempDir(), "f.npy")
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		data, shape, err := ReadNPY(path)
+		data, shape, err := ReadNPY(write(t, "f.npy", b))
 		if err != nil {
 			return
 		}

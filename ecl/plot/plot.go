@@ -1,20 +1,23 @@
 // Package plot draws reliability diagrams of the calibration metrics with
 // gonum.org/v1/plot and writes them as PNG or SVG.
 //
-// A Figure is a grid of panels: TopLabel gives one panel (accuracy against
-// confidence per bin, the gap to the diagonal in red, the bin counts above
-// the bars), Classwise one panel per class, and Canonical (K = 3) the
-// probability simplex divided into the regions of its anchors, each coloured
-// by its bin's error.
+// TopLabel draws accuracy against confidence per bin (the gap to the
+// diagonal as a translucent red bar, the bin counts above the bars),
+// Classwise one such panel per class, and Canonical (K = 3) the probability
+// simplex cut into the regions of its anchors, each coloured by its bin's
+// error. Save and SaveFigure render a diagram or a grid of panels and replace
+// the output file atomically.
 package plot
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette/moreland"
@@ -24,54 +27,95 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/ecl-go/ecl/ecl/bins"
 	"github.com/ecl-go/ecl/ecl/metrics"
 	"github.com/ecl-go/ecl/internal/atomicfile"
 )
 
-// Figure is a grid of panels, row by row.
+// Figure is a grid of panels, row by row; nil panels stay blank.
 type Figure [][]*plot.Plot
 
 var (
-	barColor = color.RGBA{R: 70, G: 110, B: 190, A: 255}
-	gapColor = color.RGBA{R: 220, G: 50, B: 40, A: 140}
-	empty    = color.White
+	barColor      = color.RGBA{R: 70, G: 110, B: 190, A: 255}
+	excludedColor = color.RGBA{R: 170, G: 185, B: 215, A: 255}
+	gapColor      = color.NRGBA{R: 220, G: 40, B: 30, A: 120}
+	emptyColor    = color.Gray{Y: 190}
+	gridColor     = color.Gray{Y: 255}
 )
 
-// rect is the polygon of [x0, x1] × [y0, y1].
-func rect(x0, x1, y0, y1 float64, c color.Color) (*plotter.Polygon, error) {
-	p, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+// polygon is a filled polygon with no outline.
+func polygon(c color.Color, xys ...plotter.XY) (*plotter.Polygon, error) {
+	p, err := plotter.NewPolygon(plotter.XYs(xys))
 	if err != nil {
 		return nil, err
 	}
 	p.Color = c
-	p.LineStyle.Width = vg.Points(0.5)
-	p.LineStyle.Color = color.White
+	p.LineStyle.Width = 0
 	return p, nil
 }
 
-// reliability is one panel: per bin a bar up to the outcome frequency, a red
-// bar between it and the mean confidence, and the count above.
+// rect is the filled rectangle [x0, x1] × [y0, y1] with a thin white border.
+func rect(x0, x1, y0, y1 float64, c color.Color) (*plotter.Polygon, error) {
+	p, err := polygon(c, plotter.XY{X: x0, Y: y0}, plotter.XY{X: x1, Y: y0}, plotter.XY{X: x1, Y: y1}, plotter.XY{X: x0, Y: y1})
+	if err != nil {
+		return nil, err
+	}
+	p.LineStyle.Width, p.LineStyle.Color = vg.Points(0.5), color.White
+	return p, nil
+}
+
+// labels adds small centred text labels at the given points.
+func labels(p *plot.Plot, xys plotter.XYs, text []string) error {
+	if len(xys) == 0 {
+		return nil
+	}
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: text})
+	if err != nil {
+		return err
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].Font.Size = vg.Points(6)
+		l.TextStyle[i].XAlign = draw.XCenter
+		l.TextStyle[i].YAlign = draw.YCenter
+	}
+	p.Add(l)
+	return nil
+}
+
+// reliability is one panel: per non-empty bin a bar over [Lo, Hi] up to the
+// outcome frequency (pale when the bin is left out of the error), a
+// translucent red bar between it and the mean confidence, and the count
+// above; the dashed diagonal is perfect calibration.
 func reliability(c metrics.Calibration, title, ylabel string) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = "confidence", ylabel
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1.08
-	var labels plotter.XYLabels
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1.1
+	var at plotter.XYs
+	var counts []string
+	var excluded *plotter.Polygon
+	var gap *plotter.Polygon
 	for _, b := range c.Bins {
 		if b.Count == 0 {
 			continue
 		}
-		bar, err := rect(b.Lo, b.Hi, 0, b.Acc, barColor)
+		col := barColor
+		if !b.Used {
+			col = excludedColor
+		}
+		bar, err := rect(b.Lo, b.Hi, 0, b.Acc, col)
 		if err != nil {
 			return nil, err
 		}
-		gap, err := rect(b.Lo, b.Hi, min(b.Acc, b.Conf), max(b.Acc, b.Conf), gapColor)
-		if err != nil {
+		if gap, err = rect(b.Lo, b.Hi, min(b.Acc, b.Conf), max(b.Acc, b.Conf), gapColor); err != nil {
 			return nil, err
+		}
+		if !b.Used {
+			excluded = bar
 		}
 		p.Add(bar, gap)
-		labels.XYs = append(labels.XYs, plotter.XY{X: (b.Lo + b.Hi) / 2, Y: 1.02})
-		labels.Labels = append(labels.Labels, strconv.Itoa(b.Count))
+		at = append(at, plotter.XY{X: (b.Lo + b.Hi) / 2, Y: 1.05})
+		counts = append(counts, strconv.Itoa(b.Count))
 	}
 	diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
 	if err != nil {
@@ -79,60 +123,99 @@ func reliability(c metrics.Calibration, title, ylabel string) (*plot.Plot, error
 	}
 	diag.LineStyle.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
 	p.Add(diag)
-	if len(labels.XYs) > 0 {
-		l, err := plotter.NewLabels(labels)
-		if err != nil {
-			return nil, err
-		}
-		for i := range l.TextStyle {
-			l.TextStyle[i].Font.Size = vg.Points(6)
-			l.TextStyle[i].XAlign = draw.XCenter
-		}
-		p.Add(l)
+	if err := labels(p, at, counts); err != nil {
+		return nil, err
 	}
+	legend, err := rect(0, 1, 0, 1, barColor)
+	if err != nil {
+		return nil, err
+	}
+	p.Legend.Add(ylabel, legend)
+	if gap != nil {
+		p.Legend.Add("gap to confidence", gap)
+	}
+	if excluded != nil {
+		p.Legend.Add("bin left out (few samples)", excluded)
+	}
+	p.Legend.Add("perfect calibration", diag)
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.YOffs = -vg.Points(12) // below the count labels
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	return p, nil
 }
 
-// TopLabel is the top-label reliability diagram of c.
-func TopLabel(c metrics.Calibration, title string) (Figure, error) {
-	p, err := reliability(c, fmt.Sprintf("%s (ECE %.2f%%)", title, 100*c.Error), "accuracy")
-	return Figure{{p}}, err
+// TopLabel is the top-label reliability diagram of c: accuracy against
+// confidence per bin, with the ECE in the title.
+func TopLabel(c metrics.Calibration, title string) (*plot.Plot, error) {
+	return reliability(c, heading(title, fmt.Sprintf("ECE %.2f%%", 100*c.Error)), "accuracy")
 }
 
-// Classwise is one reliability panel per class, up to four per row.
+// heading joins a diagram's title, which may be empty, and its detail.
+func heading(title, detail string) string {
+	if title == "" {
+		return detail
+	}
+	return title + " — " + detail
+}
+
+// Classwise is one reliability panel per class (frequency of the class
+// against its predicted probability), up to four panels per row.
 func Classwise(c metrics.Classwise, title string) (Figure, error) {
+	if len(c.Classes) == 0 {
+		return nil, errors.New("plot.Classwise: no classes")
+	}
 	cols := min(len(c.Classes), 4)
-	var fig Figure
+	fig := make(Figure, (len(c.Classes)+cols-1)/cols)
+	for i := range fig {
+		fig[i] = make([]*plot.Plot, cols)
+	}
 	for k, cal := range c.Classes {
-		p, err := reliability(cal, fmt.Sprintf("%s class %d (%.2f%%)", title, k, 100*cal.Error), "frequency")
+		p, err := reliability(cal, heading(title, fmt.Sprintf("class %d, ECE %.2f%% (CwECE %.2f%%)", k, 100*cal.Error, 100*c.Error)), "frequency")
 		if err != nil {
 			return nil, err
 		}
-		if k%cols == 0 {
-			fig = append(fig, nil)
-		}
-		fig[len(fig)-1] = append(fig[len(fig)-1], p)
-	}
-	for len(fig[len(fig)-1]) < cols {
-		fig[len(fig)-1] = append(fig[len(fig)-1], nil)
+		fig[k/cols][k%cols] = p
 	}
 	return fig, nil
 }
 
-// corners of the simplex for K = 3.
-var corners = [3][2]float64{{0, 0}, {1, 0}, {0.5, math.Sqrt(3) / 2}}
+// corner holds the plane coordinates of the simplex corners for K = 3.
+var corner = [3]plotter.XY{{X: 0, Y: 0}, {X: 1, Y: 0}, {X: 0.5, Y: math.Sqrt(3) / 2}}
 
-func cartesian(s []float64) plotter.XY {
-	return plotter.XY{X: s[1]*corners[1][0] + s[2]*corners[2][0], Y: s[2] * corners[2][1]}
+// planar maps a point of the 3-class simplex to the plane; the map is an
+// isometry up to scale, so nearest anchors are the same in both.
+func planar(s [3]float64) plotter.XY {
+	return plotter.XY{X: s[1]*corner[1].X + s[2]*corner[2].X, Y: s[2] * corner[2].Y}
 }
 
-// Canonical draws the simplex (class 0 at (0,0), class 1 at (1,0), class 2
-// at (½, √3/2)) cut into small triangles, each coloured by the error of the
-// anchor bin nearest to its centre, blue (0) to red (the largest error); white
-// where the bin is empty. It needs K = 3.
-func Canonical(c metrics.Canonical, title string) (Figure, error) {
+// centroid is the mean of simplex points.
+func centroid(pts ...[3]float64) [3]float64 {
+	var c [3]float64
+	for _, s := range pts {
+		for d := range c {
+			c[d] += s[d] / float64(len(pts))
+		}
+	}
+	return c
+}
+
+// Canonical draws the canonical reliability diagram for K = 3: the simplex
+// (class 0 at (0,0), class 1 at (1,0), class 2 at (½, √3/2)) on the grid of
+// N+1 subdivisions whose upward small triangles have the anchors as
+// centroids. Each anchor's region (its upward triangle and the third of each
+// neighbouring downward triangle nearest to it) is coloured by its bin's
+// error ‖mean S − mean onehot(y)‖₂ on a blue–red scale shown beside the
+// triangle, grey where the bin is empty, and labelled with the bin count.
+func Canonical(c metrics.Canonical, title string) (*plot.Plot, error) {
 	if c.K != 3 {
-		return nil, fmt.Errorf("plot.Canonical: the simplex diagram needs 3 classes, got %d", c.K)
+		return nil, fmt.Errorf("plot.Canonical: the simplex diagram needs K = 3 classes, got K = %d", c.K)
+	}
+	if len(c.Bins) == 0 || len(c.Anchors) != 3*len(c.Bins) {
+		return nil, fmt.Errorf("plot.Canonical: %d anchor coordinates for %d bins", len(c.Anchors), len(c.Bins))
+	}
+	grid, n := bins.SimplexGrid(len(c.Bins), 3)
+	if len(grid) != len(c.Anchors) {
+		return nil, fmt.Errorf("plot.Canonical: %d bins is not the size of a simplex grid", len(c.Bins))
 	}
 	top := 0.0
 	for _, b := range c.Bins {
@@ -141,83 +224,162 @@ func Canonical(c metrics.Canonical, title string) (Figure, error) {
 	cmap := moreland.SmoothBlueRed()
 	cmap.SetMin(0)
 	cmap.SetMax(max(top, 1e-9))
+	binColor := func(s [3]float64) (color.Color, error) {
+		b := c.Bins[bins.Nearest(s[:], c.Anchors, 3)]
+		if b.Count == 0 {
+			return emptyColor, nil
+		}
+		return cmap.At(b.Err)
+	}
+
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s (canonical ECE %.2f%%; bin error blue 0 → red %.2f, white empty)", title, 100*c.Error, top)
+	p.Title.Text = heading(title, fmt.Sprintf("canonical ECE %.2f%%", 100*c.Error))
 	p.HideAxes()
-	const m = 48 // subdivisions of each side
-	for i := 0; i < m; i++ {
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -0.08, 1.42, -0.1, 0.95
+	m := n + 1 // the anchors are the centroids of the upward triangles of this grid
+	vertex := func(i, j int) [3]float64 {
+		return [3]float64{float64(m-i-j) / float64(m), float64(i) / float64(m), float64(j) / float64(m)}
+	}
+	for i := range m {
 		for j := 0; i+j < m; j++ {
-			// Upward triangle (i,j), (i+1,j), (i,j+1) and, inside the
-			// grid, the downward one (i+1,j), (i,j+1), (i+1,j+1).
-			tris := [][3][2]int{{{i, j}, {i + 1, j}, {i, j + 1}}}
-			if i+j+1 < m {
-				tris = append(tris, [3][2]int{{i + 1, j}, {i, j + 1}, {i + 1, j + 1}})
+			up := [3][3]float64{vertex(i, j), vertex(i+1, j), vertex(i, j+1)}
+			col, err := binColor(centroid(up[:]...))
+			if err != nil {
+				return nil, err
 			}
-			for _, t := range tris {
-				var xys plotter.XYs
-				var centre [3]float64
-				for _, v := range t {
-					s := []float64{float64(m-v[0]-v[1]) / m, float64(v[0]) / m, float64(v[1]) / m}
-					xys = append(xys, cartesian(s))
-					for d := range centre {
-						centre[d] += s[d] / 3
-					}
-				}
-				bin := c.Bins[nearest(centre[:], c.Anchors)]
-				col := color.Color(empty)
-				if bin.Count > 0 {
-					var err error
-					if col, err = cmap.At(bin.Err); err != nil {
-						return nil, err
-					}
-				}
-				poly, err := plotter.NewPolygon(xys)
+			tri, err := polygon(col, planar(up[0]), planar(up[1]), planar(up[2]))
+			if err != nil {
+				return nil, err
+			}
+			tri.LineStyle.Width, tri.LineStyle.Color = vg.Points(0.4), gridColor
+			p.Add(tri)
+			if i+j+1 == m {
+				continue
+			}
+			// The downward triangle splits into three pieces, each the
+			// triangle of one edge and the centre, nearest to the anchor
+			// across that edge.
+			down := [3][3]float64{vertex(i+1, j), vertex(i, j+1), vertex(i+1, j+1)}
+			mid := centroid(down[:]...)
+			for e := range 3 {
+				a, b := down[e], down[(e+1)%3]
+				col, err := binColor(centroid(a, b, mid))
 				if err != nil {
 					return nil, err
 				}
-				poly.Color, poly.LineStyle.Width = col, 0
-				p.Add(poly)
+				piece, err := polygon(col, planar(a), planar(b), planar(mid))
+				if err != nil {
+					return nil, err
+				}
+				piece.LineStyle.Width, piece.LineStyle.Color = vg.Points(0.2), col // hide seams
+				p.Add(piece)
 			}
 		}
 	}
-	return Figure{{p}}, nil
-}
-
-// nearest is the index of the anchor (rows of 3) closest to s.
-func nearest(s, anchors []float64) int {
-	best, bi := math.Inf(1), 0
-	for j := 0; j*3 < len(anchors); j++ {
-		d := 0.0
-		for k := range 3 {
-			d += (s[k] - anchors[j*3+k]) * (s[k] - anchors[j*3+k])
-		}
-		if d < best {
-			best, bi = d, j
+	// Redraw the grid lines over the downward pieces.
+	for i := range m {
+		for j := 0; i+j < m; j++ {
+			l, err := plotter.NewLine(plotter.XYs{planar(vertex(i, j)), planar(vertex(i+1, j)), planar(vertex(i, j+1)), planar(vertex(i, j))})
+			if err != nil {
+				return nil, err
+			}
+			l.LineStyle.Width, l.LineStyle.Color = vg.Points(0.4), gridColor
+			p.Add(l)
 		}
 	}
-	return bi
+	var at plotter.XYs
+	var text []string
+	for j, b := range c.Bins {
+		at = append(at, planar([3]float64(c.Anchors[3*j:3*j+3])))
+		text = append(text, strconv.Itoa(b.Count))
+	}
+	for k, xy := range corner {
+		at = append(at, plotter.XY{X: xy.X + []float64{-0.03, 0.03, 0}[k], Y: xy.Y + []float64{-0.04, -0.04, 0.04}[k]})
+		text = append(text, fmt.Sprintf("class %d", k))
+	}
+	if err := labels(p, at, text); err != nil {
+		return nil, err
+	}
+	if err := colorBar(p, cmap, top); err != nil {
+		return nil, err
+	}
+	empty, err := polygon(emptyColor, corner[0], corner[1], corner[2])
+	if err != nil {
+		return nil, err
+	}
+	p.Legend.Add("empty bin", empty)
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	return p, nil
 }
 
-// Save renders fig at width w per panel column and height h per panel row
-// into path, as PNG or SVG by its extension, atomically.
-func Save(fig Figure, path string, w, h vg.Length) error {
+// colorBar draws the scale of cmap from 0 to top as a vertical bar to the
+// right of the simplex, with tick labels.
+func colorBar(p *plot.Plot, cmap interface {
+	At(float64) (color.Color, error)
+}, top float64) error {
+	const x0, x1, steps = 1.1, 1.16, 40
+	h := corner[2].Y
+	for s := range steps {
+		col, err := cmap.At(top * (float64(s) + 0.5) / steps)
+		if err != nil {
+			return err
+		}
+		slab, err := polygon(col, plotter.XY{X: x0, Y: h * float64(s) / steps}, plotter.XY{X: x1, Y: h * float64(s) / steps},
+			plotter.XY{X: x1, Y: h * float64(s+1) / steps}, plotter.XY{X: x0, Y: h * float64(s+1) / steps})
+		if err != nil {
+			return err
+		}
+		slab.LineStyle.Width, slab.LineStyle.Color = vg.Points(0.2), col
+		p.Add(slab)
+	}
+	var at plotter.XYs
+	var text []string
+	for _, f := range []float64{0, 0.25, 0.5, 0.75, 1} {
+		at = append(at, plotter.XY{X: x1 + 0.08, Y: f * h})
+		text = append(text, strconv.FormatFloat(f*top, 'f', 3, 64))
+	}
+	at = append(at, plotter.XY{X: (x0 + x1) / 2, Y: h + 0.05})
+	text = append(text, "bin error")
+	return labels(p, at, text)
+}
+
+// Save renders p at width w and height h into path, as PNG or SVG by its
+// extension; see SaveFigure.
+func Save(p *plot.Plot, path string, w, h vg.Length) error {
+	return SaveFigure(Figure{{p}}, path, w, h)
+}
+
+// SaveFigure renders fig with width w per panel column and height h per
+// panel row into path, as PNG (.png) or SVG (.svg) by its extension. The
+// image is rendered first and then written to a temporary file in the same
+// directory that replaces path only once complete, so an existing file is
+// never lost half-written.
+func SaveFigure(fig Figure, path string, w, h vg.Length) error {
+	if len(fig) == 0 || len(fig[0]) == 0 {
+		return fmt.Errorf("plot.SaveFigure: %s: empty figure", path)
+	}
+	for _, row := range fig {
+		if len(row) != len(fig[0]) {
+			return fmt.Errorf("plot.SaveFigure: %s: ragged figure (rows of %d and %d panels)", path, len(fig[0]), len(row))
+		}
+	}
 	width, height := w*vg.Length(len(fig[0])), h*vg.Length(len(fig))
 	var canvas interface {
 		vg.CanvasSizer
 		io.WriterTo
 	}
-	switch filepath.Ext(path) {
+	switch strings.ToLower(filepath.Ext(path)) {
 	case ".png":
 		canvas = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
 	case ".svg":
 		canvas = vgsvg.New(width, height)
 	default:
-		return fmt.Errorf("plot.Save: %s: unknown image format (want .png or .svg)", path)
+		return fmt.Errorf("plot.SaveFigure: %s: unknown image format %q (want .png or .svg)", path, filepath.Ext(path))
 	}
-	dc := draw.New(canvas)
-	tiles := draw.Tiles{Rows: len(fig), Cols: len(fig[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	canvases := plot.Align(fig, tiles, dc)
+	pad := vg.Millimeter * 3
+	tiles := draw.Tiles{Rows: len(fig), Cols: len(fig[0]), PadX: pad, PadY: pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
+	canvases := plot.Align(fig, tiles, draw.New(canvas))
 	for i, row := range fig {
 		for j, p := range row {
 			if p != nil {
@@ -225,8 +387,11 @@ func Save(fig Figure, path string, w, h vg.Length) error {
 			}
 		}
 	}
-	return atomicfile.Write(path, func(out io.Writer) error {
+	if err := atomicfile.Write(path, func(out io.Writer) error {
 		_, err := canvas.WriteTo(out)
 		return err
-	})
+	}); err != nil {
+		return fmt.Errorf("plot.SaveFigure: %w", err)
+	}
+	return nil
 }

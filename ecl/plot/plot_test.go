@@ -14,92 +14,177 @@ import (
 	"github.com/ecl-go/ecl/ecl/metrics"
 )
 
-// sample draws over-confident predictions of 3 classes.
-func sample(n int) ([]float64, []int) {
+// sample draws over-confident predictions of k classes: the most probable
+// class is right only 60% of the time (plus chance).
+func sample(n, k int) ([]float64, []int) {
 	r := rand.New(rand.NewPCG(1, 2))
-	probs := make([]float64, 0, 3*n)
+	probs := make([]float64, 0, k*n)
 	labels := make([]int, n)
+	w := make([]float64, k)
 	for i := range n {
-		w := []float64{r.ExpFloat64(), r.ExpFloat64(), r.ExpFloat64()}
-		w[r.IntN(3)] += 2
-		s := w[0] + w[1] + w[2]
-		probs = append(probs, w[0]/s, w[1]/s, w[2]/s)
-		labels[i] = r.IntN(3)
-		if r.Float64() < 0.6 {
-			best := 0
-			for k := range 3 {
-				if w[k] > w[best] {
-					best = k
-				}
+		s, best := 0.0, 0
+		for c := range w {
+			w[c] = r.ExpFloat64()
+		}
+		w[r.IntN(k)] += 2
+		for c, v := range w {
+			s += v
+			if v > w[best] {
+				best = c
 			}
+		}
+		for _, v := range w {
+			probs = append(probs, v/s)
+		}
+		labels[i] = r.IntN(k)
+		if r.Float64() < 0.6 {
 			labels[i] = best
 		}
 	}
 	return probs, labels
 }
 
-func TestDiagramsRender(t *testing.T) {
-	probs, labels := sample(500)
-	top, err := metrics.ECE(probs, 3, labels, metrics.Options{})
+// figures returns the three diagrams of a 3-class sample.
+func figures(t *testing.T, o metrics.Options) map[string]Figure {
+	t.Helper()
+	probs, labels := sample(500, 3)
+	top, err := metrics.ECE(probs, 3, labels, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cw, _ := metrics.ClasswiseECE(probs, 3, labels, metrics.Options{})
-	can, _ := metrics.CanonicalECE(probs, 3, labels, metrics.Options{})
-	figs := map[string]func() (Figure, error){
-		"top":       func() (Figure, error) { return TopLabel(top, "test") },
-		"classwise": func() (Figure, error) { return Classwise(cw, "test") },
-		"canonical": func() (Figure, error) { return Canonical(can, "test") },
+	cw, err := metrics.ClasswiseECE(probs, 3, labels, o)
+	if err != nil {
+		t.Fatal(err)
 	}
+	can, err := metrics.CanonicalECE(probs, 3, labels, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := TopLabel(top, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := Classwise(cw, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := Canonical(can, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cf) != 1 || len(cf[0]) != 3 {
+		t.Fatalf("class-wise figure of %d rows, want 1 row of 3 panels", len(cf))
+	}
+	return map[string]Figure{"top-label": {{tp}}, "classwise": cf, "canonical": {{cp}}}
+}
+
+func TestDiagramsRender(t *testing.T) {
 	dir := t.TempDir()
-	for name, f := range figs {
-		fig, err := f()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		for _, ext := range []string{".png", ".svg"} {
-			path := filepath.Join(dir, name+ext)
-			if err := Save(fig, path, 10*vg.Centimeter, 9*vg.Centimeter); err != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ext == ".png" {
-				img, err := png.Decode(bytes.NewReader(b))
-				if err != nil || img.Bounds().Dx() < 100 {
-					t.Errorf("%s: not a PNG of useful size: %v", path, err)
+	if keep := os.Getenv("ECL_PLOT_DIR"); keep != "" {
+		dir = keep // to look at the images
+	}
+	for _, o := range []metrics.Options{{}, metrics.ReferenceOptions()} {
+		for name, fig := range figures(t, o) {
+			for _, ext := range []string{".png", ".svg"} {
+				path := filepath.Join(dir, name+ext)
+				if err := SaveFigure(fig, path, 12*vg.Centimeter, 10*vg.Centimeter); err != nil {
+					t.Fatalf("%s: %v", path, err)
 				}
-			} else if !strings.Contains(string(b), "<svg") {
-				t.Errorf("%s: no <svg element", path)
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ext == ".png" {
+					img, err := png.Decode(bytes.NewReader(b))
+					if err != nil {
+						t.Fatalf("%s: %v", path, err)
+					}
+					if got, want := img.Bounds().Dx(), int(12*vg.Centimeter.Dots(vgDPI)*float64(len(fig[0]))); got < want-2 || got > want+2 {
+						t.Errorf("%s: %d pixels wide, want %d", path, got, want)
+					}
+				} else if !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "test") {
+					t.Errorf("%s: no <svg element with the title", path)
+				}
 			}
 		}
 	}
-	if dir := os.Getenv("ECL_PLOT_KEEP"); dir != "" {
-		for name, f := range figs {
-			fig, _ := f()
-			Save(fig, filepath.Join(dir, name+".png"), 10*vg.Centimeter, 9*vg.Centimeter)
-		}
+}
+
+// vgDPI is vgimg's default resolution.
+const vgDPI = 96
+
+func TestClasswiseWrapsRows(t *testing.T) {
+	probs, labels := sample(300, 6)
+	cw, err := metrics.ClasswiseECE(probs, 6, labels, metrics.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig, err := Classwise(cw, "six")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fig) != 2 || len(fig[0]) != 4 || len(fig[1]) != 4 || fig[1][1] == nil || fig[1][2] != nil {
+		t.Fatalf("6 classes laid out as %v", fig)
+	}
+	if err := SaveFigure(fig, filepath.Join(t.TempDir(), "cw.png"), 8*vg.Centimeter, 7*vg.Centimeter); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Classwise(metrics.Classwise{}, "none"); err == nil {
+		t.Error("Classwise accepted no classes")
 	}
 }
 
 func TestCanonicalNeedsThreeClasses(t *testing.T) {
-	if _, err := Canonical(metrics.Canonical{K: 4}, "x"); err == nil || !strings.Contains(err.Error(), "3 classes") {
-		t.Errorf("error %v", err)
+	probs, labels := sample(100, 4)
+	can, err := metrics.CanonicalECE(probs, 4, labels, metrics.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Canonical(can, "x"); err == nil || !strings.Contains(err.Error(), "K = 3") || !strings.Contains(err.Error(), "K = 4") {
+		t.Errorf("K = 4: error %v, want one naming K = 3 and K = 4", err)
+	}
+	if _, err := Canonical(metrics.Canonical{K: 3}, "x"); err == nil {
+		t.Error("no bins accepted")
 	}
 }
 
-func TestSaveKeepsOldFileOnBadFormat(t *testing.T) {
-	probs, labels := sample(50)
-	top, _ := metrics.ECE(probs, 3, labels, metrics.Options{})
-	fig, _ := TopLabel(top, "x")
-	path := filepath.Join(t.TempDir(), "d.gif")
-	os.WriteFile(path, []byte("old"), 0o644)
-	if err := Save(fig, path, vg.Centimeter*5, vg.Centimeter*5); err == nil {
-		t.Fatal("unknown extension accepted")
+func TestSaveKeepsOldFileOnFailure(t *testing.T) {
+	probs, labels := sample(50, 3)
+	top, err := metrics.ECE(probs, 3, labels, metrics.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := TopLabel(top, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	gif := filepath.Join(dir, "d.gif")
+	if err := Save(p, gif, vg.Centimeter*5, vg.Centimeter*5); err == nil || !strings.Contains(err.Error(), "d.gif") {
+		t.Fatalf("unknown extension: error %v", err)
+	}
+	if _, err := os.Stat(gif); !os.IsNotExist(err) {
+		t.Errorf("a file was left for the unknown extension: %v", err)
+	}
+	// A failed render leaves the previous result untouched.
+	path := filepath.Join(dir, "d.png")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := SaveFigure(Figure{{p}, {}}, path, vg.Centimeter*5, vg.Centimeter*5); err == nil {
+		t.Fatal("ragged figure accepted")
 	}
 	if b, _ := os.ReadFile(path); string(b) != "old" {
 		t.Errorf("file changed to %q", b)
+	}
+	if err := Save(p, path, vg.Centimeter*5, vg.Centimeter*5); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+		t.Errorf("replaced file: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want only d.png", len(entries))
 	}
 }
