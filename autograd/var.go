@@ -2,6 +2,7 @@ package autograd
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/ecl-go/ecl/tensor"
@@ -119,7 +120,7 @@ func (v *Var[T]) BackwardWith(g *tensor.Tensor[T]) {
 }
 
 func (v *Var[T]) accumulate(g *tensor.Tensor[T]) {
-	if !sameShape(g.Shape(), v.Value.Shape()) {
+	if !slices.Equal(g.Shape(), v.Value.Shape()) {
 		panic(fmt.Sprintf("autograd: %v backward gave gradient of shape %v for value of shape %v", v.op, g.Shape(), v.Value.Shape()))
 	}
 	if v.Grad == nil {
@@ -154,16 +155,4 @@ func topo[T tensor.Float](v *Var[T]) []*Var[T] {
 		stack = stack[:len(stack)-1]
 	}
 	return order
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

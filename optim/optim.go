@@ -42,10 +42,7 @@ func (o *SGD[T]) Step() {
 		if p.Grad == nil {
 			continue
 		}
-		g := p.Grad
-		if o.Decay != 0 {
-			g = tensor.Add(g, tensor.Scale(p.Value, T(o.Decay)))
-		}
+		g := decayed(p, o.Decay)
 		if o.Momentum != 0 {
 			if o.buf[i] == nil {
 				o.buf[i] = tensor.Clone(g)
@@ -87,10 +84,7 @@ func (o *Adam[T]) Step() {
 		if p.Grad == nil {
 			continue
 		}
-		g := p.Grad
-		if o.Decay != 0 {
-			g = tensor.Add(g, tensor.Scale(p.Value, T(o.Decay)))
-		}
+		g := decayed(p, o.Decay)
 		if o.m[i] == nil {
 			o.m[i] = tensor.ZerosOn(g.Device(), g.Shape()...)
 			o.v[i] = tensor.ZerosOn(g.Device(), g.Shape()...)
@@ -104,6 +98,14 @@ func (o *Adam[T]) Step() {
 		step := tensor.Scale(tensor.Div(o.m[i], denom), T(o.Rate/bc1))
 		tensor.CopyInto(p.Value, tensor.Sub(p.Value, step))
 	}
+}
+
+// decayed is p's gradient plus the L2 weight-decay term decay·p.
+func decayed[T tensor.Float](p *autograd.Var[T], decay float64) *tensor.Tensor[T] {
+	if decay == 0 {
+		return p.Grad
+	}
+	return tensor.Add(p.Grad, tensor.Scale(p.Value, T(decay)))
 }
 
 // MultiStep multiplies the learning rate by Gamma at each epoch listed in

@@ -14,30 +14,19 @@ func pointwise(p Conv2DParams) bool {
 	return p.KH == 1 && p.KW == 1 && p.StrideH == 1 && p.StrideW == 1 && p.PadH == 0 && p.PadW == 0
 }
 
-// im2col copies the receptive fields of image x [C,H,W] into col
-// [C·KH·KW, OH·OW], with zeros for padding.
-func im2col[T Float](col, x []T, p Conv2DParams) {
+// rows calls f for every row of the column matrix of one image whose input
+// row is inside the image (others are all padding): the column-matrix row
+// segment's offset for output row y, the input row's offset ih·W in plane c,
+// and the kernel column kw.
+func rows(p Conv2DParams, f func(colOff, inOff, kw int)) {
 	oh, ow := p.OutH(), p.OutW()
 	for c := 0; c < p.C; c++ {
-		plane := x[c*p.H*p.W : (c+1)*p.H*p.W]
 		for kh := 0; kh < p.KH; kh++ {
 			for kw := 0; kw < p.KW; kw++ {
-				row := col[((c*p.KH+kh)*p.KW+kw)*oh*ow:][:oh*ow]
+				row := ((c*p.KH+kh)*p.KW + kw) * oh * ow
 				for y := 0; y < oh; y++ {
-					ih := y*p.StrideH - p.PadH + kh*p.DilH
-					out := row[y*ow : (y+1)*ow]
-					if ih < 0 || ih >= p.H {
-						clear(out)
-						continue
-					}
-					in := plane[ih*p.W : (ih+1)*p.W]
-					for x := range out {
-						iw := x*p.StrideW - p.PadW + kw*p.DilW
-						if iw < 0 || iw >= p.W {
-							out[x] = 0
-						} else {
-							out[x] = in[iw]
-						}
+					if ih := y*p.StrideH - p.PadH + kh*p.DilH; ih >= 0 && ih < p.H {
+						f(row+y*ow, (c*p.H+ih)*p.W, kw)
 					}
 				}
 			}
@@ -45,30 +34,33 @@ func im2col[T Float](col, x []T, p Conv2DParams) {
 	}
 }
 
+// im2col copies the receptive fields of image x [C,H,W] into col
+// [C·KH·KW, OH·OW], with zeros for padding.
+func im2col[T Float](col, x []T, p Conv2DParams) {
+	clear(col)
+	ow := p.OutW()
+	rows(p, func(colOff, inOff, kw int) {
+		out, in := col[colOff:colOff+ow], x[inOff:inOff+p.W]
+		for j := range out {
+			if iw := j*p.StrideW - p.PadW + kw*p.DilW; iw >= 0 && iw < p.W {
+				out[j] = in[iw]
+			}
+		}
+	})
+}
+
 // col2im adds the columns of col back into image dx [C,H,W] (which it does
 // not zero): the adjoint of im2col.
 func col2im[T Float](dx, col []T, p Conv2DParams) {
-	oh, ow := p.OutH(), p.OutW()
-	for c := 0; c < p.C; c++ {
-		plane := dx[c*p.H*p.W : (c+1)*p.H*p.W]
-		for kh := 0; kh < p.KH; kh++ {
-			for kw := 0; kw < p.KW; kw++ {
-				row := col[((c*p.KH+kh)*p.KW+kw)*oh*ow:][:oh*ow]
-				for y := 0; y < oh; y++ {
-					ih := y*p.StrideH - p.PadH + kh*p.DilH
-					if ih < 0 || ih >= p.H {
-						continue
-					}
-					in := plane[ih*p.W : (ih+1)*p.W]
-					for x, v := range row[y*ow : (y+1)*ow] {
-						if iw := x*p.StrideW - p.PadW + kw*p.DilW; iw >= 0 && iw < p.W {
-							in[iw] += v
-						}
-					}
-				}
+	ow := p.OutW()
+	rows(p, func(colOff, inOff, kw int) {
+		src, in := col[colOff:colOff+ow], dx[inOff:inOff+p.W]
+		for j, v := range src {
+			if iw := j*p.StrideW - p.PadW + kw*p.DilW; iw >= 0 && iw < p.W {
+				in[iw] += v
 			}
 		}
-	}
+	})
 }
 
 // perImage runs body for each image of the batch over the cores, giving each

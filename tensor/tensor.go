@@ -136,18 +136,6 @@ func contiguousStrides(shape []int) []int {
 	return st
 }
 
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // sameDevice panics when the tensors of an op live on different devices.
 func sameDevice[T Float](op string, ts ...*Tensor[T]) Device[T] {
 	dev := ts[0].Device()

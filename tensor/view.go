@@ -197,7 +197,7 @@ func Clone[T Float](t *Tensor[T]) *Tensor[T] {
 // CopyInto copies src into the view dst of the same shape and device.
 func CopyInto[T Float](dst, src *Tensor[T]) {
 	sameDevice("CopyInto", dst, src)
-	if !sameShape(dst.shape, src.shape) {
+	if !slices.Equal(dst.shape, src.shape) {
 		panic(fmt.Sprintf("tensor.CopyInto: shapes %v and %v", dst.shape, src.shape))
 	}
 	dst.Device().Copy(dst, src)
