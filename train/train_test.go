@@ -1,0 +1,68 @@
+package train
+
+import (
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/nn"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+func TestBatchesCoverEveryIndexOnce(t *testing.T) {
+	b := batches(rand.New(rand.NewPCG(1, 1)), 10, 4)
+	if len(b) != 3 || len(b[2]) != 2 {
+		t.Fatalf("batches %v", b)
+	}
+	var all []int
+	for _, x := range b {
+		all = append(all, x...)
+	}
+	sort.Ints(all)
+	for i, v := range all {
+		if v != i {
+			t.Fatalf("indices %v", all)
+		}
+	}
+}
+
+// The ECL stage changes only the main head; the backbone and the auxiliary
+// head keep their values.
+func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	m := nn.NewMLPClassifier[float64](r, 2, 6, 3, 3)
+	src := Data{tensor.RandNormal[float64](r, 0, 1, 20, 2), make([]int, 20)}
+	tgt := Data{tensor.RandNormal[float64](r, 1, 1, 20, 2), make([]int, 20)}
+	for i := range src.Y {
+		src.Y[i] = i % 3
+	}
+	snapshot := func(mod nn.Module[float64]) [][]float64 {
+		var out [][]float64
+		for _, p := range mod.Params() {
+			out = append(out, p.Value.Data())
+		}
+		return out
+	}
+	back, aux, main := snapshot(m.Backbone), snapshot(m.Aux), snapshot(m.Main)
+	rec := Recipe{ECL: Stage{Epochs: 2, LR: 0.01}, Batch: 5, LambdaCE: 1}
+	if err := ECL(r, rec, ecl.ClassWise, m, src, tgt, 3); err != nil {
+		t.Fatal(err)
+	}
+	same := func(a, b [][]float64) bool {
+		for i := range a {
+			for j := range a[i] {
+				if a[i][j] != b[i][j] {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if !same(back, snapshot(m.Backbone)) || !same(aux, snapshot(m.Aux)) {
+		t.Error("the ECL stage changed the backbone or the auxiliary head")
+	}
+	if same(main, snapshot(m.Main)) {
+		t.Error("the ECL stage left the main head unchanged")
+	}
+}
