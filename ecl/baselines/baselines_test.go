@@ -1,0 +1,86 @@
+package baselines
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// overconfident draws labels from softmax(z) and returns logits t0·z: a
+// model whose true temperature is t0.
+func overconfident(r *rand.Rand, n, k int, t0 float64) ([]float64, []int) {
+	logits := make([]float64, 0, n*k)
+	labels := make([]int, n)
+	p := make([]float64, k)
+	for i := range n {
+		z := make([]float64, k)
+		for j := range z {
+			z[j] = 1.5 * r.NormFloat64()
+		}
+		softmaxScaled(p, z, 1)
+		u, c := r.Float64(), 0.0
+		for j := range p {
+			if c += p[j]; u < c || j == k-1 {
+				labels[i] = j
+				break
+			}
+		}
+		for _, v := range z {
+			logits = append(logits, t0*v)
+		}
+	}
+	return logits, labels
+}
+
+func TestTemperatureRecoversTheGeneratingTemperature(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	logits, labels := overconfident(r, 20000, 4, 2.5)
+	for _, obj := range []Objective{NLL, Brier} {
+		got, err := FitTemperature(logits, 4, labels, nil, obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got-2.5) > 0.1 {
+			t.Errorf("objective %d: T = %v, want about 2.5", obj, got)
+		}
+	}
+	// Weights that are all equal change nothing.
+	w := make([]float64, len(labels))
+	for i := range w {
+		w[i] = 3
+	}
+	a, _ := FitTemperature(logits, 4, labels, nil, NLL)
+	b, _ := FitTemperature(logits, 4, labels, w, NLL)
+	if math.Abs(a-b) > 1e-6 {
+		t.Errorf("uniform weights moved T from %v to %v", a, b)
+	}
+	if _, err := FitTemperature(logits, 4, labels[:3], nil, NLL); err == nil {
+		t.Error("mismatched sizes accepted")
+	}
+}
+
+// Source N(0,1), target N(1,1) in one dimension: the density ratio is
+// exp(x − 1/2) whatever the sample sizes.
+func TestDomainRatioOfTwoGaussians(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	src, tgt := make([]float64, 30000), make([]float64, 10000)
+	for i := range src {
+		src[i] = r.NormFloat64()
+	}
+	for i := range tgt {
+		tgt[i] = 1 + r.NormFloat64()
+	}
+	m, err := FitDomain(src, tgt, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []float64{-1, 0, 0.5, 1, 2} {
+		want := math.Exp(x - 0.5)
+		if got := m.Ratio([]float64{x}, 0, 0); math.Abs(got-want) > 0.1*want {
+			t.Errorf("ratio at %v: %v, want %v", x, got, want)
+		}
+	}
+	if got := m.Ratio([]float64{5}, 0, 10); got != 10 {
+		t.Errorf("clip: %v", got)
+	}
+}

@@ -1,0 +1,110 @@
+package baselines
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/optimize"
+)
+
+// Objective selects what a temperature minimises.
+type Objective int
+
+const (
+	// NLL is the (weighted) mean negative log-likelihood: temperature
+	// scaling.
+	NLL Objective = iota
+	// Brier is the (weighted) mean Brier score: the CPCS form of weighted
+	// temperature scaling.
+	Brier
+)
+
+// FitTemperature returns the T > 0 minimising the weighted mean objective of
+// softmax(logits/T) against labels, over s = ln T from T = 1.5. logits is
+// row-major [N, k]; weights (nil for all 1) are per sample and non-negative.
+func FitTemperature(logits []float64, k int, labels []int, weights []float64, obj Objective) (float64, error) {
+	n := len(labels)
+	if k < 2 || len(logits) != n*k || n == 0 || (weights != nil && len(weights) != n) {
+		return 0, fmt.Errorf("baselines.FitTemperature: %d logits, %d labels, %d weights for %d classes", len(logits), n, len(weights), k)
+	}
+	for i, y := range labels {
+		if y < 0 || y >= k {
+			return 0, fmt.Errorf("baselines.FitTemperature: label %d at %d out of [0, %d)", y, i, k)
+		}
+		if weights != nil && !(weights[i] >= 0) {
+			return 0, fmt.Errorf("baselines.FitTemperature: weight %v at %d", weights[i], i)
+		}
+	}
+	p := make([]float64, k)
+	eval := func(s float64) (f, df float64) {
+		t := math.Exp(s)
+		wsum := 0.0
+		for i, y := range labels {
+			w := 1.0
+			if weights != nil {
+				w = weights[i]
+			}
+			z := logits[i*k : (i+1)*k]
+			softmaxScaled(p, z, t)
+			// d p_j / d s = p_j·(z̄ − z_j)/T with z̄ = Σ p z: the derivative
+			// of softmax(z·e^{−s}).
+			zbar := 0.0
+			for j := range p {
+				zbar += p[j] * z[j]
+			}
+			switch obj {
+			case NLL:
+				f += -w * math.Log(max(p[y], 1e-300))
+				df += -w * (zbar - z[y]) / t
+			case Brier:
+				for j := range p {
+					d := p[j]
+					if j == y {
+						d--
+					}
+					f += w * d * d
+					df += w * 2 * d * p[j] * (zbar - z[j]) / t
+				}
+			}
+			wsum += w
+		}
+		if wsum == 0 {
+			return 0, 0
+		}
+		return f / wsum, df / wsum
+	}
+	prob := optimize.Problem{
+		Func: func(x []float64) float64 { f, _ := eval(x[0]); return f },
+		Grad: func(g, x []float64) { _, g[0] = eval(x[0]) },
+	}
+	res, err := optimize.Minimize(prob, []float64{math.Log(1.5)}, &optimize.Settings{GradientThreshold: 1e-10}, &optimize.BFGS{})
+	if err != nil && res == nil {
+		return 0, fmt.Errorf("baselines.FitTemperature: %w", err)
+	}
+	return math.Exp(res.X[0]), nil
+}
+
+// softmaxScaled sets p = softmax(z/t), computed stably.
+func softmaxScaled(p, z []float64, t float64) {
+	m := math.Inf(-1)
+	for _, v := range z {
+		m = max(m, v)
+	}
+	s := 0.0
+	for j, v := range z {
+		p[j] = math.Exp((v - m) / t)
+		s += p[j]
+	}
+	for j := range p {
+		p[j] /= s
+	}
+}
+
+// Scale returns softmax(logits/T) row by row.
+func Scale(logits []float64, k int, t float64) []float64 {
+	out := make([]float64, len(logits))
+	for i := 0; i < len(logits); i += k {
+		softmaxScaled(out[i:i+k], logits[i:i+k], t)
+	}
+	return out
+}
