@@ -99,7 +99,7 @@ func To[T Float](t *Tensor[T], dev Device[T]) *Tensor[T] {
 	if t.Device() == dev {
 		return t
 	}
-	return FromSliceOn(dev, t.Data(), t.shape...)
+	return FromSliceOn(dev, t.Data(), t.Shape()...)
 }
 
 // Convert copies t to a CPU tensor of element type U.
@@ -109,5 +109,5 @@ func Convert[U, T Float](t *Tensor[T]) *Tensor[U] {
 	for i, v := range src {
 		dst[i] = U(v)
 	}
-	return FromSlice(dst, t.shape...)
+	return FromSlice(dst, t.Shape()...)
 }

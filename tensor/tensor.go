@@ -16,11 +16,11 @@ type Tensor[T Float] struct {
 	buf     Buffer[T]
 }
 
-// Shape returns a copy of the shape.
-func (t *Tensor[T]) Shape() []int { return append([]int(nil), t.shape...) }
+// Shape returns a copy of the shape (empty, not nil, for a scalar).
+func (t *Tensor[T]) Shape() []int { return append(make([]int, 0, len(t.shape)), t.shape...) }
 
 // Strides returns a copy of the strides, in elements.
-func (t *Tensor[T]) Strides() []int { return append([]int(nil), t.strides...) }
+func (t *Tensor[T]) Strides() []int { return append(make([]int, 0, len(t.strides)), t.strides...) }
 
 // Offset is the position of the first element in the buffer.
 func (t *Tensor[T]) Offset() int { return t.offset }

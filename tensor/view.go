@@ -25,7 +25,10 @@ func Reshape[T Float](t *Tensor[T], shape ...int) *Tensor[T] {
 			known *= s
 		}
 	}
-	if infer >= 0 && known > 0 {
+	if infer >= 0 {
+		if known == 0 {
+			panic(fmt.Sprintf("tensor.Reshape: cannot infer -1 in %v next to a zero dimension (%v has %d elements)", shape, t.shape, t.Len()))
+		}
 		shape[infer] = t.Len() / known
 	}
 	if numel(shape) != t.Len() {
