@@ -38,6 +38,9 @@ type SimConfig struct {
 	// Control adds the CE-finetune row: the ECL stage's schedule with the
 	// cross-entropy term only.
 	Control bool
+	// PostHoc lists post-hoc methods applied to the uncalibrated model:
+	// "ts" (temperature scaling), "cpcs" (importance-weighted temperature).
+	PostHoc []string
 	Loss    ecl.Config // Bins, Tau, NProx, EMA, Reduce
 	Metrics metrics.Options
 	// Progress, when set, is called after each trained model.
@@ -210,18 +213,20 @@ func RunSim(c SimConfig) ([]Result, error) {
 					auxOut = 2
 				}
 				base, ok := bases[s]
-				eval := func(method string, m *nn.Classifier[float64]) error {
-					tp := probsOf(m, tgt)
+				record := func(method string, sp, tp []float64) error {
 					ts, err := Evaluate(tp, Classes, tgt.Y, c.Metrics)
 					if err != nil {
 						return err
 					}
-					ss, err := Evaluate(probsOf(m, src), Classes, src.Y, c.Metrics)
+					ss, err := Evaluate(sp, Classes, src.Y, c.Metrics)
 					if err != nil {
 						return err
 					}
 					out = append(out, Result{Shift: k.String(), Method: method, Setup: s.String(), Seed: seed, Target: ts, Source: ss, TargetProbs: tp, TargetLabels: tgt.Y})
 					return nil
+				}
+				eval := func(method string, m *nn.Classifier[float64]) error {
+					return record(method, probsOf(m, src), probsOf(m, tgt))
 				}
 				if !ok {
 					base = nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 1)), 2, s.Hidden, Classes, Classes)
@@ -229,6 +234,20 @@ func RunSim(c SimConfig) ([]Result, error) {
 					bases[s] = base
 					if err := eval("Uncal", base); err != nil {
 						return nil, err
+					}
+					if len(c.PostHoc) > 0 {
+						// A held-out source sample, drawn apart so that the
+						// other methods' data stay the same.
+						valD, _ := sim.Generate(s.Shift, max(s.Points/4, 2), rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points)|1<<63)))
+						fits, err := postHoc(c.PostHoc, base, toData(valD), src, tgt)
+						if err != nil {
+							return nil, err
+						}
+						for _, f := range fits {
+							if err := record(f.method, f.src, f.tgt); err != nil {
+								return nil, err
+							}
+						}
 					}
 					if c.Control {
 						ctl := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, Classes)

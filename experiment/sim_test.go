@@ -54,3 +54,30 @@ func TestRunSimIsSeeded(t *testing.T) {
 		t.Error("unknown recipe accepted")
 	}
 }
+
+// Post-hoc temperatures change confidences, never the predicted class.
+func TestPostHocKeepsAccuracy(t *testing.T) {
+	c := SimConfig{Recipe: "paper", Shifts: []sim.Kind{sim.Normal}, Paradigms: []ecl.Paradigm{ecl.TopLabel},
+		Runs: 1, Seed: 5, Points: 80, Hidden: 8, BaseEpochs: 20, AuxEpochs: 1, ECLEpochs: 1, PostHoc: PostHocMethods}
+	rs, err := RunSim(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byMethod := map[string]Result{}
+	for _, r := range rs {
+		byMethod[r.Method] = r
+	}
+	for _, m := range []string{"TS", "CPCS"} {
+		r, ok := byMethod[m]
+		if !ok {
+			t.Fatalf("no %s row in %v", m, rs)
+		}
+		if r.Target.ACC != byMethod["Uncal"].Target.ACC || r.Target.ECE == byMethod["Uncal"].Target.ECE {
+			t.Errorf("%s: target %+v, Uncal %+v", m, r.Target, byMethod["Uncal"].Target)
+		}
+	}
+	c.PostHoc = []string{"nope"}
+	if _, err := RunSim(c); err == nil {
+		t.Error("unknown post-hoc method accepted")
+	}
+}

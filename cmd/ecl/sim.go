@@ -46,6 +46,7 @@ func runSim(args []string) error {
 	reduce := fs.String("reduce", "mean", "mini-batch loss over samples: mean (default) or sum (reference code)")
 	fs.BoolVar(&c.NonTrainable, "nontrainable", false, "use the soft-binned estimator on each mini-batch instead of Algorithm 1 (ablation)")
 	fs.BoolVar(&c.Control, "control", true, "add the CE-finetune row (the ECL stage without ECL)")
+	posthoc := fs.String("posthoc", "", "comma list of post-hoc methods on the uncalibrated model: ts, cpcs, or all")
 	metricConv := fs.String("metrics", "paper", "metric conventions: paper (15 equal-width bins) or reference (metrics.py: bins with ≤5 samples dropped, 0 in no bin)")
 	out := fs.String("out", "out/sim", "directory for results.json, results.csv and reliability diagrams (empty: none)")
 	quiet := fs.Bool("quiet", false, "no progress display")
@@ -58,6 +59,13 @@ func runSim(args []string) error {
 	}
 	if c.Paradigms, err = parseList(*paradigms, ecl.ParseParadigm); err != nil {
 		return err
+	}
+	switch *posthoc {
+	case "":
+	case "all":
+		c.PostHoc = experiment.PostHocMethods
+	default:
+		c.PostHoc = strings.Split(*posthoc, ",")
 	}
 	switch *reduce {
 	case "sum":
