@@ -72,9 +72,11 @@ func LogSumExp[T tensor.Float](x *Var[T], axis int, keepDims bool) *Var[T] {
 	return out
 }
 
-// LogSoftmax is x − LogSumExp(x) along axis.
+// LogSoftmax is (x − m) − log Σ exp(x − m) along axis, with m the constant
+// maximum: x − LogSumExp(x), accurate in float32 for large logits.
 func LogSoftmax[T tensor.Float](x *Var[T], axis int) *Var[T] {
-	return Sub(x, LogSumExp(x, axis, true))
+	z := Sub(x, Const(tensor.ShiftMax(x.Value, axis)))
+	return Sub(z, Log(Sum(Exp(z), axis, true)))
 }
 
 // Softmax is exp(LogSoftmax(x)) along axis.

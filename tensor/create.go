@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
@@ -60,14 +61,17 @@ func FromSlice[T Float](data []T, shape ...int) *Tensor[T] {
 	return FromSliceOn[T](CPU[T]{}, data, shape...)
 }
 
-// Arange is the 1-D CPU tensor start, start+step, … (values < stop for step > 0).
+// Arange is the 1-D CPU tensor start, start+step, … of the values below
+// stop (above it for a negative step); element i is start + i·step, so the
+// length does not drift with rounding.
 func Arange[T Float](start, stop, step T) *Tensor[T] {
 	if step == 0 {
 		panic("tensor.Arange: step 0")
 	}
-	var data []T
-	for v := start; (step > 0 && v < stop) || (step < 0 && v > stop); v += step {
-		data = append(data, v)
+	n := int(math.Ceil(float64(stop-start) / float64(step)))
+	data := make([]T, max(n, 0))
+	for i := range data {
+		data[i] = start + T(i)*step
 	}
 	return FromSlice(data, len(data))
 }

@@ -110,9 +110,12 @@ func maxFinite[T Float]() float64 {
 	return 1.7976931348623157e308
 }
 
-// LogSoftmax is x − LogSumExp(x) along axis.
+// LogSoftmax is x − LogSumExp(x) along axis, computed as
+// (x − m) − log Σ exp(x − m) around the maximum m, which keeps float32
+// accurate for large logits.
 func LogSoftmax[T Float](x *Tensor[T], axis int) *Tensor[T] {
-	return Sub(x, LogSumExp(x, axis, true))
+	z := Sub(x, ShiftMax(x, axis))
+	return Sub(z, Log(Sum(Exp(z), axis, true)))
 }
 
 // Softmax is exp(x)/Σ exp(x) along axis, computed stably.

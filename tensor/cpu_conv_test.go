@@ -1,0 +1,219 @@
+package tensor
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+)
+
+// cpuConvCases cover an empty batch, the smallest convolution, odd sizes with
+// mixed stride, padding and dilation, pointwise kernels with and without the
+// shortcut, kernel taps that only ever see padding, LeNet's second layer and
+// a batch that splits over cores in uneven chunks.
+var cpuConvCases = []struct {
+	name     string
+	p        Conv2DParams
+	parallel bool
+}{
+	{"empty", Conv2DParams{N: 0, C: 2, H: 5, W: 5, O: 3, KH: 3, KW: 3, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1}, false},
+	{"1x1x1x1", Conv2DParams{N: 1, C: 1, H: 1, W: 1, O: 1, KH: 1, KW: 1, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1}, false},
+	{"odd", Conv2DParams{N: 3, C: 2, H: 7, W: 5, O: 3, KH: 3, KW: 2, StrideH: 2, StrideW: 1, PadH: 1, PadW: 0, DilH: 1, DilW: 2}, false},
+	{"odd-stride-w", Conv2DParams{N: 2, C: 3, H: 6, W: 9, O: 2, KH: 2, KW: 3, StrideH: 1, StrideW: 3, PadH: 0, PadW: 2, DilH: 2, DilW: 1}, false},
+	{"pointwise", Conv2DParams{N: 2, C: 4, H: 6, W: 5, O: 5, KH: 1, KW: 1, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1}, false},
+	{"pointwise-stride2", Conv2DParams{N: 2, C: 4, H: 6, W: 5, O: 5, KH: 1, KW: 1, StrideH: 2, StrideW: 2, DilH: 1, DilW: 1}, false},
+	{"padding-only-taps", Conv2DParams{N: 2, C: 2, H: 2, W: 1, O: 2, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilH: 1, DilW: 1}, false},
+	{"lenet", Conv2DParams{N: 4, C: 6, H: 12, W: 12, O: 16, KH: 5, KW: 5, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1}, true},
+	{"parallel", Conv2DParams{N: 7, C: 8, H: 16, W: 16, O: 8, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilH: 1, DilW: 1}, true},
+}
+
+// useProcs runs the rest of the test with GOMAXPROCS n, so that the parallel
+// paths run even on a single core.
+func useProcs(t *testing.T, n int) {
+	old := runtime.GOMAXPROCS(n)
+	t.Cleanup(func() { runtime.GOMAXPROCS(old) })
+}
+
+// convTaps calls f with the offsets in x, w and y of every product
+// x·w that the convolution sums into y: the direct 7-nested loop.
+func convTaps(p Conv2DParams, f func(xi, wi, yi int)) {
+	oh, ow := p.OutH(), p.OutW()
+	for n := 0; n < p.N; n++ {
+		for o := 0; o < p.O; o++ {
+			for i := 0; i < oh; i++ {
+				for j := 0; j < ow; j++ {
+					for c := 0; c < p.C; c++ {
+						for kh := 0; kh < p.KH; kh++ {
+							for kw := 0; kw < p.KW; kw++ {
+								ih, iw := i*p.StrideH-p.PadH+kh*p.DilH, j*p.StrideW-p.PadW+kw*p.DilW
+								if ih >= 0 && ih < p.H && iw >= 0 && iw < p.W {
+									f(((n*p.C+c)*p.H+ih)*p.W+iw, ((o*p.C+c)*p.KH+kh)*p.KW+kw, ((n*p.O+o)*oh+i)*ow+j)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// refConv returns the direct-loop forward result and both gradients of
+// Σ y·dy.
+func refConv(x, w, dy []float64, p Conv2DParams) (y, dx, dw []float64) {
+	y, dx, dw = make([]float64, len(dy)), make([]float64, len(x)), make([]float64, len(w))
+	convTaps(p, func(xi, wi, yi int) {
+		y[yi] += x[xi] * w[wi]
+		dx[xi] += dy[yi] * w[wi]
+		dw[wi] += dy[yi] * x[xi]
+	})
+	return y, dx, dw
+}
+
+// randOf returns n standard normal values rounded to T, in T and in float64.
+func randOf[T Float](r *rand.Rand, n int) ([]T, []float64) {
+	s, s64 := make([]T, n), make([]float64, n)
+	for i := range s {
+		s[i] = T(r.NormFloat64())
+		s64[i] = float64(s[i])
+	}
+	return s, s64
+}
+
+// nans is a slice of n NaNs: outputs pre-filled with it show any element a
+// kernel accumulates into or leaves unwritten.
+func nans[T Float](n int) []T {
+	s := make([]T, n)
+	for i := range s {
+		s[i] = T(math.NaN())
+	}
+	return s
+}
+
+// relErr is the largest |got-want| / max(1, |want|), +Inf on a length
+// mismatch or NaN.
+func relErr[T Float](got []T, want []float64) float64 {
+	if len(got) != len(want) {
+		return math.Inf(1)
+	}
+	e := 0.0
+	for i, g := range got {
+		d := math.Abs(float64(g)-want[i]) / max(1, math.Abs(want[i]))
+		if math.IsNaN(d) {
+			return math.Inf(1)
+		}
+		e = max(e, d)
+	}
+	return e
+}
+
+// checkConvKernels compares the three kernels in T against the direct loops.
+func checkConvKernels[T Float](t *testing.T, tol float64) {
+	useProcs(t, 4)
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range cpuConvCases {
+		p := tc.p
+		if err := p.Validate(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		rows, cols := colShape(p)
+		if big := p.N*p.O*rows*cols >= grain; big != tc.parallel {
+			t.Fatalf("%s: parallel path %v, want %v", tc.name, big, tc.parallel)
+		}
+		x, x64 := randOf[T](r, p.N*p.C*p.H*p.W)
+		w, w64 := randOf[T](r, p.O*p.C*p.KH*p.KW)
+		dy, dy64 := randOf[T](r, p.N*p.O*p.OutH()*p.OutW())
+		wantY, wantDx, wantDw := refConv(x64, w64, dy64, p)
+
+		y, dx, dw := nans[T](len(dy)), nans[T](len(x)), nans[T](len(w))
+		conv2dForward(y, x, w, p)
+		conv2dBackwardInput(dx, dy, w, p)
+		conv2dBackwardWeight(dw, x, dy, p)
+		for _, c := range []struct {
+			name string
+			got  []T
+			want []float64
+		}{{"forward", y, wantY}, {"backward input", dx, wantDx}, {"backward weight", dw, wantDw}} {
+			if e := relErr(c.got, c.want); e > tol {
+				t.Errorf("%s %s: %s differs from the direct loops by %g", DType[T](), tc.name, c.name, e)
+			}
+		}
+	}
+}
+
+func TestCPUConvKernelsFloat64(t *testing.T) { checkConvKernels[float64](t, 1e-12) }
+
+func TestCPUConvKernelsFloat32(t *testing.T) { checkConvKernels[float32](t, 1e-4) }
+
+// <conv(x,w), dy> = <x, backwardInput(dy,w)> = <w, backwardWeight(x,dy)>.
+func TestCPUConvAdjointIdentity(t *testing.T) {
+	useProcs(t, 4)
+	r := rand.New(rand.NewPCG(1, 2))
+	dot := func(a, b []float64) (s, abs float64) {
+		for i := range a {
+			s += a[i] * b[i]
+			abs += math.Abs(a[i] * b[i])
+		}
+		return s, abs
+	}
+	for _, tc := range cpuConvCases[1:] {
+		p := tc.p
+		x, _ := randOf[float64](r, p.N*p.C*p.H*p.W)
+		w, _ := randOf[float64](r, p.O*p.C*p.KH*p.KW)
+		dy, _ := randOf[float64](r, p.N*p.O*p.OutH()*p.OutW())
+		y, dx, dw := make([]float64, len(dy)), make([]float64, len(x)), make([]float64, len(w))
+		conv2dForward(y, x, w, p)
+		conv2dBackwardInput(dx, dy, w, p)
+		conv2dBackwardWeight(dw, x, dy, p)
+		ref, scale := dot(y, dy)
+		if scale == 0 {
+			t.Fatalf("%s: degenerate test data", tc.name)
+		}
+		a, _ := dot(x, dx)
+		b, _ := dot(w, dw)
+		if math.Abs(a-ref) > 1e-12*scale || math.Abs(b-ref) > 1e-12*scale {
+			t.Errorf("%s: <y,dy> = %v, <x,dx> = %v, <w,dw> = %v", tc.name, ref, a, b)
+		}
+	}
+}
+
+// The weight gradient sums per-worker partials in a fixed order: repeated
+// runs agree to the bit.
+func TestCPUConvWeightGradientDeterministic(t *testing.T) {
+	useProcs(t, 4)
+	r := rand.New(rand.NewPCG(1, 2))
+	p := cpuConvCases[len(cpuConvCases)-1].p
+	x, _ := randOf[float32](r, p.N*p.C*p.H*p.W)
+	dy, _ := randOf[float32](r, p.N*p.O*p.OutH()*p.OutW())
+	first := make([]float32, p.O*p.C*p.KH*p.KW)
+	conv2dBackwardWeight(first, x, dy, p)
+	for range 20 {
+		dw := make([]float32, len(first))
+		conv2dBackwardWeight(dw, x, dy, p)
+		if !slices.Equal(dw, first) {
+			t.Fatal("weight gradient changed between runs")
+		}
+	}
+}
+
+// span must agree with testing every output position.
+func TestCPUConvSpan(t *testing.T) {
+	for n := 1; n <= 6; n++ {
+		for stride := 1; stride <= 3; stride++ {
+			for pad := 0; pad <= 3; pad++ {
+				for off := 0; off <= 8; off++ {
+					for size := 1; size <= 6; size++ {
+						lo, hi := span(n, stride, pad, off, size)
+						for o := 0; o < n; o++ {
+							in := o*stride - pad + off
+							if inside, got := in >= 0 && in < size, o >= lo && o < hi; inside != got {
+								t.Fatalf("span(%d, %d, %d, %d, %d) = [%d, %d), wrong at %d", n, stride, pad, off, size, lo, hi, o)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
