@@ -374,3 +374,12 @@ func TestCreation(t *testing.T) {
 		t.Error("Full")
 	}
 }
+
+// maxDiff is the largest difference of a and b relative to max(1, |b|).
+func maxDiff(a, b []float64) float64 {
+	d := 0.0
+	for i := range a {
+		d = max(d, math.Abs(a[i]-b[i])/max(1, math.Abs(b[i])))
+	}
+	return d
+}
