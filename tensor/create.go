@@ -82,9 +82,20 @@ func RandUniform[T Float](rng *rand.Rand, lo, hi T, shape ...int) *Tensor[T] {
 	t := Zeros[T](shape...)
 	d := HostData(t)
 	for i := range d {
-		d[i] = lo + (hi-lo)*T(rng.Float64())
+		// Rounding to float32 can reach hi; keep the interval half-open.
+		if d[i] = lo + (hi-lo)*T(rng.Float64()); d[i] >= hi && hi > lo {
+			d[i] = below(hi)
+		}
 	}
 	return t
+}
+
+// below is the largest value of T less than v.
+func below[T Float](v T) T {
+	if _, ok := any(v).(float32); ok {
+		return T(math.Nextafter32(float32(v), float32(math.Inf(-1))))
+	}
+	return T(math.Nextafter(float64(v), math.Inf(-1)))
 }
 
 // RandNormal fills a new CPU tensor with normal values of the given mean and

@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -99,15 +100,7 @@ func LogSumExp[T Float](x *Tensor[T], axis int, keepDims bool) *Tensor[T] {
 // shift that keeps LogSumExp and Softmax finite, even on rows of −∞.
 func ShiftMax[T Float](x *Tensor[T], axis int) *Tensor[T] {
 	m := Max(x, axis, true)
-	return Where(Inside(m, T(-maxFinite[T]()), T(maxFinite[T]())), m, ZerosOn(x.Device()))
-}
-
-func maxFinite[T Float]() float64 {
-	var z T
-	if _, ok := any(z).(float32); ok {
-		return 3.4028234663852886e38
-	}
-	return 1.7976931348623157e308
+	return Where(Inside(m, T(math.Inf(-1)), T(math.Inf(1))), m, ZerosOn(x.Device()))
 }
 
 // LogSoftmax is x − LogSumExp(x) along axis, computed as

@@ -142,6 +142,7 @@ func Narrow[T Float](t *Tensor[T], axis, start, length int) *Tensor[T] {
 // Expand broadcasts t to shape without copying: dimensions of size 1 (and
 // missing leading ones) repeat with stride 0.
 func Expand[T Float](t *Tensor[T], shape ...int) *Tensor[T] {
+	checkShape("Expand", shape)
 	if len(shape) < len(t.shape) {
 		panic(fmt.Sprintf("tensor.Expand: cannot expand %v to %v", t.shape, shape))
 	}

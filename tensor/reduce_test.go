@@ -1,0 +1,301 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+)
+
+// naiveReduce folds x along axis one element at a time through At; the
+// result has keep-dims shape. ArgMax/ArgMin keep the first extreme index.
+func naiveReduce(x *Tensor[float64], axis int, op string) *Tensor[float64] {
+	shape := x.Shape()
+	n := shape[axis]
+	shape[axis] = 1
+	out := Zeros[float64](shape...)
+	for _, idx := range allIndices(shape) {
+		var acc float64
+		switch op {
+		case "max":
+			acc = math.Inf(-1)
+		case "min":
+			acc = math.Inf(1)
+		}
+		best, bi := 0.0, 0
+		for i := 0; i < n; i++ {
+			j := slices.Clone(idx)
+			j[axis] = i
+			v := x.At(j...)
+			switch op {
+			case "sum", "mean":
+				acc += v
+			case "max":
+				acc = math.Max(acc, v)
+			case "min":
+				acc = math.Min(acc, v)
+			case "argmax":
+				if i == 0 || v > best {
+					best, bi = v, i
+				}
+			case "argmin":
+				if i == 0 || v < best {
+					best, bi = v, i
+				}
+			}
+		}
+		switch op {
+		case "mean":
+			acc /= float64(n)
+		case "argmax", "argmin":
+			acc = float64(bi)
+		}
+		out.Set(acc, idx...)
+	}
+	return out
+}
+
+func TestReductionsAlongEachAxis(t *testing.T) {
+	r := newRNG(31)
+	inputs := map[string]*Tensor[float64]{
+		"random":     RandNormal[float64](r, 0, 1, 3, 4, 5),
+		"ties":       randInts(r, 2, 3, 4, 5), // ArgMax/ArgMin must pick the first
+		"transposed": Transpose(RandNormal[float64](r, 0, 1, 5, 4, 3), 0, 2),
+		"narrowed":   Narrow(RandNormal[float64](r, 0, 1, 3, 9, 5), 1, 3, 4),
+	}
+	ops := []struct {
+		name string
+		f    func(*Tensor[float64], int, bool) *Tensor[float64]
+	}{
+		{"sum", Sum[float64]}, {"mean", Mean[float64]}, {"max", Max[float64]},
+		{"min", Min[float64]}, {"argmax", ArgMax[float64]}, {"argmin", ArgMin[float64]},
+	}
+	for in, x := range inputs {
+		for _, op := range ops {
+			for _, axis := range []int{0, 1, 2, -1, -3} {
+				a := axis
+				if a < 0 {
+					a += 3
+				}
+				want := naiveReduce(x, a, op.name)
+				for _, keep := range []bool{true, false} {
+					got := op.f(x, axis, keep)
+					label := fmt.Sprintf("%s %s axis %d keep %v", op.name, in, axis, keep)
+					shape := want.Shape()
+					if !keep {
+						shape = slices.Delete(shape, a, a+1)
+					}
+					if !expectShape(t, label, got, shape...) {
+						continue
+					}
+					expectData(t, label, Reshape(got, -1), approx(want.Data(), got.Data(), 1e-14)...)
+				}
+			}
+		}
+	}
+}
+
+// approx returns want, except where got is within rel of it, where it
+// returns got (so that expectData's exact check becomes a tolerance check).
+func approx(want []float64, got []float64, rel float64) []float64 {
+	out := slices.Clone(want)
+	for i := range out {
+		if i < len(got) && near(got[i], want[i], rel) {
+			out[i] = got[i]
+		}
+	}
+	return out
+}
+
+func TestReductionsLargeParallel(t *testing.T) {
+	withProcs(t, 4)
+	x := RandNormal[float64](newRNG(32), 0, 1, 64, 100, 8)
+	for axis := range 3 {
+		expectData(t, fmt.Sprint("Sum axis ", axis), Sum(x, axis, true), approx(naiveReduce(x, axis, "sum").Data(), Sum(x, axis, true).Data(), 1e-13)...)
+		expectData(t, fmt.Sprint("Max axis ", axis), Max(x, axis, true), naiveReduce(x, axis, "max").Data()...)
+	}
+}
+
+func TestSumAllMeanAll(t *testing.T) {
+	x := RandNormal[float64](newRNG(33), 0, 1, 4, 5, 6)
+	var s float64
+	for _, v := range x.Data() {
+		s += v
+	}
+	for name, v := range map[string]*Tensor[float64]{"dense": x, "transposed": Transpose(x, 0, 2), "permuted": Permute(x, 1, 2, 0)} {
+		if got := SumAll(v); got.Dims() != 0 || !near(got.Item(), s, 1e-13) {
+			t.Errorf("SumAll %s = %v (dims %d), want %v", name, got.Item(), got.Dims(), s)
+		}
+		if got := MeanAll(v); got.Dims() != 0 || !near(got.Item(), s/120, 1e-13) {
+			t.Errorf("MeanAll %s = %v, want %v", name, got.Item(), s/120)
+		}
+	}
+	if got := SumAll(Scalar(2.5)); got.Dims() != 0 || got.Item() != 2.5 {
+		t.Errorf("SumAll of a scalar %v", got)
+	}
+	if got := SumAll(Zeros[float64](0, 4)).Item(); got != 0 {
+		t.Errorf("SumAll of an empty tensor %v", got)
+	}
+	expectData(t, "SumAll by hand", SumAll(FromSlice([]float64{1, 2, 3, 4}, 2, 2)), 10)
+	expectData(t, "MeanAll by hand", MeanAll(FromSlice([]float64{1, 2, 3, 4}, 2, 2)), 2.5)
+}
+
+func TestSumTo(t *testing.T) {
+	x := RandNormal[float64](newRNG(34), 0, 1, 2, 3, 4)
+	for _, shape := range [][]int{{4}, {3, 1}, {1, 1, 4}, {2, 1, 1}, {1, 3, 1}, {2, 3, 4}, {3, 4}, {1}, {}} {
+		got := SumTo(x, shape...)
+		if !expectShape(t, fmt.Sprint("SumTo ", shape), got, shape...) {
+			continue
+		}
+		// Each element of x adds into the element of shape it broadcasts from.
+		want := make([]float64, numel(shape))
+		lead := 3 - len(shape)
+		st := contiguousStrides(shape)
+		for _, idx := range allIndices(x.Shape()) {
+			o := 0
+			for d := range shape {
+				if shape[d] != 1 {
+					o += idx[d+lead] * st[d]
+				}
+			}
+			want[o] += x.At(idx...)
+		}
+		expectData(t, fmt.Sprint("SumTo ", shape), got, approx(want, got.Data(), 1e-13)...)
+	}
+	// SumTo is the adjoint of broadcasting: Σ Expand(y)·x = Σ y·SumTo(x).
+	y := RandNormal[float64](newRNG(35), 0, 1, 3, 1)
+	lhs := SumAll(Mul(Expand(y, 2, 3, 4), x)).Item()
+	rhs := SumAll(Mul(y, SumTo(x, 3, 1))).Item()
+	if !near(lhs, rhs, 1e-12) {
+		t.Errorf("adjoint: %v vs %v", lhs, rhs)
+	}
+	mustPanic(t, func() { SumTo(x, 5) }, "tensor.SumTo", "[5]", "[2 3 4]")
+	mustPanic(t, func() { SumTo(x, 2, 2, 3, 4) }, "tensor.SumTo")
+}
+
+func naiveLSE(row []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range row {
+		m = math.Max(m, v)
+	}
+	if math.IsInf(m, -1) {
+		return m
+	}
+	var s float64
+	for _, v := range row {
+		s += math.Exp(v - m)
+	}
+	return m + math.Log(s)
+}
+
+// naiveLogSoftmax is (v − max) − log Σ exp(r − max) for v in row r.
+func naiveLogSoftmax(r []float64, v float64) float64 {
+	m := math.Inf(-1)
+	for _, u := range r {
+		m = math.Max(m, u)
+	}
+	var s float64
+	for _, u := range r {
+		s += math.Exp(u - m)
+	}
+	return (v - m) - math.Log(s)
+}
+
+func TestLogSumExpSoftmax(t *testing.T) {
+	inf := math.Inf(1)
+	rows := [][]float64{
+		{0.5, -1, 2, 0.25},
+		{1000, 1000, 999, 998},       // would overflow without the shift
+		{-1000, -1001, -999, -1000},  // would underflow to log 0
+		{-inf, -inf, -inf, -inf},     // all −∞: LogSumExp −∞, not NaN
+		{-inf, 0, -inf, math.Log(3)}, // some −∞
+		{3, 3, 3, 3},
+	}
+	var flat []float64
+	for _, r := range rows {
+		flat = append(flat, r...)
+	}
+	x := FromSlice(flat, len(rows), 4)
+	lse := LogSumExp(x, 1, false)
+	expectShape(t, "LogSumExp", lse, len(rows))
+	expectShape(t, "LogSumExp keep", LogSumExp(x, 1, true), len(rows), 1)
+	for i, r := range rows {
+		if got, want := lse.At(i), naiveLSE(r); !near(got, want, 1e-14) {
+			t.Errorf("LogSumExp row %d %v = %v, want %v", i, r, got, want)
+		}
+	}
+	expectData(t, "LogSumExp by hand", LogSumExp(FromSlice([]float64{math.Log(1), math.Log(2), math.Log(5)}), 0, false), math.Log(8))
+	if got := LogSumExp(FromSlice([]float64{1000, 1000}), 0, false).Item(); got != 1000+math.Ln2 {
+		t.Errorf("LogSumExp(1000, 1000) = %v", got)
+	}
+	// Along axis 0 equals along axis 1 of the transpose.
+	xt := Transpose(x, 0, 1)
+	expectData(t, "LogSumExp axis 0 of transpose", LogSumExp(xt, 0, false), lse.Data()...)
+
+	sm := Softmax(x, 1)
+	ls := LogSoftmax(x, 1)
+	for i, r := range rows {
+		m := naiveLSE(r)
+		var sum float64
+		for j, v := range r {
+			p := sm.At(i, j)
+			sum += p
+			if math.IsInf(m, -1) {
+				// 0/0: an all −∞ row has no distribution; nothing to check
+				// except that finite rows elsewhere stay finite.
+				continue
+			}
+			if want := math.Exp(v - m); !near(p, want, 1e-13) {
+				t.Errorf("Softmax row %d col %d = %v, want %v", i, j, p, want)
+			}
+			if want := naiveLogSoftmax(r, v); !near(ls.At(i, j), want, 1e-14) {
+				t.Errorf("LogSoftmax row %d col %d = %v, want %v", i, j, ls.At(i, j), want)
+			}
+		}
+		if !math.IsInf(m, -1) && math.Abs(sum-1) > 1e-14 {
+			t.Errorf("Softmax row %d sums to %v", i, sum)
+		}
+	}
+	by := []float64{0.25, 0.75}
+	expectEach(t, "Softmax by hand", Softmax(FromSlice([]float64{math.Log(1), math.Log(3)}), 0), 1e-15, func(i []int) float64 { return by[i[0]] })
+	// Softmax along axis 0 of a transpose equals the transpose of Softmax along 1.
+	expectEach(t, "Softmax axis 0", Softmax(xt, 0), 1e-15, func(i []int) float64 {
+		if math.IsNaN(sm.At(i[1], i[0])) {
+			return math.NaN()
+		}
+		return sm.At(i[1], i[0])
+	})
+}
+
+func TestZeroLengthAxis(t *testing.T) {
+	x := Zeros[float64](3, 0, 2)
+	expectShape(t, "Sum", Sum(x, 1, false), 3, 2)
+	expectData(t, "Sum over empty axis", Sum(x, 1, false), 0, 0, 0, 0, 0, 0)
+	expectData(t, "Max over empty axis", Max(x, 1, true), math.Inf(-1), math.Inf(-1), math.Inf(-1), math.Inf(-1), math.Inf(-1), math.Inf(-1))
+	expectData(t, "Min over empty axis", Min(Zeros[float64](0), 0, false), math.Inf(1))
+	// Reducing a non-empty axis of an empty tensor gives an empty result.
+	expectShape(t, "Sum along a full axis", Sum(x, 0, false), 0, 2)
+	mustPanic(t, func() { ArgMax(x, 1, false) }, "argmax")
+}
+
+func TestMaxMinPropagateNaN(t *testing.T) {
+	nan := math.NaN()
+	x := FromSlice([]float64{1, nan, 3, nan, 2, 0}, 2, 3)
+	expectData(t, "Max with NaN", Max(x, 1, false), nan, nan)
+	expectData(t, "Min with NaN", Min(x, 1, false), nan, nan)
+	expectData(t, "Max column", Max(x, 0, false), nan, nan, 3)
+	expectData(t, "Min column", Min(x, 0, false), nan, nan, 0)
+}
+
+func TestInts(t *testing.T) {
+	if got := Ints(FromSlice([]float64{0, 2, 7, 1})); !slices.Equal(got, []int{0, 2, 7, 1}) {
+		t.Errorf("Ints %v", got)
+	}
+	x := FromSlice([]float32{3, 9, 9, 1, 0, 5}, 2, 3)
+	if got := Ints(ArgMax(x, 1, false)); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("Ints(ArgMax) %v", got)
+	}
+	if got := Ints(Transpose(FromSlice([]float64{1, 2, 3, 4}, 2, 2), 0, 1)); !slices.Equal(got, []int{1, 3, 2, 4}) {
+		t.Errorf("Ints of a view %v", got)
+	}
+}
