@@ -3,14 +3,51 @@ package experiment
 import (
 	"fmt"
 
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/ecl/baselines"
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
 	"github.com/ecl-go/ecl/train"
 )
 
-// PostHocMethods lists the post-hoc methods RunSim knows.
-var PostHocMethods = []string{"ts", "cpcs"}
+// Methods lists the baselines RunSim knows: post-hoc "ts" (temperature
+// scaling) and "cpcs" (importance-weighted temperature), and train-time
+// "softece", "dece" and "oracle" (Soft-ECE with target labels).
+var Methods = []string{"ts", "cpcs", "softece", "dece", "oracle"}
+
+// methodNames are the table's names of the baselines.
+var methodNames = map[string]string{"ts": "TS", "cpcs": "CPCS", "softece": "Soft-ECE", "dece": "DECE", "oracle": "Oracle"}
+
+// isPostHoc reports a method applied to the uncalibrated model's outputs.
+func isPostHoc(m string) bool { return m == "ts" || m == "cpcs" }
+
+// trainTime returns the regulariser of a train-time baseline, added to the
+// source cross-entropy: 1·Soft-ECE on the source (Karandikar et al.),
+// 0.5·DECE (Bohdal et al.), or 1·Soft-ECE on the labelled target (oracle).
+func trainTime(method string) (func(ps, pt *autograd.Var[float64], s, t train.Data) *autograd.Var[float64], error) {
+	softECE := func(p *autograd.Var[float64], labels []int) *autograd.Var[float64] {
+		pred := tensor.Ints(tensor.ArgMax(p.Value, 1, false))
+		correct := make([]float64, len(labels))
+		for i, y := range labels {
+			if pred[i] == y {
+				correct[i] = 1
+			}
+		}
+		return ecl.SoftECE(ecl.TopConfidence(p), tensor.FromSlice(correct), 15)
+	}
+	switch method {
+	case "softece":
+		return func(ps, _ *autograd.Var[float64], s, _ train.Data) *autograd.Var[float64] { return softECE(ps, s.Y) }, nil
+	case "dece":
+		return func(ps, _ *autograd.Var[float64], s, _ train.Data) *autograd.Var[float64] {
+			return autograd.Scale(baselines.DECE(ps, s.Y, 15), 0.5)
+		}, nil
+	case "oracle":
+		return func(_, pt *autograd.Var[float64], _, t train.Data) *autograd.Var[float64] { return softECE(pt, t.Y) }, nil
+	}
+	return nil, fmt.Errorf("experiment: unknown method %q (want one of %v)", method, Methods)
+}
 
 // fitted is a post-hoc method's predictions on both domains.
 type fitted struct {
@@ -28,6 +65,9 @@ func postHoc(methods []string, base *nn.Classifier[float64], val, src, tgt train
 	lv, ls, lt := logits(val), logits(src), logits(tgt)
 	var out []fitted
 	for _, m := range methods {
+		if !isPostHoc(m) {
+			continue
+		}
 		var weights []float64
 		obj := baselines.NLL
 		switch m {
@@ -46,14 +86,12 @@ func postHoc(methods []string, base *nn.Classifier[float64], val, src, tgt train
 				weights[i] = dom.Ratio(vd[i*d:(i+1)*d], 0, ratioClip)
 			}
 			obj = baselines.Brier
-		default:
-			return nil, fmt.Errorf("experiment: unknown post-hoc method %q (want one of %v)", m, PostHocMethods)
 		}
 		t, err := baselines.FitTemperature(lv, Classes, val.Y, weights, obj)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, fitted{method: map[string]string{"ts": "TS", "cpcs": "CPCS"}[m], src: baselines.Scale(ls, Classes, t), tgt: baselines.Scale(lt, Classes, t)})
+		out = append(out, fitted{method: methodNames[m], src: baselines.Scale(ls, Classes, t), tgt: baselines.Scale(lt, Classes, t)})
 	}
 	return out, nil
 }

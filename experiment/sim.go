@@ -38,9 +38,8 @@ type SimConfig struct {
 	// Control adds the CE-finetune row: the ECL stage's schedule with the
 	// cross-entropy term only.
 	Control bool
-	// PostHoc lists post-hoc methods applied to the uncalibrated model:
-	// "ts" (temperature scaling), "cpcs" (importance-weighted temperature).
-	PostHoc []string
+	// Methods lists the baselines to add as rows (see Methods).
+	Methods []string
 	Loss    ecl.Config // Bins, Tau, NProx, EMA, Reduce
 	Metrics metrics.Options
 	// Progress, when set, is called after each trained model.
@@ -235,18 +234,33 @@ func RunSim(c SimConfig) ([]Result, error) {
 					if err := eval("Uncal", base); err != nil {
 						return nil, err
 					}
-					if len(c.PostHoc) > 0 {
-						// A held-out source sample, drawn apart so that the
-						// other methods' data stay the same.
-						valD, _ := sim.Generate(s.Shift, max(s.Points/4, 2), rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points)|1<<63)))
-						fits, err := postHoc(c.PostHoc, base, toData(valD), src, tgt)
+					// A held-out source sample for the post-hoc methods, drawn
+					// apart so that the other methods' data stay the same.
+					valD, _ := sim.Generate(s.Shift, max(s.Points/4, 2), rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points)|1<<63)))
+					fits, err := postHoc(c.Methods, base, toData(valD), src, tgt)
+					if err != nil {
+						return nil, err
+					}
+					for _, f := range fits {
+						if err := record(f.method, f.src, f.tgt); err != nil {
+							return nil, err
+						}
+					}
+					for _, name := range c.Methods {
+						if isPostHoc(name) {
+							continue
+						}
+						term, err := trainTime(name)
 						if err != nil {
 							return nil, err
 						}
-						for _, f := range fits {
-							if err := record(f.method, f.src, f.tgt); err != nil {
-								return nil, err
-							}
+						bm := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, Classes)
+						if err := copyBase(bm, base); err != nil {
+							return nil, err
+						}
+						train.Regularised(rand.New(rand.NewPCG(seed, 4)), r, bm, src, tgt, term)
+						if err := eval(methodNames[name], bm); err != nil {
+							return nil, err
 						}
 					}
 					if c.Control {

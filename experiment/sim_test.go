@@ -55,10 +55,11 @@ func TestRunSimIsSeeded(t *testing.T) {
 	}
 }
 
-// Post-hoc temperatures change confidences, never the predicted class.
+// Every baseline gives a row; post-hoc temperatures change confidences,
+// never the predicted class.
 func TestPostHocKeepsAccuracy(t *testing.T) {
 	c := SimConfig{Recipe: "paper", Shifts: []sim.Kind{sim.Normal}, Paradigms: []ecl.Paradigm{ecl.TopLabel},
-		Runs: 1, Seed: 5, Points: 80, Hidden: 8, BaseEpochs: 20, AuxEpochs: 1, ECLEpochs: 1, PostHoc: PostHocMethods}
+		Runs: 1, Seed: 5, Points: 80, Hidden: 8, BaseEpochs: 20, AuxEpochs: 1, ECLEpochs: 1, Methods: Methods}
 	rs, err := RunSim(c)
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +67,11 @@ func TestPostHocKeepsAccuracy(t *testing.T) {
 	byMethod := map[string]Result{}
 	for _, r := range rs {
 		byMethod[r.Method] = r
+	}
+	for _, m := range []string{"Soft-ECE", "DECE", "Oracle"} {
+		if _, ok := byMethod[m]; !ok {
+			t.Errorf("no %s row", m)
+		}
 	}
 	for _, m := range []string{"TS", "CPCS"} {
 		r, ok := byMethod[m]
@@ -76,7 +82,7 @@ func TestPostHocKeepsAccuracy(t *testing.T) {
 			t.Errorf("%s: target %+v, Uncal %+v", m, r.Target, byMethod["Uncal"].Target)
 		}
 	}
-	c.PostHoc = []string{"nope"}
+	c.Methods = []string{"nope"}
 	if _, err := RunSim(c); err == nil {
 		t.Error("unknown post-hoc method accepted")
 	}

@@ -217,3 +217,11 @@ func finetune(rng *rand.Rand, r Recipe, m *nn.Classifier[float64], src, tgt Data
 		return autograd.Add(autograd.Scale(ce, r.LambdaCE), loss)
 	})
 }
+
+// Regularised fine-tunes the main head on the ECL stage's schedule with
+// CE(source) + term: the train-time calibration baselines (Soft-ECE, DECE,
+// the oracle), trained exactly like the ECL stage so that rows compare.
+func Regularised(rng *rand.Rand, r Recipe, m *nn.Classifier[float64], src, tgt Data, term func(ps, pt *autograd.Var[float64], s, t Data) *autograd.Var[float64]) {
+	r.Adaptive, r.LambdaCE = false, 1
+	finetune(rng, r, m, src, tgt, term)
+}

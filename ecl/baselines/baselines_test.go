@@ -4,6 +4,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/tensor"
 )
 
 // overconfident draws labels from softmax(z) and returns logits t0·z: a
@@ -82,5 +85,25 @@ func TestDomainRatioOfTwoGaussians(t *testing.T) {
 	}
 	if got := m.Ratio([]float64{5}, 0, 10); got != 10 {
 		t.Errorf("clip: %v", got)
+	}
+}
+
+func TestDECEGradientAndValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	logits := tensor.RandNormal[float64](r, 0, 2, 12, 3)
+	labels := []int{0, 1, 2, 2, 1, 0, 0, 1, 2, 0, 1, 1}
+	rep, err := autograd.Check("DECE", func(xs []*autograd.Var[float64]) *autograd.Var[float64] {
+		return DECE(autograd.Softmax(xs[0], 1), labels, 15)
+	}, []*tensor.Tensor[float64]{logits}, autograd.CheckOptions{})
+	if err != nil {
+		t.Error(err)
+	}
+	t.Log(rep)
+	// With sharp soft bins and ranks, DECE approaches the hard top-label ECE
+	// on 15 equal-width bins: one-hot-like rows all correct give ≈ 1 − c.
+	probs := tensor.FromSlice([]float64{0.9, 0.05, 0.05, 0.05, 0.9, 0.05}, 2, 3)
+	v := DECE(autograd.Const(probs), []int{0, 1}, 15).Value.Item()
+	if math.Abs(v-0.1) > 0.01 {
+		t.Errorf("DECE of two correct 0.9 predictions = %v, want about 0.1", v)
 	}
 }
