@@ -96,6 +96,8 @@ var gradCases = []gradCase{
 	{"Relu", in(U(4, 5)), un(Relu[float64])},
 	{"Sigmoid", in(TR(3, 4)), un(Sigmoid[float64])},
 	{"Tanh", in(U(3, 4)), un(Tanh[float64])},
+	{"Lgamma", in(P(3, 4)), un(Lgamma[float64])},
+	{"Lgamma", in(TR(2, 3)), un(func(x V64) V64 { return Lgamma(AddScalar(Abs(x), 0.1)) })},
 	{"Clamp", in(U(4, 5)), un(func(x V64) V64 { return Clamp(x, -0.5, 0.5) })},
 	{"Sum", in(U(3, 4)), un(func(x V64) V64 { return Sum(x, 1, false) })},
 	{"Sum", in(TR(2, 3, 4)), un(func(x V64) V64 { return Sum(x, 0, true) })},

@@ -11,6 +11,7 @@ var (
 	opSigmoid = def("sigmoid")
 	opTanh    = def("tanh")
 	opClamp   = def("clamp")
+	opLgamma  = def("lgamma")
 )
 
 // Exp is eˣ.
@@ -72,5 +73,12 @@ func Tanh[T tensor.Float](x *Var[T]) *Var[T] {
 func Clamp[T tensor.Float](x *Var[T], lo, hi T) *Var[T] {
 	return record(opClamp, tensor.Clamp(x.Value, lo, hi), func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
 		return []*tensor.Tensor[T]{tensor.Mul(g, tensor.Inside(x.Value, lo, hi))}
+	}, x)
+}
+
+// Lgamma is ln Γ(x) for x > 0, with gradient the digamma function ψ(x).
+func Lgamma[T tensor.Float](x *Var[T]) *Var[T] {
+	return record(opLgamma, tensor.Lgamma(x.Value), func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
+		return []*tensor.Tensor[T]{tensor.Mul(g, tensor.Digamma(x.Value))}
 	}, x)
 }

@@ -67,6 +67,10 @@ func unaryFunc[T Float](op UnaryOp, a, b T) func(T) T {
 			}
 			return 0
 		}
+	case OpLgamma:
+		return func(x T) T { v, _ := math.Lgamma(float64(x)); return T(v) }
+	case OpDigamma:
+		return func(x T) T { return T(digamma(float64(x))) }
 	}
 	panic(fmt.Sprintf("tensor: unknown unary op %d", op))
 }
@@ -280,4 +284,19 @@ func walkIndexed(shape, strides []int, offset, axis int, idx []int, fn func(i, o
 			coord[d] = 0
 		}
 	}
+}
+
+// digamma is ψ(x) for x > 0: the recurrence ψ(x) = ψ(x+1) − 1/x up to
+// x ≥ 10, then the asymptotic series (truncation error below 1e-13 there).
+func digamma(x float64) float64 {
+	if !(x > 0) {
+		return math.NaN()
+	}
+	r := 0.0
+	for x < 10 {
+		r -= 1 / x
+		x++
+	}
+	f := 1 / (x * x)
+	return r + math.Log(x) - 0.5/x - f*(1.0/12-f*(1.0/120-f*(1.0/252-f*(1.0/240-f*(1.0/132)))))
 }

@@ -26,6 +26,8 @@ const (
 	OpAffine                 // a·x + b
 	OpClamp                  // min(max(x, a), b)
 	OpInside                 // 1 if a < x < b, else 0
+	OpLgamma                 // ln Γ(x) for x > 0
+	OpDigamma                // ψ(x) = d ln Γ(x)/dx for x > 0
 )
 
 // BinaryOp selects an elementwise function of two operands.

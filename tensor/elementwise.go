@@ -63,6 +63,12 @@ func Sigmoid[T Float](x *Tensor[T]) *Tensor[T] { return unary(OpSigmoid, x, 0, 0
 // Tanh is tanh x.
 func Tanh[T Float](x *Tensor[T]) *Tensor[T] { return unary(OpTanh, x, 0, 0) }
 
+// Lgamma is ln Γ(x) elementwise (x > 0).
+func Lgamma[T Float](x *Tensor[T]) *Tensor[T] { return unary(OpLgamma, x, 0, 0) }
+
+// Digamma is ψ(x) = d ln Γ(x)/dx elementwise (x > 0).
+func Digamma[T Float](x *Tensor[T]) *Tensor[T] { return unary(OpDigamma, x, 0, 0) }
+
 // PowScalar is xᵖ elementwise.
 func PowScalar[T Float](x *Tensor[T], p T) *Tensor[T] { return unary(OpPowS, x, p, 0) }
 
