@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/ecl/metrics"
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -106,4 +107,30 @@ func TestDECEGradientAndValue(t *testing.T) {
 	if math.Abs(v-0.1) > 0.01 {
 		t.Errorf("DECE of two correct 0.9 predictions = %v, want about 0.1", v)
 	}
+}
+
+// The loss equals the metric package's independent ECE^KDE at the same
+// bandwidth, and its gradient passes the checker.
+func TestKDELossMatchesMetricAndGradient(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	logits := tensor.RandNormal[float64](r, 0, 1.5, 10, 3)
+	labels := []int{0, 1, 2, 2, 1, 0, 0, 1, 2, 0}
+	probs := tensor.Softmax(logits, 1)
+	for _, h := range []float64{0.05, 0.5} {
+		got := KDELoss(autograd.Const(probs), labels, h).Value.Item()
+		want, err := metrics.ECEKDE(probs.Data(), 3, labels, metrics.KDEOptions{Mode: metrics.KDECanonical, Bandwidth: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got-want.Value) > 1e-9*max(1, want.Value) {
+			t.Errorf("h=%v: loss %v, metric %v", h, got, want.Value)
+		}
+	}
+	rep, err := autograd.Check("KDELoss", func(xs []*autograd.Var[float64]) *autograd.Var[float64] {
+		return KDELoss(autograd.Softmax(xs[0], 1), labels, 0.5)
+	}, []*tensor.Tensor[float64]{logits}, autograd.CheckOptions{})
+	if err != nil {
+		t.Error(err)
+	}
+	t.Log(rep)
 }
