@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/ecl"
@@ -13,15 +14,17 @@ import (
 )
 
 // Methods lists the baselines RunSim knows: post-hoc "ts" (temperature
-// scaling) and "cpcs" (importance-weighted temperature), and train-time
+// scaling), "cpcs" (importance-weighted temperature) and "pseudocal"
+// (temperature fitted on mixed-up target inputs with pseudo-labels), and
+// train-time
 // "softece", "dece", "kde" and "oracle" (Soft-ECE with target labels).
-var Methods = []string{"ts", "cpcs", "softece", "dece", "kde", "oracle"}
+var Methods = []string{"ts", "cpcs", "pseudocal", "softece", "dece", "kde", "oracle"}
 
 // methodNames are the table's names of the baselines.
-var methodNames = map[string]string{"ts": "TS", "cpcs": "CPCS", "softece": "Soft-ECE", "dece": "DECE", "kde": "KDE", "oracle": "Oracle"}
+var methodNames = map[string]string{"ts": "TS", "cpcs": "CPCS", "pseudocal": "PseudoCal", "softece": "Soft-ECE", "dece": "DECE", "kde": "KDE", "oracle": "Oracle"}
 
 // isPostHoc reports a method applied to the uncalibrated model's outputs.
-func isPostHoc(m string) bool { return m == "ts" || m == "cpcs" }
+func isPostHoc(m string) bool { return m == "ts" || m == "cpcs" || m == "pseudocal" }
 
 // trainTime returns the regulariser of a train-time baseline, added to the
 // source cross-entropy: 1·Soft-ECE on the source (Karandikar et al.),
@@ -70,8 +73,9 @@ type fitted struct {
 const ratioClip = 20
 
 // postHoc fits each named method on the base model's held-out source
-// predictions (val) and applies it to the source and target.
-func postHoc(methods []string, base *nn.Classifier[float64], val, src, tgt train.Data) ([]fitted, error) {
+// predictions (val), or for PseudoCal on mixed-up target batches of size
+// batch, and applies it to the source and target.
+func postHoc(methods []string, base *nn.Classifier[float64], val, src, tgt train.Data, batch int, rng *rand.Rand) ([]fitted, error) {
 	logits := func(d train.Data) []float64 { return nn.Predict[float64](base, d.X).Data() }
 	lv, ls, lt := logits(val), logits(src), logits(tgt)
 	var out []fitted
@@ -81,7 +85,19 @@ func postHoc(methods []string, base *nn.Classifier[float64], val, src, tgt train
 		}
 		var weights []float64
 		obj := baselines.NLL
+		fitLogits, fitLabels := lv, val.Y
 		switch m {
+		case "pseudocal":
+			d := tgt.X.Dim(1)
+			mixed, labels, err := baselines.PseudoMixup(tgt.X.Data(), d, tensor.Softmax(tensor.FromSlice(lt, tgt.Len(), Classes), 1).Data(), Classes, batch, 0.65, false, rng)
+			if err != nil {
+				return nil, err
+			}
+			if len(labels) == 0 {
+				return nil, fmt.Errorf("experiment: PseudoCal found no target pair with different predictions")
+			}
+			fitLogits = nn.Predict[float64](base, tensor.FromSlice(mixed, len(labels), d)).Data()
+			fitLabels = labels
 		case "ts":
 		case "cpcs":
 			feat := func(d train.Data) *tensor.Tensor[float64] { return nn.Predict[float64](base.Backbone, d.X) }
@@ -98,7 +114,7 @@ func postHoc(methods []string, base *nn.Classifier[float64], val, src, tgt train
 			}
 			obj = baselines.Brier
 		}
-		t, err := baselines.FitTemperature(lv, Classes, val.Y, weights, obj)
+		t, err := baselines.FitTemperature(fitLogits, Classes, fitLabels, weights, obj)
 		if err != nil {
 			return nil, err
 		}

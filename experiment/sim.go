@@ -237,7 +237,7 @@ func RunSim(c SimConfig) ([]Result, error) {
 					// A held-out source sample for the post-hoc methods, drawn
 					// apart so that the other methods' data stay the same.
 					valD, _ := sim.Generate(s.Shift, max(s.Points/4, 2), rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points)|1<<63)))
-					fits, err := postHoc(c.Methods, base, toData(valD), src, tgt)
+					fits, err := postHoc(c.Methods, base, toData(valD), src, tgt, s.Batch, rand.New(rand.NewPCG(seed, 5)))
 					if err != nil {
 						return nil, err
 					}

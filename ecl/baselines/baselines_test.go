@@ -134,3 +134,37 @@ func TestKDELossMatchesMetricAndGradient(t *testing.T) {
 	}
 	t.Log(rep)
 }
+
+func TestPseudoMixup(t *testing.T) {
+	// Four points on a line, predicted classes 0, 0, 1, 1.
+	x := []float64{0, 1, 2, 3}
+	probs := []float64{0.9, 0.1, 0.8, 0.2, 0.3, 0.7, 0.1, 0.9}
+	mixed, labels, err := PseudoMixup(x, 1, probs, 2, 4, 0.65, false, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mixed) != len(labels) || len(labels) > 4 {
+		t.Fatalf("%d mixed inputs, %d labels", len(mixed), len(labels))
+	}
+	for i, m := range mixed {
+		// Every kept pair mixes a class-0 point (x ≤ 1) with a class-1 point
+		// (x ≥ 2): the mix lies strictly between, closer to a.
+		a := -1.0
+		for _, xa := range x {
+			for _, xb := range x {
+				if math.Abs(0.65*xa+0.35*xb-m) < 1e-12 && (xa <= 1) != (xb <= 1) {
+					a = xa
+				}
+			}
+		}
+		if a < 0 {
+			t.Fatalf("mixed input %v is no cross-class mix", m)
+		}
+		if want := map[bool]int{true: 0, false: 1}[a <= 1]; labels[i] != want {
+			t.Errorf("mix %v labelled %d, want %d", m, labels[i], want)
+		}
+	}
+	if _, _, err := PseudoMixup(x, 1, probs, 2, 1, 0.65, false, rand.New(rand.NewPCG(1, 1))); err == nil {
+		t.Error("batch 1 accepted")
+	}
+}

@@ -7,7 +7,13 @@
 //     simplified): T minimising mean(w·Σ_k (softmax(z/T)_k − y_k)²) with
 //     importance weights w from a domain classifier;
 //   - a logistic-regression domain classifier (source vs target) with its
-//     density-ratio estimate w(x) = P(t|x)/P(s|x)·n_s/n_t, clipped.
+//     density-ratio estimate w(x) = P(t|x)/P(s|x)·n_s/n_t, clipped;
+//   - PseudoCal's pseudo-target set (Hu et al., 2024): mixup of target pairs
+//     with different predictions, λ = 0.65, labelled by the mixed
+//     prediction, on which a temperature is fitted;
+//   - the train-time losses DECE (Bohdal et al., 2023) and ECE^KDE
+//     (Popordanoska et al., 2022; canonical, p = 1). Soft-ECE, which the
+//     ECL recipe uses too, is ecl.SoftECE.
 //
 // The one-dimensional and convex fits use gonum's optimize package (BFGS with
 // analytic gradients).
