@@ -17,6 +17,7 @@ import (
 	"github.com/ecl-go/ecl/datasets/arrays"
 	"github.com/ecl-go/ecl/ecl/metrics"
 	"github.com/ecl-go/ecl/ecl/plot"
+	"github.com/ecl-go/ecl/tensor"
 )
 
 // evalReport is every metric of one set of predictions as a fraction (the
@@ -156,27 +157,15 @@ func readPredictions(probsPath, labelsPath string, logits bool) (probs []float64
 	return probs, k, labels, nil
 }
 
-// softmaxRows replaces each row of logits by its softmax, subtracting the
-// row maximum first; logits must be finite.
+// softmaxRows replaces each row of logits by its softmax (the engine's
+// stable one); logits must be finite.
 func softmaxRows(path string, x []float64, k int) error {
-	for i := 0; i < len(x); i += k {
-		row := x[i : i+k]
-		m := math.Inf(-1)
-		for j, v := range row {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%s: row %d, column %d: logit %v is not finite", path, i/k+1, j+1, v)
-			}
-			m = max(m, v)
-		}
-		s := 0.0
-		for j, v := range row {
-			row[j] = math.Exp(v - m)
-			s += row[j]
-		}
-		for j := range row {
-			row[j] /= s
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s: row %d, column %d: logit %v is not finite", path, i/k+1, i%k+1, v)
 		}
 	}
+	copy(x, tensor.Softmax(tensor.FromSlice(x, len(x)/k, k), 1).Data())
 	return nil
 }
 
