@@ -168,3 +168,51 @@ func TestPseudoMixup(t *testing.T) {
 		t.Error("batch 1 accepted")
 	}
 }
+
+// With equal domains (all weights 1) the first control variate vanishes and
+// the second turns the estimated accuracy into the source's confidence after
+// temperature scaling, so TransCal reduces to temperature scaling: on two
+// halves of one sample its temperature is the source's.
+func TestTransCalWithEqualDomainsIsTemperatureScaling(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	logits, labels := overconfident(r, 8000, 3, 2.5)
+	val, tgt := logits[:4000*3], logits[4000*3:]
+	ts, err := FitTemperature(val, 3, labels[:4000], nil, NLL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meanConf := func(l []float64, temp float64) float64 {
+		p := Scale(l, 3, temp)
+		c := 0.0
+		for i := 0; i < len(p); i += 3 {
+			c += max(p[i], p[i+1], p[i+2])
+		}
+		return c / float64(len(p)/3)
+	}
+	w, errs := make([]float64, 4000), make([]float64, 4000)
+	p := Scale(val, 3, ts)
+	for i := range w {
+		w[i] = 1
+		best := 0
+		for j := 1; j < 3; j++ {
+			if p[i*3+j] > p[i*3+best] {
+				best = j
+			}
+		}
+		if best != labels[i] {
+			errs[i] = 1
+		}
+	}
+	srcConf := meanConf(val, ts)
+	temp, err := TransCal(tgt, 3, w, errs, srcConf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := meanConf(tgt, temp); math.Abs(c-srcConf) > 1e-3 || math.Abs(temp-ts) > 0.15 {
+		t.Errorf("TransCal T = %v (target confidence %v), temperature scaling T = %v (source confidence %v)", temp, c, ts, srcConf)
+	}
+	a, b := Balance([]float64{1, 2}, []float64{3, 4, 5, 6, 7}, 1, r)
+	if len(a) != 5 || len(b) != 5 {
+		t.Errorf("Balance gave %d and %d rows", len(a), len(b))
+	}
+}

@@ -1,0 +1,94 @@
+package baselines
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/optimize"
+	"gonum.org/v1/gonum/stat"
+)
+
+// Balance resamples the smaller of two row sets (d columns) with
+// replacement up to the size of the larger, as TransCal does before fitting
+// its domain classifier.
+func Balance(a, b []float64, d int, rng *rand.Rand) ([]float64, []float64) {
+	na, nb := len(a)/d, len(b)/d
+	grow := func(x []float64, n, to int) []float64 {
+		out := append([]float64(nil), x...)
+		for range to - n {
+			i := rng.IntN(n)
+			out = append(out, x[i*d:(i+1)*d]...)
+		}
+		return out
+	}
+	if na < nb {
+		return grow(a, na, nb), b
+	}
+	return a, grow(b, nb, na)
+}
+
+// TransCal is the temperature of Wang et al. (NeurIPS 2020) for target
+// logits [M, k]: it matches the target's mean confidence under T to an
+// estimate of the target accuracy from the held-out source. On the source
+// validation set, err are the 0/1 errors and srcConf the mean confidence
+// after source temperature scaling, and w the importance weights. With
+// w̃ = w^λ, the importance-weighted risk mean(w̃·err) is corrected by two
+// control variates, η₁ = −Cov(w̃·err, w̃)/Var(w̃) on the weights (mean 1) and
+// η₂ = −Cov(w̃·err + η₁(w̃ − 1), 1 − err)/Var(1 − err) on the correctness
+// (mean srcConf); the estimated accuracy is one minus that risk. T ≥ 1 and
+// λ ∈ [0, 1] minimise |mean confidence − estimated accuracy|, found by
+// Nelder–Mead from (2, 0.5) on the clamped parameters.
+func TransCal(tgtLogits []float64, k int, w, errs []float64, srcConf float64) (float64, error) {
+	n := len(w)
+	if k < 2 || len(tgtLogits)%k != 0 || len(tgtLogits) == 0 || n < 3 || len(errs) != n {
+		return 0, fmt.Errorf("baselines.TransCal: %d target logits of %d classes, %d weights, %d errors", len(tgtLogits), k, n, len(errs))
+	}
+	clampT := func(t float64) float64 { return max(t, 1) }
+	clampL := func(l float64) float64 { return min(max(l, 0), 1) }
+	p := make([]float64, k)
+	confidence := func(t float64) float64 {
+		s := 0.0
+		for i := 0; i < len(tgtLogits); i += k {
+			softmaxScaled(p, tgtLogits[i:i+k], t)
+			top := p[0]
+			for _, v := range p[1:] {
+				top = max(top, v)
+			}
+			s += top
+		}
+		return s / float64(len(tgtLogits)/k)
+	}
+	correct := make([]float64, n)
+	for i, e := range errs {
+		correct[i] = 1 - e
+	}
+	wt, we, cv := make([]float64, n), make([]float64, n), make([]float64, n)
+	accuracy := func(lambda float64) float64 {
+		for i := range w {
+			wt[i] = math.Pow(w[i], lambda)
+			we[i] = wt[i] * errs[i]
+		}
+		eta1 := 0.0
+		if v := stat.Variance(wt, nil); v > 0 {
+			eta1 = -stat.Covariance(we, wt, nil) / v
+		}
+		for i := range cv {
+			cv[i] = we[i] + eta1*(wt[i]-1)
+		}
+		eta2 := 0.0
+		if v := stat.Variance(correct, nil); v > 0 {
+			eta2 = -stat.Covariance(cv, correct, nil) / v
+		}
+		risk := stat.Mean(we, nil) + eta1*(stat.Mean(wt, nil)-1) + eta2*(stat.Mean(correct, nil)-srcConf)
+		return 1 - risk
+	}
+	prob := optimize.Problem{Func: func(x []float64) float64 {
+		return math.Abs(confidence(clampT(x[0])) - accuracy(clampL(x[1])))
+	}}
+	res, err := optimize.Minimize(prob, []float64{2, 0.5}, nil, &optimize.NelderMead{})
+	if err != nil && res == nil {
+		return 0, fmt.Errorf("baselines.TransCal: %w", err)
+	}
+	return clampT(res.X[0]), nil
+}
