@@ -14,17 +14,20 @@ import (
 )
 
 // Methods lists the baselines RunSim knows: post-hoc "ts" (temperature
-// scaling), "cpcs" (importance-weighted temperature) and "pseudocal"
+// scaling), "cpcs" (importance-weighted temperature), "transcal" and
+// "pseudocal"
 // (temperature fitted on mixed-up target inputs with pseudo-labels), and
 // train-time
 // "softece", "dece", "kde" and "oracle" (Soft-ECE with target labels).
-var Methods = []string{"ts", "cpcs", "pseudocal", "softece", "dece", "kde", "oracle"}
+var Methods = []string{"ts", "cpcs", "transcal", "pseudocal", "softece", "dece", "kde", "oracle"}
 
 // methodNames are the table's names of the baselines.
-var methodNames = map[string]string{"ts": "TS", "cpcs": "CPCS", "pseudocal": "PseudoCal", "softece": "Soft-ECE", "dece": "DECE", "kde": "KDE", "oracle": "Oracle"}
+var methodNames = map[string]string{"ts": "TS", "cpcs": "CPCS", "transcal": "TransCal", "pseudocal": "PseudoCal", "softece": "Soft-ECE", "dece": "DECE", "kde": "KDE", "oracle": "Oracle"}
 
 // isPostHoc reports a method applied to the uncalibrated model's outputs.
-func isPostHoc(m string) bool { return m == "ts" || m == "cpcs" || m == "pseudocal" }
+func isPostHoc(m string) bool {
+	return m == "ts" || m == "cpcs" || m == "transcal" || m == "pseudocal"
+}
 
 // trainTime returns the regulariser of a train-time baseline, added to the
 // source cross-entropy: 1·Soft-ECE on the source (Karandikar et al.),
@@ -100,19 +103,41 @@ func postHoc(methods []string, base *nn.Classifier[float64], val, src, tgt train
 			fitLabels = labels
 		case "ts":
 		case "cpcs":
-			feat := func(d train.Data) *tensor.Tensor[float64] { return nn.Predict[float64](base.Backbone, d.X) }
-			fs, ft, fv := feat(src), feat(tgt), feat(val)
-			d := fs.Dim(1)
-			dom, err := baselines.FitDomain(fs.Data(), ft.Data(), d, 1e-3)
+			var err error
+			if weights, err = domainWeights(base, val, src, tgt, nil); err != nil {
+				return nil, err
+			}
+			obj = baselines.Brier
+		case "transcal":
+			w, err := domainWeights(base, val, src, tgt, rng)
 			if err != nil {
 				return nil, err
 			}
-			vd := fv.Data()
-			weights = make([]float64, val.Len())
-			for i := range weights {
-				weights[i] = dom.Ratio(vd[i*d:(i+1)*d], 0, ratioClip)
+			ts, err := baselines.FitTemperature(lv, Classes, val.Y, nil, baselines.NLL)
+			if err != nil {
+				return nil, err
 			}
-			obj = baselines.Brier
+			pv := baselines.Scale(lv, Classes, ts)
+			errs, conf := make([]float64, val.Len()), 0.0
+			for i, y := range val.Y {
+				row := pv[i*Classes : (i+1)*Classes]
+				best := 0
+				for j := range row {
+					if row[j] > row[best] {
+						best = j
+					}
+				}
+				if best != y {
+					errs[i] = 1
+				}
+				conf += row[best] / float64(val.Len())
+			}
+			t, err := baselines.TransCal(lt, Classes, w, errs, conf)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, fitted{method: methodNames[m], src: baselines.Scale(ls, Classes, t), tgt: baselines.Scale(lt, Classes, t)})
+			continue
 		}
 		t, err := baselines.FitTemperature(fitLogits, Classes, fitLabels, weights, obj)
 		if err != nil {
@@ -121,4 +146,28 @@ func postHoc(methods []string, base *nn.Classifier[float64], val, src, tgt train
 		out = append(out, fitted{method: methodNames[m], src: baselines.Scale(ls, Classes, t), tgt: baselines.Scale(lt, Classes, t)})
 	}
 	return out, nil
+}
+
+// domainWeights are the importance weights of the validation samples from a
+// logistic domain classifier on the backbone's features, clipped at
+// ratioClip; with rng, the smaller domain is first resampled to the size of
+// the larger (TransCal's balancing).
+func domainWeights(base *nn.Classifier[float64], val, src, tgt train.Data, rng *rand.Rand) ([]float64, error) {
+	feat := func(d train.Data) *tensor.Tensor[float64] { return nn.Predict[float64](base.Backbone, d.X) }
+	fs, ft, fv := feat(src), feat(tgt), feat(val)
+	d := fs.Dim(1)
+	s, t := fs.Data(), ft.Data()
+	if rng != nil {
+		s, t = baselines.Balance(s, t, d, rng)
+	}
+	dom, err := baselines.FitDomain(s, t, d, 1e-3)
+	if err != nil {
+		return nil, err
+	}
+	vd := fv.Data()
+	w := make([]float64, val.Len())
+	for i := range w {
+		w[i] = dom.Ratio(vd[i*d:(i+1)*d], 0, ratioClip)
+	}
+	return w, nil
 }

@@ -73,7 +73,7 @@ func TestPostHocKeepsAccuracy(t *testing.T) {
 			t.Errorf("no %s row", m)
 		}
 	}
-	for _, m := range []string{"TS", "CPCS", "PseudoCal"} {
+	for _, m := range []string{"TS", "CPCS", "TransCal", "PseudoCal"} {
 		r, ok := byMethod[m]
 		if !ok {
 			t.Fatalf("no %s row in %v", m, rs)

@@ -8,6 +8,10 @@
 //     importance weights w from a domain classifier;
 //   - a logistic-regression domain classifier (source vs target) with its
 //     density-ratio estimate w(x) = P(t|x)/P(s|x)·n_s/n_t, clipped;
+//   - TransCal (Wang et al., NeurIPS 2020): the temperature T ≥ 1 and
+//     weight exponent λ matching the target's mean confidence to a
+//     control-variate estimate of the target accuracy, with the domain
+//     classifier fitted on balanced (resampled) domains;
 //   - PseudoCal's pseudo-target set (Hu et al., 2024): mixup of target pairs
 //     with different predictions, λ = 0.65, labelled by the mixed
 //     prediction, on which a temperature is fitted;
