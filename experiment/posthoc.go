@@ -18,11 +18,12 @@ import (
 // "pseudocal"
 // (temperature fitted on mixed-up target inputs with pseudo-labels), and
 // train-time
-// "softece", "dece", "kde" and "oracle" (Soft-ECE with target labels).
-var Methods = []string{"ts", "cpcs", "transcal", "pseudocal", "softece", "dece", "kde", "oracle"}
+// "softece", "dece", "kde", "drl" (the robust predictive form with density
+// ratios) and "oracle" (Soft-ECE with target labels).
+var Methods = []string{"ts", "cpcs", "transcal", "pseudocal", "softece", "dece", "kde", "drl", "oracle"}
 
 // methodNames are the table's names of the baselines.
-var methodNames = map[string]string{"ts": "TS", "cpcs": "CPCS", "transcal": "TransCal", "pseudocal": "PseudoCal", "softece": "Soft-ECE", "dece": "DECE", "kde": "KDE", "oracle": "Oracle"}
+var methodNames = map[string]string{"ts": "TS", "cpcs": "CPCS", "transcal": "TransCal", "pseudocal": "PseudoCal", "softece": "Soft-ECE", "dece": "DECE", "kde": "KDE", "drl": "DRL", "oracle": "Oracle"}
 
 // isPostHoc reports a method applied to the uncalibrated model's outputs.
 func isPostHoc(m string) bool {
@@ -170,4 +171,25 @@ func domainWeights(base *nn.Classifier[float64], val, src, tgt train.Data, rng *
 		w[i] = dom.Ratio(vd[i*d:(i+1)*d], 0, ratioClip)
 	}
 	return w, nil
+}
+
+// densityRatios returns p_s/p_t = 1/w for the source and target samples,
+// with w the clipped importance weight of domainWeights' classifier.
+func densityRatios(base *nn.Classifier[float64], src, tgt train.Data) (rs, rt []float64, err error) {
+	feat := func(d train.Data) *tensor.Tensor[float64] { return nn.Predict[float64](base.Backbone, d.X) }
+	fs, ft := feat(src), feat(tgt)
+	d := fs.Dim(1)
+	dom, err := baselines.FitDomain(fs.Data(), ft.Data(), d, 1e-3)
+	if err != nil {
+		return nil, nil, err
+	}
+	inv := func(f *tensor.Tensor[float64]) []float64 {
+		x := f.Data()
+		r := make([]float64, f.Dim(0))
+		for i := range r {
+			r[i] = 1 / dom.Ratio(x[i*d:(i+1)*d], 1/ratioClip, ratioClip)
+		}
+		return r
+	}
+	return inv(fs), inv(ft), nil
 }

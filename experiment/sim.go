@@ -250,6 +250,23 @@ func RunSim(c SimConfig) ([]Result, error) {
 						if isPostHoc(name) {
 							continue
 						}
+						if name == "drl" {
+							rs, rt, err := densityRatios(base, src, tgt)
+							if err != nil {
+								return nil, err
+							}
+							dm := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, Classes)
+							if err := copyBase(dm, base); err != nil {
+								return nil, err
+							}
+							ws, wt := src, tgt
+							ws.Scale, wt.Scale = rs, rt
+							train.DRL(rand.New(rand.NewPCG(seed, 4)), r, dm, ws)
+							if err := record(methodNames[name], train.ScaledProbs(dm, ws), train.ScaledProbs(dm, wt)); err != nil {
+								return nil, err
+							}
+							continue
+						}
 						term, err := trainTime(name)
 						if err != nil {
 							return nil, err

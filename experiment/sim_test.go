@@ -68,7 +68,7 @@ func TestPostHocKeepsAccuracy(t *testing.T) {
 	for _, r := range rs {
 		byMethod[r.Method] = r
 	}
-	for _, m := range []string{"Soft-ECE", "DECE", "KDE", "Oracle"} {
+	for _, m := range []string{"Soft-ECE", "DECE", "KDE", "DRL", "Oracle"} {
 		if _, ok := byMethod[m]; !ok {
 			t.Errorf("no %s row", m)
 		}

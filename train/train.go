@@ -52,10 +52,12 @@ type Recipe struct {
 	Loss ecl.Config
 }
 
-// Data is one domain: inputs [N, D] and labels.
+// Data is one domain: inputs [N, D] and labels, and for DRL a per-sample
+// scale of the logits.
 type Data struct {
-	X *tensor.Tensor[float64]
-	Y []int
+	X     *tensor.Tensor[float64]
+	Y     []int
+	Scale []float64
 }
 
 // Len is the number of samples.
@@ -63,10 +65,14 @@ func (d Data) Len() int { return len(d.Y) }
 
 func (d Data) rows(idx []int) Data {
 	y := make([]int, len(idx))
+	var scale []float64
 	for i, j := range idx {
 		y[i] = d.Y[j]
+		if d.Scale != nil {
+			scale = append(scale, d.Scale[j])
+		}
 	}
-	return Data{tensor.IndexSelect(d.X, 0, idx), y}
+	return Data{tensor.IndexSelect(d.X, 0, idx), y, scale}
 }
 
 // batches splits a random permutation of [0, n) into batches of size b (the
@@ -134,7 +140,7 @@ func Correct(m *nn.Classifier[float64], d Data) []int {
 func Aux(rng *rand.Rand, r Recipe, p ecl.Paradigm, m *nn.Classifier[float64], src Data) {
 	target := src
 	if p == ecl.TopLabel {
-		target = Data{src.X, Correct(m, src)}
+		target = Data{X: src.X, Y: Correct(m, src)}
 	}
 	fit(rng, r.Aux, r.Batch, m.Aux.Params(), target, Data{}, func(s, _ Data) *autograd.Var[float64] {
 		out := m.AuxForward(autograd.Const(s.X))
@@ -224,4 +230,28 @@ func finetune(rng *rand.Rand, r Recipe, m *nn.Classifier[float64], src, tgt Data
 func Regularised(rng *rand.Rand, r Recipe, m *nn.Classifier[float64], src, tgt Data, term func(ps, pt *autograd.Var[float64], s, t Data) *autograd.Var[float64]) {
 	r.Adaptive, r.LambdaCE = false, 1
 	finetune(rng, r, m, src, tgt, term)
+}
+
+// DRL fine-tunes the main head in the distributionally robust predictive
+// form of Wang et al. (IJCAI 2023), P(y|x) ∝ exp(r(x)·logit_y(x)), with
+// r = src.Scale the density ratio p_s/p_t of each source sample: the
+// cross-entropy of the scaled logits on the ECL stage's schedule. Predict
+// then with the target's own r (ScaledProbs).
+func DRL(rng *rand.Rand, r Recipe, m *nn.Classifier[float64], src Data) {
+	fit(rng, r.ECL, r.Batch, m.Main.Params(), src, Data{}, func(s, _ Data) *autograd.Var[float64] {
+		return nn.CrossEntropy(scaled(m, s), s.Y)
+	})
+}
+
+// scaled is the main head's logits on d multiplied row-wise by d.Scale.
+func scaled(m *nn.Classifier[float64], d Data) *autograd.Var[float64] {
+	logits := m.Forward(autograd.Const(d.X))
+	return autograd.Mul(logits, autograd.Const(tensor.FromSlice(d.Scale, len(d.Scale), 1)))
+}
+
+// ScaledProbs is softmax(r(x)·logits(x)) on d, with r = d.Scale.
+func ScaledProbs(m *nn.Classifier[float64], d Data) []float64 {
+	var p *tensor.Tensor[float64]
+	autograd.NoGrad(func() { p = tensor.Softmax(scaled(m, d).Value, 1) })
+	return p.Data()
 }

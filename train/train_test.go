@@ -1,6 +1,7 @@
 package train
 
 import (
+	"math"
 	"math/rand/v2"
 	"sort"
 	"testing"
@@ -32,8 +33,8 @@ func TestBatchesCoverEveryIndexOnce(t *testing.T) {
 func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
 	m := nn.NewMLPClassifier[float64](r, 2, 6, 3, 3)
-	src := Data{tensor.RandNormal[float64](r, 0, 1, 20, 2), make([]int, 20)}
-	tgt := Data{tensor.RandNormal[float64](r, 1, 1, 20, 2), make([]int, 20)}
+	src := Data{X: tensor.RandNormal[float64](r, 0, 1, 20, 2), Y: make([]int, 20)}
+	tgt := Data{X: tensor.RandNormal[float64](r, 1, 1, 20, 2), Y: make([]int, 20)}
 	for i := range src.Y {
 		src.Y[i] = i % 3
 	}
@@ -64,5 +65,26 @@ func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 	}
 	if same(main, snapshot(m.Main)) {
 		t.Error("the ECL stage left the main head unchanged")
+	}
+}
+
+// In the DRL form, r → 0 (a sample the source never sees) gives the uniform
+// prediction, and r = 1 the model's own.
+func TestScaledProbsLimits(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	m := nn.NewMLPClassifier[float64](r, 2, 5, 3, 3)
+	x := tensor.RandNormal[float64](r, 0, 1, 4, 2)
+	uniform := ScaledProbs(m, Data{X: x, Y: make([]int, 4), Scale: make([]float64, 4)})
+	for _, p := range uniform {
+		if math.Abs(p-1.0/3) > 1e-15 {
+			t.Fatalf("r = 0 gives %v", uniform)
+		}
+	}
+	own := ScaledProbs(m, Data{X: x, Y: make([]int, 4), Scale: []float64{1, 1, 1, 1}})
+	want := tensor.Softmax(nn.Predict[float64](m, x), 1).Data()
+	for i := range want {
+		if math.Abs(own[i]-want[i]) > 1e-15 {
+			t.Fatalf("r = 1 gives %v, want %v", own, want)
+		}
 	}
 }

@@ -46,7 +46,7 @@ func runSim(args []string) error {
 	reduce := fs.String("reduce", "mean", "mini-batch loss over samples: mean (default) or sum (reference code)")
 	fs.BoolVar(&c.NonTrainable, "nontrainable", false, "use the soft-binned estimator on each mini-batch instead of Algorithm 1 (ablation)")
 	fs.BoolVar(&c.Control, "control", true, "add the CE-finetune row (the ECL stage without ECL)")
-	methods := fs.String("methods", "", "comma list of baselines to add: ts, cpcs, transcal, pseudocal, softece, dece, kde, oracle, or all")
+	methods := fs.String("methods", "", "comma list of baselines to add: ts, cpcs, transcal, pseudocal, softece, dece, kde, drl, oracle, or all")
 	metricConv := fs.String("metrics", "paper", "metric conventions: paper (15 equal-width bins) or reference (metrics.py: bins with ≤5 samples dropped, 0 in no bin)")
 	out := fs.String("out", "out/sim", "directory for results.json, results.csv and reliability diagrams (empty: none)")
 	quiet := fs.Bool("quiet", false, "no progress display")
