@@ -1,0 +1,57 @@
+package nn
+
+import (
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// BatchNorm2d normalises each channel of [N, C, H, W]: in training with the
+// batch's mean and (biased) variance, updating running estimates with
+// momentum 0.1 (the variance unbiased, as PyTorch); in evaluation with the
+// running estimates. Scale γ starts at 1 and shift β at 0.
+type BatchNorm2d[T tensor.Float] struct {
+	Gamma, Beta     *autograd.Var[T]
+	RunMean, RunVar *tensor.Tensor[T]
+	Eps, Momentum   T
+	training        bool
+}
+
+// NewBatchNorm2d makes the layer for c channels.
+func NewBatchNorm2d[T tensor.Float](c int) *BatchNorm2d[T] {
+	return &BatchNorm2d[T]{
+		Gamma: autograd.Param(tensor.Ones[T](c)), Beta: autograd.Param(tensor.Zeros[T](c)),
+		RunMean: tensor.Zeros[T](c), RunVar: tensor.Ones[T](c),
+		Eps: 1e-5, Momentum: 0.1, training: true,
+	}
+}
+
+// Forward normalises x.
+func (b *BatchNorm2d[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
+	s := x.Shape()
+	c := s[1]
+	var mean, variance *autograd.Var[T]
+	if b.training {
+		// Mean over N, H, W of the [N, C, H·W] view.
+		flat := autograd.Reshape(x, s[0], c, s[2]*s[3])
+		count := T(s[0] * s[2] * s[3])
+		mean = autograd.Scale(autograd.Sum(autograd.Sum(flat, 2, true), 0, true), 1/count) // [1, C, 1]
+		d := autograd.Sub(flat, mean)
+		variance = autograd.Scale(autograd.Sum(autograd.Sum(autograd.Mul(d, d), 2, true), 0, true), 1/count)
+		m, v := tensor.Reshape(mean.Value, c), tensor.Reshape(variance.Value, c)
+		unbiased := tensor.Scale(v, count/max(count-1, 1))
+		b.RunMean = tensor.Add(tensor.Scale(b.RunMean, 1-b.Momentum), tensor.Scale(m, b.Momentum))
+		b.RunVar = tensor.Add(tensor.Scale(b.RunVar, 1-b.Momentum), tensor.Scale(unbiased, b.Momentum))
+		mean, variance = autograd.Reshape(mean, 1, c, 1, 1), autograd.Reshape(variance, 1, c, 1, 1)
+	} else {
+		mean = autograd.Const(tensor.Reshape(b.RunMean, 1, c, 1, 1))
+		variance = autograd.Const(tensor.Reshape(b.RunVar, 1, c, 1, 1))
+	}
+	norm := autograd.Div(autograd.Sub(x, mean), autograd.Sqrt(autograd.AddScalar(variance, b.Eps)))
+	return autograd.Add(autograd.Mul(norm, autograd.Reshape(b.Gamma, 1, c, 1, 1)), autograd.Reshape(b.Beta, 1, c, 1, 1))
+}
+
+// Params is [γ, β].
+func (b *BatchNorm2d[T]) Params() []*autograd.Var[T] { return []*autograd.Var[T]{b.Gamma, b.Beta} }
+
+// SetTraining switches between batch and running statistics.
+func (b *BatchNorm2d[T]) SetTraining(t bool) { b.training = t }
