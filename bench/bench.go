@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/nn"
+	"github.com/ecl-go/ecl/optim"
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -100,4 +103,22 @@ func Measure(c Case) Row {
 	res := testing.Benchmark(func(b *testing.B) { Bench(b, c) })
 	per := time.Duration(res.NsPerOp())
 	return Row{c.Name, per, c.Flops / per.Seconds() / 1e9}
+}
+
+// LeNet5Step returns one training step of LeNet-5 on a batch of n random
+// 3×28×28 images (forward, cross-entropy, backward, Adam), in float32.
+func LeNet5Step(n int) func() {
+	r := rng()
+	m := nn.NewLeNet5[float32](r, 10, 10)
+	x := autograd.Const(tensor.RandUniform[float32](r, 0, 1, n, 3, 28, 28))
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = r.IntN(10)
+	}
+	opt := optim.NewAdam(m.Params(), 1e-3, 0)
+	return func() {
+		nn.ZeroGrad[float32](m)
+		nn.CrossEntropy(m.Forward(x), labels).Backward()
+		opt.Step()
+	}
 }

@@ -22,4 +22,17 @@ func TestCasesRun(t *testing.T) {
 		}
 		c.Setup()()
 	}
+	LeNet5Step(4)()
+}
+
+// BenchmarkLeNet5Step times a training step on a batch of 100 and reports
+// images per second and allocations per step.
+func BenchmarkLeNet5Step(b *testing.B) {
+	step := LeNet5Step(100)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		step()
+	}
+	b.ReportMetric(100*float64(b.N)/b.Elapsed().Seconds(), "images/s")
 }

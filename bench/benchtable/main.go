@@ -10,6 +10,8 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"testing"
+	"time"
 
 	"github.com/ecl-go/ecl/bench"
 )
@@ -30,5 +32,15 @@ func main() {
 		}
 		r := bench.Measure(c)
 		fmt.Printf("%-34s %10.3f %9.2f\n", r.Name, float64(r.PerOp.Nanoseconds())/1e6, r.GFLOPS)
+	}
+	if re.MatchString("lenet5-train-step") {
+		step := bench.LeNet5Step(100)
+		res := testing.Benchmark(func(b *testing.B) {
+			for range b.N {
+				step()
+			}
+		})
+		per := time.Duration(res.NsPerOp())
+		fmt.Printf("%-34s %10.3f %9s  (%.0f images/s, batch 100, Adam)\n", "lenet5-train-step/float32", float64(per.Nanoseconds())/1e6, "", 100/per.Seconds())
 	}
 }
