@@ -68,10 +68,40 @@ func (CPU[T]) Unary(op UnaryOp, dst, x *Tensor[T], a, b T) {
 	f := unaryFunc[T](op, a, b)
 	s := host(x)
 	forEach2(dst, x, func(d []T, od, os, n, sd, ss int) {
+		if sd == 1 && ss == 1 {
+			unaryContiguous(op, d[od:od+n], s[os:os+n], a, b, f)
+			return
+		}
 		for i := 0; i < n; i++ {
 			d[od+i*sd] = f(s[os+i*ss])
 		}
 	})
+}
+
+// unaryContiguous is the dense inner loop, with the cheap ops of training
+// (ReLU and its mask, affine maps) spelled out to avoid a call per element.
+func unaryContiguous[T Float](op UnaryOp, d, x []T, a, b T, f func(T) T) {
+	switch op {
+	case OpRelu:
+		for i, v := range x {
+			d[i] = max(v, 0)
+		}
+	case OpStep:
+		for i, v := range x {
+			d[i] = 0
+			if v > 0 {
+				d[i] = 1
+			}
+		}
+	case OpAffine:
+		for i, v := range x {
+			d[i] = a*v + b
+		}
+	default:
+		for i, v := range x {
+			d[i] = f(v)
+		}
+	}
 }
 
 func (CPU[T]) Binary(op BinaryOp, dst, x, y *Tensor[T]) {

@@ -38,12 +38,7 @@ func unaryFunc[T Float](op UnaryOp, a, b T) func(T) T {
 			return 0
 		}
 	case OpRelu:
-		return func(x T) T {
-			if x > 0 {
-				return x
-			}
-			return 0
-		}
+		return func(x T) T { return max(x, 0) } // NaN stays NaN, as in PyTorch
 	case OpSigmoid:
 		return func(x T) T {
 			if x >= 0 {

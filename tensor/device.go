@@ -19,7 +19,7 @@ const (
 	OpAbs                    // |x|
 	OpSign                   // −1, 0 or 1
 	OpStep                   // 1 if x > 0, else 0
-	OpRelu                   // max(x, 0)
+	OpRelu                   // max(x, 0); NaN stays NaN
 	OpSigmoid                // 1/(1+e⁻ˣ), computed without overflow
 	OpTanh                   // tanh x
 	OpPowS                   // xᵃ

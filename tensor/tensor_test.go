@@ -383,3 +383,24 @@ func maxDiff(a, b []float64) float64 {
 	}
 	return d
 }
+
+// The dense fast path and the strided loop agree, NaN included.
+func TestUnaryFastPathMatchesStrided(t *testing.T) {
+	x := FromSlice([]float64{-2, -0.5, 0, 0.5, 3, math.NaN()}, 2, 3)
+	xt := Transpose(Clone(Transpose(x, 0, 1)), 0, 1) // same values, strided
+	for name, f := range map[string]func(*Tensor[float64]) *Tensor[float64]{
+		"Relu":   Relu[float64],
+		"Step":   Step[float64],
+		"Affine": func(v *Tensor[float64]) *Tensor[float64] { return Affine(v, 2, 1) },
+	} {
+		a, b := f(x).Data(), f(xt).Data()
+		for i := range a {
+			if a[i] != b[i] && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
+				t.Errorf("%s[%d]: dense %v, strided %v", name, i, a[i], b[i])
+			}
+		}
+	}
+	if r := Relu(x).Data()[5]; !math.IsNaN(r) {
+		t.Errorf("Relu(NaN) = %v, want NaN", r)
+	}
+}
