@@ -11,6 +11,7 @@ import (
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
 	"github.com/ecl-go/ecl/train"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Methods lists the baselines RunSim knows: post-hoc "ts" (temperature
@@ -37,13 +38,7 @@ func isPostHoc(m string) bool {
 // papers leave it to tuning), or 1·Soft-ECE on the labelled target (oracle).
 func trainTime(method string) (func(ps, pt *autograd.Var[float64], s, t train.Data) *autograd.Var[float64], error) {
 	softECE := func(p *autograd.Var[float64], labels []int) *autograd.Var[float64] {
-		pred := tensor.Ints(tensor.ArgMax(p.Value, 1, false))
-		correct := make([]float64, len(labels))
-		for i, y := range labels {
-			if pred[i] == y {
-				correct[i] = 1
-			}
-		}
+		_, correct := metrics.TopLabel(p.Value.Data(), Classes, labels)
 		return ecl.SoftECE(ecl.TopConfidence(p), tensor.FromSlice(correct), 15)
 	}
 	switch method {
@@ -118,22 +113,12 @@ func postHoc(methods []string, base *nn.Classifier[float64], val, src, tgt train
 			if err != nil {
 				return nil, err
 			}
-			pv := baselines.Scale(lv, Classes, ts)
-			errs, conf := make([]float64, val.Len()), 0.0
-			for i, y := range val.Y {
-				row := pv[i*Classes : (i+1)*Classes]
-				best := 0
-				for j := range row {
-					if row[j] > row[best] {
-						best = j
-					}
-				}
-				if best != y {
-					errs[i] = 1
-				}
-				conf += row[best] / float64(val.Len())
+			confs, correct := metrics.TopLabel(baselines.Scale(lv, Classes, ts), Classes, val.Y)
+			errs := make([]float64, len(correct))
+			for i, c := range correct {
+				errs[i] = 1 - c
 			}
-			t, err := baselines.TransCal(lt, Classes, w, errs, conf)
+			t, err := baselines.TransCal(lt, Classes, w, errs, stat.Mean(confs, nil))
 			if err != nil {
 				return nil, err
 			}

@@ -1,28 +1,22 @@
 package experiment
 
 import (
-	"math"
 	"strings"
 
 	"github.com/ecl-go/ecl/ecl"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Stat is a mean and sample standard deviation over seeds.
 type Stat struct{ Mean, Std float64 }
 
-func stat(xs []float64) Stat {
-	var s Stat
-	for _, x := range xs {
-		s.Mean += x
+// statOf is the mean and sample standard deviation of xs (0 for one value).
+func statOf(xs []float64) Stat {
+	if len(xs) < 2 {
+		return Stat{Mean: stat.Mean(xs, nil)}
 	}
-	s.Mean /= float64(len(xs))
-	if len(xs) > 1 {
-		for _, x := range xs {
-			s.Std += (x - s.Mean) * (x - s.Mean)
-		}
-		s.Std = math.Sqrt(s.Std / float64(len(xs)-1))
-	}
-	return s
+	m, sd := stat.MeanStdDev(xs, nil)
+	return Stat{m, sd}
 }
 
 // Summary aggregates one method of one setup on one shift over seeds.
@@ -92,7 +86,7 @@ func Summarize(rs []Result) []Summary {
 				tv = append(tv, r.Target.Get(name))
 				sv = append(sv, r.Source.Get(name))
 			}
-			s.Target[name], s.Source[name] = stat(tv), stat(sv)
+			s.Target[name], s.Source[name] = statOf(tv), statOf(sv)
 		}
 		s.Wins, s.WinsCtl = -1, -1
 		if m, ok := ownMetric(k.method); ok {

@@ -3,13 +3,15 @@ package baselines
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/ecl-go/ecl/ecl/metrics"
 )
 
 // PseudoMixup builds the pseudo-target set of PseudoCal (Hu et al., 2024):
 // one pass over the target inputs x (row-major, d columns) in shuffled
 // batches; in each batch a random permutation pairs every sample a with a
 // sample b, and the input λ·x_a + (1−λ)·x_b is kept when a and b have
-// different predicted classes, labelled argmax(λ·p_a + (1−λ)·p_b), or ŷ_a
+// different predicted classes, labelled metrics.Argmax(λ·p_a + (1−λ)·p_b), or ŷ_a
 // with hard. probs [N, k] are the model's predictions on x. A temperature
 // fitted on the model's outputs for the mixed inputs against these labels
 // is PseudoCal's.
@@ -17,15 +19,6 @@ func PseudoMixup(x []float64, d int, probs []float64, k, batch int, lambda float
 	n := len(probs) / max(k, 1)
 	if d < 1 || k < 2 || len(x) != n*d || len(probs) != n*k || batch < 2 || !(lambda > 0 && lambda < 1) {
 		return nil, nil, fmt.Errorf("baselines.PseudoMixup: %d inputs of %d features, %d probabilities of %d classes, batch %d, λ %v", len(x), d, len(probs), k, batch, lambda)
-	}
-	argmax := func(v []float64) int {
-		best := 0
-		for j := range v {
-			if v[j] > v[best] {
-				best = j
-			}
-		}
-		return best
 	}
 	mix := make([]float64, k)
 	perm := rng.Perm(n)
@@ -35,8 +28,8 @@ func PseudoMixup(x []float64, d int, probs []float64, k, batch int, lambda float
 		for i, a := range idx {
 			b := idx[partner[i]]
 			pa, pb := probs[a*k:(a+1)*k], probs[b*k:(b+1)*k]
-			ya := argmax(pa)
-			if ya == argmax(pb) {
+			ya := metrics.Argmax(pa)
+			if ya == metrics.Argmax(pb) {
 				continue
 			}
 			for j := range d {
@@ -47,7 +40,7 @@ func PseudoMixup(x []float64, d int, probs []float64, k, batch int, lambda float
 				for j := range mix {
 					mix[j] = lambda*pa[j] + (1-lambda)*pb[j]
 				}
-				y = argmax(mix)
+				y = metrics.Argmax(mix)
 			}
 			labels = append(labels, y)
 		}

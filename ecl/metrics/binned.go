@@ -147,7 +147,7 @@ func ECE(probs []float64, k int, labels []int, o Options) (Calibration, error) {
 	if _, err := validate("ECE", probs, k, labels, k); err != nil {
 		return Calibration{}, err
 	}
-	conf, correct := topLabel(probs, k, labels)
+	conf, correct := TopLabel(probs, k, labels)
 	return binned(conf, correct, o), nil
 }
 
@@ -208,7 +208,7 @@ func DebiasedL2ECE(probs []float64, k int, labels []int, o Options) (float64, er
 	if _, err := validate("DebiasedL2ECE", probs, k, labels, k); err != nil {
 		return 0, err
 	}
-	conf, correct := topLabel(probs, k, labels)
+	conf, correct := TopLabel(probs, k, labels)
 	cal := binned(conf, correct, o)
 	sq := 0.0
 	for _, b := range cal.Bins {

@@ -44,8 +44,8 @@ func validateProbs(fn string, probs []float64, k int) (int, error) {
 	return n, nil
 }
 
-// argmax returns the first index of the largest entry.
-func argmax(row []float64) int {
+// Argmax returns the first index of the largest entry.
+func Argmax(row []float64) int {
 	best := 0
 	for c, v := range row {
 		if v > row[best] {
@@ -55,14 +55,14 @@ func argmax(row []float64) int {
 	return best
 }
 
-// topLabel returns the top confidence max_k S and the correctness 1[Ŷ = y]
-// of every sample.
-func topLabel(probs []float64, k int, labels []int) (conf, correct []float64) {
+// TopLabel returns the top confidence max_k S and the correctness 1[Ŷ = y]
+// of every sample of probs [N, k].
+func TopLabel(probs []float64, k int, labels []int) (conf, correct []float64) {
 	n := len(labels)
 	conf, correct = make([]float64, n), make([]float64, n)
 	for i := range n {
 		row := probs[i*k : (i+1)*k]
-		pred := argmax(row)
+		pred := Argmax(row)
 		conf[i] = row[pred]
 		if pred == labels[i] {
 			correct[i] = 1

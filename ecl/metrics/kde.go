@@ -109,7 +109,7 @@ func ECEKDE(probs []float64, k int, labels []int, o KDEOptions) (KDEResult, erro
 	case KDEBinary:
 		res.Value = newKernel(binaryRows(probs), 2).ece(labels, h, o.P)
 	case KDETopLabel:
-		conf, correct := topLabel(probs, k, labels)
+		conf, correct := TopLabel(probs, k, labels)
 		res.Value = newKernel(binaryRows(conf), 2).ece(asLabels(correct), h, o.P) / 2
 	case KDEMarginal:
 		for c := range k {

@@ -60,7 +60,7 @@ func naiveKDE(probs []float64, k int, labels []int, mode KDEMode, h, p float64) 
 			total += 2 * math.Pow(math.Abs(r-probs[j]), p)
 		}
 	case KDETopLabel:
-		conf, correct := topLabel(probs, k, labels)
+		conf, correct := TopLabel(probs, k, labels)
 		for j := range n {
 			r := ratio(j, func(j, i int) float64 { return betaPDF(conf[j], conf[i], h) },
 				func(i int) float64 { return correct[i] })

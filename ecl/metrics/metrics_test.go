@@ -384,7 +384,7 @@ func TestReferenceMetrics(t *testing.T) {
 	ece := must[Calibration](t)(ECE(probs, k, ref.Labels, o))
 	near(t, "equal_interval_ece", ece.Error, ref.ECE.ECE, tol)
 	checkBins("equal_interval_ece", ece, ref.ECE.bins)
-	conf, correct := topLabel(probs, k, ref.Labels)
+	conf, correct := TopLabel(probs, k, ref.Labels)
 	for i := range correct {
 		if int(correct[i]) != ref.ECE.Correct[i] {
 			t.Fatalf("sample %d (conf %v): correct %v, reference %d", i, conf[i], correct[i], ref.ECE.Correct[i])

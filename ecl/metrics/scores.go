@@ -46,7 +46,7 @@ func Accuracy(probs []float64, k int, labels []int) (float64, error) {
 	}
 	hits := 0
 	for i, y := range labels {
-		if argmax(probs[i*k:(i+1)*k]) == y {
+		if Argmax(probs[i*k:(i+1)*k]) == y {
 			hits++
 		}
 	}
