@@ -134,47 +134,58 @@ func postHoc(methods []string, base *nn.Classifier[float64], val, src, tgt train
 	return out, nil
 }
 
-// domainWeights are the importance weights of the validation samples from a
-// logistic domain classifier on the backbone's features, clipped at
-// ratioClip; with rng, the smaller domain is first resampled to the size of
-// the larger (TransCal's balancing).
-func domainWeights(base *nn.Classifier[float64], val, src, tgt train.Data, rng *rand.Rand) ([]float64, error) {
-	feat := func(d train.Data) *tensor.Tensor[float64] { return nn.Predict[float64](base.Backbone, d.X) }
-	fs, ft, fv := feat(src), feat(tgt), feat(val)
+// domainModel is a logistic domain classifier on the base model's backbone
+// features.
+type domainModel struct {
+	dom  *baselines.Domain
+	base *nn.Classifier[float64]
+}
+
+// fitDomainModel fits it on source against target; with rng, the smaller
+// domain is first resampled to the size of the larger (TransCal's balancing).
+func fitDomainModel(base *nn.Classifier[float64], src, tgt train.Data, rng *rand.Rand) (domainModel, error) {
+	fs, ft := features(base, src), features(base, tgt)
 	d := fs.Dim(1)
 	s, t := fs.Data(), ft.Data()
 	if rng != nil {
 		s, t = baselines.Balance(s, t, d, rng)
 	}
 	dom, err := baselines.FitDomain(s, t, d, 1e-3)
+	return domainModel{dom, base}, err
+}
+
+func features(base *nn.Classifier[float64], d train.Data) *tensor.Tensor[float64] {
+	return nn.Predict[float64](base.Backbone, d.X)
+}
+
+// ratios maps each sample of d to f(clipped p_t/p_s).
+func (m domainModel) ratios(d train.Data, lo float64, f func(float64) float64) []float64 {
+	fd := features(m.base, d)
+	k, x := fd.Dim(1), fd.Data()
+	out := make([]float64, d.Len())
+	for i := range out {
+		out[i] = f(m.dom.Ratio(x[i*k:(i+1)*k], lo, ratioClip))
+	}
+	return out
+}
+
+// domainWeights are the importance weights p_t/p_s of the validation
+// samples, clipped at ratioClip.
+func domainWeights(base *nn.Classifier[float64], val, src, tgt train.Data, rng *rand.Rand) ([]float64, error) {
+	m, err := fitDomainModel(base, src, tgt, rng)
 	if err != nil {
 		return nil, err
 	}
-	vd := fv.Data()
-	w := make([]float64, val.Len())
-	for i := range w {
-		w[i] = dom.Ratio(vd[i*d:(i+1)*d], 0, ratioClip)
-	}
-	return w, nil
+	return m.ratios(val, 0, func(w float64) float64 { return w }), nil
 }
 
-// densityRatios returns p_s/p_t = 1/w for the source and target samples,
-// with w the clipped importance weight of domainWeights' classifier.
+// densityRatios returns DRL's p_s/p_t for the source and target samples,
+// clipped to [1/ratioClip, ratioClip].
 func densityRatios(base *nn.Classifier[float64], src, tgt train.Data) (rs, rt []float64, err error) {
-	feat := func(d train.Data) *tensor.Tensor[float64] { return nn.Predict[float64](base.Backbone, d.X) }
-	fs, ft := feat(src), feat(tgt)
-	d := fs.Dim(1)
-	dom, err := baselines.FitDomain(fs.Data(), ft.Data(), d, 1e-3)
+	m, err := fitDomainModel(base, src, tgt, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	inv := func(f *tensor.Tensor[float64]) []float64 {
-		x := f.Data()
-		r := make([]float64, f.Dim(0))
-		for i := range r {
-			r[i] = 1 / dom.Ratio(x[i*d:(i+1)*d], 1/ratioClip, ratioClip)
-		}
-		return r
-	}
-	return inv(fs), inv(ft), nil
+	inv := func(w float64) float64 { return 1 / w }
+	return m.ratios(src, 1/ratioClip, inv), m.ratios(tgt, 1/ratioClip, inv), nil
 }
