@@ -3,7 +3,6 @@ package tensor
 import (
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"testing"
 )
@@ -26,13 +25,6 @@ var cpuConvCases = []struct {
 	{"padding-only-taps", Conv2DParams{N: 2, C: 2, H: 2, W: 1, O: 2, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilH: 1, DilW: 1}, false},
 	{"lenet", Conv2DParams{N: 4, C: 6, H: 12, W: 12, O: 16, KH: 5, KW: 5, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1}, true},
 	{"parallel", Conv2DParams{N: 7, C: 8, H: 16, W: 16, O: 8, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilH: 1, DilW: 1}, true},
-}
-
-// useProcs runs the rest of the test with GOMAXPROCS n, so that the parallel
-// paths run even on a single core.
-func useProcs(t *testing.T, n int) {
-	old := runtime.GOMAXPROCS(n)
-	t.Cleanup(func() { runtime.GOMAXPROCS(old) })
 }
 
 // convTaps calls f with the offsets in x, w and y of every product
@@ -110,7 +102,7 @@ func relErr[T Float](got []T, want []float64) float64 {
 
 // checkConvKernels compares the three kernels in T against the direct loops.
 func checkConvKernels[T Float](t *testing.T, tol float64) {
-	useProcs(t, 4)
+	withProcs(t, 4)
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range cpuConvCases {
 		p := tc.p
@@ -148,7 +140,7 @@ func TestCPUConvKernelsFloat32(t *testing.T) { checkConvKernels[float32](t, 1e-4
 
 // <conv(x,w), dy> = <x, backwardInput(dy,w)> = <w, backwardWeight(x,dy)>.
 func TestCPUConvAdjointIdentity(t *testing.T) {
-	useProcs(t, 4)
+	withProcs(t, 4)
 	r := rand.New(rand.NewPCG(1, 2))
 	dot := func(a, b []float64) (s, abs float64) {
 		for i := range a {
@@ -181,7 +173,7 @@ func TestCPUConvAdjointIdentity(t *testing.T) {
 // The weight gradient sums per-worker partials in a fixed order: repeated
 // runs agree to the bit.
 func TestCPUConvWeightGradientDeterministic(t *testing.T) {
-	useProcs(t, 4)
+	withProcs(t, 4)
 	r := rand.New(rand.NewPCG(1, 2))
 	p := cpuConvCases[len(cpuConvCases)-1].p
 	x, _ := randOf[float32](r, p.N*p.C*p.H*p.W)

@@ -72,7 +72,7 @@ func runPool[T Float](x, dy []T, p Pool2DParams) (ymax, yavg, dmax, davg []T) {
 // checkPoolKernels compares the four kernels in T against the direct loops,
 // on normal inputs and on inputs with many ties.
 func checkPoolKernels[T Float](t *testing.T, tol float64) {
-	useProcs(t, 4)
+	withProcs(t, 4)
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range cpuPoolCases {
 		p := tc.p
