@@ -118,7 +118,7 @@ func TestMiniBatchMatchesReference(t *testing.T) {
 					}
 					return autograd.Softmax(v, 1)
 				}
-				loss := mb.Loss(Probabilities(in[0]), Probabilities(in[1]), aux(in[2]), aux(in[3]))
+				loss := MiniBatchLoss(mb, Probabilities(in[0]), Probabilities(in[1]), aux(in[2]), aux(in[3]))
 				if got := loss.Value.Item(); !closeTo(got, call.Loss) {
 					t.Errorf("call %d: loss %.9g, reference %.9g", c, got, call.Loss)
 				}

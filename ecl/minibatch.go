@@ -86,21 +86,13 @@ func (mb *MiniBatch) Cache() (us, ut []float64) {
 	return append([]float64(nil), mb.us...), append([]float64(nil), mb.ut...)
 }
 
-// Loss computes the mini-batch ECL of one source and one target batch and
-// updates the caches. srcProbs, tgtProbs are the main head's probabilities
-// [N, K]; srcAux, tgtAux the auxiliary head's probabilities ([N] or [N, 1]
-// P(correct) for top-label, [N, K] otherwise). Gradients flow through the
-// soft assignments and through p; the auxiliary variables are constants.
-func (mb *MiniBatch) Loss(srcProbs, tgtProbs, srcAux, tgtAux *autograd.Var[float64]) *autograd.Var[float64] {
-	return miniBatchLoss(mb, srcProbs, tgtProbs, srcAux, tgtAux)
-}
-
-// Loss32 is Loss in float32.
-func (mb *MiniBatch) Loss32(srcProbs, tgtProbs, srcAux, tgtAux *autograd.Var[float32]) *autograd.Var[float32] {
-	return miniBatchLoss(mb, srcProbs, tgtProbs, srcAux, tgtAux)
-}
-
-func miniBatchLoss[T tensor.Float](mb *MiniBatch, srcProbs, tgtProbs, srcAux, tgtAux *autograd.Var[T]) *autograd.Var[T] {
+// MiniBatchLoss computes the mini-batch ECL of one source and one target
+// batch and updates mb's caches. srcProbs, tgtProbs are the main head's
+// probabilities [N, K]; srcAux, tgtAux the auxiliary head's probabilities
+// ([N] or [N, 1] P(correct) for top-label, [N, K] otherwise). Gradients flow
+// through the soft assignments and through p; the auxiliary variables are
+// constants.
+func MiniBatchLoss[T tensor.Float](mb *MiniBatch, srcProbs, tgtProbs, srcAux, tgtAux *autograd.Var[T]) *autograd.Var[T] {
 	l := mb.l
 	ws, wt := assign(l, srcProbs), assign(l, tgtProbs)
 	ps, pt := auxShape(l, srcAux), auxShape(l, tgtAux)

@@ -36,20 +36,20 @@ func isPostHoc(m string) bool {
 // 0.5·DECE (Bohdal et al.), 1·ECE^KDE (Popordanoska et al.; canonical,
 // p = 1, bandwidth chosen on each batch; the weight is our choice, the
 // papers leave it to tuning), or 1·Soft-ECE on the labelled target (oracle).
-func trainTime(method string) (func(ps, pt *autograd.Var[float64], s, t train.Data) *autograd.Var[float64], error) {
+func trainTime(method string) (func(ps, pt *autograd.Var[float64], s, t train.Data[float64]) *autograd.Var[float64], error) {
 	softECE := func(p *autograd.Var[float64], labels []int) *autograd.Var[float64] {
 		_, correct := metrics.TopLabel(p.Value.Data(), Classes, labels)
 		return ecl.SoftECE(ecl.TopConfidence(p), tensor.FromSlice(correct), 15)
 	}
 	switch method {
 	case "softece":
-		return func(ps, _ *autograd.Var[float64], s, _ train.Data) *autograd.Var[float64] { return softECE(ps, s.Y) }, nil
+		return func(ps, _ *autograd.Var[float64], s, _ train.Data[float64]) *autograd.Var[float64] { return softECE(ps, s.Y) }, nil
 	case "dece":
-		return func(ps, _ *autograd.Var[float64], s, _ train.Data) *autograd.Var[float64] {
+		return func(ps, _ *autograd.Var[float64], s, _ train.Data[float64]) *autograd.Var[float64] {
 			return autograd.Scale(baselines.DECE(ps, s.Y, 15), 0.5)
 		}, nil
 	case "kde":
-		return func(ps, _ *autograd.Var[float64], s, _ train.Data) *autograd.Var[float64] {
+		return func(ps, _ *autograd.Var[float64], s, _ train.Data[float64]) *autograd.Var[float64] {
 			h, err := metrics.KDEBandwidth(ps.Value.Data(), Classes)
 			if err != nil {
 				panic(fmt.Sprintf("experiment: KDE loss on a batch of %d: %v", len(s.Y), err))
@@ -57,7 +57,7 @@ func trainTime(method string) (func(ps, pt *autograd.Var[float64], s, t train.Da
 			return baselines.KDELoss(ps, s.Y, h)
 		}, nil
 	case "oracle":
-		return func(_, pt *autograd.Var[float64], _, t train.Data) *autograd.Var[float64] { return softECE(pt, t.Y) }, nil
+		return func(_, pt *autograd.Var[float64], _, t train.Data[float64]) *autograd.Var[float64] { return softECE(pt, t.Y) }, nil
 	}
 	return nil, fmt.Errorf("experiment: unknown method %q (want one of %v)", method, Methods)
 }
@@ -74,8 +74,8 @@ const ratioClip = 20
 // postHoc fits each named method on the base model's held-out source
 // predictions (val), or for PseudoCal on mixed-up target batches of size
 // batch, and applies it to the source and target.
-func postHoc(methods []string, base *nn.Classifier[float64], val, src, tgt train.Data, batch int, rng *rand.Rand) ([]fitted, error) {
-	logits := func(d train.Data) []float64 { return nn.Predict[float64](base, d.X).Data() }
+func postHoc(methods []string, base *nn.Classifier[float64], val, src, tgt train.Data[float64], batch int, rng *rand.Rand) ([]fitted, error) {
+	logits := func(d train.Data[float64]) []float64 { return nn.Predict[float64](base, d.X).Data() }
 	lv, ls, lt := logits(val), logits(src), logits(tgt)
 	var out []fitted
 	for _, m := range methods {
@@ -143,7 +143,7 @@ type domainModel struct {
 
 // fitDomainModel fits it on source against target; with rng, the smaller
 // domain is first resampled to the size of the larger (TransCal's balancing).
-func fitDomainModel(base *nn.Classifier[float64], src, tgt train.Data, rng *rand.Rand) (domainModel, error) {
+func fitDomainModel(base *nn.Classifier[float64], src, tgt train.Data[float64], rng *rand.Rand) (domainModel, error) {
 	fs, ft := features(base, src), features(base, tgt)
 	d := fs.Dim(1)
 	s, t := fs.Data(), ft.Data()
@@ -154,12 +154,12 @@ func fitDomainModel(base *nn.Classifier[float64], src, tgt train.Data, rng *rand
 	return domainModel{dom, base}, err
 }
 
-func features(base *nn.Classifier[float64], d train.Data) *tensor.Tensor[float64] {
+func features(base *nn.Classifier[float64], d train.Data[float64]) *tensor.Tensor[float64] {
 	return nn.Predict[float64](base.Backbone, d.X)
 }
 
 // ratios maps each sample of d to f(clipped p_t/p_s).
-func (m domainModel) ratios(d train.Data, lo float64, f func(float64) float64) []float64 {
+func (m domainModel) ratios(d train.Data[float64], lo float64, f func(float64) float64) []float64 {
 	fd := features(m.base, d)
 	k, x := fd.Dim(1), fd.Data()
 	out := make([]float64, d.Len())
@@ -171,7 +171,7 @@ func (m domainModel) ratios(d train.Data, lo float64, f func(float64) float64) [
 
 // domainWeights are the importance weights p_t/p_s of the validation
 // samples, clipped at ratioClip.
-func domainWeights(base *nn.Classifier[float64], val, src, tgt train.Data, rng *rand.Rand) ([]float64, error) {
+func domainWeights(base *nn.Classifier[float64], val, src, tgt train.Data[float64], rng *rand.Rand) ([]float64, error) {
 	m, err := fitDomainModel(base, src, tgt, rng)
 	if err != nil {
 		return nil, err
@@ -181,7 +181,7 @@ func domainWeights(base *nn.Classifier[float64], val, src, tgt train.Data, rng *
 
 // densityRatios returns DRL's p_s/p_t for the source and target samples,
 // clipped to [1/ratioClip, ratioClip].
-func densityRatios(base *nn.Classifier[float64], src, tgt train.Data) (rs, rt []float64, err error) {
+func densityRatios(base *nn.Classifier[float64], src, tgt train.Data[float64]) (rs, rt []float64, err error) {
 	m, err := fitDomainModel(base, src, tgt, nil)
 	if err != nil {
 		return nil, nil, err

@@ -175,11 +175,11 @@ func Evaluate(probs []float64, k int, labels []int, o metrics.Options) (Scores, 
 	return s, err
 }
 
-func toData(d sim.Domain) train.Data {
-	return train.Data{X: tensor.FromSlice(d.X, d.Len(), 2), Y: d.Y}
+func toData(d sim.Domain) train.Data[float64] {
+	return train.Data[float64]{X: tensor.FromSlice(d.X, d.Len(), 2), Y: d.Y}
 }
 
-func probsOf(m *nn.Classifier[float64], d train.Data) []float64 {
+func probsOf(m *nn.Classifier[float64], d train.Data[float64]) []float64 {
 	return tensor.Softmax(nn.Predict[float64](m, d.X), 1).Data()
 }
 

@@ -52,18 +52,19 @@ type Recipe struct {
 	Loss ecl.Config
 }
 
-// Data is one domain: inputs [N, D] and labels, and for DRL a per-sample
+// Data is one domain: inputs [N, …] and labels, and for DRL a per-sample
 // scale of the logits.
-type Data struct {
-	X     *tensor.Tensor[float64]
+type Data[T tensor.Float] struct {
+	X     *tensor.Tensor[T]
 	Y     []int
 	Scale []float64
 }
 
 // Len is the number of samples.
-func (d Data) Len() int { return len(d.Y) }
+func (d Data[T]) Len() int { return len(d.Y) }
 
-func (d Data) rows(idx []int) Data {
+// Rows is the batch of samples idx.
+func (d Data[T]) Rows(idx []int) Data[T] {
 	y := make([]int, len(idx))
 	var scale []float64
 	for i, j := range idx {
@@ -72,7 +73,7 @@ func (d Data) rows(idx []int) Data {
 			scale = append(scale, d.Scale[j])
 		}
 	}
-	return Data{tensor.IndexSelect(d.X, 0, idx), y, scale}
+	return Data[T]{tensor.IndexSelect(d.X, 0, idx), y, scale}
 }
 
 // batches splits a random permutation of [0, n) into batches of size b (the
@@ -90,7 +91,7 @@ func batches(rng *rand.Rand, n, b int) [][]int {
 // with a target batch when tgt is non-empty, stopping at the shorter
 // loader), it zeroes the gradients of params, backpropagates loss and takes
 // an Adam step.
-func fit(rng *rand.Rand, st Stage, batch int, params []*autograd.Var[float64], src, tgt Data, loss func(s, t Data) *autograd.Var[float64]) {
+func fit[T tensor.Float](rng *rand.Rand, st Stage, batch int, params []*autograd.Var[T], src, tgt Data[T], loss func(s, t Data[T]) *autograd.Var[T]) {
 	opt := optim.NewAdam(params, st.LR, 0)
 	sched := optim.MultiStep{Base: st.LR, Milestones: st.Milestones, Gamma: 0.1}
 	for epoch := range st.Epochs {
@@ -105,11 +106,11 @@ func fit(rng *rand.Rand, st Stage, batch int, params []*autograd.Var[float64], s
 			for _, p := range params {
 				p.ZeroGrad()
 			}
-			var t Data
+			var t Data[T]
 			if tb != nil {
-				t = tgt.rows(tb[i])
+				t = tgt.Rows(tb[i])
 			}
-			loss(src.rows(idx), t).Backward()
+			loss(src.Rows(idx), t).Backward()
 			opt.Step()
 		}
 	}
@@ -117,15 +118,15 @@ func fit(rng *rand.Rand, st Stage, batch int, params []*autograd.Var[float64], s
 
 // Base trains the backbone and main head with cross-entropy on the source:
 // the uncalibrated model.
-func Base(rng *rand.Rand, r Recipe, m *nn.Classifier[float64], src Data) {
-	fit(rng, r.Base, r.Batch, m.Params(), src, Data{}, func(s, _ Data) *autograd.Var[float64] {
+func Base[T tensor.Float](rng *rand.Rand, r Recipe, m *nn.Classifier[T], src Data[T]) {
+	fit(rng, r.Base, r.Batch, m.Params(), src, Data[T]{}, func(s, _ Data[T]) *autograd.Var[T] {
 		return nn.CrossEntropy(m.Forward(autograd.Const(s.X)), s.Y)
 	})
 }
 
 // Correct is 1 where the main head's prediction on x is y, else 0.
-func Correct(m *nn.Classifier[float64], d Data) []int {
-	pred := tensor.Ints(tensor.ArgMax(nn.Predict[float64](m, d.X), 1, false))
+func Correct[T tensor.Float](m *nn.Classifier[T], d Data[T]) []int {
+	pred := tensor.Ints(tensor.ArgMax(nn.Predict[T](m, d.X), 1, false))
 	out := make([]int, len(pred))
 	for i, p := range pred {
 		if p == d.Y[i] {
@@ -137,18 +138,18 @@ func Correct(m *nn.Classifier[float64], d Data) []int {
 
 // Aux trains the auxiliary head on the frozen backbone: to predict the label
 // (class-wise, canonical) or whether the main head is right (top-label).
-func Aux(rng *rand.Rand, r Recipe, p ecl.Paradigm, m *nn.Classifier[float64], src Data) {
+func Aux[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *nn.Classifier[T], src Data[T]) {
 	target := src
 	if p == ecl.TopLabel {
-		target = Data{X: src.X, Y: Correct(m, src)}
+		target = Data[T]{X: src.X, Y: Correct(m, src)}
 	}
-	fit(rng, r.Aux, r.Batch, m.Aux.Params(), target, Data{}, func(s, _ Data) *autograd.Var[float64] {
+	fit(rng, r.Aux, r.Batch, m.Aux.Params(), target, Data[T]{}, func(s, _ Data[T]) *autograd.Var[T] {
 		out := m.AuxForward(autograd.Const(s.X))
 		loss := nn.CrossEntropy(out, s.Y)
 		if p == ecl.TopLabel && r.AuxSoftECE {
-			correct := make([]float64, len(s.Y))
+			correct := make([]T, len(s.Y))
 			for i, y := range s.Y {
-				correct[i] = float64(y)
+				correct[i] = T(y)
 			}
 			loss = autograd.Add(loss, ecl.SoftECE(ecl.CorrectnessProb(out), tensor.FromSlice(correct), 15))
 		}
@@ -158,8 +159,8 @@ func Aux(rng *rand.Rand, r Recipe, p ecl.Paradigm, m *nn.Classifier[float64], sr
 
 // auxProbs is the auxiliary head's estimate on x: P(correct) [N] for
 // top-label, P(Y|X) [N, K] otherwise (a constant: the head is fixed).
-func auxProbs(p ecl.Paradigm, m *nn.Classifier[float64], x *tensor.Tensor[float64]) *autograd.Var[float64] {
-	var out *autograd.Var[float64]
+func auxProbs[T tensor.Float](p ecl.Paradigm, m *nn.Classifier[T], x *tensor.Tensor[T]) *autograd.Var[T] {
+	var out *autograd.Var[T]
 	autograd.NoGrad(func() {
 		logits := m.AuxForward(autograd.Const(x))
 		if p == ecl.TopLabel {
@@ -173,19 +174,19 @@ func auxProbs(p ecl.Paradigm, m *nn.Classifier[float64], x *tensor.Tensor[float6
 
 // ECL fine-tunes the main head with the ECL of paradigm p on paired source
 // and (unlabelled) target batches. The backbone and auxiliary head are fixed.
-func ECL(rng *rand.Rand, r Recipe, p ecl.Paradigm, m *nn.Classifier[float64], src, tgt Data, classes int) error {
+func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *nn.Classifier[T], src, tgt Data[T], classes int) error {
 	cfg := r.Loss
 	cfg.Paradigm, cfg.Classes = p, classes
 	mb, err := ecl.NewMiniBatch(cfg)
 	if err != nil {
 		return fmt.Errorf("train.ECL: %w", err)
 	}
-	finetune(rng, r, m, src, tgt, func(ps, pt *autograd.Var[float64], s, t Data) *autograd.Var[float64] {
+	finetune(rng, r, m, src, tgt, func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T] {
 		as, at := auxProbs(p, m, s.X), auxProbs(p, m, t.X)
 		if r.NonTrainable {
 			return ecl.SoftBinned(cfg, ecl.L1, 0, ps, pt, as, at)
 		}
-		return mb.Loss(ps, pt, as, at)
+		return ecl.MiniBatchLoss(mb, ps, pt, as, at)
 	})
 	return nil
 }
@@ -193,17 +194,17 @@ func ECL(rng *rand.Rand, r Recipe, p ecl.Paradigm, m *nn.Classifier[float64], sr
 // Control is the ECL stage without ECL: the main head fine-tuned with the
 // same schedule, batches and cross-entropy weight, so that a comparison can
 // tell the effect of ECL from that of further training.
-func Control(rng *rand.Rand, r Recipe, m *nn.Classifier[float64], src, tgt Data) {
+func Control[T tensor.Float](rng *rand.Rand, r Recipe, m *nn.Classifier[T], src, tgt Data[T]) {
 	finetune(rng, r, m, src, tgt, nil)
 }
 
 // finetune runs stage 3 on the main head: the loss is CE plus the weighted
 // term extra(source probs, target probs, batches) when extra is not nil.
-func finetune(rng *rand.Rand, r Recipe, m *nn.Classifier[float64], src, tgt Data, extra func(ps, pt *autograd.Var[float64], s, t Data) *autograd.Var[float64]) {
+func finetune[T tensor.Float](rng *rand.Rand, r Recipe, m *nn.Classifier[T], src, tgt Data[T], extra func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T]) {
 	var weight ecl.AdaptiveWeight
 	weight.Gamma = r.Gamma
-	fit(rng, r.ECL, r.Batch, m.Main.Params(), src, tgt, func(s, t Data) *autograd.Var[float64] {
-		var fs, ft *autograd.Var[float64]
+	fit(rng, r.ECL, r.Batch, m.Main.Params(), src, tgt, func(s, t Data[T]) *autograd.Var[T] {
+		var fs, ft *autograd.Var[T]
 		autograd.NoGrad(func() {
 			fs, ft = m.Backbone.Forward(autograd.Const(s.X)), m.Backbone.Forward(autograd.Const(t.X))
 		})
@@ -213,21 +214,21 @@ func finetune(rng *rand.Rand, r Recipe, m *nn.Classifier[float64], src, tgt Data
 			if r.Adaptive {
 				return ce
 			}
-			return autograd.Scale(ce, r.LambdaCE)
+			return autograd.Scale(ce, T(r.LambdaCE))
 		}
 		loss := extra(autograd.Softmax(ls, 1), autograd.Softmax(lt, 1), s, t)
 		if r.Adaptive {
-			weight.Observe(ce.Value.Item(), loss.Value.Item())
-			return autograd.Add(ce, autograd.Scale(loss, weight.Lambda()))
+			weight.Observe(float64(ce.Value.Item()), float64(loss.Value.Item()))
+			return autograd.Add(ce, autograd.Scale(loss, T(weight.Lambda())))
 		}
-		return autograd.Add(autograd.Scale(ce, r.LambdaCE), loss)
+		return autograd.Add(autograd.Scale(ce, T(r.LambdaCE)), loss)
 	})
 }
 
 // Regularised fine-tunes the main head on the ECL stage's schedule with
 // CE(source) + term: the train-time calibration baselines (Soft-ECE, DECE,
 // the oracle), trained exactly like the ECL stage so that rows compare.
-func Regularised(rng *rand.Rand, r Recipe, m *nn.Classifier[float64], src, tgt Data, term func(ps, pt *autograd.Var[float64], s, t Data) *autograd.Var[float64]) {
+func Regularised[T tensor.Float](rng *rand.Rand, r Recipe, m *nn.Classifier[T], src, tgt Data[T], term func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T]) {
 	r.Adaptive, r.LambdaCE = false, 1
 	finetune(rng, r, m, src, tgt, term)
 }
@@ -237,21 +238,21 @@ func Regularised(rng *rand.Rand, r Recipe, m *nn.Classifier[float64], src, tgt D
 // r = src.Scale the density ratio p_s/p_t of each source sample: the
 // cross-entropy of the scaled logits on the ECL stage's schedule. Predict
 // then with the target's own r (ScaledProbs).
-func DRL(rng *rand.Rand, r Recipe, m *nn.Classifier[float64], src Data) {
-	fit(rng, r.ECL, r.Batch, m.Main.Params(), src, Data{}, func(s, _ Data) *autograd.Var[float64] {
+func DRL[T tensor.Float](rng *rand.Rand, r Recipe, m *nn.Classifier[T], src Data[T]) {
+	fit(rng, r.ECL, r.Batch, m.Main.Params(), src, Data[T]{}, func(s, _ Data[T]) *autograd.Var[T] {
 		return nn.CrossEntropy(scaled(m, s), s.Y)
 	})
 }
 
 // scaled is the main head's logits on d multiplied row-wise by d.Scale.
-func scaled(m *nn.Classifier[float64], d Data) *autograd.Var[float64] {
+func scaled[T tensor.Float](m *nn.Classifier[T], d Data[T]) *autograd.Var[T] {
 	logits := m.Forward(autograd.Const(d.X))
-	return autograd.Mul(logits, autograd.Const(tensor.FromSlice(d.Scale, len(d.Scale), 1)))
+	return autograd.Mul(logits, autograd.Const(tensor.Convert[T](tensor.FromSlice(d.Scale, len(d.Scale), 1))))
 }
 
 // ScaledProbs is softmax(r(x)·logits(x)) on d, with r = d.Scale.
-func ScaledProbs(m *nn.Classifier[float64], d Data) []float64 {
-	var p *tensor.Tensor[float64]
+func ScaledProbs[T tensor.Float](m *nn.Classifier[T], d Data[T]) []float64 {
+	var p *tensor.Tensor[T]
 	autograd.NoGrad(func() { p = tensor.Softmax(scaled(m, d).Value, 1) })
-	return p.Data()
+	return tensor.Convert[float64](p).Data()
 }

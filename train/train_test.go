@@ -33,8 +33,8 @@ func TestBatchesCoverEveryIndexOnce(t *testing.T) {
 func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
 	m := nn.NewMLPClassifier[float64](r, 2, 6, 3, 3)
-	src := Data{X: tensor.RandNormal[float64](r, 0, 1, 20, 2), Y: make([]int, 20)}
-	tgt := Data{X: tensor.RandNormal[float64](r, 1, 1, 20, 2), Y: make([]int, 20)}
+	src := Data[float64]{X: tensor.RandNormal[float64](r, 0, 1, 20, 2), Y: make([]int, 20)}
+	tgt := Data[float64]{X: tensor.RandNormal[float64](r, 1, 1, 20, 2), Y: make([]int, 20)}
 	for i := range src.Y {
 		src.Y[i] = i % 3
 	}
@@ -74,13 +74,13 @@ func TestScaledProbsLimits(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
 	m := nn.NewMLPClassifier[float64](r, 2, 5, 3, 3)
 	x := tensor.RandNormal[float64](r, 0, 1, 4, 2)
-	uniform := ScaledProbs(m, Data{X: x, Y: make([]int, 4), Scale: make([]float64, 4)})
+	uniform := ScaledProbs(m, Data[float64]{X: x, Y: make([]int, 4), Scale: make([]float64, 4)})
 	for _, p := range uniform {
 		if math.Abs(p-1.0/3) > 1e-15 {
 			t.Fatalf("r = 0 gives %v", uniform)
 		}
 	}
-	own := ScaledProbs(m, Data{X: x, Y: make([]int, 4), Scale: []float64{1, 1, 1, 1}})
+	own := ScaledProbs(m, Data[float64]{X: x, Y: make([]int, 4), Scale: []float64{1, 1, 1, 1}})
 	want := tensor.Softmax(nn.Predict[float64](m, x), 1).Data()
 	for i := range want {
 		if math.Abs(own[i]-want[i]) > 1e-15 {
