@@ -43,7 +43,9 @@ func trainTime(method string) (func(ps, pt *autograd.Var[float64], s, t train.Da
 	}
 	switch method {
 	case "softece":
-		return func(ps, _ *autograd.Var[float64], s, _ train.Data[float64]) *autograd.Var[float64] { return softECE(ps, s.Y) }, nil
+		return func(ps, _ *autograd.Var[float64], s, _ train.Data[float64]) *autograd.Var[float64] {
+			return softECE(ps, s.Y)
+		}, nil
 	case "dece":
 		return func(ps, _ *autograd.Var[float64], s, _ train.Data[float64]) *autograd.Var[float64] {
 			return autograd.Scale(baselines.DECE(ps, s.Y, 15), 0.5)
@@ -57,7 +59,9 @@ func trainTime(method string) (func(ps, pt *autograd.Var[float64], s, t train.Da
 			return baselines.KDELoss(ps, s.Y, h)
 		}, nil
 	case "oracle":
-		return func(_, pt *autograd.Var[float64], _, t train.Data[float64]) *autograd.Var[float64] { return softECE(pt, t.Y) }, nil
+		return func(_, pt *autograd.Var[float64], _, t train.Data[float64]) *autograd.Var[float64] {
+			return softECE(pt, t.Y)
+		}, nil
 	}
 	return nil, fmt.Errorf("experiment: unknown method %q (want one of %v)", method, Methods)
 }
