@@ -31,39 +31,52 @@ func isPostHoc(m string) bool {
 	return m == "ts" || m == "cpcs" || m == "transcal" || m == "pseudocal"
 }
 
-// trainTime returns the regulariser of a train-time baseline, added to the
-// source cross-entropy: 1·Soft-ECE on the source (Karandikar et al.),
-// 0.5·DECE (Bohdal et al.), 1·ECE^KDE (Popordanoska et al.; canonical,
-// p = 1, bandwidth chosen on each batch; the weight is our choice, the
-// papers leave it to tuning), or 1·Soft-ECE on the labelled target (oracle).
-func trainTime(method string) (func(ps, pt *autograd.Var[float64], s, t train.Data[float64]) *autograd.Var[float64], error) {
-	softECE := func(p *autograd.Var[float64], labels []int) *autograd.Var[float64] {
-		_, correct := metrics.TopLabel(p.Value.Data(), Classes, labels)
-		return ecl.SoftECE(ecl.TopConfidence(p), tensor.FromSlice(correct), 15)
+// trainTime returns the regulariser of a train-time baseline for k
+// classes, added to the source cross-entropy: 1·Soft-ECE on the source
+// (Karandikar et al.), 0.5·DECE (Bohdal et al.), 1·ECE^KDE (Popordanoska et
+// al.; canonical, p = 1, bandwidth chosen on each batch; the weight is our
+// choice, the papers leave it to tuning), or 1·Soft-ECE on the labelled
+// target (oracle).
+func trainTime[T tensor.Float](method string, k int) (func(ps, pt *autograd.Var[T], s, t train.Data[T]) *autograd.Var[T], error) {
+	softECE := func(p *autograd.Var[T], labels []int) *autograd.Var[T] {
+		_, correct := metrics.TopLabel(host(p.Value), k, labels)
+		return ecl.SoftECE(ecl.TopConfidence(p), tensor.Convert[T](tensor.FromSlice(correct)), 15)
 	}
 	switch method {
 	case "softece":
-		return func(ps, _ *autograd.Var[float64], s, _ train.Data[float64]) *autograd.Var[float64] {
-			return softECE(ps, s.Y)
-		}, nil
+		return func(ps, _ *autograd.Var[T], s, _ train.Data[T]) *autograd.Var[T] { return softECE(ps, s.Y) }, nil
 	case "dece":
-		return func(ps, _ *autograd.Var[float64], s, _ train.Data[float64]) *autograd.Var[float64] {
+		return func(ps, _ *autograd.Var[T], s, _ train.Data[T]) *autograd.Var[T] {
 			return autograd.Scale(baselines.DECE(ps, s.Y, 15), 0.5)
 		}, nil
 	case "kde":
-		return func(ps, _ *autograd.Var[float64], s, _ train.Data[float64]) *autograd.Var[float64] {
-			h, err := metrics.KDEBandwidth(ps.Value.Data(), Classes)
+		return func(ps, _ *autograd.Var[T], s, _ train.Data[T]) *autograd.Var[T] {
+			h, err := metrics.KDEBandwidth(host(ps.Value), k)
 			if err != nil {
 				panic(fmt.Sprintf("experiment: KDE loss on a batch of %d: %v", len(s.Y), err))
 			}
 			return baselines.KDELoss(ps, s.Y, h)
 		}, nil
 	case "oracle":
-		return func(_, pt *autograd.Var[float64], _, t train.Data[float64]) *autograd.Var[float64] {
-			return softECE(pt, t.Y)
-		}, nil
+		return func(_, pt *autograd.Var[T], _, t train.Data[T]) *autograd.Var[T] { return softECE(pt, t.Y) }, nil
 	}
 	return nil, fmt.Errorf("experiment: unknown method %q (want one of %v)", method, Methods)
+}
+
+// host is t's elements in float64, row-major.
+func host[T tensor.Float](t *tensor.Tensor[T]) []float64 { return tensor.Convert[float64](t).Data() }
+
+// predictChunk bounds the rows m sees at once in logits.
+const predictChunk = 1000
+
+// logits is m's evaluation-mode output on x, in chunks of predictChunk rows.
+func logits[T tensor.Float](m nn.Module[T], x *tensor.Tensor[T]) []float64 {
+	n := x.Dim(0)
+	var out []float64
+	for lo := 0; lo < n; lo += predictChunk {
+		out = append(out, host(nn.Predict(m, tensor.Narrow(x, 0, lo, min(predictChunk, n-lo))))...)
+	}
+	return out
 }
 
 // fitted is a post-hoc method's predictions on both domains.
@@ -76,11 +89,11 @@ type fitted struct {
 const ratioClip = 20
 
 // postHoc fits each named method on the base model's held-out source
-// predictions (val), or for PseudoCal on mixed-up target batches of size
-// batch, and applies it to the source and target.
-func postHoc(methods []string, base *nn.Classifier[float64], val, src, tgt train.Data[float64], batch int, rng *rand.Rand) ([]fitted, error) {
-	logits := func(d train.Data[float64]) []float64 { return nn.Predict[float64](base, d.X).Data() }
-	lv, ls, lt := logits(val), logits(src), logits(tgt)
+// predictions (a.val), or for PseudoCal on mixed-up target inputs, and
+// applies it to the evaluated source and target.
+func (a *arm[T]) postHoc(methods []string, rng *rand.Rand) ([]fitted, error) {
+	k := a.classes
+	lv, ls, lt := logits(a.base, a.val.X), logits(a.base, a.evalSrc.X), logits(a.base, a.evalTgt.X)
 	var out []fitted
 	for _, m := range methods {
 		if !isPostHoc(m) {
@@ -88,84 +101,88 @@ func postHoc(methods []string, base *nn.Classifier[float64], val, src, tgt train
 		}
 		var weights []float64
 		obj := baselines.NLL
-		fitLogits, fitLabels := lv, val.Y
+		fitLogits, fitLabels := lv, a.val.Y
 		switch m {
 		case "pseudocal":
-			d := tgt.X.Dim(1)
-			mixed, labels, err := baselines.PseudoMixup(tgt.X.Data(), d, tensor.Softmax(tensor.FromSlice(lt, tgt.Len(), Classes), 1).Data(), Classes, batch, 0.65, false, rng)
+			x := a.inputs
+			n := x.Dim(0)
+			d := x.Len() / max(n, 1)
+			probs := tensor.Softmax(tensor.FromSlice(logits(a.full, x), n, k), 1).Data()
+			mixed, labels, err := baselines.PseudoMixup(x.Data(), d, probs, k, a.recipe.Batch, 0.65, false, rng)
 			if err != nil {
 				return nil, err
 			}
 			if len(labels) == 0 {
 				return nil, fmt.Errorf("experiment: PseudoCal found no target pair with different predictions")
 			}
-			fitLogits = nn.Predict[float64](base, tensor.FromSlice(mixed, len(labels), d)).Data()
+			fitLogits = logits(a.full, tensor.FromSlice(mixed, append([]int{len(labels)}, x.Shape()[1:]...)...))
 			fitLabels = labels
 		case "ts":
 		case "cpcs":
 			var err error
-			if weights, err = domainWeights(base, val, src, tgt, nil); err != nil {
+			if weights, err = a.domainWeights(nil); err != nil {
 				return nil, err
 			}
 			obj = baselines.Brier
 		case "transcal":
-			w, err := domainWeights(base, val, src, tgt, rng)
+			w, err := a.domainWeights(rng)
 			if err != nil {
 				return nil, err
 			}
-			ts, err := baselines.FitTemperature(lv, Classes, val.Y, nil, baselines.NLL)
+			ts, err := baselines.FitTemperature(lv, k, a.val.Y, nil, baselines.NLL)
 			if err != nil {
 				return nil, err
 			}
-			confs, correct := metrics.TopLabel(baselines.Scale(lv, Classes, ts), Classes, val.Y)
+			confs, correct := metrics.TopLabel(baselines.Scale(lv, k, ts), k, a.val.Y)
 			errs := make([]float64, len(correct))
 			for i, c := range correct {
 				errs[i] = 1 - c
 			}
-			t, err := baselines.TransCal(lt, Classes, w, errs, stat.Mean(confs, nil))
+			t, err := baselines.TransCal(lt, k, w, errs, stat.Mean(confs, nil))
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, fitted{method: methodNames[m], src: baselines.Scale(ls, Classes, t), tgt: baselines.Scale(lt, Classes, t)})
+			out = append(out, fitted{method: methodNames[m], src: baselines.Scale(ls, k, t), tgt: baselines.Scale(lt, k, t)})
 			continue
 		}
-		t, err := baselines.FitTemperature(fitLogits, Classes, fitLabels, weights, obj)
+		t, err := baselines.FitTemperature(fitLogits, k, fitLabels, weights, obj)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, fitted{method: methodNames[m], src: baselines.Scale(ls, Classes, t), tgt: baselines.Scale(lt, Classes, t)})
+		out = append(out, fitted{method: methodNames[m], src: baselines.Scale(ls, k, t), tgt: baselines.Scale(lt, k, t)})
 	}
 	return out, nil
 }
 
 // domainModel is a logistic domain classifier on the base model's backbone
 // features.
-type domainModel struct {
+type domainModel[T tensor.Float] struct {
 	dom  *baselines.Domain
-	base *nn.Classifier[float64]
+	base *nn.Classifier[T]
 }
 
-// fitDomainModel fits it on source against target; with rng, the smaller
-// domain is first resampled to the size of the larger (TransCal's balancing).
-func fitDomainModel(base *nn.Classifier[float64], src, tgt train.Data[float64], rng *rand.Rand) (domainModel, error) {
-	fs, ft := features(base, src), features(base, tgt)
-	d := fs.Dim(1)
-	s, t := fs.Data(), ft.Data()
+// fitDomainModel fits it on the training source against the target; with
+// rng, the smaller domain is first resampled to the size of the larger
+// (TransCal's balancing).
+func (a *arm[T]) fitDomainModel(rng *rand.Rand) (domainModel[T], error) {
+	fs, ft := features(a.base, a.src), features(a.base, a.tgt)
+	d := len(fs) / a.src.Len()
 	if rng != nil {
-		s, t = baselines.Balance(s, t, d, rng)
+		fs, ft = baselines.Balance(fs, ft, d, rng)
 	}
-	dom, err := baselines.FitDomain(s, t, d, 1e-3)
-	return domainModel{dom, base}, err
+	dom, err := baselines.FitDomain(fs, ft, d, 1e-3)
+	return domainModel[T]{dom, a.base}, err
 }
 
-func features(base *nn.Classifier[float64], d train.Data[float64]) *tensor.Tensor[float64] {
-	return nn.Predict[float64](base.Backbone, d.X)
+// features is the base model's backbone output on d, row-major.
+func features[T tensor.Float](base *nn.Classifier[T], d train.Data[T]) []float64 {
+	return logits(base.Backbone, d.X)
 }
 
 // ratios maps each sample of d to f(clipped p_t/p_s).
-func (m domainModel) ratios(d train.Data[float64], lo float64, f func(float64) float64) []float64 {
-	fd := features(m.base, d)
-	k, x := fd.Dim(1), fd.Data()
+func (m domainModel[T]) ratios(d train.Data[T], lo float64, f func(float64) float64) []float64 {
+	x := features(m.base, d)
+	k := len(x) / d.Len()
 	out := make([]float64, d.Len())
 	for i := range out {
 		out[i] = f(m.dom.Ratio(x[i*k:(i+1)*k], lo, ratioClip))
@@ -175,21 +192,22 @@ func (m domainModel) ratios(d train.Data[float64], lo float64, f func(float64) f
 
 // domainWeights are the importance weights p_t/p_s of the validation
 // samples, clipped at ratioClip.
-func domainWeights(base *nn.Classifier[float64], val, src, tgt train.Data[float64], rng *rand.Rand) ([]float64, error) {
-	m, err := fitDomainModel(base, src, tgt, rng)
+func (a *arm[T]) domainWeights(rng *rand.Rand) ([]float64, error) {
+	m, err := a.fitDomainModel(rng)
 	if err != nil {
 		return nil, err
 	}
-	return m.ratios(val, 0, func(w float64) float64 { return w }), nil
+	return m.ratios(a.val, 0, func(w float64) float64 { return w }), nil
 }
 
-// densityRatios returns DRL's p_s/p_t for the source and target samples,
-// clipped to [1/ratioClip, ratioClip].
-func densityRatios(base *nn.Classifier[float64], src, tgt train.Data[float64]) (rs, rt []float64, err error) {
-	m, err := fitDomainModel(base, src, tgt, nil)
+// densityRatios returns DRL's p_s/p_t for the training source, the
+// evaluated source and the evaluated target, clipped to [1/ratioClip,
+// ratioClip].
+func (a *arm[T]) densityRatios() (rs, es, et []float64, err error) {
+	m, err := a.fitDomainModel(nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	inv := func(w float64) float64 { return 1 / w }
-	return m.ratios(src, 1/ratioClip, inv), m.ratios(tgt, 1/ratioClip, inv), nil
+	return m.ratios(a.src, 1/ratioClip, inv), m.ratios(a.evalSrc, 1/ratioClip, inv), m.ratios(a.evalTgt, 1/ratioClip, inv), nil
 }

@@ -179,10 +179,6 @@ func toData(d sim.Domain) train.Data[float64] {
 	return train.Data[float64]{X: tensor.FromSlice(d.X, d.Len(), 2), Y: d.Y}
 }
 
-func probsOf(m *nn.Classifier[float64], d train.Data[float64]) []float64 {
-	return tensor.Softmax(nn.Predict[float64](m, d.X), 1).Data()
-}
-
 // RunSim trains, for every shift and seed, the uncalibrated model of each
 // setup and ECL in each paradigm, and evaluates them on source and target.
 // Seeds are Seed, Seed+1, …; every random choice derives from them.
@@ -196,111 +192,52 @@ func RunSim(c SimConfig) ([]Result, error) {
 	for run := range c.Runs {
 		seed := c.Seed + uint64(run)
 		for _, k := range c.Shifts {
-			bases := map[Setup]*nn.Classifier[float64]{}
+			arms := map[Setup]*arm[float64]{}
 			for _, p := range c.Paradigms {
 				r, s, err := c.recipe(k, p)
 				if err != nil {
 					return nil, err
 				}
-				// Data and initial weights depend on the seed and the setup only,
-				// so every method of a setup sees the same data and base model.
-				dataRNG := rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points)))
-				srcD, tgtD := sim.Generate(s.Shift, s.Points, dataRNG)
-				src, tgt := toData(srcD), toData(tgtD)
-				auxOut := Classes
-				if p == ecl.TopLabel {
-					auxOut = 2
-				}
-				base, ok := bases[s]
-				record := func(method string, sp, tp []float64) error {
-					ts, err := Evaluate(tp, Classes, tgt.Y, c.Metrics)
-					if err != nil {
-						return err
-					}
-					ss, err := Evaluate(sp, Classes, src.Y, c.Metrics)
-					if err != nil {
-						return err
-					}
-					out = append(out, Result{Shift: k.String(), Method: method, Setup: s.String(), Seed: seed, Target: ts, Source: ss, TargetProbs: tp, TargetLabels: tgt.Y})
-					return nil
-				}
-				eval := func(method string, m *nn.Classifier[float64]) error {
-					return record(method, probsOf(m, src), probsOf(m, tgt))
-				}
+				a, ok := arms[s]
 				if !ok {
-					base = nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 1)), 2, s.Hidden, Classes, Classes)
-					train.Base(rand.New(rand.NewPCG(seed, 2)), r, base, src)
-					bases[s] = base
-					if err := eval("Uncal", base); err != nil {
-						return nil, err
-					}
+					// Data and initial weights depend on the seed and the setup
+					// only, so every method of a setup sees the same data and
+					// base model.
+					srcD, tgtD := sim.Generate(s.Shift, s.Points, rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points))))
+					src, tgt := toData(srcD), toData(tgtD)
 					// A held-out source sample for the post-hoc methods, drawn
 					// apart so that the other methods' data stay the same.
 					valD, _ := sim.Generate(s.Shift, max(s.Points/4, 2), rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points)|1<<63)))
-					fits, err := postHoc(c.Methods, base, toData(valD), src, tgt, s.Batch, rand.New(rand.NewPCG(seed, 5)))
-					if err != nil {
+					base := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 1)), 2, s.Hidden, Classes, Classes)
+					train.Base(rand.New(rand.NewPCG(seed, 2)), r, base, src)
+					a = &arm[float64]{
+						recipe: r, classes: Classes, seed: seed, base: base,
+						clone: func(auxOut int) (*nn.Classifier[float64], error) {
+							m := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, auxOut)
+							return m, copyBase(m, base)
+						},
+						src: src, val: toData(valD), tgt: tgt, evalSrc: src, evalTgt: tgt,
+						full: base, inputs: tgt.X,
+						record: func(method string, sp, tp []float64) error {
+							ts, err := Evaluate(tp, Classes, tgt.Y, c.Metrics)
+							if err != nil {
+								return err
+							}
+							ss, err := Evaluate(sp, Classes, src.Y, c.Metrics)
+							if err != nil {
+								return err
+							}
+							out = append(out, Result{Shift: k.String(), Method: method, Setup: s.String(), Seed: seed, Target: ts, Source: ss, TargetProbs: tp, TargetLabels: tgt.Y})
+							return nil
+						},
+					}
+					arms[s] = a
+					if err := a.baselines(c.Methods, c.Control); err != nil {
 						return nil, err
 					}
-					for _, f := range fits {
-						if err := record(f.method, f.src, f.tgt); err != nil {
-							return nil, err
-						}
-					}
-					for _, name := range c.Methods {
-						if isPostHoc(name) {
-							continue
-						}
-						if name == "drl" {
-							rs, rt, err := densityRatios(base, src, tgt)
-							if err != nil {
-								return nil, err
-							}
-							dm := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, Classes)
-							if err := copyBase(dm, base); err != nil {
-								return nil, err
-							}
-							ws, wt := src, tgt
-							ws.Scale, wt.Scale = rs, rt
-							train.DRL(rand.New(rand.NewPCG(seed, 4)), r, dm, ws)
-							if err := record(methodNames[name], train.ScaledProbs(dm, ws), train.ScaledProbs(dm, wt)); err != nil {
-								return nil, err
-							}
-							continue
-						}
-						term, err := trainTime(name)
-						if err != nil {
-							return nil, err
-						}
-						bm := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, Classes)
-						if err := copyBase(bm, base); err != nil {
-							return nil, err
-						}
-						train.Regularised(rand.New(rand.NewPCG(seed, 4)), r, bm, src, tgt, term)
-						if err := eval(methodNames[name], bm); err != nil {
-							return nil, err
-						}
-					}
-					if c.Control {
-						ctl := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, Classes)
-						if err := copyBase(ctl, base); err != nil {
-							return nil, err
-						}
-						train.Control(rand.New(rand.NewPCG(seed, 4)), r, ctl, src, tgt)
-						if err := eval("CE-finetune", ctl); err != nil {
-							return nil, err
-						}
-					}
 				}
-				m := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, auxOut)
-				if err := copyBase(m, base); err != nil {
-					return nil, err
-				}
-				rng := rand.New(rand.NewPCG(seed, 4+uint64(p)))
-				train.Aux(rng, r, p, m, src)
-				if err := train.ECL(rng, r, p, m, src, tgt, Classes); err != nil {
-					return nil, err
-				}
-				if err := eval("ECL-"+p.String(), m); err != nil {
+				a.recipe = r
+				if err := a.ecl(p); err != nil {
 					return nil, err
 				}
 				done++
@@ -315,7 +252,7 @@ func RunSim(c SimConfig) ([]Result, error) {
 
 // copyBase copies the backbone and main head of base into m (whose
 // auxiliary head keeps its own initialisation).
-func copyBase(m, base *nn.Classifier[float64]) error {
+func copyBase[T tensor.Float](m, base *nn.Classifier[T]) error {
 	if err := nn.CopyParams(m.Backbone, base.Backbone); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/ecl-go/ecl/ecl/metrics"
+	"github.com/ecl-go/ecl/tensor"
 )
 
 // PseudoMixup builds the pseudo-target set of PseudoCal (Hu et al., 2024):
@@ -15,7 +16,7 @@ import (
 // with hard. probs [N, k] are the model's predictions on x. A temperature
 // fitted on the model's outputs for the mixed inputs against these labels
 // is PseudoCal's.
-func PseudoMixup(x []float64, d int, probs []float64, k, batch int, lambda float64, hard bool, rng *rand.Rand) (mixed []float64, labels []int, err error) {
+func PseudoMixup[T tensor.Float](x []T, d int, probs []float64, k, batch int, lambda float64, hard bool, rng *rand.Rand) (mixed []T, labels []int, err error) {
 	n := len(probs) / max(k, 1)
 	if d < 1 || k < 2 || len(x) != n*d || len(probs) != n*k || batch < 2 || !(lambda > 0 && lambda < 1) {
 		return nil, nil, fmt.Errorf("baselines.PseudoMixup: %d inputs of %d features, %d probabilities of %d classes, batch %d, λ %v", len(x), d, len(probs), k, batch, lambda)
@@ -33,7 +34,7 @@ func PseudoMixup(x []float64, d int, probs []float64, k, batch int, lambda float
 				continue
 			}
 			for j := range d {
-				mixed = append(mixed, lambda*x[a*d+j]+(1-lambda)*x[b*d+j])
+				mixed = append(mixed, T(lambda)*x[a*d+j]+T(1-lambda)*x[b*d+j])
 			}
 			y := ya
 			if !hard {
