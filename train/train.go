@@ -29,6 +29,9 @@ type Stage struct {
 	Epochs     int
 	LR         float64
 	Milestones []int
+	// OnEpoch, when set, is called after each epoch with its number
+	// (from 1) and the mean loss of its batches.
+	OnEpoch func(epoch int, loss float64)
 }
 
 // Recipe is the whole training procedure.
@@ -102,6 +105,7 @@ func fit[T tensor.Float](rng *rand.Rand, st Stage, batch int, params []*autograd
 			tb = batches(rng, tgt.Len(), batch)
 			sb = sb[:min(len(sb), len(tb))]
 		}
+		var sum float64
 		for i, idx := range sb {
 			for _, p := range params {
 				p.ZeroGrad()
@@ -110,8 +114,13 @@ func fit[T tensor.Float](rng *rand.Rand, st Stage, batch int, params []*autograd
 			if tb != nil {
 				t = tgt.Rows(tb[i])
 			}
-			loss(src.Rows(idx), t).Backward()
+			l := loss(src.Rows(idx), t)
+			l.Backward()
 			opt.Step()
+			sum += float64(l.Value.Item())
+		}
+		if st.OnEpoch != nil {
+			st.OnEpoch(epoch+1, sum/float64(max(len(sb), 1)))
 		}
 	}
 }

@@ -9,10 +9,10 @@ import (
 	"github.com/ecl-go/ecl/experiment"
 )
 
-// writeSimDiagrams draws the reliability diagrams of the first seed's models
-// on the target into dir/diagrams, one set per setup (which names the
-// shift) and method.
-func writeSimDiagrams(dir string, rs []experiment.Result) error {
+// writeStudyDiagrams draws the reliability diagrams of the first seed's
+// models (k classes) on the target into dir/diagrams, one set per setup
+// (which names the shift) and method.
+func writeStudyDiagrams(dir string, k int, rs []experiment.Result) error {
 	if len(rs) == 0 {
 		return nil
 	}
@@ -23,13 +23,13 @@ func writeSimDiagrams(dir string, rs []experiment.Result) error {
 		}
 		var c calibrations
 		var err error
-		if c.top, err = metrics.ECE(r.TargetProbs, experiment.Classes, r.TargetLabels, metrics.Options{}); err != nil {
+		if c.top, err = metrics.ECE(r.TargetProbs, k, r.TargetLabels, metrics.Options{}); err != nil {
 			return err
 		}
-		if c.cw, err = metrics.ClasswiseECE(r.TargetProbs, experiment.Classes, r.TargetLabels, metrics.Options{}); err != nil {
+		if c.cw, err = metrics.ClasswiseECE(r.TargetProbs, k, r.TargetLabels, metrics.Options{}); err != nil {
 			return err
 		}
-		if c.can, err = metrics.CanonicalECE(r.TargetProbs, experiment.Classes, r.TargetLabels, metrics.Options{}); err != nil {
+		if c.can, err = metrics.CanonicalECE(r.TargetProbs, k, r.TargetLabels, metrics.Options{}); err != nil {
 			return err
 		}
 		setup := strings.NewReplacer(" ", "_", "=", "").Replace(r.Setup)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,27 +61,14 @@ func runSim(args []string) error {
 	if c.Paradigms, err = parseList(*paradigms, ecl.ParseParadigm); err != nil {
 		return err
 	}
-	switch *methods {
-	case "":
-	case "all":
-		c.Methods = experiment.Methods
-	default:
-		c.Methods = strings.Split(*methods, ",")
+	if c.Methods, err = parseMethods(*methods); err != nil {
+		return err
 	}
-	switch *reduce {
-	case "sum":
-		c.Loss.Reduce = ecl.Sum
-	case "mean":
-		c.Loss.Reduce = ecl.Mean
-	default:
-		return fmt.Errorf("-reduce %q: want sum or mean", *reduce)
+	if c.Loss.Reduce, err = parseReduce(*reduce); err != nil {
+		return err
 	}
-	switch *metricConv {
-	case "paper":
-	case "reference":
-		c.Metrics = metrics.ReferenceOptions()
-	default:
-		return fmt.Errorf("-metrics %q: want paper or reference", *metricConv)
+	if c.Metrics, err = parseMetrics(*metricConv); err != nil {
+		return err
 	}
 	start := time.Now()
 	if !*quiet && isTerminal(os.Stderr) {
@@ -98,21 +86,64 @@ func runSim(args []string) error {
 		return err
 	}
 	summaries := experiment.Summarize(results)
-	printTables(os.Stdout, c, summaries, time.Since(start))
-	if *out == "" {
+	printTables(os.Stdout, fmt.Sprintf("recipe %s, %d runs from seed %d", c.Recipe, c.Runs, c.Seed), summaries, time.Since(start))
+	return writeAll(*out, args, experiment.Classes, results, summaries)
+}
+
+// writeAll writes the results files and the first seed's reliability
+// diagrams (k classes) into dir, unless dir is empty.
+func writeAll(dir string, args []string, k int, results []experiment.Result, summaries []experiment.Summary) error {
+	if dir == "" {
 		return nil
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := writeResults(*out, args, results, summaries); err != nil {
+	if err := writeResults(dir, args, results, summaries); err != nil {
 		return err
 	}
-	if err := writeSimDiagrams(*out, results); err != nil {
+	if err := writeStudyDiagrams(dir, k, results); err != nil {
 		return err
 	}
-	fmt.Printf("results and diagrams in %s\n", *out)
+	fmt.Printf("results and diagrams in %s\n", dir)
 	return nil
+}
+
+// parseMethods reads -methods: a comma list, all, or empty/none.
+func parseMethods(s string) ([]string, error) {
+	switch s {
+	case "", "none":
+		return nil, nil
+	case "all":
+		return experiment.Methods, nil
+	}
+	ms := strings.Split(s, ",")
+	for _, m := range ms {
+		if !slices.Contains(experiment.Methods, m) {
+			return nil, fmt.Errorf("-methods: unknown method %q (want %s, all or none)", m, strings.Join(experiment.Methods, ", "))
+		}
+	}
+	return ms, nil
+}
+
+func parseReduce(s string) (ecl.Reduction, error) {
+	switch s {
+	case "sum":
+		return ecl.Sum, nil
+	case "mean":
+		return ecl.Mean, nil
+	}
+	return 0, fmt.Errorf("-reduce %q: want sum or mean", s)
+}
+
+func parseMetrics(s string) (metrics.Options, error) {
+	switch s {
+	case "paper":
+		return metrics.Options{}, nil
+	case "reference":
+		return metrics.ReferenceOptions(), nil
+	}
+	return metrics.Options{}, fmt.Errorf("-metrics %q: want paper or reference", s)
 }
 
 func parseList[E any](s string, parse func(string) (E, error)) ([]E, error) {
@@ -140,8 +171,8 @@ func bar(done, total, width int) string {
 // printTables writes one table per shift: target metrics ×100 (NLL as is),
 // mean ± std over seeds, the source accuracy and ECE, and for ECL rows the
 // seeds on which the paradigm's own error beat Uncal.
-func printTables(w io.Writer, c experiment.SimConfig, ss []experiment.Summary, took time.Duration) {
-	fmt.Fprintf(w, "recipe %s, %d runs from seed %d, %s\n", c.Recipe, c.Runs, c.Seed, took.Round(time.Second))
+func printTables(w io.Writer, head string, ss []experiment.Summary, took time.Duration) {
+	fmt.Fprintf(w, "%s, %s\n", head, took.Round(time.Second))
 	shift := ""
 	for _, s := range ss {
 		if s.Shift != shift {
