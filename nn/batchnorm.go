@@ -46,8 +46,12 @@ func (b *BatchNorm2d[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 		mean = autograd.Const(tensor.Reshape(b.RunMean, 1, c, 1, 1))
 		variance = autograd.Const(tensor.Reshape(b.RunVar, 1, c, 1, 1))
 	}
-	norm := autograd.Div(autograd.Sub(x, mean), autograd.Sqrt(autograd.AddScalar(variance, b.Eps)))
-	return autograd.Add(autograd.Mul(norm, autograd.Reshape(b.Gamma, 1, c, 1, 1)), autograd.Reshape(b.Beta, 1, c, 1, 1))
+	// y = x·scale + shift with the per-channel scale = γ/√(var+ε) and shift =
+	// β − mean·scale: two operations over the whole input (and its gradient)
+	// instead of four.
+	scale := autograd.Div(autograd.Reshape(b.Gamma, 1, c, 1, 1), autograd.Sqrt(autograd.AddScalar(variance, b.Eps)))
+	shift := autograd.Sub(autograd.Reshape(b.Beta, 1, c, 1, 1), autograd.Mul(mean, scale))
+	return autograd.Add(autograd.Mul(x, scale), shift)
 }
 
 // Params is [γ, β].
@@ -55,3 +59,9 @@ func (b *BatchNorm2d[T]) Params() []*autograd.Var[T] { return []*autograd.Var[T]
 
 // SetTraining switches between batch and running statistics.
 func (b *BatchNorm2d[T]) SetTraining(t bool) { b.training = t }
+
+// State is γ, β and the running mean and variance (Load overwrites the
+// current running tensors in place).
+func (b *BatchNorm2d[T]) State() []Named[T] {
+	return []Named[T]{{"weight", b.Gamma.Value}, {"bias", b.Beta.Value}, {"running_mean", b.RunMean}, {"running_var", b.RunVar}}
+}

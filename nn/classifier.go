@@ -39,6 +39,12 @@ func (c *Classifier[T]) SetTraining(training bool) {
 	c.Aux.SetTraining(training)
 }
 
+// State is the state of the backbone and of both heads, the auxiliary one
+// included.
+func (c *Classifier[T]) State() []Named[T] {
+	return join(prefixed("backbone", c.Backbone), prefixed("main", c.Main), prefixed("aux", c.Aux))
+}
+
 // NewMLPClassifier is the simulation's network: backbone in→hidden with
 // ReLU, a main head hidden→classes and an auxiliary head hidden→auxOut.
 func NewMLPClassifier[T tensor.Float](rng *rand.Rand, in, hidden, classes, auxOut int) *Classifier[T] {

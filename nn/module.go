@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/tensor"
@@ -43,6 +44,15 @@ func (s Sequential[T]) SetTraining(training bool) {
 	for _, m := range s {
 		m.SetTraining(training)
 	}
+}
+
+// State names each layer's state by its index.
+func (s Sequential[T]) State() []Named[T] {
+	var st []Named[T]
+	for i, m := range s {
+		st = append(st, prefixed(strconv.Itoa(i), m)...)
+	}
+	return st
 }
 
 // Func is a parameter-free layer made from a function, such as an activation.

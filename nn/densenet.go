@@ -1,0 +1,76 @@
+package nn
+
+import (
+	"math/rand/v2"
+
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// DenseLayer is the basic (non-bottleneck) layer of a DenseNet (Huang et al.
+// 2017): it appends to x [N, C, H, W] the growth channels
+// conv3×3(relu(bn(x))), giving [N, C+growth, H, W].
+//
+// Each layer copies the whole concatenation, so a block of L layers stores
+// O(L²) channels for backward; the shared-memory layout of Pleiss et al.
+// (2017) that avoids it is not implemented.
+type DenseLayer[T tensor.Float] struct {
+	BN   *BatchNorm2d[T]
+	Conv *Conv2d[T]
+}
+
+// NewDenseLayer makes a layer on in channels adding growth channels.
+func NewDenseLayer[T tensor.Float](rng *rand.Rand, in, growth int) *DenseLayer[T] {
+	return &DenseLayer[T]{BN: NewBatchNorm2d[T](in), Conv: heConv[T](rng, in, growth, 3, 1)}
+}
+
+// Forward concatenates x and the new channels along the channel axis.
+func (l *DenseLayer[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
+	return autograd.Concat(1, x, l.Conv.Forward(autograd.Relu(l.BN.Forward(x))))
+}
+
+// Params is [bn γ, bn β, conv W].
+func (l *DenseLayer[T]) Params() []*autograd.Var[T] {
+	return append(l.BN.Params(), l.Conv.Params()...)
+}
+
+// SetTraining sets the mode of the batch normalisation.
+func (l *DenseLayer[T]) SetTraining(t bool) { l.BN.SetTraining(t) }
+
+// State names the tensors of bn and conv.
+func (l *DenseLayer[T]) State() []Named[T] {
+	return join(prefixed("bn", l.BN), prefixed("conv", l.Conv))
+}
+
+// NewTransition is the DenseNet transition between blocks on c channels:
+// BN–ReLU–conv1×1 (c→c, no compression)–average pooling 2×2.
+func NewTransition[T tensor.Float](rng *rand.Rand, c int) Sequential[T] {
+	return Sequential[T]{NewBatchNorm2d[T](c), ReLU[T](), heConv[T](rng, c, c, 1, 1), AvgPool2d[T](2, 2)}
+}
+
+// NewDenseNet40 is the DenseNet of depth 40 and growth rate 12 of Huang et
+// al. (2017) as a Classifier: the backbone conv3×3(3→16), three dense blocks
+// of 12 DenseLayers (16→160, 160→304, 304→448 channels) with a Transition
+// after each of the first two, then BN–ReLU–global average pooling; a main
+// head fc 448→classes and an auxiliary head fc 448→auxOut. Convolutions use
+// heConv's initialisation, the heads Linear's; the paper's dropout (used only
+// without data augmentation) is left out. With 10 classes it has 1,019,722
+// parameters without the auxiliary head, the paper's "1.0M" (ports that
+// start with 2·12 = 24 channels, as DenseNet-BC does, have 1,059,298).
+// Input 3×28×28 gives 28→14→7 feature maps.
+func NewDenseNet40[T tensor.Float](rng *rand.Rand, classes, auxOut int) *Classifier[T] {
+	const growth, layers = 12, 12
+	c := 16
+	backbone := Sequential[T]{heConv[T](rng, 3, c, 3, 1)}
+	for block := range 3 {
+		if block > 0 {
+			backbone = append(backbone, NewTransition[T](rng, c))
+		}
+		for range layers {
+			backbone = append(backbone, NewDenseLayer[T](rng, c, growth))
+			c += growth
+		}
+	}
+	backbone = append(backbone, NewBatchNorm2d[T](c), ReLU[T](), GlobalAvgPool[T]())
+	return &Classifier[T]{Backbone: backbone, Main: NewLinear[T](rng, c, classes), Aux: NewLinear[T](rng, c, auxOut)}
+}

@@ -1,0 +1,114 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// BasicBlock is the residual block of the CIFAR ResNets (He et al. 2016):
+// relu(bn2(conv2(relu(bn1(conv1(x))))) + shortcut(x)) with 3×3 convolutions
+// without bias, conv1 carrying the stride. Where the block changes the shape
+// the shortcut is the paper's option A for CIFAR: x subsampled with the
+// stride and zero channels padded on both sides, which adds no parameters.
+type BasicBlock[T tensor.Float] struct {
+	Conv1, Conv2 *Conv2d[T]
+	BN1, BN2     *BatchNorm2d[T]
+}
+
+// NewBasicBlock makes a block from in to out ≥ in channels, its first
+// convolution of the given stride.
+func NewBasicBlock[T tensor.Float](rng *rand.Rand, in, out, stride int) *BasicBlock[T] {
+	if out < in {
+		panic(fmt.Sprintf("nn.BasicBlock: %d → %d channels; the zero-padding shortcut cannot shrink", in, out))
+	}
+	return &BasicBlock[T]{
+		Conv1: heConv[T](rng, in, out, 3, stride), BN1: NewBatchNorm2d[T](out),
+		Conv2: heConv[T](rng, out, out, 3, 1), BN2: NewBatchNorm2d[T](out),
+	}
+}
+
+// Forward applies the block to x [N, in, H, W].
+func (b *BasicBlock[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
+	h := autograd.Relu(b.BN1.Forward(b.Conv1.Forward(x)))
+	h = b.BN2.Forward(b.Conv2.Forward(h))
+	return autograd.Relu(autograd.Add(h, b.shortcut(x)))
+}
+
+// shortcut is x, subsampled (a 1×1 pooling window with the stride) and
+// padded with zero channels when the block changes the shape.
+func (b *BasicBlock[T]) shortcut(x *autograd.Var[T]) *autograd.Var[T] {
+	if s := b.Conv1.Opt.StrideH; s > 1 {
+		x = autograd.AvgPool2D(x, 1, 1, tensor.ConvOptions{StrideH: s, StrideW: s})
+	}
+	s := x.Shape()
+	extra := b.Conv2.W.Value.Dim(0) - s[1]
+	if extra == 0 {
+		return x
+	}
+	zeros := func(c int) *autograd.Var[T] {
+		return autograd.Const(tensor.ZerosOn(x.Value.Device(), s[0], c, s[2], s[3]))
+	}
+	lo := extra / 2
+	parts := []*autograd.Var[T]{x, zeros(extra - lo)}
+	if lo > 0 {
+		parts = append([]*autograd.Var[T]{zeros(lo)}, parts...)
+	}
+	return autograd.Concat(1, parts...)
+}
+
+// Params is [conv1 W, bn1 γ, bn1 β, conv2 W, bn2 γ, bn2 β].
+func (b *BasicBlock[T]) Params() []*autograd.Var[T] {
+	return Sequential[T]{b.Conv1, b.BN1, b.Conv2, b.BN2}.Params()
+}
+
+// SetTraining sets the mode of both batch normalisations.
+func (b *BasicBlock[T]) SetTraining(t bool) {
+	b.BN1.SetTraining(t)
+	b.BN2.SetTraining(t)
+}
+
+// State names the tensors of the four layers conv1, bn1, conv2, bn2.
+func (b *BasicBlock[T]) State() []Named[T] {
+	return join(prefixed("conv1", b.Conv1), prefixed("bn1", b.BN1), prefixed("conv2", b.Conv2), prefixed("bn2", b.BN2))
+}
+
+// heConv is a k×k convolution without bias, padded to keep the size at stride
+// 1, with weights N(0, 2/(out·k·k)): He et al. (2015) initialisation over
+// the fan-out, as torchvision's ResNet and DenseNet and the original DenseNet
+// code initialise convolutions followed by batch normalisation.
+func heConv[T tensor.Float](rng *rand.Rand, in, out, k, stride int) *Conv2d[T] {
+	std := T(math.Sqrt(2 / float64(out*k*k)))
+	return &Conv2d[T]{
+		W:   autograd.Param(tensor.RandNormal(rng, 0, std, out, in, k, k)),
+		Opt: tensor.ConvOptions{StrideH: stride, StrideW: stride, PadH: k / 2, PadW: k / 2},
+	}
+}
+
+// NewResNet20 is the CIFAR ResNet-20 of He et al. (2016) as a Classifier: the
+// backbone conv3×3(3→16)–BN–ReLU, three stages of three BasicBlocks with 16,
+// 32 and 64 channels (stride 2 and an option-A shortcut at the first block of
+// the second and third stages) and global average pooling; a main head
+// fc 64→classes and an auxiliary head fc 64→auxOut. Convolutions use heConv's
+// initialisation, the heads Linear's. With 10 classes it has the paper's
+// 0.27M parameters (269,722 without the auxiliary head). Input 3×28×28 gives
+// 28→14→7 feature maps, 3×32×32 the paper's 32→16→8.
+func NewResNet20[T tensor.Float](rng *rand.Rand, classes, auxOut int) *Classifier[T] {
+	backbone := Sequential[T]{heConv[T](rng, 3, 16, 3, 1), NewBatchNorm2d[T](16), ReLU[T]()}
+	in := 16
+	for stage, out := range []int{16, 32, 64} {
+		for i := range 3 {
+			stride := 1
+			if stage > 0 && i == 0 {
+				stride = 2
+			}
+			backbone = append(backbone, NewBasicBlock[T](rng, in, out, stride))
+			in = out
+		}
+	}
+	backbone = append(backbone, GlobalAvgPool[T]())
+	return &Classifier[T]{Backbone: backbone, Main: NewLinear[T](rng, in, classes), Aux: NewLinear[T](rng, in, auxOut)}
+}
