@@ -253,8 +253,8 @@ func RunSim(c SimConfig) ([]Result, error) {
 // copyBase copies the backbone and main head of base into m (whose
 // auxiliary head keeps its own initialisation).
 func copyBase[T tensor.Float](m, base *nn.Classifier[T]) error {
-	if err := nn.CopyParams(m.Backbone, base.Backbone); err != nil {
+	if err := nn.CopyState(m.Backbone, base.Backbone); err != nil {
 		return err
 	}
-	return nn.CopyParams(m.Main, base.Main)
+	return nn.CopyState(m.Main, base.Main)
 }

@@ -80,16 +80,17 @@ func ZeroGrad[T tensor.Float](m Module[T]) {
 	}
 }
 
-// CopyParams copies the parameter values of src into dst, which must have
-// the same architecture (the same parameter shapes in the same order).
-func CopyParams[T tensor.Float](dst, src Module[T]) error {
-	d, s := dst.Params(), src.Params()
+// CopyState copies the State of src (parameters and buffers such as
+// BatchNorm's running statistics) into dst, which must have the same
+// architecture: the same tensor shapes in the same order.
+func CopyState[T tensor.Float](dst, src Module[T]) error {
+	d, s := State(dst), State(src)
 	if len(d) != len(s) {
-		return fmt.Errorf("nn.CopyParams: %d parameters into %d", len(s), len(d))
+		return fmt.Errorf("nn.CopyState: %d tensors into %d", len(s), len(d))
 	}
 	for i := range d {
 		if !slices.Equal(d[i].Value.Shape(), s[i].Value.Shape()) {
-			return fmt.Errorf("nn.CopyParams: parameter %d has shape %v, source %v", i, d[i].Value.Shape(), s[i].Value.Shape())
+			return fmt.Errorf("nn.CopyState: tensor %d (%s) has shape %v, source %v", i, d[i].Name, d[i].Value.Shape(), s[i].Value.Shape())
 		}
 	}
 	for i := range d {

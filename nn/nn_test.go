@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/ecl-go/ecl/autograd"
@@ -105,5 +106,24 @@ func TestMLPLearns(t *testing.T) {
 	}
 	if last > first/2 || correct < n*85/100 {
 		t.Errorf("loss %v → %v, accuracy %d/%d", first, last, correct, n)
+	}
+}
+
+// CopyState carries parameters and BatchNorm's running statistics, and
+// refuses another architecture.
+func TestCopyState(t *testing.T) {
+	src, dst := NewResNet20[float64](rand.New(rand.NewPCG(1, 1)), 3, 2), NewResNet20[float64](rand.New(rand.NewPCG(2, 2)), 3, 2)
+	src.Forward(autograd.Const(tensor.RandNormal[float64](rand.New(rand.NewPCG(3, 3)), 0, 1, 2, 3, 8, 8))) // moves the running statistics
+	if err := CopyState[float64](dst, src); err != nil {
+		t.Fatal(err)
+	}
+	s, d := State[float64](src), State[float64](dst)
+	for i := range s {
+		if !slices.Equal(s[i].Value.Data(), d[i].Value.Data()) {
+			t.Fatalf("%s not copied", d[i].Name)
+		}
+	}
+	if err := CopyState[float64](NewLeNet5[float64](rand.New(rand.NewPCG(1, 1)), 3, 2), src); err == nil {
+		t.Error("ResNet-20 state copied into LeNet-5")
 	}
 }
