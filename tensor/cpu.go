@@ -112,6 +112,10 @@ func (CPU[T]) Binary(op BinaryOp, dst, x, y *Tensor[T]) {
 			binaryContiguous(op, d[od:od+n], xs[ox:ox+n], ys[oy:oy+n], f)
 			return
 		}
+		if sd == 1 && sx == 1 && sy == 0 {
+			binaryScalar(op, d[od:od+n], xs[ox:ox+n], ys[oy], f)
+			return
+		}
 		for i := 0; i < n; i++ {
 			d[od+i*sd] = f(xs[ox+i*sx], ys[oy+i*sy])
 		}
@@ -137,6 +141,25 @@ func binaryContiguous[T Float](op BinaryOp, d, x, y []T, f func(a, b T) T) {
 	default:
 		for i := range d {
 			d[i] = f(x[i], y[i])
+		}
+	}
+}
+
+// binaryScalar is binaryContiguous with one y for the whole row, as when a
+// bias is broadcast over an image.
+func binaryScalar[T Float](op BinaryOp, d, x []T, y T, f func(a, b T) T) {
+	switch op {
+	case OpAdd:
+		for i, v := range x {
+			d[i] = v + y
+		}
+	case OpMul:
+		for i, v := range x {
+			d[i] = v * y
+		}
+	default:
+		for i, v := range x {
+			d[i] = f(v, y)
 		}
 	}
 }

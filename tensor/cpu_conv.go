@@ -1,13 +1,9 @@
 package tensor
 
-import (
-	"maps"
-	"slices"
-	"sync"
-)
+import "runtime"
 
-// CPU convolution: im2col + GEMM per image, images split over cores. Each
-// worker allocates its column buffer once per call.
+// CPU convolution: im2col + GEMM per image, images split over cores, column
+// buffers reused across calls (getScratch).
 
 // colShape is the im2col matrix of one image: rows C·KH·KW, columns OH·OW.
 func colShape(p Conv2DParams) (rows, cols int) {
@@ -32,23 +28,44 @@ func span(n, stride, pad, off, size int) (lo, hi int) {
 	return lo, max(lo, hi)
 }
 
-// colRuns calls f for every run of the column matrix of one image that reads
-// one input row: col[ci+j] ↔ x[xi+j·StrideW] for j < n, offsets within the
-// image. Column entries outside every run are padding.
-func colRuns(p Conv2DParams, f func(ci, xi, n int)) {
-	oh, ow := p.OutH(), p.OutW()
+// colMove moves data between image x [C,H,W] and its column matrix col
+// [C·KH·KW, OH·OW]: im2col (add = false) sets col to the receptive fields of
+// x, zero for padding; col2im (add = true) adds col back into x, its adjoint.
+func colMove[T Float](col, x []T, p Conv2DParams, add bool) {
+	oh, ow, s := p.OutH(), p.OutW(), p.StrideW
 	for c := 0; c < p.C; c++ {
 		for kh := 0; kh < p.KH; kh++ {
 			ylo, yhi := span(oh, p.StrideH, p.PadH, kh*p.DilH, p.H)
 			for kw := 0; kw < p.KW; kw++ {
-				xlo, xhi := span(ow, p.StrideW, p.PadW, kw*p.DilW, p.W)
-				if xlo == xhi {
-					continue
+				xlo, xhi := span(ow, s, p.PadW, kw*p.DilW, p.W)
+				row := col[((c*p.KH+kh)*p.KW+kw)*oh*ow:][:oh*ow]
+				if !add {
+					clear(row[:ylo*ow])
+					clear(row[yhi*ow:])
 				}
-				row := ((c*p.KH+kh)*p.KW + kw) * oh * ow
-				for y := ylo; y < yhi; y++ {
-					ih, iw := y*p.StrideH-p.PadH+kh*p.DilH, xlo*p.StrideW-p.PadW+kw*p.DilW
-					f(row+y*ow+xlo, (c*p.H+ih)*p.W+iw, xhi-xlo)
+				// out[x] ↔ in[(x-xlo)·s] for x in [xlo, xhi), in at x[at:]
+				at := (c*p.H+ylo*p.StrideH-p.PadH+kh*p.DilH)*p.W + xlo*s - p.PadW + kw*p.DilW
+				for y := ylo; y < yhi; y, at = y+1, at+p.StrideH*p.W {
+					out := row[y*ow : (y+1)*ow]
+					switch {
+					case add:
+						for j, v := range out[xlo:xhi] {
+							x[at+j*s] += v
+						}
+						continue
+					case s == 1 && xlo < xhi:
+						copy(out[xlo:xhi], x[at:])
+					default:
+						for j := range out[xlo:xhi] {
+							out[xlo+j] = x[at+j*s]
+						}
+					}
+					for j := range out[:xlo] { // the padding, a few entries
+						out[j] = 0
+					}
+					for j := xhi; j < ow; j++ {
+						out[j] = 0
+					}
 				}
 			}
 		}
@@ -57,42 +74,25 @@ func colRuns(p Conv2DParams, f func(ci, xi, n int)) {
 
 // im2col copies the receptive fields of image x [C,H,W] into col
 // [C·KH·KW, OH·OW], with zeros for padding.
-func im2col[T Float](col, x []T, p Conv2DParams) {
-	clear(col)
-	s := p.StrideW
-	colRuns(p, func(ci, xi, n int) {
-		out := col[ci : ci+n]
-		if s == 1 {
-			copy(out, x[xi:])
-			return
-		}
-		for j := range out {
-			out[j] = x[xi+j*s]
-		}
-	})
-}
+func im2col[T Float](col, x []T, p Conv2DParams) { colMove(col, x, p, false) }
 
 // col2im adds the columns of col back into image dx [C,H,W] (which it does
 // not zero): the adjoint of im2col.
-func col2im[T Float](dx, col []T, p Conv2DParams) {
-	s := p.StrideW
-	colRuns(p, func(ci, xi, n int) {
-		for j, v := range col[ci : ci+n] {
-			dx[xi+j*s] += v
-		}
-	})
-}
+func col2im[T Float](dx, col []T, p Conv2DParams) { colMove(col, dx, p, true) }
 
-// perWorker splits the batch over the cores, giving each worker its image
-// range [lo, hi) and its own column buffer (nil for pointwise kernels).
-func perWorker[T Float](p Conv2DParams, body func(lo, hi int, col []T)) {
+// perImage runs body over [0, n) (images, or slices of the batch) split
+// over the cores, with a column buffer per worker (nil for pointwise
+// kernels, whose column matrix is the image).
+func perImage[T Float](p Conv2DParams, n int, body func(lo, hi int, col []T)) {
 	rows, cols := colShape(p)
-	parallelFor(p.N, p.O*rows*cols, func(lo, hi int) {
-		var col []T
-		if !pointwise(p) {
-			col = make([]T, rows*cols)
+	parallelFor(n, p.O*rows*cols, func(lo, hi int) {
+		if pointwise(p) {
+			body(lo, hi, nil)
+			return
 		}
-		body(lo, hi, col)
+		col := getScratch[T](rows * cols)
+		body(lo, hi, *col)
+		putScratch(col)
 	})
 }
 
@@ -111,10 +111,10 @@ func columns[T Float](col, xn []T, p Conv2DParams) []T {
 func conv2dForward[T Float](y, x, w []T, p Conv2DParams) {
 	rows, cols := colShape(p)
 	img, out := p.C*p.H*p.W, p.O*cols
-	perWorker(p, func(lo, hi int, col []T) {
+	perImage(p, p.N, func(lo, hi int, col []T) {
 		for n := lo; n < hi; n++ {
 			c := columns(col, x[n*img:(n+1)*img], p)
-			gemm(false, false, p.O, cols, rows, 1, w, rows, c, cols, 0, y[n*out:(n+1)*out], cols)
+			gemmSerial(false, false, p.O, cols, rows, 1, w, rows, c, cols, 0, y[n*out:(n+1)*out], cols)
 		}
 	})
 }
@@ -124,14 +124,14 @@ func conv2dForward[T Float](y, x, w []T, p Conv2DParams) {
 func conv2dBackwardInput[T Float](dx, dy, w []T, p Conv2DParams) {
 	rows, cols := colShape(p)
 	img, out := p.C*p.H*p.W, p.O*cols
-	perWorker(p, func(lo, hi int, col []T) {
+	perImage(p, p.N, func(lo, hi int, col []T) {
 		for n := lo; n < hi; n++ {
 			dxn := dx[n*img : (n+1)*img]
 			dst := col
 			if col == nil {
 				dst = dxn
 			}
-			gemm(true, false, rows, cols, p.O, 1, w, rows, dy[n*out:(n+1)*out], cols, 0, dst, cols)
+			gemmSerial(true, false, rows, cols, p.O, 1, w, rows, dy[n*out:(n+1)*out], cols, 0, dst, cols)
 			if col != nil {
 				clear(dxn)
 				col2im(dxn, col, p)
@@ -140,28 +140,31 @@ func conv2dBackwardInput[T Float](dx, dy, w []T, p Conv2DParams) {
 	})
 }
 
-// conv2dBackwardWeight computes dw [O,C,KH,KW] = Σ_n dy_n·col_nᵀ. Each worker
-// sums its images into a private buffer; the buffers are added in image
-// order, so the result does not depend on scheduling.
+// conv2dBackwardWeight computes dw [O,C,KH,KW] = Σ_n dy_n·col_nᵀ. The batch
+// is cut into one slice per core, each summed into its own buffer; the
+// buffers are added in slice order, so the result does not depend on
+// scheduling.
 func conv2dBackwardWeight[T Float](dw, x, dy []T, p Conv2DParams) {
 	rows, cols := colShape(p)
 	img, out := p.C*p.H*p.W, p.O*cols
-	var mu sync.Mutex
-	partials := map[int][]T{}
-	perWorker(p, func(lo, hi int, col []T) {
-		acc := make([]T, len(dw))
-		for n := lo; n < hi; n++ {
-			c := columns(col, x[n*img:(n+1)*img], p)
-			gemm(false, true, p.O, rows, cols, 1, dy[n*out:(n+1)*out], cols, c, cols, 1, acc, rows)
+	parts := max(1, min(p.N, runtime.GOMAXPROCS(0)))
+	partial := make([]*[]T, parts)
+	perImage(p, parts, func(lo, hi int, col []T) {
+		for part := lo; part < hi; part++ {
+			acc := getScratch[T](len(dw))
+			clear(*acc)
+			for n := part * p.N / parts; n < (part+1)*p.N/parts; n++ {
+				c := columns(col, x[n*img:(n+1)*img], p)
+				gemmNT(p.O, rows, cols, dy[n*out:(n+1)*out], cols, c, cols, *acc, rows)
+			}
+			partial[part] = acc
 		}
-		mu.Lock()
-		partials[lo] = acc
-		mu.Unlock()
 	})
 	clear(dw)
-	for _, lo := range slices.Sorted(maps.Keys(partials)) {
-		for i, v := range partials[lo] {
+	for _, acc := range partial {
+		for i, v := range *acc {
 			dw[i] += v
 		}
+		putScratch(acc)
 	}
 }

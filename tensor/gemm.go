@@ -1,43 +1,257 @@
 package tensor
 
-import (
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
-)
+import "runtime"
 
-var blasImpl gonum.Implementation
+// GEMM after Goto (as in BLIS and OpenBLAS): op(b) is packed kc×nc at a time
+// into nr-wide column panels, op(a) mc×kc at a time into mr-high row panels
+// (scaled by alpha), and a micro-kernel multiplies one row panel by one
+// column panel into an mr×nr tile of c held in registers. The micro-kernel
+// is assembly where the CPU allows (gemm_amd64.s), else goKernel. Large
+// products are split into stripes of c, one per core.
 
-func transFlag(t bool) blas.Transpose {
-	if t {
-		return blas.Trans
-	}
-	return blas.NoTrans
+// microKernel is a register tile of mr×nr and the function adding
+// Σ_p a[p*mr+i]·b[p*ldb+j] over k ≥ 1 steps to c[i*ldc+j]: a is a packed
+// panel, b a packed panel (ldb = nr) or nr columns of a row-major matrix.
+type microKernel[T Float] struct {
+	mr, nr int
+	fn     func(k int, a, b []T, ldb int, c []T, ldc int)
 }
 
-// gemm computes c = alpha*op(a)*op(b) + beta*c for row-major matrices, with
-// op(a) m×k and op(b) k×n, through gonum's BLAS (which parallelises large
-// products itself).
+// blocks are the cache block sizes: a kc×nr panel of b stays in L1, an mc×kc
+// block of a in L2, the kc×nc block of b in L3.
+func (mk microKernel[T]) blocks() (kc, mc, nc int) {
+	return 256, 144 / mk.mr * mk.mr, 4096 / mk.nr * mk.nr
+}
+
+// kernelFor is the fastest micro-kernel for T on this CPU.
+func kernelFor[T Float]() microKernel[T] {
+	if mk, ok := asmKernel[T](); ok {
+		return mk
+	}
+	return microKernel[T]{4, 4, goKernel[T]}
+}
+
+// operand is a row-major matrix: element (i, j) of op(x) is data[i*ld+j], or
+// data[j*ld+i] when trans.
+type operand[T Float] struct {
+	data  []T
+	ld    int
+	trans bool
+}
+
+// gemmParallelMin is the number of multiply-adds from which gemm splits the
+// product over cores.
+const gemmParallelMin = 1 << 17
+
+// gemm computes c = alpha·op(a)·op(b) + beta·c for row-major matrices, with
+// op(a) m×k and op(b) k×n, on all cores when the product is large. As in
+// BLAS, beta = 0 overwrites c whatever it holds.
 func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	gemmWith(kernelFor[T](), runtime.GOMAXPROCS(0), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmSerial is gemm on the calling goroutine, for callers that already run
+// on every core.
+func gemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	gemmWith(kernelFor[T](), 1, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmWith is gemm with the given micro-kernel on up to workers goroutines,
+// each computing a stripe of c: columns when c is wider than tall, else rows.
+func gemmWith[T Float](mk microKernel[T], workers int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	if k == 0 {
-		for i := 0; i < m; i++ {
-			row := c[i*ldc : i*ldc+n]
-			for j := range row {
-				if beta == 0 {
-					row[j] = 0
-				} else {
-					row[j] *= beta
+	A, B := operand[T]{a, lda, transA}, operand[T]{b, ldb, transB}
+	block := func(i0, i1, j0, j1 int) {
+		scaleBlock(c, ldc, i0, i1, j0, j1, beta)
+		if k > 0 && alpha != 0 {
+			gemmBlock(mk, i0, i1, j0, j1, k, alpha, A, B, c, ldc)
+		}
+	}
+	if workers <= 1 || m*n*k < gemmParallelMin {
+		block(0, m, 0, n)
+		return
+	}
+	wide := n >= m
+	size, unit := m, mk.mr
+	if wide {
+		size, unit = n, mk.nr
+	}
+	tiles := (size + unit - 1) / unit
+	parts := min(workers, tiles)
+	parallelFor(parts, grain, func(lo, hi int) {
+		for w := lo; w < hi; w++ {
+			s0, s1 := w*tiles/parts*unit, min((w+1)*tiles/parts*unit, size)
+			if wide {
+				block(0, m, s0, s1)
+			} else {
+				block(s0, s1, 0, n)
+			}
+		}
+	})
+}
+
+// scaleBlock multiplies rows [i0, i1) × columns [j0, j1) of c by beta
+// (clearing them for beta = 0).
+func scaleBlock[T Float](c []T, ldc, i0, i1, j0, j1 int, beta T) {
+	if beta == 1 {
+		return
+	}
+	for i := i0; i < i1; i++ {
+		row := c[i*ldc+j0 : i*ldc+j1]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}
+
+// gemmBlock adds alpha·op(a)·op(b) to rows [i0, i1) × columns [j0, j1) of c.
+func gemmBlock[T Float](mk microKernel[T], i0, i1, j0, j1, k int, alpha T, a, b operand[T], c []T, ldc int) {
+	mr, nr := mk.mr, mk.nr
+	kc, mc, nc := mk.blocks()
+	kc, mc, nc = min(kc, k), min(mc, roundUp(i1-i0, mr)), min(nc, roundUp(j1-j0, nr))
+	bufA, bufB, bufT := getScratch[T](mc*kc), getScratch[T](kc*nc), getScratch[T](mr*nr)
+	defer func() { putScratch(bufA); putScratch(bufB); putScratch(bufT) }()
+	pa, pb, tile := *bufA, *bufB, *bufT
+	// A short op(a) multiplies each panel of b only a few times: a dense b
+	// is then read in place, and only its last, partial panel packed.
+	inPlace := !b.trans && i1-i0 <= 4*mr
+	for jc := j0; jc < j1; jc += nc {
+		nb := min(nc, j1-jc)
+		for pc := 0; pc < k; pc += kc {
+			kb := min(kc, k-pc)
+			full := 0 // columns read in place
+			if inPlace {
+				full = nb / nr * nr
+				packB(pb, b, pc, kb, jc+full, nb-full, nr)
+			} else {
+				packB(pb, b, pc, kb, jc, nb, nr)
+			}
+			for ic := i0; ic < i1; ic += mc {
+				mb := min(mc, i1-ic)
+				packA(pa, a, ic, mb, pc, kb, mr, alpha)
+				for jr := 0; jr < nb; jr += nr {
+					cols := min(nr, nb-jr)
+					var panelB []T
+					ldb := nr
+					if jr < full {
+						panelB, ldb = b.data[pc*b.ld+jc+jr:], b.ld
+					} else {
+						panelB = pb[(jr-full)*kb : (jr-full+nr)*kb]
+					}
+					for ir := 0; ir < mb; ir += mr {
+						rows := min(mr, mb-ir)
+						panelA := pa[ir*kb : (ir+mr)*kb]
+						off := (ic+ir)*ldc + jc + jr
+						if rows == mr && cols == nr {
+							mk.fn(kb, panelA, panelB, ldb, c[off:], ldc)
+							continue
+						}
+						// Edge tile: compute the whole tile aside, add its
+						// valid part.
+						clear(tile)
+						mk.fn(kb, panelA, panelB, ldb, tile, nr)
+						for i := range rows {
+							row := c[off+i*ldc : off+i*ldc+cols]
+							for j := range row {
+								row[j] += tile[i*nr+j]
+							}
+						}
+					}
 				}
 			}
 		}
-		return
 	}
-	switch cs := any(c).(type) {
-	case []float32:
-		blasImpl.Sgemm(transFlag(transA), transFlag(transB), m, n, k, float32(alpha), any(a).([]float32), lda, any(b).([]float32), ldb, float32(beta), cs, ldc)
-	case []float64:
-		blasImpl.Dgemm(transFlag(transA), transFlag(transB), m, n, k, float64(alpha), any(a).([]float64), lda, any(b).([]float64), ldb, float64(beta), cs, ldc)
+}
+
+func roundUp(n, unit int) int { return (n + unit - 1) / unit * unit }
+
+// packA packs alpha times rows [i0, i0+mb) × columns [p0, p0+kb) of op(a)
+// into panels of mr rows, panel r at dst[r*mr*kb:], element (i, p) at
+// p*mr+i, the rows past mb zero.
+func packA[T Float](dst []T, a operand[T], i0, mb, p0, kb, mr int, alpha T) {
+	for ir := 0; ir < mb; ir += mr {
+		panel := dst[ir*kb : (ir+mr)*kb]
+		rows := min(mr, mb-ir)
+		if a.trans {
+			for p := range kb {
+				src := a.data[(p0+p)*a.ld+i0+ir:][:rows]
+				d := panel[p*mr : (p+1)*mr]
+				for i, v := range src {
+					d[i] = alpha * v
+				}
+				clear(d[rows:])
+			}
+			continue
+		}
+		for i := range rows {
+			src := a.data[(i0+ir+i)*a.ld+p0:][:kb]
+			for p, v := range src {
+				panel[p*mr+i] = alpha * v
+			}
+		}
+		for i := rows; i < mr; i++ {
+			for p := range kb {
+				panel[p*mr+i] = 0
+			}
+		}
+	}
+}
+
+// packB packs rows [p0, p0+kb) × columns [j0, j0+nb) of op(b) into panels
+// of nr columns, panel r at dst[r*nr*kb:], element (p, j) at p*nr+j, the
+// columns past nb zero.
+func packB[T Float](dst []T, b operand[T], p0, kb, j0, nb, nr int) {
+	for jr := 0; jr < nb; jr += nr {
+		panel := dst[jr*kb : (jr+nr)*kb]
+		cols := min(nr, nb-jr)
+		if !b.trans {
+			for p := range kb {
+				d := panel[p*nr : (p+1)*nr]
+				copy(d, b.data[(p0+p)*b.ld+j0+jr:][:cols])
+				clear(d[cols:])
+			}
+			continue
+		}
+		for j := range cols {
+			src := b.data[(j0+jr+j)*b.ld+p0:][:kb]
+			for p, v := range src {
+				panel[p*nr+j] = v
+			}
+		}
+		if cols < nr {
+			for p := range kb {
+				clear(panel[p*nr+cols : (p+1)*nr])
+			}
+		}
+	}
+}
+
+// goKernel is the portable micro-kernel: a 4×4 tile in local variables.
+func goKernel[T Float](k int, a, b []T, ldb int, c []T, ldc int) {
+	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 T
+	a = a[:4*k]
+	for p := 0; p < k; p++ {
+		ap, bp := a[4*p:4*p+4:4*p+4], b[p*ldb:p*ldb+4:p*ldb+4]
+		b0, b1, b2, b3 := bp[0], bp[1], bp[2], bp[3]
+		a0 := ap[0]
+		c00, c01, c02, c03 = c00+a0*b0, c01+a0*b1, c02+a0*b2, c03+a0*b3
+		a1 := ap[1]
+		c10, c11, c12, c13 = c10+a1*b0, c11+a1*b1, c12+a1*b2, c13+a1*b3
+		a2 := ap[2]
+		c20, c21, c22, c23 = c20+a2*b0, c21+a2*b1, c22+a2*b2, c23+a2*b3
+		a3 := ap[3]
+		c30, c31, c32, c33 = c30+a3*b0, c31+a3*b1, c32+a3*b2, c33+a3*b3
+	}
+	for i, acc := range [4][4]T{{c00, c01, c02, c03}, {c10, c11, c12, c13}, {c20, c21, c22, c23}, {c30, c31, c32, c33}} {
+		row := c[i*ldc : i*ldc+4]
+		for j, v := range acc {
+			row[j] += v
+		}
 	}
 }

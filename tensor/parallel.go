@@ -36,3 +36,31 @@ func parallelFor(n, cost int, body func(lo, hi int)) {
 	}
 	wg.Wait()
 }
+
+// scratchPools keep buffers for reuse across calls (packed GEMM blocks,
+// column matrices, partial sums), one pool per element type.
+var scratchPools [2]sync.Pool
+
+func scratchPool[T Float]() *sync.Pool {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return &scratchPools[0]
+	}
+	return &scratchPools[1]
+}
+
+// getScratch returns a buffer of n elements of arbitrary content; give it
+// back with putScratch when done.
+func getScratch[T Float](n int) *[]T {
+	b, _ := scratchPool[T]().Get().(*[]T)
+	if b == nil {
+		b = new([]T)
+	}
+	if cap(*b) < n {
+		*b = make([]T, n)
+	}
+	*b = (*b)[:n]
+	return b
+}
+
+func putScratch[T Float](b *[]T) { scratchPool[T]().Put(b) }

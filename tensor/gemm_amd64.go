@@ -1,0 +1,86 @@
+//go:build !noasm
+
+package tensor
+
+import "unsafe"
+
+// The AVX2+FMA micro-kernels of gemm_amd64.s: c[i*ldc+j] += Σ_p a[p*mr+i]·b[p*ldb+j]
+// over k ≥ 1 steps.
+//
+//go:noescape
+func sgemm6x16(k int, a, b *float32, ldb int, c *float32, ldc int)
+
+//go:noescape
+func dgemm6x8(k int, a, b *float64, ldb int, c *float64, ldc int)
+
+// The dot-product kernels: c[i*ldc+j] += Σ_p a[i*lda+p]·b[j*ldb+p] for
+// i < 3, j < 4 and p below kv ≥ 1 vectors (8 floats, 4 doubles).
+//
+//go:noescape
+func sdot3x4(kv int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+
+//go:noescape
+func ddot3x4(kv int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+
+func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
+func xgetbv() (eax uint32)
+
+// hasAVX2FMA reports AVX2 and FMA support by the CPU and the OS (which must
+// save the YMM registers).
+func hasAVX2FMA() bool {
+	maxLeaf, _, _, _ := cpuid(0, 0)
+	if maxLeaf < 7 {
+		return false
+	}
+	_, _, ecx1, _ := cpuid(1, 0)
+	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
+	if ecx1&(fma|osxsave|avx) != fma|osxsave|avx || xgetbv()&6 != 6 {
+		return false
+	}
+	_, ebx7, _, _ := cpuid(7, 0)
+	return ebx7&(1<<5) != 0
+}
+
+var asmKernels = hasAVX2FMA()
+
+// asmKernel returns the assembly micro-kernel for T, or ok = false where the
+// CPU lacks AVX2 or FMA.
+func asmKernel[T Float]() (k microKernel[T], ok bool) {
+	if !asmKernels {
+		return k, false
+	}
+	var z T
+	switch any(z).(type) {
+	case float32:
+		return microKernel[T]{6, 16, func(n int, a, b []T, ldb int, c []T, ldc int) {
+			_, _, _ = a[n*6-1], b[(n-1)*ldb+15], c[5*ldc+15] // bounds the assembly relies on
+			sgemm6x16(n, (*float32)(unsafe.Pointer(&a[0])), (*float32)(unsafe.Pointer(&b[0])), ldb, (*float32)(unsafe.Pointer(&c[0])), ldc)
+		}}, true
+	default:
+		return microKernel[T]{6, 8, func(n int, a, b []T, ldb int, c []T, ldc int) {
+			_, _, _ = a[n*6-1], b[(n-1)*ldb+7], c[5*ldc+7]
+			dgemm6x8(n, (*float64)(unsafe.Pointer(&a[0])), (*float64)(unsafe.Pointer(&b[0])), ldb, (*float64)(unsafe.Pointer(&c[0])), ldc)
+		}}, true
+	}
+}
+
+// asmDotKernel returns the assembly dot-product kernel for T, or ok = false
+// where the CPU lacks AVX2 or FMA.
+func asmDotKernel[T Float]() (k dotKernel[T], ok bool) {
+	if !asmKernels {
+		return k, false
+	}
+	var z T
+	switch any(z).(type) {
+	case float32:
+		return dotKernel[T]{3, 4, 8, func(kv int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+			_, _, _ = a[2*lda+8*kv-1], b[3*ldb+8*kv-1], c[2*ldc+3] // bounds the assembly relies on
+			sdot3x4(kv, (*float32)(unsafe.Pointer(&a[0])), lda, (*float32)(unsafe.Pointer(&b[0])), ldb, (*float32)(unsafe.Pointer(&c[0])), ldc)
+		}}, true
+	default:
+		return dotKernel[T]{3, 4, 4, func(kv int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+			_, _, _ = a[2*lda+4*kv-1], b[3*ldb+4*kv-1], c[2*ldc+3]
+			ddot3x4(kv, (*float64)(unsafe.Pointer(&a[0])), lda, (*float64)(unsafe.Pointer(&b[0])), ldb, (*float64)(unsafe.Pointer(&c[0])), ldc)
+		}}, true
+	}
+}

@@ -1,0 +1,321 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL sub+4(FP), CX
+	CPUID
+	MOVL AX, eax+8(FP)
+	MOVL BX, ebx+12(FP)
+	MOVL CX, ecx+16(FP)
+	MOVL DX, edx+20(FP)
+	RET
+
+// func xgetbv() (eax uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-4
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	RET
+
+// One k step of the float32 kernel: B row (16 lanes) in Y0, Y1, DI moved
+// to the next row; A column
+// element i broadcast and multiplied into accumulators Y(4+2i), Y(5+2i).
+#define SROW(off, lo, hi) \
+	VBROADCASTSS off(SI), Y2; \
+	VFMADD231PS  Y0, Y2, lo; \
+	VFMADD231PS  Y1, Y2, hi
+
+#define SSTEP(aoff) \
+	VMOVUPS (DI), Y0; \
+	VMOVUPS 32(DI), Y1; \
+	ADDQ R9, DI; \
+	SROW(aoff, Y4, Y5); \
+	SROW(aoff+4, Y6, Y7); \
+	SROW(aoff+8, Y8, Y9); \
+	SROW(aoff+12, Y10, Y11); \
+	SROW(aoff+16, Y12, Y13); \
+	SROW(aoff+20, Y14, Y15)
+
+// Add the accumulators lo, hi to the 16 floats of c at DX, then step DX to
+// the next row.
+#define SSTORE(lo, hi) \
+	VADDPS  (DX), lo, lo; \
+	VADDPS  32(DX), hi, hi; \
+	VMOVUPS lo, (DX); \
+	VMOVUPS hi, 32(DX); \
+	ADDQ    R8, DX
+
+// func sgemm6x16(k int, a, b *float32, ldb int, c *float32, ldc int)
+//
+// c[i*ldc+j] += Σ_p a[p*6+i]·b[p*ldb+j] for i < 6, j < 16; k ≥ 1.
+TEXT ·sgemm6x16(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ ldb+24(FP), R9
+	SHLQ $2, R9
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R8
+	SHLQ $2, R8
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	CMPQ CX, $4
+	JLT  stail
+
+sloop4:
+	SSTEP(0)
+	SSTEP(24)
+	SSTEP(48)
+	SSTEP(72)
+	ADDQ $96, SI
+	SUBQ $4, CX
+	CMPQ CX, $4
+	JGE  sloop4
+
+stail:
+	TESTQ CX, CX
+	JZ    sstore
+
+sloop1:
+	SSTEP(0)
+	ADDQ $24, SI
+	DECQ CX
+	JNZ  sloop1
+
+sstore:
+	SSTORE(Y4, Y5)
+	SSTORE(Y6, Y7)
+	SSTORE(Y8, Y9)
+	SSTORE(Y10, Y11)
+	SSTORE(Y12, Y13)
+	SSTORE(Y14, Y15)
+	VZEROUPPER
+	RET
+
+// The float64 kernel: 6×8, B row (8 lanes) in Y0, Y1.
+#define DROW(off, lo, hi) \
+	VBROADCASTSD off(SI), Y2; \
+	VFMADD231PD  Y0, Y2, lo; \
+	VFMADD231PD  Y1, Y2, hi
+
+#define DSTEP(aoff) \
+	VMOVUPD (DI), Y0; \
+	VMOVUPD 32(DI), Y1; \
+	ADDQ R9, DI; \
+	DROW(aoff, Y4, Y5); \
+	DROW(aoff+8, Y6, Y7); \
+	DROW(aoff+16, Y8, Y9); \
+	DROW(aoff+24, Y10, Y11); \
+	DROW(aoff+32, Y12, Y13); \
+	DROW(aoff+40, Y14, Y15)
+
+#define DSTORE(lo, hi) \
+	VADDPD  (DX), lo, lo; \
+	VADDPD  32(DX), hi, hi; \
+	VMOVUPD lo, (DX); \
+	VMOVUPD hi, 32(DX); \
+	ADDQ    R8, DX
+
+// func dgemm6x8(k int, a, b *float64, ldb int, c *float64, ldc int)
+//
+// c[i*ldc+j] += Σ_p a[p*6+i]·b[p*ldb+j] for i < 6, j < 8; k ≥ 1.
+TEXT ·dgemm6x8(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ ldb+24(FP), R9
+	SHLQ $3, R9
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R8
+	SHLQ $3, R8
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	VXORPD Y14, Y14, Y14
+	VXORPD Y15, Y15, Y15
+	CMPQ CX, $4
+	JLT  dtail
+
+dloop4:
+	DSTEP(0)
+	DSTEP(48)
+	DSTEP(96)
+	DSTEP(144)
+	ADDQ $192, SI
+	SUBQ $4, CX
+	CMPQ CX, $4
+	JGE  dloop4
+
+dtail:
+	TESTQ CX, CX
+	JZ    dstore
+
+dloop1:
+	DSTEP(0)
+	ADDQ $48, SI
+	DECQ CX
+	JNZ  dloop1
+
+dstore:
+	DSTORE(Y4, Y5)
+	DSTORE(Y6, Y7)
+	DSTORE(Y8, Y9)
+	DSTORE(Y10, Y11)
+	DSTORE(Y12, Y13)
+	DSTORE(Y14, Y15)
+	VZEROUPPER
+	RET
+
+// Dot-product kernels for c += a·bᵀ with both operands read along k: the
+// 3×4 accumulators each hold a vector of partial sums, summed across lanes
+// at the end. SI, SI+R8, SI+2·R8 are the rows of a; DI, DI+R9, DI+2·R9,
+// DI+R10 (= 3·R9) the rows of b.
+#define SDOTB(boff, acc0, acc1, acc2) \
+	VMOVUPS boff, Y3; \
+	VFMADD231PS Y0, Y3, acc0; \
+	VFMADD231PS Y1, Y3, acc1; \
+	VFMADD231PS Y2, Y3, acc2
+
+// Sum the lanes of acc0..acc3 into X(acc0) = [Σacc0, Σacc1, Σacc2, Σacc3],
+// add to the 4 floats at DX, store, and step DX to the next row.
+#define SDOTSTORE(acc0, acc1, acc2, acc3, x0) \
+	VHADDPS acc1, acc0, acc0; \
+	VHADDPS acc3, acc2, acc2; \
+	VHADDPS acc2, acc0, acc0; \
+	VEXTRACTF128 $1, acc0, X3; \
+	VADDPS X3, x0, x0; \
+	VADDPS (DX), x0, x0; \
+	VMOVUPS x0, (DX); \
+	ADDQ R11, DX
+
+// func sdot3x4(kv int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+//
+// c[i*ldc+j] += Σ_{p<8·kv} a[i*lda+p]·b[j*ldb+p] for i < 3, j < 4; kv ≥ 1.
+TEXT ·sdot3x4(SB), NOSPLIT, $0-56
+	MOVQ kv+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), R8
+	SHLQ $2, R8
+	MOVQ b+24(FP), DI
+	MOVQ ldb+32(FP), R9
+	SHLQ $2, R9
+	LEAQ (R9)(R9*2), R10
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R11
+	SHLQ $2, R11
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+
+sdotloop:
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(R8*1), Y1
+	VMOVUPS (SI)(R8*2), Y2
+	SDOTB((DI), Y4, Y8, Y12)
+	SDOTB((DI)(R9*1), Y5, Y9, Y13)
+	SDOTB((DI)(R9*2), Y6, Y10, Y14)
+	SDOTB((DI)(R10*1), Y7, Y11, Y15)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  sdotloop
+
+	SDOTSTORE(Y4, Y5, Y6, Y7, X4)
+	SDOTSTORE(Y8, Y9, Y10, Y11, X8)
+	SDOTSTORE(Y12, Y13, Y14, Y15, X12)
+	VZEROUPPER
+	RET
+
+#define DDOTB(boff, acc0, acc1, acc2) \
+	VMOVUPD boff, Y3; \
+	VFMADD231PD Y0, Y3, acc0; \
+	VFMADD231PD Y1, Y3, acc1; \
+	VFMADD231PD Y2, Y3, acc2
+
+// acc0 = [a0₀+a0₁, a1₀+a1₁, a0₂+a0₃, a1₂+a1₃], acc2 likewise for acc2, acc3;
+// then the two 128-bit halves are crossed and added.
+#define DDOTSTORE(acc0, acc1, acc2, acc3) \
+	VHADDPD acc1, acc0, acc0; \
+	VHADDPD acc3, acc2, acc2; \
+	VPERM2F128 $0x21, acc2, acc0, Y3; \
+	VBLENDPD $12, acc2, acc0, acc0; \
+	VADDPD Y3, acc0, acc0; \
+	VADDPD (DX), acc0, acc0; \
+	VMOVUPD acc0, (DX); \
+	ADDQ R11, DX
+
+// func ddot3x4(kv int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+//
+// c[i*ldc+j] += Σ_{p<4·kv} a[i*lda+p]·b[j*ldb+p] for i < 3, j < 4; kv ≥ 1.
+TEXT ·ddot3x4(SB), NOSPLIT, $0-56
+	MOVQ kv+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), R8
+	SHLQ $3, R8
+	MOVQ b+24(FP), DI
+	MOVQ ldb+32(FP), R9
+	SHLQ $3, R9
+	LEAQ (R9)(R9*2), R10
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R11
+	SHLQ $3, R11
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	VXORPD Y14, Y14, Y14
+	VXORPD Y15, Y15, Y15
+
+ddotloop:
+	VMOVUPD (SI), Y0
+	VMOVUPD (SI)(R8*1), Y1
+	VMOVUPD (SI)(R8*2), Y2
+	DDOTB((DI), Y4, Y8, Y12)
+	DDOTB((DI)(R9*1), Y5, Y9, Y13)
+	DDOTB((DI)(R9*2), Y6, Y10, Y14)
+	DDOTB((DI)(R10*1), Y7, Y11, Y15)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  ddotloop
+
+	DDOTSTORE(Y4, Y5, Y6, Y7)
+	DDOTSTORE(Y8, Y9, Y10, Y11)
+	DDOTSTORE(Y12, Y13, Y14, Y15)
+	VZEROUPPER
+	RET

@@ -1,0 +1,79 @@
+package tensor
+
+// dotKernel is a register tile of mr×nr dot products and the function
+// adding Σ_p a[i*lda+p]·b[j*ldb+p], p < lanes·kv, to c[i*ldc+j].
+type dotKernel[T Float] struct {
+	mr, nr, lanes int
+	fn            func(kv int, a []T, lda int, b []T, ldb int, c []T, ldc int)
+}
+
+// gemmNT adds a·bᵀ to c, c[i*ldc+j] += Σ_p a[i*lda+p]·b[j*ldb+p] for the
+// m×n matrix c and inner dimension k, on the calling goroutine. Both
+// operands are read along k in place, with no packing: the shape of a
+// convolution's weight gradient dy·colᵀ, whose operands are both long rows.
+// Without an assembly dot-product kernel it is gemmSerial.
+func gemmNT[T Float](m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	dk, ok := asmDotKernel[T]()
+	if !ok || k < dk.lanes || m == 0 || n == 0 {
+		gemmSerial(false, true, m, n, k, 1, a, lda, b, ldb, 1, c, ldc)
+		return
+	}
+	mr, nr, kv := dk.mr, dk.nr, k/dk.lanes
+	kt := kv * dk.lanes // the kernel's part of k; the rest is added below
+	// Edge tiles read zero-padded copies of the missing rows and write a
+	// tile aside.
+	buf := getScratch[T]((mr+nr)*k + mr*nr)
+	defer putScratch(buf)
+	padA, padB, tile := (*buf)[:mr*k], (*buf)[mr*k:(mr+nr)*k], (*buf)[(mr+nr)*k:]
+	for i := 0; i < m; i += mr {
+		rows := min(mr, m-i)
+		ai, lda2 := a[i*lda:], lda
+		if rows < mr {
+			ai, lda2 = padRows(padA, a[i*lda:], lda, rows, k), k
+		}
+		for j := 0; j < n; j += nr {
+			cols := min(nr, n-j)
+			bj, ldb2 := b[j*ldb:], ldb
+			if cols < nr {
+				bj, ldb2 = padRows(padB, b[j*ldb:], ldb, cols, k), k
+			}
+			if rows == mr && cols == nr {
+				dk.fn(kv, ai, lda2, bj, ldb2, c[i*ldc+j:], ldc)
+				continue
+			}
+			clear(tile)
+			dk.fn(kv, ai, lda2, bj, ldb2, tile, nr)
+			for r := range rows {
+				row := c[(i+r)*ldc+j : (i+r)*ldc+j+cols]
+				for q := range row {
+					row[q] += tile[r*nr+q]
+				}
+			}
+		}
+	}
+	if kt == k {
+		return
+	}
+	for i := range m {
+		for j := range n {
+			var s T
+			for p, v := range a[i*lda+kt : i*lda+k] {
+				s += v * b[j*ldb+kt+p]
+			}
+			c[i*ldc+j] += s
+		}
+	}
+}
+
+// padRows copies rows [0, rows) of src (row stride ld, length k) into dst,
+// whose further rows it zeroes, and returns dst (row stride k).
+func padRows[T Float](dst, src []T, ld, rows, k int) []T {
+	for r := range len(dst) / k {
+		if r < rows {
+			copy(dst[r*k:(r+1)*k], src[r*ld:r*ld+k])
+		} else {
+			clear(dst[r*k : (r+1)*k])
+		}
+	}
+	return dst
+}

@@ -1,0 +1,191 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// gemmImpl is one way of computing gemm, for comparison.
+type gemmImpl[T Float] struct {
+	name string
+	run  func(ta, tb bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)
+}
+
+func gemmImpls[T Float](t *testing.T) []gemmImpl[T] {
+	with := func(mk microKernel[T], workers int) func(ta, tb bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+		return func(ta, tb bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+			gemmWith(mk, workers, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		}
+	}
+	goK := microKernel[T]{4, 4, goKernel[T]}
+	impls := []gemmImpl[T]{
+		{"go", with(goK, 1)},
+		{"go/3 workers", with(goK, 3)},
+		{"gonum", gonumGemm[T]},
+		{"gemm", gemm[T]},
+	}
+	if mk, ok := asmKernel[T](); ok {
+		impls = append(impls, gemmImpl[T]{"asm", with(mk, 1)}, gemmImpl[T]{"asm/3 workers", with(mk, 3)})
+	} else {
+		t.Log("no assembly micro-kernel on this CPU or build")
+	}
+	return impls
+}
+
+func gonumGemm[T Float](ta, tb bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	tr := func(t bool) blas.Transpose {
+		if t {
+			return blas.Trans
+		}
+		return blas.NoTrans
+	}
+	switch cs := any(c).(type) {
+	case []float32:
+		gonum.Implementation{}.Sgemm(tr(ta), tr(tb), m, n, k, float32(alpha), any(a).([]float32), lda, any(b).([]float32), ldb, float32(beta), cs, ldc)
+	case []float64:
+		gonum.Implementation{}.Dgemm(tr(ta), tr(tb), m, n, k, float64(alpha), any(a).([]float64), lda, any(b).([]float64), ldb, float64(beta), cs, ldc)
+	}
+}
+
+// TestGemm compares every implementation with a float64 triple loop over
+// shapes around the tile and block sizes (0, 1, odd, past kc = 256),
+// transposed operands, leading dimensions past the row length, and alpha,
+// beta; c starts as NaN where beta = 0, which must overwrite it.
+func TestGemm(t *testing.T) {
+	testGemm[float32](t, 1e-5)
+	testGemm[float64](t, 1e-13)
+}
+
+func testGemm[T Float](t *testing.T, tol float64) {
+	r := newRNG(11)
+	shapes := [][3]int{
+		{0, 0, 0}, {0, 3, 2}, {3, 0, 2}, {3, 2, 0}, {1, 1, 1}, {1, 17, 1}, {7, 1, 9}, {6, 16, 1}, {6, 8, 4},
+		{5, 15, 3}, {7, 17, 5}, {13, 33, 300}, {37, 29, 257}, {6, 784, 75}, {16, 100, 150}, {150, 100, 16}, {150, 5, 520}, {61, 300, 40},
+	}
+	for _, s := range shapes {
+		m, n, k := s[0], s[1], s[2]
+		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+			ta, tb := tr[0], tr[1]
+			for _, ab := range [][2]T{{1, 0}, {-0.5, 1}, {2, 0.25}} {
+				alpha, beta := ab[0], ab[1]
+				// Stored matrices with padded leading dimensions.
+				ar, ac := m, k
+				if ta {
+					ar, ac = k, m
+				}
+				br, bc := k, n
+				if tb {
+					br, bc = n, k
+				}
+				lda, ldb, ldc := ac+3, bc+1, n+2
+				a := randSlice[T](r, ar*lda)
+				b := randSlice[T](r, br*ldb)
+				c0 := randSlice[T](r, m*ldc)
+				if beta == 0 {
+					for i := range c0 {
+						c0[i] = T(math.NaN())
+					}
+				}
+				at := func(i, p int) float64 {
+					if ta {
+						return float64(a[p*lda+i])
+					}
+					return float64(a[i*lda+p])
+				}
+				bt := func(p, j int) float64 {
+					if tb {
+						return float64(b[j*ldb+p])
+					}
+					return float64(b[p*ldb+j])
+				}
+				want, bound := refGemm(m, n, k, float64(alpha), float64(beta), at, bt, c0, ldc)
+				for _, impl := range gemmImpls[T](t) {
+					c := append([]T(nil), c0...)
+					impl.run(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+					label := fmt.Sprintf("%s %s %dx%dx%d ta=%v tb=%v alpha=%v beta=%v", DType[T](), impl.name, m, n, k, ta, tb, alpha, beta)
+					checkGemm(t, label, c, c0, want, bound, ldc, n, tol)
+				}
+			}
+		}
+	}
+}
+
+// refGemm is alpha·Σ_p a(i,p)·b(p,j) + beta·c0 in float64, with the bound
+// |alpha|·Σ|a·b| + |beta·c0| on its rounding error, laid out like c0.
+func refGemm[T Float](m, n, k int, alpha, beta float64, a, b func(int, int) float64, c0 []T, ldc int) (want, bound []float64) {
+	want, bound = make([]float64, m*ldc), make([]float64, m*ldc)
+	for i := range m {
+		for j := range n {
+			var s, mag float64
+			for p := range k {
+				v := a(i, p) * b(p, j)
+				s += v
+				mag += math.Abs(v)
+			}
+			want[i*ldc+j], bound[i*ldc+j] = alpha*s, math.Abs(alpha)*mag
+			if beta != 0 {
+				want[i*ldc+j] += beta * float64(c0[i*ldc+j])
+				bound[i*ldc+j] += math.Abs(beta * float64(c0[i*ldc+j]))
+			}
+		}
+	}
+	return want, bound
+}
+
+func randSlice[T Float](r interface{ NormFloat64() float64 }, n int) []T {
+	s := make([]T, n)
+	for i := range s {
+		s[i] = T(r.NormFloat64())
+	}
+	return s
+}
+
+// checkGemm compares c with want within tol·bound, and checks that the
+// padding columns past n keep their values from c0.
+func checkGemm[T Float](t *testing.T, label string, c, c0 []T, want, bound []float64, ldc, n int, tol float64) {
+	t.Helper()
+	for i, v := range c {
+		got := float64(v)
+		if i%ldc >= n {
+			if old := float64(c0[i]); got != old && !(math.IsNaN(got) && math.IsNaN(old)) {
+				t.Errorf("%s: padding (%d,%d) changed from %v to %v", label, i/ldc, i%ldc, old, got)
+				return
+			}
+			continue
+		}
+		if math.IsNaN(got) || math.Abs(got-want[i]) > tol*bound[i]+1e-30 {
+			t.Errorf("%s: (%d,%d) = %v, want %v", label, i/ldc, i%ldc, got, want[i])
+			return
+		}
+	}
+}
+
+// TestGemmNT compares gemmNT (c += a·bᵀ, operands read along k) with the
+// float64 triple loop, on shapes around its 3×4 tile and vector length,
+// with padded leading dimensions.
+func TestGemmNT(t *testing.T) {
+	testGemmNT[float32](t, 1e-5)
+	testGemmNT[float64](t, 1e-13)
+}
+
+func testGemmNT[T Float](t *testing.T, tol float64) {
+	if _, ok := asmDotKernel[T](); !ok {
+		t.Log("no assembly dot-product kernel: gemmNT is gemmSerial")
+	}
+	r := newRNG(13)
+	for _, s := range [][3]int{{0, 4, 8}, {3, 0, 8}, {1, 1, 1}, {3, 4, 8}, {3, 4, 7}, {2, 3, 9}, {6, 75, 784}, {16, 150, 64}, {7, 13, 37}, {5, 9, 3}, {4, 5, 16}} {
+		m, n, k := s[0], s[1], s[2]
+		lda, ldb, ldc := k+5, k+1, n+3
+		a, b, c0 := randSlice[T](r, m*lda), randSlice[T](r, n*ldb), randSlice[T](r, m*ldc)
+		want, bound := refGemm(m, n, k, 1, 1,
+			func(i, p int) float64 { return float64(a[i*lda+p]) },
+			func(p, j int) float64 { return float64(b[j*ldb+p]) }, c0, ldc)
+		c := append([]T(nil), c0...)
+		gemmNT(m, n, k, a, lda, b, ldb, c, ldc)
+		checkGemm(t, fmt.Sprintf("%s gemmNT %dx%dx%d", DType[T](), m, n, k), c, c0, want, bound, ldc, n, tol)
+	}
+}
