@@ -1,18 +1,20 @@
 // Package digits reads the digit domains of the paper's domain-shift
-// experiment: MNIST (IDX files, raw or gzip) and USPS (the text format of The
-// Elements of Statistical Learning). Images come back as uint8 grey values
-// (0 background) with their labels 0–9. Every reader checks what a header
-// claims before allocating for it, and errors name the file and the problem.
+// experiment: MNIST (IDX files, raw or gzip), USPS (the text format of The
+// Elements of Statistical Learning) and SVHN (the MATLAB v5 files of 32×32
+// colour crops). Images come back as uint8 values (grey: 0 background; colour:
+// RGB planes) with their labels 0–9. Every reader checks what a header claims
+// before allocating for it, and errors name the file, the offset and the
+// problem.
 package digits
 
 import (
 	"bufio"
 	"compress/gzip"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -44,68 +46,99 @@ func open(path string) (io.Reader, func() error, error) {
 	return z, func() error { z.Close(); return f.Close() }, nil
 }
 
-// readIDX reads an IDX file of unsigned bytes with the given number of
-// dimensions and returns its dimensions and data.
-func readIDX(path string, dims int) ([]int, []uint8, error) {
-	r, closeFn, err := open(path)
-	if err != nil {
-		return nil, nil, err
+// readUpTo reads at most n bytes from r, fewer if r ends first. Its buffer
+// grows with what r delivers, so a forged size costs memory only in
+// proportion to the data actually present.
+func readUpTo(r io.Reader, n int64) ([]byte, error) {
+	buf := make([]byte, 0, min(n, 1<<16))
+	for int64(len(buf)) < n {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, int(min(n, 2*int64(len(buf))))-len(buf))
+		}
+		k, err := r.Read(buf[len(buf):int(min(n, int64(cap(buf))))])
+		buf = buf[:len(buf)+k]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return buf, err
+		}
 	}
-	defer closeFn()
+	return buf, nil
+}
+
+// readIDX reads an IDX file of unsigned bytes with the given number of
+// dimensions from r and returns its dimensions and data; errors name the
+// file as name.
+func readIDX(r io.Reader, name string, dims int) ([]int, []uint8, error) {
 	var magic uint32
 	if err := binary.Read(r, binary.BigEndian, &magic); err != nil {
-		return nil, nil, fmt.Errorf("%s: offset 0: truncated header", path)
+		return nil, nil, fmt.Errorf("%s: offset 0: truncated header", name)
 	}
 	if want := uint32(0x0800 | dims); magic != want {
-		return nil, nil, fmt.Errorf("%s: offset 0: magic %#08x, want %#08x (unsigned bytes, %d dimensions)", path, magic, want, dims)
+		return nil, nil, fmt.Errorf("%s: offset 0: magic %#08x, want %#08x (unsigned bytes, %d dimensions)", name, magic, want, dims)
 	}
 	shape := make([]int, dims)
 	total := 1
 	for d := range shape {
 		var v uint32
 		if err := binary.Read(r, binary.BigEndian, &v); err != nil {
-			return nil, nil, fmt.Errorf("%s: offset %d: truncated header", path, 4+4*d)
+			return nil, nil, fmt.Errorf("%s: offset %d: truncated header", name, 4+4*d)
 		}
 		shape[d] = int(v)
 		if v > 0 && total > maxIDXElements/int(v) {
-			return nil, nil, fmt.Errorf("%s: offset %d: dimensions %v claim more than %d elements", path, 4+4*d, shape[:d+1], maxIDXElements)
+			return nil, nil, fmt.Errorf("%s: offset %d: dimensions %v claim more than %d elements", name, 4+4*d, shape[:d+1], maxIDXElements)
 		}
 		total *= int(v)
 	}
-	// Read what is there, at most the claimed size: a forged header cannot
-	// make us allocate more than the data actually present.
-	data, err := io.ReadAll(io.LimitReader(r, int64(total)))
+	data, err := readUpTo(r, int64(total))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(data) != total {
-		return nil, nil, fmt.Errorf("%s: offset %d: %d data bytes, header claims %d", path, 4+4*dims+len(data), len(data), total)
+		return nil, nil, fmt.Errorf("%s: offset %d: %d data bytes, header claims %d", name, 4+4*dims+len(data), len(data), total)
 	}
-	if _, err := r.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
-		return nil, nil, fmt.Errorf("%s: offset %d: data past the %d bytes the header claims", path, 4+4*dims+total, total)
+	if _, err := io.ReadFull(r, make([]byte, 1)); err != io.EOF {
+		return nil, nil, fmt.Errorf("%s: offset %d: data past the %d bytes the header claims", name, 4+4*dims+total, total)
 	}
 	return shape, data, nil
 }
 
-// ReadMNIST reads an IDX image file and its IDX label file.
+// ReadMNIST reads an IDX image file and its IDX label file, raw or gzip.
 func ReadMNIST(imagesPath, labelsPath string) (*Images, error) {
-	shape, pix, err := readIDX(imagesPath, 3)
+	ri, closeImages, err := open(imagesPath)
 	if err != nil {
 		return nil, err
 	}
-	lshape, lab, err := readIDX(labelsPath, 1)
+	defer closeImages()
+	rl, closeLabels, err := open(labelsPath)
+	if err != nil {
+		return nil, err
+	}
+	defer closeLabels()
+	return readMNIST(ri, imagesPath, rl, labelsPath)
+}
+
+// readMNIST reads IDX images and labels from two readers; errors name them
+// as imagesName and labelsName.
+func readMNIST(images io.Reader, imagesName string, labels io.Reader, labelsName string) (*Images, error) {
+	shape, pix, err := readIDX(images, imagesName, 3)
+	if err != nil {
+		return nil, err
+	}
+	lshape, lab, err := readIDX(labels, labelsName, 1)
 	if err != nil {
 		return nil, err
 	}
 	if lshape[0] != shape[0] {
-		return nil, fmt.Errorf("%s has %d labels for the %d images of %s", labelsPath, lshape[0], shape[0], imagesPath)
+		return nil, fmt.Errorf("%s has %d labels for the %d images of %s", labelsName, lshape[0], shape[0], imagesName)
 	}
-	labels := make([]int, len(lab))
+	out := make([]int, len(lab))
 	for i, l := range lab {
 		if l > 9 {
-			return nil, fmt.Errorf("%s: offset %d: label %d out of range 0–9", labelsPath, 8+i, l)
+			return nil, fmt.Errorf("%s: offset %d: label %d out of range 0–9", labelsName, 8+i, l)
 		}
-		labels[i] = int(l)
+		out[i] = int(l)
 	}
-	return &Images{N: shape[0], H: shape[1], W: shape[2], Pixels: pix, Labels: labels}, nil
+	return &Images{N: shape[0], H: shape[1], W: shape[2], Pixels: pix, Labels: out}, nil
 }

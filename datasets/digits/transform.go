@@ -32,16 +32,31 @@ func resize(dst []float32, src []uint8, h, w, s int) {
 // Input turns images into the paper's network input: [N, 3, size, size]
 // float32 in [0, 1], grey replicated to three channels, resized bilinearly.
 func Input(im *Images, size int) (*tensor.Tensor[float32], error) {
-	if size < 1 || im.H < 1 || im.W < 1 || len(im.Pixels) != im.N*im.H*im.W {
-		return nil, fmt.Errorf("digits.Input: %d images of %dx%d with %d pixels to size %d", im.N, im.H, im.W, len(im.Pixels), size)
+	return input("digits.Input", im.N, 1, im.H, im.W, im.Pixels, size)
+}
+
+// ColorInput turns colour images into the network input [N, 3, size, size]:
+// float32 in [0, 1], each channel resized bilinearly as Input does.
+func ColorInput(im *ColorImages, size int) (*tensor.Tensor[float32], error) {
+	return input("digits.ColorInput", im.N, 3, im.H, im.W, im.Pixels, size)
+}
+
+// input resizes n images of ch channel-major planes (1 or 3) of h×w pixels
+// to [n, 3, size, size], replicating a single channel three times.
+func input(op string, n, ch, h, w int, pix []uint8, size int) (*tensor.Tensor[float32], error) {
+	if size < 1 || h < 1 || w < 1 || n < 0 || len(pix) != n*ch*h*w {
+		return nil, fmt.Errorf("%s: %d images of %d×%d×%d with %d pixels to size %d", op, n, ch, h, w, len(pix), size)
 	}
-	plane := size * size
-	out := make([]float32, im.N*3*plane)
-	for n := range im.N {
-		base := out[n*3*plane:]
-		resize(base[:plane], im.Pixels[n*im.H*im.W:(n+1)*im.H*im.W], im.H, im.W, size)
-		copy(base[plane:2*plane], base[:plane])
-		copy(base[2*plane:3*plane], base[:plane])
+	plane, in := size*size, h*w
+	out := make([]float32, n*3*plane)
+	for p := range n * 3 {
+		dst := out[p*plane : (p+1)*plane]
+		if ch == 1 && p%3 > 0 {
+			copy(dst, out[(p-p%3)*plane:])
+			continue
+		}
+		src := p / (3 / ch) // the source plane: p for colour, p/3 for grey
+		resize(dst, pix[src*in:(src+1)*in], h, w, size)
 	}
-	return tensor.FromSlice(out, im.N, 3, size, size), nil
+	return tensor.FromSlice(out, n, 3, size, size), nil
 }

@@ -3,6 +3,7 @@ package digits
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -17,6 +18,11 @@ func ReadUSPS(path string) (*Images, error) {
 		return nil, err
 	}
 	defer closeFn()
+	return readUSPS(r, path)
+}
+
+// readUSPS reads the USPS text format from r; errors name the file as path.
+func readUSPS(r io.Reader, path string) (*Images, error) {
 	img := &Images{H: 16, W: 16}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<16)
@@ -34,7 +40,7 @@ func ReadUSPS(path string) (*Images, error) {
 		}
 		for j, s := range f[1:] {
 			v, err := strconv.ParseFloat(s, 64)
-			if err != nil || v < -1 || v > 1 {
+			if err != nil || !(v >= -1 && v <= 1) { // NaN too
 				return nil, fmt.Errorf("%s: line %d, value %d: %q is not in [-1, 1]", path, line, j+1, s)
 			}
 			img.Pixels = append(img.Pixels, uint8(math.Round((v+1)*127.5)))
