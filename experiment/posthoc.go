@@ -69,14 +69,9 @@ func host[T tensor.Float](t *tensor.Tensor[T]) []float64 { return tensor.Convert
 // predictChunk bounds the rows m sees at once in logits.
 const predictChunk = 1000
 
-// logits is m's evaluation-mode output on x, in chunks of predictChunk rows.
+// logits is m's evaluation-mode output on x, in float64.
 func logits[T tensor.Float](m nn.Module[T], x *tensor.Tensor[T]) []float64 {
-	n := x.Dim(0)
-	var out []float64
-	for lo := 0; lo < n; lo += predictChunk {
-		out = append(out, host(nn.Predict(m, tensor.Narrow(x, 0, lo, min(predictChunk, n-lo))))...)
-	}
-	return out
+	return host(featureTensor(m, x))
 }
 
 // fitted is a post-hoc method's predictions on both domains.

@@ -32,7 +32,7 @@ func writeStudyDiagrams(dir string, k int, rs []experiment.Result) error {
 		if c.can, err = metrics.CanonicalECE(r.TargetProbs, k, r.TargetLabels, metrics.Options{}); err != nil {
 			return err
 		}
-		setup := strings.NewReplacer(" ", "_", "=", "").Replace(r.Setup)
+		setup := strings.NewReplacer(" ", "_", "=", "", "/", "-", "→", "-to-").Replace(r.Setup)
 		prefix := fmt.Sprintf("%s-%s-", setup, r.Method)
 		if err := writeDiagrams(filepath.Join(dir, "diagrams"), prefix, c); err != nil {
 			return err

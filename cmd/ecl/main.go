@@ -2,6 +2,8 @@
 //
 //	ecl sim  [flags]   train Uncal and ECL on the simulated covariate shifts and print the comparison
 //	ecl eval [flags]   compute every calibration metric of given predictions and draw reliability diagrams
+//	ecl digits [flags] train a digit network on source domains and compare calibration methods on the target
+//	ecl data fetch     download MNIST, USPS and SVHN into the data directory and verify their checksums
 //
 // Run "ecl COMMAND -h" for a command's flags.
 package main
@@ -16,8 +18,10 @@ import (
 
 // commands maps a subcommand's name to its entry point, which parses args.
 var commands = map[string]func(args []string) error{
-	"sim":  runSim,
-	"eval": runEval,
+	"sim":    runSim,
+	"eval":   runEval,
+	"digits": runDigits,
+	"data":   runData,
 }
 
 func main() {

@@ -1,39 +1,18 @@
 package digits
 
 import (
-	"bytes"
-	"compress/gzip"
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ecl-go/ecl/datasets/digits/digitstest"
 )
 
-func idx(magic uint32, dims []uint32, data []byte) []byte {
-	var b bytes.Buffer
-	binary.Write(&b, binary.BigEndian, magic)
-	for _, d := range dims {
-		binary.Write(&b, binary.BigEndian, d)
-	}
-	b.Write(data)
-	return b.Bytes()
-}
-
-func write(t testing.TB, dir, name string, b []byte) string {
-	p := filepath.Join(dir, name)
-	if strings.HasSuffix(name, ".gz") {
-		var z bytes.Buffer
-		w := gzip.NewWriter(&z)
-		w.Write(b)
-		w.Close()
-		b = z.Bytes()
-	}
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+var (
+	idx   = digitstest.IDX
+	write = digitstest.Write
+)
 
 func TestReadMNISTSmall(t *testing.T) {
 	dir := t.TempDir()
