@@ -127,7 +127,9 @@ func RunDigits(c DigitsConfig) ([]Result, error) {
 			return nil, err
 		}
 		base := r
-		base.Base.OnEpoch = func(epoch int, loss float64) { logf("seed %d: base epoch %d/%d, loss %.4f", seed, epoch, r.Base.Epochs, loss) }
+		base.Base.OnEpoch = func(epoch int, loss float64) {
+			logf("seed %d: base epoch %d/%d, loss %.4f", seed, epoch, r.Base.Epochs, loss)
+		}
 		train.Base(rand.New(rand.NewPCG(seed, 2)), base, model, data(sp.Source))
 
 		feat := func(s *digits.Set) train.Data[float32] {
