@@ -105,11 +105,19 @@ func Measure(c Case) Row {
 	return Row{c.Name, per, c.Flops / per.Seconds() / 1e9}
 }
 
-// LeNet5Step returns one training step of LeNet-5 on a batch of n random
-// 3×28×28 images (forward, cross-entropy, backward, Adam), in float32.
-func LeNet5Step(n int) func() {
+// Nets are the networks whose training step is measured, by name.
+var Nets = map[string]func(r *rand.Rand) *nn.Classifier[float32]{
+	"lenet5":     func(r *rand.Rand) *nn.Classifier[float32] { return nn.NewLeNet5[float32](r, 10, 10) },
+	"resnet20":   func(r *rand.Rand) *nn.Classifier[float32] { return nn.NewResNet20[float32](r, 10, 10) },
+	"densenet40": func(r *rand.Rand) *nn.Classifier[float32] { return nn.NewDenseNet40[float32](r, 10, 10) },
+}
+
+// TrainStep returns one training step of the network called net on a batch
+// of n random 3×28×28 images (forward, cross-entropy, backward, Adam), in
+// float32.
+func TrainStep(net string, n int) func() {
 	r := rng()
-	m := nn.NewLeNet5[float32](r, 10, 10)
+	m := Nets[net](r)
 	x := autograd.Const(tensor.RandUniform[float32](r, 0, 1, n, 3, 28, 28))
 	labels := make([]int, n)
 	for i := range labels {

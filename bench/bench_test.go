@@ -22,17 +22,23 @@ func TestCasesRun(t *testing.T) {
 		}
 		c.Setup()()
 	}
-	LeNet5Step(4)()
+	for name := range Nets {
+		TrainStep(name, 2)()
+	}
 }
 
-// BenchmarkLeNet5Step times a training step on a batch of 100 and reports
-// images per second and allocations per step.
-func BenchmarkLeNet5Step(b *testing.B) {
-	step := LeNet5Step(100)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		step()
+// BenchmarkTrainStep times a training step of each network on a batch of
+// 100 and reports images per second and allocations per step.
+func BenchmarkTrainStep(b *testing.B) {
+	for _, name := range []string{"lenet5", "resnet20", "densenet40"} {
+		b.Run(name, func(b *testing.B) {
+			step := TrainStep(name, 100)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				step()
+			}
+			b.ReportMetric(100*float64(b.N)/b.Elapsed().Seconds(), "images/s")
+		})
 	}
-	b.ReportMetric(100*float64(b.N)/b.Elapsed().Seconds(), "images/s")
 }

@@ -56,7 +56,3 @@ func TestDenseNet40(t *testing.T) {
 func TestDenseNet40Modes(t *testing.T) {
 	checkModes(t, NewDenseNet40[float32](rand.New(rand.NewPCG(6, 6)), 10, 10))
 }
-
-func BenchmarkDenseNet40Step(b *testing.B) {
-	stepBenchmark(b, NewDenseNet40[float32](rand.New(rand.NewPCG(1, 2)), 10, 10))
-}

@@ -144,25 +144,3 @@ func snapshot[T tensor.Float](st []Named[T]) [][]T {
 func TestResNet20Modes(t *testing.T) {
 	checkModes(t, NewResNet20[float32](rand.New(rand.NewPCG(6, 6)), 10, 10))
 }
-
-// stepBenchmark times forward and backward of the cross-entropy of m on a
-// batch of 100 3×28×28 images.
-func stepBenchmark(b *testing.B, m *Classifier[float32]) {
-	const n = 100
-	r := rand.New(rand.NewPCG(1, 1))
-	x := autograd.Const(tensor.RandUniform[float32](r, 0, 1, n, 3, 28, 28))
-	labels := make([]int, n)
-	for i := range labels {
-		labels[i] = r.IntN(10)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		ZeroGrad[float32](m)
-		CrossEntropy(m.Forward(x), labels).Backward()
-	}
-	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "images/s")
-}
-
-func BenchmarkResNet20Step(b *testing.B) {
-	stepBenchmark(b, NewResNet20[float32](rand.New(rand.NewPCG(1, 2)), 10, 10))
-}
