@@ -109,7 +109,9 @@ func writeAll(dir string, args []string, k int, results []experiment.Result, sum
 	return nil
 }
 
-// parseMethods reads -methods: a comma list, all, or empty/none.
+// parseMethods reads -methods: a comma list of baselines, all, or
+// empty/none. "uncal" and "ecl" may be listed too: their rows are always
+// there (ECL's in the paradigms of -paradigms).
 func parseMethods(s string) ([]string, error) {
 	switch s {
 	case "", "none":
@@ -117,9 +119,13 @@ func parseMethods(s string) ([]string, error) {
 	case "all":
 		return experiment.Methods, nil
 	}
-	ms := strings.Split(s, ",")
-	for _, m := range ms {
-		if !slices.Contains(experiment.Methods, m) {
+	var ms []string
+	for _, m := range strings.Split(s, ",") {
+		switch {
+		case m == "uncal" || m == "ecl":
+		case slices.Contains(experiment.Methods, m):
+			ms = append(ms, m)
+		default:
 			return nil, fmt.Errorf("-methods: unknown method %q (want %s, all or none)", m, strings.Join(experiment.Methods, ", "))
 		}
 	}
