@@ -34,7 +34,7 @@ func writeStudyDiagrams(dir string, k int, rs []experiment.Result) error {
 		}
 		setup := strings.NewReplacer(" ", "_", "=", "", "/", "-", "→", "-to-").Replace(r.Setup)
 		prefix := fmt.Sprintf("%s-%s-", setup, r.Method)
-		if err := writeDiagrams(filepath.Join(dir, "diagrams"), prefix, c); err != nil {
+		if err := writeDiagrams(filepath.Join(dir, "diagrams"), prefix, fmt.Sprintf("%s, %s, seed %d", r.Method, r.Shift, r.Seed), c); err != nil {
 			return err
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"gonum.org/v1/plot/vg"
 
@@ -119,7 +118,7 @@ func runEval(args []string) error {
 		printReport(os.Stdout, rep)
 	}
 	if *out != "" {
-		return writeDiagrams(*out, "", cals)
+		return writeDiagrams(*out, "", "", cals)
 	}
 	return nil
 }
@@ -321,13 +320,12 @@ func printReport(w io.Writer, r evalReport) {
 }
 
 // writeDiagrams writes the top-label, class-wise and (for K = 3) canonical
-// reliability diagrams as PNG and SVG into dir, names prefixed by prefix,
-// which without its trailing "-" is also the diagrams' title.
-func writeDiagrams(dir, prefix string, c calibrations) error {
+// reliability diagrams as PNG and SVG into dir, file names prefixed by
+// prefix, with the given title.
+func writeDiagrams(dir, prefix, title string, c calibrations) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	title := strings.TrimSuffix(prefix, "-")
 	top, err := plot.TopLabel(c.top, title)
 	if err != nil {
 		return err
