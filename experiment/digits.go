@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/ecl-go/ecl/datasets/digits"
-	"github.com/ecl-go/ecl/ecl"
-	"github.com/ecl-go/ecl/ecl/metrics"
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
 	"github.com/ecl-go/ecl/train"
@@ -24,26 +22,17 @@ var Archs = []string{"lenet5", "resnet20", "densenet40"}
 // protocol is Epochs = 100, Batch = 100, LR = 1e-3 and 10 runs; smaller
 // settings make a CPU run practical.
 type DigitsConfig struct {
+	Study
 	// Dir is the data directory (see digits.Load).
 	Dir  string
 	Arch string
-	digits.SplitOptions
-	Paradigms []ecl.Paradigm
-	Methods   []string
-	Control   bool
-	Runs      int
-
+	// Split chooses the domains and subsets; its Seed is set per run.
+	Split digits.SplitOptions
 	// Epochs of the base model; AuxEpochs and ECLEpochs of the auxiliary
 	// head and of the fine-tuning stages (Epochs when zero).
 	Epochs, AuxEpochs, ECLEpochs int
 	Batch                        int
 	LR                           float64
-	// Lambda, LambdaCE, Gamma and Loss are as in SimConfig.
-	Lambda   string
-	LambdaCE float64
-	Gamma    float64
-	Loss     ecl.Config
-	Metrics  metrics.Options
 	// Log, when set, receives progress messages.
 	Log func(format string, args ...any)
 }
@@ -114,7 +103,7 @@ func RunDigits(c DigitsConfig) ([]Result, error) {
 	var out []Result
 	for run := range c.Runs {
 		seed := c.Seed + uint64(run)
-		o := c.SplitOptions
+		o := c.Split
 		o.Seed = seed
 		sp, err := digits.NewSplit(c.Dir, o)
 		if err != nil {
@@ -147,17 +136,17 @@ func RunDigits(c DigitsConfig) ([]Result, error) {
 			},
 			src: src, val: val, tgt: tgt, evalSrc: val, evalTgt: test,
 			full: model, inputs: sp.Unlabelled.X,
-			record: func(method string, sp, tp []float64) error {
-				ts, err := Evaluate(tp, DigitClasses, test.Y, c.Metrics)
+			record: func(method string, srcProbs, tgtProbs []float64) error {
+				ts, err := Evaluate(tgtProbs, DigitClasses, test.Y, c.Metrics)
 				if err != nil {
 					return err
 				}
-				ss, err := Evaluate(sp, DigitClasses, val.Y, c.Metrics)
+				ss, err := Evaluate(srcProbs, DigitClasses, val.Y, c.Metrics)
 				if err != nil {
 					return err
 				}
 				logf("seed %d: %-14s target ACC %.2f ECE %.2f CwECE %.2f", seed, method, 100*ts.ACC, 100*ts.ECE, 100*ts.CwECE)
-				out = append(out, Result{Shift: "→" + c.Target, Method: method, Setup: setup, Seed: seed, Target: ts, Source: ss, TargetProbs: tp, TargetLabels: test.Y})
+				out = append(out, Result{Shift: "→" + sp.Target, Method: method, Setup: setup, Seed: seed, Target: ts, Source: ss, TargetProbs: tgtProbs, TargetLabels: test.Y})
 				return nil
 			},
 		}

@@ -15,9 +15,9 @@ func TestRunDigitsIsSeeded(t *testing.T) {
 	digitstest.Domains(t, dir, 60)
 	c := DigitsConfig{
 		Dir: dir, Arch: "lenet5",
-		SplitOptions: digits.SplitOptions{Target: "mnist", Sources: []string{"usps"}, MaxTest: 30, Seed: 2},
-		Paradigms:    []ecl.Paradigm{ecl.TopLabel, ecl.Canonical}, Methods: []string{"ts", "pseudocal", "softece", "drl"}, Control: true,
-		Runs: 1, Epochs: 10, Batch: 10, LR: 1e-2,
+		Split:  digits.SplitOptions{Target: "mnist", Sources: []string{"usps"}, MaxTest: 30},
+		Study:  Study{Paradigms: []ecl.Paradigm{ecl.TopLabel, ecl.Canonical}, Methods: []string{"ts", "pseudocal", "softece", "drl"}, Control: true, Runs: 1, Seed: 2},
+		Epochs: 10, Batch: 10, LR: 1e-2,
 	}
 	a, err := RunDigits(c)
 	if err != nil {

@@ -17,24 +17,18 @@ import (
 // Classes is the number of classes of the simulation.
 const Classes = 3
 
-// SimConfig configures the simulation study. Zero numeric fields take the
-// recipe's defaults.
-type SimConfig struct {
-	Recipe    string // "paper" or "notebook"
-	Shifts    []sim.Kind
+// Study holds the settings every study shares.
+type Study struct {
 	Paradigms []ecl.Paradigm
 	Runs      int
-	Seed      uint64
-
-	Points, Hidden, Batch            int
-	BaseEpochs, AuxEpochs, ECLEpochs int
-	BaseLR, AuxLR, ECLLR             float64
-	// Lambda is "adaptive" (λ = β^γ on ECL), "fixed" (λ_ce·CE + ECL) or
-	// empty for the recipe's choice.
-	Lambda       string
-	LambdaCE     float64
-	Gamma        float64
-	NonTrainable bool
+	// Seed is the first seed; runs use Seed, Seed+1, ….
+	Seed uint64
+	// Lambda is "adaptive" (CE + β^γ·ECL, the paper's), "fixed"
+	// (λ_ce·CE + ECL, the reference code's) or empty for the study's
+	// default; LambdaCE is λ_ce (0: the default) and Gamma is γ.
+	Lambda   string
+	LambdaCE float64
+	Gamma    float64
 	// Control adds the CE-finetune row: the ECL stage's schedule with the
 	// cross-entropy term only.
 	Control bool
@@ -42,6 +36,19 @@ type SimConfig struct {
 	Methods []string
 	Loss    ecl.Config // Bins, Tau, NProx, EMA, Reduce
 	Metrics metrics.Options
+}
+
+// SimConfig configures the simulation study. Zero numeric fields take the
+// recipe's defaults.
+type SimConfig struct {
+	Study
+	Recipe string // "paper" or "notebook"
+	Shifts []sim.Kind
+
+	Points, Hidden, Batch            int
+	BaseEpochs, AuxEpochs, ECLEpochs int
+	BaseLR, AuxLR, ECLLR             float64
+	NonTrainable                     bool
 	// Progress, when set, is called after each trained model.
 	Progress func(done, total int)
 }

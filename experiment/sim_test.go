@@ -34,8 +34,8 @@ func TestSummarizeCountsWins(t *testing.T) {
 
 // A short run trains every method and is reproducible from its seed.
 func TestRunSimIsSeeded(t *testing.T) {
-	c := SimConfig{Recipe: "paper", Shifts: []sim.Kind{sim.Uniform}, Paradigms: []ecl.Paradigm{ecl.TopLabel, ecl.Canonical},
-		Runs: 1, Seed: 3, Points: 60, Hidden: 8, BaseEpochs: 3, AuxEpochs: 2, ECLEpochs: 2, Control: true}
+	c := SimConfig{Recipe: "paper", Shifts: []sim.Kind{sim.Uniform}, Study: Study{Paradigms: []ecl.Paradigm{ecl.TopLabel, ecl.Canonical}, Runs: 1, Seed: 3, Control: true},
+		Points: 60, Hidden: 8, BaseEpochs: 3, AuxEpochs: 2, ECLEpochs: 2}
 	a, err := RunSim(c)
 	if err != nil {
 		t.Fatal(err)
@@ -58,8 +58,8 @@ func TestRunSimIsSeeded(t *testing.T) {
 // Every baseline gives a row; post-hoc temperatures change confidences,
 // never the predicted class.
 func TestPostHocKeepsAccuracy(t *testing.T) {
-	c := SimConfig{Recipe: "paper", Shifts: []sim.Kind{sim.Normal}, Paradigms: []ecl.Paradigm{ecl.TopLabel},
-		Runs: 1, Seed: 5, Points: 80, Hidden: 8, BaseEpochs: 20, AuxEpochs: 1, ECLEpochs: 1, Methods: Methods}
+	c := SimConfig{Recipe: "paper", Shifts: []sim.Kind{sim.Normal}, Study: Study{Paradigms: []ecl.Paradigm{ecl.TopLabel}, Runs: 1, Seed: 5, Methods: Methods},
+		Points: 80, Hidden: 8, BaseEpochs: 20, AuxEpochs: 1, ECLEpochs: 1}
 	rs, err := RunSim(c)
 	if err != nil {
 		t.Fatal(err)

@@ -23,11 +23,9 @@ import (
 func runSim(args []string) error {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 	var c experiment.SimConfig
+	parseStudy := studyFlags(fs, &c.Study, studyDefaults{paradigms: "canonical,classwise,toplabel", methods: "", runs: 10, lambdaCE: "0: recipe default"})
 	shifts := fs.String("shifts", "normal,uniform", "comma list of covariate shifts: normal, uniform, normal-wide, uniform-wide")
-	paradigms := fs.String("paradigms", "canonical,classwise,toplabel", "comma list of ECL paradigms")
 	fs.StringVar(&c.Recipe, "recipe", "paper", "training recipe: paper (the paper's text: Adam 1e-3, 100 epochs, batch 100 in every stage) or notebook (the reference notebook's stages)")
-	fs.IntVar(&c.Runs, "runs", 10, "seeds per setting")
-	fs.Uint64Var(&c.Seed, "seed", 1, "first seed; runs use seed, seed+1, …")
 	fs.IntVar(&c.Points, "points", 0, "points per domain (0: recipe default)")
 	fs.IntVar(&c.Hidden, "hidden", 0, "hidden units of the MLP (0: recipe default)")
 	fs.IntVar(&c.Batch, "batch", 0, "batch size (0: recipe default)")
@@ -37,18 +35,7 @@ func runSim(args []string) error {
 	fs.Float64Var(&c.BaseLR, "base-lr", 0, "Adam learning rate of the base model (0: recipe default)")
 	fs.Float64Var(&c.AuxLR, "aux-lr", 0, "learning rate of the auxiliary head (0: recipe default)")
 	fs.Float64Var(&c.ECLLR, "ecl-lr", 0, "learning rate of the ECL stage (0: recipe default)")
-	fs.StringVar(&c.Lambda, "lambda", "", "loss weight: fixed (λ_ce·CE + ECL, the default) or adaptive (CE + β^γ·ECL, the paper's)")
-	fs.Float64Var(&c.LambdaCE, "lambda-ce", 0, "CE weight λ_ce with -lambda fixed (0: recipe default)")
-	fs.Float64Var(&c.Gamma, "gamma", 1, "exponent γ of the adaptive weight")
-	fs.IntVar(&c.Loss.Bins, "bins", 15, "ECL bins B")
-	fs.Float64Var(&c.Loss.Tau, "tau", 0, "soft-binning temperature (0: −1/(ln 0.9·B²))")
-	fs.IntVar(&c.Loss.NProx, "nprox", 5, "proximal iterations per step")
-	fs.Float64Var(&c.Loss.EMA, "ema", 0.9, "weight of the new value in the cache update")
-	reduce := fs.String("reduce", "mean", "mini-batch loss over samples: mean (default) or sum (reference code)")
 	fs.BoolVar(&c.NonTrainable, "nontrainable", false, "use the soft-binned estimator on each mini-batch instead of Algorithm 1 (ablation)")
-	fs.BoolVar(&c.Control, "control", true, "add the CE-finetune row (the ECL stage without ECL)")
-	methods := fs.String("methods", "", "comma list of baselines to add: ts, cpcs, transcal, pseudocal, softece, dece, kde, drl, oracle, or all")
-	metricConv := fs.String("metrics", "paper", "metric conventions: paper (15 equal-width bins) or reference (metrics.py: bins with ≤5 samples dropped, 0 in no bin)")
 	out := fs.String("out", "out/sim", "directory for results.json, results.csv and reliability diagrams (empty: none)")
 	quiet := fs.Bool("quiet", false, "no progress display")
 	if err := fs.Parse(args); err != nil {
@@ -58,16 +45,7 @@ func runSim(args []string) error {
 	if c.Shifts, err = parseList(*shifts, sim.ParseKind); err != nil {
 		return err
 	}
-	if c.Paradigms, err = parseList(*paradigms, ecl.ParseParadigm); err != nil {
-		return err
-	}
-	if c.Methods, err = parseMethods(*methods); err != nil {
-		return err
-	}
-	if c.Loss.Reduce, err = parseReduce(*reduce); err != nil {
-		return err
-	}
-	if c.Metrics, err = parseMetrics(*metricConv); err != nil {
+	if err := parseStudy(); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -107,6 +85,48 @@ func writeAll(dir string, args []string, k int, results []experiment.Result, sum
 	}
 	fmt.Printf("results and diagrams in %s\n", dir)
 	return nil
+}
+
+// studyDefaults are the defaults of the flags studyFlags registers that
+// differ between commands.
+type studyDefaults struct {
+	paradigms, methods string
+	runs               int
+	lambdaCE           string
+}
+
+// studyFlags registers the flags of the settings every study shares on fs
+// and returns the function that, after fs.Parse, checks and stores those
+// that need parsing.
+func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func() error {
+	paradigms := fs.String("paradigms", d.paradigms, "comma list of ECL paradigms: toplabel, classwise, canonical")
+	methods := fs.String("methods", d.methods, "comma list of baselines to add: "+strings.Join(experiment.Methods, ", ")+", all, or none")
+	fs.BoolVar(&s.Control, "control", true, "add the CE-finetune row (the ECL stage without ECL)")
+	fs.IntVar(&s.Runs, "runs", d.runs, "seeds per setting")
+	fs.Uint64Var(&s.Seed, "seed", 1, "first seed; runs use seed, seed+1, …")
+	fs.StringVar(&s.Lambda, "lambda", "", "loss weight: fixed (λ_ce·CE + ECL, the default) or adaptive (CE + β^γ·ECL, the paper's)")
+	fs.Float64Var(&s.LambdaCE, "lambda-ce", 0, "CE weight λ_ce with -lambda fixed ("+d.lambdaCE+")")
+	fs.Float64Var(&s.Gamma, "gamma", 1, "exponent γ of the adaptive weight")
+	fs.IntVar(&s.Loss.Bins, "bins", 15, "ECL bins B")
+	fs.Float64Var(&s.Loss.Tau, "tau", 0, "soft-binning temperature (0: −1/(ln 0.9·B²))")
+	fs.IntVar(&s.Loss.NProx, "nprox", 5, "proximal iterations per step")
+	fs.Float64Var(&s.Loss.EMA, "ema", 0.9, "weight of the new value in the cache update")
+	reduce := fs.String("reduce", "mean", "mini-batch loss over samples: mean (default) or sum (reference code)")
+	metricConv := fs.String("metrics", "paper", "metric conventions: paper (15 equal-width bins) or reference (metrics.py: bins with ≤5 samples dropped, 0 in no bin)")
+	return func() error {
+		var err error
+		if s.Paradigms, err = parseList(*paradigms, ecl.ParseParadigm); err != nil {
+			return err
+		}
+		if s.Methods, err = parseMethods(*methods); err != nil {
+			return err
+		}
+		if s.Loss.Reduce, err = parseReduce(*reduce); err != nil {
+			return err
+		}
+		s.Metrics, err = parseMetrics(*metricConv)
+		return err
+	}
 }
 
 // parseMethods reads -methods: a comma list of baselines, all, or
