@@ -62,7 +62,7 @@ func Check(name string, f func(xs []*Var[float64]) *Var[float64], inputs []*tens
 	}
 	y := f(xs)
 	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
-	proj := tensor.RandNormal[float64](rng, 0, 1, y.Value.Shape()...)
+	proj := tensor.To(tensor.RandNormal[float64](rng, 0, 1, y.Value.Shape()...), y.Value.Device())
 	loss := func(y *Var[float64]) *Var[float64] { return SumAll(Mul(y, Const(proj))) }
 	loss(y).Backward()
 

@@ -1,0 +1,158 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// The exported API, identical with and without the cuda build tag: the
+// functions check their arguments here and call the backend (the device
+// files with the tag, stub.go without).
+
+// ErrNoCUDA is returned by every entry point of a build without the cuda tag.
+var ErrNoCUDA = errors.New("cuda: built without CUDA (build with -tags cuda)")
+
+// New returns the CUDA device (GPU 0) for element type T. Every call returns
+// the same device, so tensors made through different calls can be combined.
+func New[T tensor.Float]() (tensor.Device[T], error) { return newDevice[T]() }
+
+// Sync waits until the GPU has finished all queued work and reports an error
+// of any kernel that ran since the last synchronisation.
+func Sync() error { return syncAll() }
+
+// BytesInUse is the device memory held by live buffers, in bytes (rounded up
+// to the allocator's size classes).
+func BytesInUse() int64 { return bytesInUse() }
+
+// Softmax is tensor.Softmax along the last axis of a tensor on the CUDA
+// device, in one kernel.
+func Softmax[T tensor.Float](x *tensor.Tensor[T]) (*tensor.Tensor[T], error) {
+	lastAxis("Softmax", x)
+	return softmax(x, false)
+}
+
+// LogSoftmax is tensor.LogSoftmax along the last axis, in one kernel.
+func LogSoftmax[T tensor.Float](x *tensor.Tensor[T]) (*tensor.Tensor[T], error) {
+	lastAxis("LogSoftmax", x)
+	return softmax(x, true)
+}
+
+func lastAxis[T tensor.Float](op string, x *tensor.Tensor[T]) {
+	if x.Dims() < 1 {
+		panic(fmt.Sprintf("cuda.%s: scalar input; want at least one axis", op))
+	}
+}
+
+// BatchNormStats is the per-channel mean and biased variance [C] of
+// x [N, C, H, W], as nn.BatchNorm2d computes them in training.
+func BatchNormStats[T tensor.Float](x *tensor.Tensor[T]) (mean, variance *tensor.Tensor[T], err error) {
+	bnShape(x.Shape())
+	return bnStats(x)
+}
+
+func bnShape(s []int) (n, c, hw int) {
+	if len(s) != 4 {
+		panic(fmt.Sprintf("cuda.BatchNormStats: input %v, want N,C,H,W", s))
+	}
+	return s[0], s[1], s[2] * s[3]
+}
+
+// AnchorAssign is the soft bin assignment of the ECL loss: for each row x_r of
+// x [..., D], the softmax over the anchors [B, D] of −‖x_r − a_j‖²/tau,
+// giving [..., B], in one pass per row. It is ecl's assign: canonical rows
+// are probability vectors (D = K), class-wise rows single probabilities of
+// x [N, K, 1], top-label rows the top confidences [N, 1].
+func AnchorAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*tensor.Tensor[T], error) {
+	anchorShapes(x.Shape(), anchors.Shape(), tau)
+	return anchorAssign(x, anchors, tau)
+}
+
+func anchorShapes(x, a []int, tau float64) (rows, d, b int) {
+	if len(x) < 1 || len(a) != 2 || x[len(x)-1] != a[1] {
+		panic(fmt.Sprintf("cuda.AnchorAssign: rows %v and anchors %v; want [..., D] and [B, D]", x, a))
+	}
+	if !(tau > 0) || math.IsInf(tau, 0) {
+		panic(fmt.Sprintf("cuda.AnchorAssign: temperature %v must be positive and finite", tau))
+	}
+	d, b = a[1], a[0]
+	rows = 1
+	for _, s := range x[:len(x)-1] {
+		rows *= s
+	}
+	return rows, d, b
+}
+
+// BinSums is one domain's soft per-bin sums of the ECL loss: the soft counts
+// n [G, B] = Σ_r w[r] and the weighted sums m [G, B, D] = Σ_r w[r,g,j]·p[r,g]
+// of the assignment w [N, G, B] and the auxiliary probabilities p [N, G, D].
+// The sums are deterministic (a fixed order that does not depend on
+// scheduling), though not the CPU's order.
+func BinSums[T tensor.Float](w, p *tensor.Tensor[T]) (n, m *tensor.Tensor[T], err error) {
+	binShapes(w.Shape(), p.Shape())
+	return binSums(w, p)
+}
+
+func binShapes(w, p []int) (n, g, b, d int) {
+	if len(w) != 3 || len(p) != 3 || w[0] != p[0] || w[1] != p[1] {
+		panic(fmt.Sprintf("cuda.BinSums: assignment %v and probabilities %v; want [N, G, B] and [N, G, D]", w, p))
+	}
+	return w[0], w[1], w[2], p[2]
+}
+
+// HardBinSums is one domain's hard per-bin sums for the binned metrics: with
+// bin [N, G] holding each sample's bin in [0, bins) (as values of T, such as
+// ArgMax gives), count [G, bins] is the number of samples in each bin and
+// sum [G, bins, D] the sum of v [N, G, D] over them. A bin index that is not
+// an integer in [0, bins) is an error. The counts are exact; the sums
+// accumulate through atomics, so their rounding may vary between runs.
+func HardBinSums[T tensor.Float](bin, v *tensor.Tensor[T], bins int) (count, sum *tensor.Tensor[T], err error) {
+	hardShapes(bin.Shape(), v.Shape(), bins)
+	return hardBinSums(bin, v, bins)
+}
+
+func hardShapes(bin, v []int, bins int) (n, g, d int) {
+	if len(bin) != 2 || len(v) != 3 || bin[0] != v[0] || bin[1] != v[1] || bins < 1 {
+		panic(fmt.Sprintf("cuda.HardBinSums: bins %v, values %v, %d bins; want [N, G], [N, G, D] and at least 1 bin", bin, v, bins))
+	}
+	return v[0], v[1], v[2]
+}
+
+// Adam holds the hyper-parameters of one AdamStep, as optim.Adam's fields;
+// Step is the parameter's step count after this update (1 at the first).
+type Adam struct {
+	LR, Beta1, Beta2, Eps, Decay float64
+	Step                         int
+}
+
+// adamScalars are the constants of one step rounded to T as optim.Adam
+// rounds them: β1, 1−β1, β2, 1−β2, 1/√(1−β2ᵗ), ε, lr/(1−β1ᵗ), decay.
+type adamScalars[T tensor.Float] struct{ b1, c1, b2, c2, vscale, eps, step, decay T }
+
+func adamConsts[T tensor.Float](h Adam) adamScalars[T] {
+	if h.Step < 1 {
+		panic(fmt.Sprintf("cuda.AdamStep: step %d, want ≥ 1", h.Step))
+	}
+	bc1 := 1 - math.Pow(h.Beta1, float64(h.Step))
+	bc2 := 1 - math.Pow(h.Beta2, float64(h.Step))
+	return adamScalars[T]{T(h.Beta1), T(1 - h.Beta1), T(h.Beta2), T(1 - h.Beta2), T(1 / math.Sqrt(bc2)), T(h.Eps), T(h.LR / bc1), T(h.Decay)}
+}
+
+// AdamStep applies one Adam update in place to the parameter p and its
+// moments m, v (zero before the first step) from the gradient g, all of one
+// shape and contiguous: the result equals optim.Adam's step bit for bit.
+func AdamStep[T tensor.Float](p, g, m, v *tensor.Tensor[T], h Adam) error {
+	adamShapes(p, g, m, v)
+	return adamStep(p, g, m, v, h)
+}
+
+func adamShapes[T tensor.Float](ts ...*tensor.Tensor[T]) {
+	for _, t := range ts {
+		if !t.IsContiguous() || !slices.Equal(t.Shape(), ts[0].Shape()) {
+			panic(fmt.Sprintf("cuda.AdamStep: parameter %v, gradient and moments must share one shape and be contiguous (got %v)", ts[0].Shape(), t.Shape()))
+		}
+	}
+}

@@ -1,0 +1,186 @@
+//go:build cuda
+
+package cuda_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ecl-go/ecl/kernels/cuda"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// Benchmarks of the kernels; peer/peer.py times the same computations with
+// PyTorch on the same GPU and prints rows of the same names, so that the two
+// outputs can be joined into ratios. Every iteration waits for the GPU
+// (cuda.Sync), as the peer does.
+
+func wait(b *testing.B) {
+	if err := cuda.Sync(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// gflops reports flop floating-point operations per iteration as GFLOP/s.
+func gflops(b *testing.B, flop float64) {
+	b.ReportMetric(flop*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+func BenchmarkGEMM(b *testing.B) {
+	b.Run("f32", gemmBench[float32])
+	b.Run("f64", gemmBench[float64])
+}
+
+func gemmBench[T tensor.Float](b *testing.B) {
+	dev := gpu[T](b)
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, n := range []int{256, 1024, 4096} {
+		x := tensor.To(tensor.RandUniform[T](r, -1, 1, n, n), dev)
+		y := tensor.To(tensor.RandUniform[T](r, -1, 1, n, n), dev)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			tensor.MatMul(x, y)
+			wait(b)
+			b.ResetTimer()
+			for range b.N {
+				tensor.MatMul(x, y)
+				wait(b)
+			}
+			gflops(b, 2*float64(n)*float64(n)*float64(n))
+		})
+	}
+}
+
+// convLayers are LeNet-5's first layer and ResNet-20's three 3×3 stages, at
+// batch 128.
+var convLayers = []struct {
+	name string
+	x, w []int
+	o    tensor.ConvOptions
+}{
+	{"lenet1", []int{128, 1, 28, 28}, []int{6, 1, 5, 5}, tensor.ConvOptions{}},
+	{"resnet16x32", []int{128, 16, 32, 32}, []int{16, 16, 3, 3}, tensor.ConvOptions{PadH: 1, PadW: 1}},
+	{"resnet32x16", []int{128, 32, 16, 16}, []int{32, 32, 3, 3}, tensor.ConvOptions{PadH: 1, PadW: 1}},
+	{"resnet64x8", []int{128, 64, 8, 8}, []int{64, 64, 3, 3}, tensor.ConvOptions{PadH: 1, PadW: 1}},
+}
+
+func BenchmarkConv(b *testing.B) {
+	dev := gpu[float32](b)
+	r := rand.New(rand.NewPCG(2, 2))
+	for _, l := range convLayers {
+		p, err := tensor.NewConv2DParams(l.x, l.w, l.o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		x := tensor.To(tensor.RandUniform[float32](r, -1, 1, l.x...), dev)
+		w := tensor.To(tensor.RandUniform[float32](r, -1, 1, l.w...), dev)
+		dy := tensor.To(tensor.RandUniform[float32](r, -1, 1, p.N, p.O, p.OutH(), p.OutW()), dev)
+		flop := 2 * float64(p.N*p.O*p.C*p.KH*p.KW*p.OutH()*p.OutW())
+		for _, pass := range []struct {
+			name string
+			f    func()
+		}{
+			{"forward", func() { tensor.Conv2D(x, w, l.o) }},
+			{"backward_input", func() { tensor.Conv2DBackwardInput(dy, w, p) }},
+			{"backward_weight", func() { tensor.Conv2DBackwardWeight(x, dy, p) }},
+		} {
+			b.Run(pass.name+"/"+l.name, func(b *testing.B) {
+				pass.f()
+				wait(b)
+				b.ResetTimer()
+				for range b.N {
+					pass.f()
+					wait(b)
+				}
+				gflops(b, flop)
+			})
+		}
+	}
+}
+
+// eclSizes are the sizes of the ECL benchmarks: N samples of K classes, B
+// anchors (bins), float32.
+var (
+	eclN = []int{1_000, 10_000, 100_000, 1_000_000, 10_000_000}
+	eclB = []int{15, 55}
+	eclK = []int{3, 10}
+)
+
+// eclBench runs f for every size on probability rows x [N, K] and anchors
+// [B, K], made on first use (so that -test.bench filters skip them) and
+// outside the timed runs, reporting rows per second.
+func eclBench(b *testing.B, f func(b *testing.B, x, a *tensor.Tensor[float32])) {
+	dev := gpu[float32](b)
+	r := rand.New(rand.NewPCG(3, 3))
+	cache := map[[2]int]*tensor.Tensor[float32]{}
+	for _, n := range eclN {
+		for _, k := range eclK {
+			for _, nb := range eclB {
+				b.Run(fmt.Sprintf("N=%d/B=%d/K=%d", n, nb, k), func(b *testing.B) {
+					x, ok := cache[[2]int{n, k}]
+					if !ok {
+						x = tensor.Softmax(tensor.To(tensor.RandNormal[float32](r, 0, 2, n, k), dev), 1)
+						cache = map[[2]int]*tensor.Tensor[float32]{{n, k}: x} // frees the previous size
+					}
+					a := tensor.To(tensor.RandUniform[float32](r, 0, 1, nb, k), dev)
+					f(b, x, a)
+					b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+				})
+			}
+		}
+	}
+}
+
+func BenchmarkAnchorAssign(b *testing.B) {
+	eclBench(b, func(b *testing.B, x, a *tensor.Tensor[float32]) {
+		tau := 0.01
+		b.ResetTimer()
+		for range b.N {
+			if _, err := cuda.AnchorAssign(x, a, tau); err != nil {
+				b.Fatal(err)
+			}
+			wait(b)
+		}
+	})
+}
+
+// BenchmarkBinSums: soft counts and weighted sums of one domain, canonical
+// layout (G = 1, D = K) from an assignment [N, 1, B].
+func BenchmarkBinSums(b *testing.B) {
+	eclBench(b, func(b *testing.B, x, a *tensor.Tensor[float32]) {
+		w, err := cuda.AnchorAssign(x, a, 0.01)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, k, nb := x.Dim(0), x.Dim(1), a.Dim(0)
+		w, p := tensor.Reshape(w, n, 1, nb), tensor.Reshape(x, n, 1, k)
+		wait(b)
+		b.ResetTimer()
+		for range b.N {
+			if _, _, err := cuda.BinSums(w, p); err != nil {
+				b.Fatal(err)
+			}
+			wait(b)
+		}
+	})
+}
+
+// BenchmarkHardBinSums: counts and sums of the samples in each nearest-anchor
+// bin (the binned metrics), G = 1, D = K.
+func BenchmarkHardBinSums(b *testing.B) {
+	eclBench(b, func(b *testing.B, x, a *tensor.Tensor[float32]) {
+		w, err := cuda.AnchorAssign(x, a, 0.01)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, k, nb := x.Dim(0), x.Dim(1), a.Dim(0)
+		bin, v := tensor.ArgMax(w, 1, true), tensor.Reshape(x, n, 1, k)
+		wait(b)
+		b.ResetTimer()
+		for range b.N { // HardBinSums waits for its result (it checks the bin indices)
+			if _, _, err := cuda.HardBinSums(bin, v, nb); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

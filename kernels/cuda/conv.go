@@ -1,0 +1,176 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"runtime"
+
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// Convolution through a column matrix per chunk of images (convChunk keeps
+// it within 256 MiB): col [C·KH·KW, nb·OH·OW], filled by im2col and folded
+// back by col2im; the products are batched GEMMs over the chunk's images.
+
+// convArgs are the kernels' shape arguments c … ow.
+func convArgs(p tensor.Conv2DParams) []uint64 {
+	v := []int{p.C, p.H, p.W, p.KH, p.KW, p.StrideH, p.StrideW, p.PadH, p.PadW, p.DilH, p.DilW, p.OutH(), p.OutW()}
+	out := make([]uint64, len(v))
+	for i, x := range v {
+		out[i] = uint64(x)
+	}
+	return out
+}
+
+// convPlan holds the sizes a convolution works with.
+type convPlan struct {
+	p             tensor.Conv2DParams
+	rows, hw, img int // C·KH·KW, OH·OW, C·H·W
+	chunk         int // images per column matrix
+}
+
+func (d *device[T]) convPlan(p tensor.Conv2DParams) convPlan {
+	rows, hw := p.C*p.KH*p.KW, p.OutH()*p.OutW()
+	return convPlan{p, rows, hw, p.C * p.H * p.W, convChunk(p.N, rows, hw, int(d.size))}
+}
+
+// forChunks runs body for each chunk of images [n0, n0+nb) with a column
+// buffer (and, with extra > 0, a second buffer of extra elements per image),
+// on the context thread.
+func (d *device[T]) forChunks(c convPlan, extra int, body func(n0, nb int, col, tmp uint64) error) error {
+	colBlk, err := d.e.malloc(int64(c.rows*c.chunk*c.hw) * d.size)
+	defer d.e.alloc.release(colBlk)
+	if err != nil {
+		return err
+	}
+	tmpBlk, err := d.e.malloc(int64(extra*c.chunk) * d.size)
+	defer d.e.alloc.release(tmpBlk)
+	if err != nil {
+		return err
+	}
+	for n0 := 0; n0 < c.p.N; n0 += c.chunk {
+		if err := body(n0, min(c.chunk, c.p.N-n0), colBlk.ptr, tmpBlk.ptr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// im2col fills col from the nb images at x.
+func (d *device[T]) im2col(c convPlan, nb int, x, col uint64) error {
+	args := append([]uint64{uint64(nb), x, col}, convArgs(c.p)...)
+	return d.e.launch(kIm2col, d.sfx, linear(c.rows*nb*c.hw), args...)
+}
+
+// Conv2D: per image y_n [O, OH·OW] = W [O, rows] · col_n, where col_n is the
+// image's column block of col (row stride nb·OH·OW).
+func (d *device[T]) Conv2D(y, x, w *tensor.Tensor[T], p tensor.Conv2DParams) {
+	c := d.convPlan(p)
+	xp, wp, yp := d.ptr(x), d.ptr(w), d.ptr(y)
+	must(d.e.do(func() error {
+		return d.forChunks(c, 0, func(n0, nb int, col, _ uint64) error {
+			if err := d.im2col(c, nb, xp+uint64(n0*c.img)*uint64(d.size), col); err != nil {
+				return err
+			}
+			wm := mat{wp, 0, c.rows, 1}
+			cm := mat{col, c.hw, nb * c.hw, 1}
+			ym := mat{yp + uint64(n0*p.O*c.hw)*uint64(d.size), p.O * c.hw, c.hw, 1}
+			return d.gemm(nb, p.O, c.hw, c.rows, wm, cm, ym, false)
+		})
+	}))
+	keepAlive(x, w, y)
+}
+
+// Conv2DBackwardInput: per image col_n = Wᵀ · dy_n, then col2im.
+func (d *device[T]) Conv2DBackwardInput(dx, dy, w *tensor.Tensor[T], p tensor.Conv2DParams) {
+	c := d.convPlan(p)
+	dxp, dyp, wp := d.ptr(dx), d.ptr(dy), d.ptr(w)
+	must(d.e.do(func() error {
+		return d.forChunks(c, 0, func(n0, nb int, col, _ uint64) error {
+			wt := mat{wp, 0, 1, c.rows}
+			dym := mat{dyp + uint64(n0*p.O*c.hw)*uint64(d.size), p.O * c.hw, c.hw, 1}
+			cm := mat{col, c.hw, nb * c.hw, 1}
+			if err := d.gemm(nb, c.rows, c.hw, p.O, wt, dym, cm, false); err != nil {
+				return err
+			}
+			args := append([]uint64{uint64(nb), col, dxp + uint64(n0*c.img)*uint64(d.size)}, convArgs(p)...)
+			return d.e.launch(kCol2im, d.sfx, linear(nb*c.img), args...)
+		})
+	}))
+	keepAlive(dx, dy, w)
+}
+
+// Conv2DBackwardWeight: dw [O, rows] = Σ over chunks of dyᵀ-chunk · colᵀ, with
+// the chunk's dy [nb, O, OH·OW] first permuted to [O, nb·OH·OW] so that one
+// GEMM of depth nb·OH·OW covers the chunk.
+func (d *device[T]) Conv2DBackwardWeight(dw, x, dy *tensor.Tensor[T], p tensor.Conv2DParams) {
+	c := d.convPlan(p)
+	dwp, xp, dyp := d.ptr(dw), d.ptr(x), d.ptr(dy)
+	must(d.e.do(func() error {
+		if p.N == 0 {
+			return nil // dw is already zero
+		}
+		return d.forChunks(c, p.O*c.hw, func(n0, nb int, col, dyT uint64) error {
+			if err := d.im2col(c, nb, xp+uint64(n0*c.img)*uint64(d.size), col); err != nil {
+				return err
+			}
+			src := view{dyp + uint64(n0*p.O*c.hw)*uint64(d.size), []int{c.hw, p.O * c.hw, 1}}
+			dst := view{dyT, []int{nb * c.hw, c.hw, 1}}
+			if err := d.elementwise(kCopy, []int{p.O, nb, c.hw}, []view{dst, src}); err != nil {
+				return err
+			}
+			am := mat{dyT, 0, nb * c.hw, 1}
+			bm := mat{col, 0, 1, nb * c.hw}
+			return d.gemm(1, p.O, c.rows, nb*c.hw, am, bm, mat{dwp, 0, c.rows, 1}, n0 > 0)
+		})
+	}))
+	keepAlive(dw, x, dy)
+}
+
+// poolArgs are the kernels' shape arguments planes … ow.
+func poolArgs(p tensor.Pool2DParams) []uint64 {
+	v := []int{p.N * p.C, p.H, p.W, p.KH, p.KW, p.StrideH, p.StrideW, p.PadH, p.PadW, p.OutH(), p.OutW()}
+	out := make([]uint64, len(v))
+	for i, x := range v {
+		out[i] = uint64(x)
+	}
+	return out
+}
+
+// pool launches a pooling kernel over n threads with the given tensors'
+// addresses after the shape arguments.
+func (d *device[T]) pool(k kernel, p tensor.Pool2DParams, n int, ts ...*tensor.Tensor[T]) {
+	args := poolArgs(p)
+	for _, t := range ts {
+		args = append(args, d.ptr(t))
+	}
+	must(d.e.do(func() error { return d.e.launch(k, d.sfx, linear(n), args...) }))
+	keepAlive(ts...)
+}
+
+func (d *device[T]) MaxPool2D(y, x *tensor.Tensor[T], p tensor.Pool2DParams) {
+	d.pool(kMaxPoolFwd, p, y.Len(), x, y)
+}
+
+// MaxPool2DBackward zeroes dx, then adds each dy at its window's first
+// maximum.
+func (d *device[T]) MaxPool2DBackward(dx, x, dy *tensor.Tensor[T], p tensor.Pool2DParams) {
+	d.Fill(dx, 0)
+	d.pool(kMaxPoolBwd, p, dy.Len(), x, dy, dx)
+}
+
+func (d *device[T]) AvgPool2D(y, x *tensor.Tensor[T], p tensor.Pool2DParams) {
+	d.pool(kAvgPoolFwd, p, y.Len(), x, y)
+}
+
+func (d *device[T]) AvgPool2DBackward(dx, dy *tensor.Tensor[T], p tensor.Pool2DParams) {
+	d.pool(kAvgPoolBwd, p, dx.Len(), dy, dx)
+}
+
+// keepAlive keeps tensors (and so their buffers) reachable until the kernels
+// that read their raw addresses are queued.
+func keepAlive[T tensor.Float](ts ...*tensor.Tensor[T]) {
+	for _, t := range ts {
+		runtime.KeepAlive(t)
+	}
+}

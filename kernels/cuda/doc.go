@@ -1,0 +1,29 @@
+// Package cuda is the engine's CUDA backend: a tensor.Device for float32 and
+// float64 whose every kernel is written in this package (src/*.cu), plus the
+// fused kernels of the ECL loss (AnchorAssign, BinSums, HardBinSums), the
+// Adam update (AdamStep), softmax along the last axis and batch-norm
+// statistics, each beside a pure-Go reference (AnchorAssignCPU, …).
+//
+// The kernels are compiled to PTX for compute_80 by gen.sh with nvcc 11.8;
+// the PTX is committed and embedded, so building needs no CUDA compiler, and
+// the driver JIT-compiles it for the GPU at hand (sm_80 or newer).
+//
+// The backend is compiled only with the cuda build tag, since its driver
+// binding, gorgonia.org/cu, ends the process at start-up on a machine without
+// a CUDA device. Without the tag, New and the other entry points return
+// ErrNoCUDA. With it, one goroutine locked to an OS thread owns the CUDA
+// context and makes every driver call; work is queued on one stream and the
+// host waits only when results come back (Download, Tensor.Data, Sync).
+// Device memory comes from a caching allocator: buffers return to it when the
+// Go garbage collector finds their tensors unreachable.
+//
+// With the tags cuda and cudaemu, a CPU emulator (internal/emu) runs the same
+// kernel sources in place of the driver, so that the cuda tests run without a
+// GPU.
+//
+// Methods of the tensor.Device interface cannot return errors: a CUDA failure
+// inside one (out of memory, a failed launch) panics with a message naming
+// the kernel and its sizes. Nothing falls back to the CPU.
+//
+//go:generate ./gen.sh
+package cuda

@@ -1,0 +1,104 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// sharedLimit is the shared memory a block may use without opting in.
+const sharedLimit = 48 << 10
+
+func anchorAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*tensor.Tensor[T], error) {
+	d, err := on("AnchorAssign", x, anchors)
+	if err != nil {
+		return nil, err
+	}
+	rows, dim, b := anchorShapes(x.Shape(), anchors.Shape(), tau)
+	x, anchors = tensor.Contiguous(x), tensor.Contiguous(anchors)
+	shape := x.Shape()
+	out := tensor.ZerosOn[T](d, append(shape[:len(shape)-1], b)...)
+	g := linear(rows)
+	var shared uint64
+	if bytes := b * dim * int(d.size); bytes <= sharedLimit {
+		g.shared, shared = bytes, 1
+	}
+	xp, ap, op := d.ptr(x), d.ptr(anchors), d.ptr(out)
+	err = d.e.do(func() error {
+		return d.e.launch(kAnchorAssign, d.sfx, g, uint64(rows), uint64(dim), uint64(b), xp, ap, op, f64(-1/tau), shared)
+	})
+	keepAlive(x, anchors)
+	return out, err
+}
+
+// binPass runs a per-chunk kernel (one block per chunk of rows) into a
+// buffer of chunks × slots partial sums, then sums the chunks in order into
+// out (on the context thread).
+func (d *device[T]) binPass(k kernel, n, slots, shared int, out uint64, args ...uint64) error {
+	e := d.e
+	rpc := rowsPerChunk(n)
+	chunks := (n + rpc - 1) / rpc
+	part, err := e.malloc(int64(chunks*slots) * d.size)
+	defer e.alloc.release(part)
+	if err != nil {
+		return err
+	}
+	g := grid{x: chunks, y: 1, z: 1, block: blockSize, shared: shared}
+	if err := e.launch(k, d.sfx, g, append(args, part.ptr, uint64(rpc))...); err != nil {
+		return err
+	}
+	return e.launch(kReduceStrip, d.sfx, linear(slots), uint64(tensor.OpSum), 1, uint64(chunks), uint64(slots), uint64(chunks), part.ptr, out)
+}
+
+func binSums[T tensor.Float](w, p *tensor.Tensor[T]) (n, m *tensor.Tensor[T], err error) {
+	d, err := on("BinSums", w, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, g, b, dim := binShapes(w.Shape(), p.Shape())
+	w, p = tensor.Contiguous(w), tensor.Contiguous(p)
+	gb := g * b
+	out := tensor.ZerosOn[T](d, gb*(1+dim))
+	if rows > 0 && gb > 0 {
+		wp, pp, op := d.ptr(w), d.ptr(p), d.ptr(out)
+		err = d.e.do(func() error {
+			return d.binPass(kBinSumsPart, rows, gb*(1+dim), 0, op, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp)
+		})
+		keepAlive(w, p)
+	}
+	return tensor.Reshape(tensor.Narrow(out, 0, 0, gb), g, b), tensor.Reshape(tensor.Narrow(out, 0, gb, gb*dim), g, b, dim), err
+}
+
+// hardBinSums accumulates in shared memory, one slot per count and sum and a
+// last one counting bad indices, which it downloads (a synchronisation) to
+// report them.
+func hardBinSums[T tensor.Float](bin, v *tensor.Tensor[T], bins int) (count, sum *tensor.Tensor[T], err error) {
+	d, err := on("HardBinSums", bin, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, g, dim := hardShapes(bin.Shape(), v.Shape(), bins)
+	gb := g * bins
+	slots := gb*(1+dim) + 1
+	if slots*int(d.size) > sharedLimit {
+		panic(fmt.Sprintf("cuda.HardBinSums: %d groups × %d bins × (1 + %d) sums do not fit in %d bytes of shared memory", g, bins, dim, sharedLimit))
+	}
+	bin, v = tensor.Contiguous(bin), tensor.Contiguous(v)
+	out := tensor.ZerosOn[T](d, slots)
+	if rows > 0 && g > 0 {
+		bp, vp, op := d.ptr(bin), d.ptr(v), d.ptr(out)
+		err = d.e.do(func() error {
+			return d.binPass(kHardBinPart, rows, slots, slots*int(d.size), op, uint64(rows), uint64(g), uint64(bins), uint64(dim), bp, vp)
+		})
+		keepAlive(bin, v)
+		if err != nil {
+			return nil, nil, err
+		}
+		if bad := tensor.Narrow(out, 0, slots-1, 1).Item(); bad != 0 {
+			return nil, nil, fmt.Errorf("cuda.HardBinSums: %d of %d bin indices are not integers in [0, %d)", int(bad), rows*g, bins)
+		}
+	}
+	return tensor.Reshape(tensor.Narrow(out, 0, 0, gb), g, bins), tensor.Reshape(tensor.Narrow(out, 0, gb, gb*dim), g, bins, dim), err
+}

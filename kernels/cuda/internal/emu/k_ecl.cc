@@ -1,0 +1,7 @@
+// The kernels of src/ecl.cu, for the emulator.
+#include "emu.h"
+#include "../../src/ecl.cu"
+
+REGISTER(anchor_assign, true)
+REGISTER(bin_sums_part, true)
+REGISTER(hard_bin_part, true)

@@ -1,0 +1,6 @@
+// The kernels of src/matmul.cu, for the emulator.
+#include "emu.h"
+#include "../../src/matmul.cu"
+
+REGISTER(matmul_naive, false)
+REGISTER(matmul_tiled, true)

@@ -1,0 +1,77 @@
+package cuda
+
+import (
+	"embed"
+	"strings"
+)
+
+// ptxFiles holds ptx/<module>.ptx, compiled from src/<module>.cu by gen.sh.
+//
+//go:embed ptx/*.ptx
+var ptxFiles embed.FS
+
+// kernel is one __global__ function of src/<module>.cu, instantiated as
+// <name>_f32 and <name>_f64. params names its parameters, every one 8 bytes
+// wide (gorgonia.org/cu copies each argument as 8 bytes): "*x" is a device
+// pointer, "x." a double, any other a long long. TestKernelTable checks the
+// table against the PTX.
+type kernel struct {
+	module, name string
+	params       []string
+}
+
+func def(module, name, params string) kernel {
+	return kernel{module, name, strings.Fields(params)}
+}
+
+const (
+	gemmParams = "batch m n k *a sa0 sa1 sa2 *b sb0 sb1 sb2 *c sc0 sc1 sc2 beta. kc splits"
+	convParams = "c h w kh kw sh sw ph pw dh dw oh ow"
+	poolParams = "planes h w kh kw sh sw ph pw oh ow"
+)
+
+var (
+	kFill   = def("elementwise", "fill", "n nd *meta *dst v.")
+	kCopy   = def("elementwise", "copy", "n nd *meta *dst *src")
+	kUnary  = def("elementwise", "unary", "n nd *meta *dst *x op a. b.")
+	kBinary = def("elementwise", "binary", "n nd *meta *dst *x *y op")
+	kWhere  = def("elementwise", "where", "n nd *meta *dst *cond *x *y")
+
+	kReduceStrip = def("reduce", "reduce_strip", "op outer n inner chunk *x *dst")
+	kReduceRow   = def("reduce", "reduce_row", "op rows n *x *dst")
+	kSoftmax     = def("reduce", "softmax_rows", "rows k *x *dst logs")
+	kBNStats     = def("reduce", "bn_stats", "n c hw *x *mean *var")
+
+	kGemmNaive = def("matmul", "matmul_naive", gemmParams)
+	kGemmTiled = def("matmul", "matmul_tiled", gemmParams)
+
+	kIm2col     = def("conv", "im2col", "nb *x *col "+convParams)
+	kCol2im     = def("conv", "col2im", "nb *col *dx "+convParams)
+	kMaxPoolFwd = def("conv", "maxpool_fwd", poolParams+" *x *y")
+	kMaxPoolBwd = def("conv", "maxpool_bwd", poolParams+" *x *dy *dx")
+	kAvgPoolFwd = def("conv", "avgpool_fwd", poolParams+" *x *y")
+	kAvgPoolBwd = def("conv", "avgpool_bwd", poolParams+" *dy *dx")
+
+	kGather     = def("index", "gather", "n nd axis *meta *idx *x *dst")
+	kScatterAdd = def("index", "scatter_add", "n nd axis *meta *idx *src *dst")
+
+	kAnchorAssign = def("ecl", "anchor_assign", "rows d b *x *anchors *out scale. shared")
+	kBinSumsPart  = def("ecl", "bin_sums_part", "n g b d *w *p *part rpc")
+	kHardBinPart  = def("ecl", "hard_bin_part", "n g b d *bin *v *part rpc")
+
+	kAdam = def("adam", "adam", "n *p *g *m *v b1. c1. b2. c2. vscale. eps. step. decay.")
+)
+
+// kernels lists every kernel, for the table test.
+var kernels = []kernel{
+	kFill, kCopy, kUnary, kBinary, kWhere,
+	kReduceStrip, kReduceRow, kSoftmax, kBNStats,
+	kGemmNaive, kGemmTiled,
+	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,
+	kGather, kScatterAdd,
+	kAnchorAssign, kBinSumsPart, kHardBinPart,
+	kAdam,
+}
+
+// suffixes are the instantiations of every kernel, by element type.
+var suffixes = []string{"_f32", "_f64"}

@@ -1,0 +1,257 @@
+//go:build cuda
+
+package cuda_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/kernels/cuda"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// The package's own kernels against their CPU references, and the ECL loss
+// running unchanged on the device.
+
+// probs is a [n, k] CPU tensor of random probability vectors.
+func probs[T tensor.Float](r *rand.Rand, n, k int) *tensor.Tensor[T] {
+	return tensor.Softmax(tensor.RandNormal[T](r, 0, 2, n, k), 1)
+}
+
+func TestSoftmax(t *testing.T) { both(t, softmax[float32], softmax[float64]) }
+
+func softmax[T tensor.Float](t *testing.T) {
+	dev := gpu[T](t)
+	r := rand.New(rand.NewPCG(11, 11))
+	for _, s := range [][]int{{0, 4}, {3, 0}, {1}, {7, 13}, {2, 3, 1}, {rows(dev, 100_003), 10}, {5, 1000}} {
+		for _, l := range []layout{dense, transposed, narrowed} {
+			x, xg := pair[T](r, dev, l, s, -30, 30)
+			got, err := cuda.Softmax(xg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameDefault(t, fmt.Sprintf("Softmax %v %v", l, s), got, tensor.Softmax(x, -1))
+			got, err = cuda.LogSoftmax(xg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			atol, rtol := tol[T]()
+			same(t, fmt.Sprintf("LogSoftmax %v %v", l, s), got, tensor.LogSoftmax(x, -1), atol*60, rtol)
+		}
+	}
+	// Rows of −∞ and rows with +∞ and NaN follow tensor.ShiftMax.
+	inf := T(math.Inf(1))
+	x := tensor.FromSlice([]T{-inf, -inf, -inf, 1, inf, 2, 3, T(math.NaN()), 4}, 3, 3)
+	got, _ := cuda.Softmax(tensor.To(x, dev))
+	sameDefault(t, "Softmax of infinities", got, tensor.Softmax(x, -1))
+	got, _ = cuda.LogSoftmax(tensor.To(x, dev))
+	sameDefault(t, "LogSoftmax of infinities", got, tensor.LogSoftmax(x, -1))
+}
+
+func TestBatchNormStats(t *testing.T) { both(t, batchNormStats[float32], batchNormStats[float64]) }
+
+func batchNormStats[T tensor.Float](t *testing.T) {
+	dev := gpu[T](t)
+	r := rand.New(rand.NewPCG(12, 12))
+	for _, s := range [][]int{{1, 1, 1, 1}, {3, 5, 7, 3}, {128, 16, 32, 32}, {2, 0, 3, 3}} {
+		x := tensor.RandNormal[T](r, 1, 2, s...)
+		m, v, err := cuda.BatchNormStats(tensor.To(x, dev))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wm, wv := cuda.BatchNormStatsCPU(x)
+		atol, rtol := tol[T]()
+		n := math.Sqrt(float64(max(s[0]*s[2]*s[3], 1)))
+		same(t, fmt.Sprintf("mean %v", s), m, wm, atol*n, rtol*n)
+		same(t, fmt.Sprintf("variance %v", s), v, wv, atol*n, rtol*n)
+	}
+}
+
+// anchorCases are (B, D) pairs of the three paradigms (top-label and
+// class-wise D = 1, canonical D = K) and anchors too many for shared memory.
+var anchorCases = []struct{ b, d int }{{15, 1}, {15, 3}, {55, 10}, {1000, 10}}
+
+func TestAnchorAssign(t *testing.T) { both(t, anchorAssign[float32], anchorAssign[float64]) }
+
+func anchorAssign[T tensor.Float](t *testing.T) {
+	dev := gpu[T](t)
+	r := rand.New(rand.NewPCG(13, 13))
+	for _, c := range anchorCases {
+		for _, n := range []int{0, 1, 7, rows(dev, 100_003)} {
+			x := probs[T](r, n, c.d)
+			if c.d == 1 { // a top confidence or one class probability
+				x = tensor.RandUniform[T](r, 0, 1, n, 1)
+			}
+			a := tensor.RandUniform[T](r, 0, 1, c.b, c.d)
+			tau := -1 / (math.Log(0.9) * float64(c.b*c.b)) // ecl's default for B bins
+			got, err := cuda.AnchorAssign(tensor.To(x, dev), tensor.To(a, dev), tau)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameDefault(t, fmt.Sprintf("AnchorAssign N=%d B=%d D=%d", n, c.b, c.d), got, cuda.AnchorAssignCPU(x, a, tau))
+		}
+	}
+	// A non-contiguous batch of rows [2, 5, D] (transposed).
+	x := tensor.Transpose(tensor.Reshape(probs[T](r, 10, 3), 5, 2, 3), 0, 1)
+	a := tensor.RandUniform[T](r, 0, 1, 15, 3)
+	got, err := cuda.AnchorAssign(tensor.To(tensor.Contiguous(x), dev), tensor.To(a, dev), 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameDefault(t, "AnchorAssign of a transposed batch", got, cuda.AnchorAssignCPU(x, a, 0.01))
+	if _, err := cuda.AnchorAssign(x, a, 0.01); err == nil {
+		t.Error("AnchorAssign accepted CPU tensors")
+	}
+}
+
+func TestBinSums(t *testing.T) { both(t, binSums[float32], binSums[float64]) }
+
+func binSums[T tensor.Float](t *testing.T) {
+	dev := gpu[T](t)
+	r := rand.New(rand.NewPCG(14, 14))
+	for _, c := range []struct{ g, b, d int }{{1, 15, 1}, {10, 15, 1}, {1, 55, 10}, {3, 100, 2}} {
+		for _, n := range []int{0, 1, 7, 1000, rows(dev, 300_007)} {
+			w := tensor.Reshape(probs[T](r, n*c.g, c.b), n, c.g, c.b)
+			p := tensor.RandUniform[T](r, 0, 1, n, c.g, c.d)
+			gn, gm, err := cuda.BinSums(tensor.To(w, dev), tensor.To(p, dev))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wn, wm := cuda.BinSumsCPU(w, p)
+			atol, rtol := tol[T]()
+			k := math.Sqrt(float64(max(n, 1)))
+			name := fmt.Sprintf("N=%d G=%d B=%d D=%d", n, c.g, c.b, c.d)
+			same(t, "BinSums n "+name, gn, wn, atol*k, rtol*k)
+			same(t, "BinSums m "+name, gm, wm, atol*k, rtol*k)
+		}
+	}
+}
+
+func TestHardBinSums(t *testing.T) { both(t, hardBinSums[float32], hardBinSums[float64]) }
+
+func hardBinSums[T tensor.Float](t *testing.T) {
+	dev := gpu[T](t)
+	r := rand.New(rand.NewPCG(15, 15))
+	for _, c := range []struct{ g, b, d int }{{1, 15, 1}, {10, 15, 1}, {1, 55, 10}} {
+		for _, n := range []int{0, 1, 7, rows(dev, 300_007)} {
+			bins := make([]T, n*c.g)
+			for i := range bins {
+				bins[i] = T(r.IntN(c.b))
+			}
+			bin := tensor.FromSlice(bins, n, c.g)
+			v := tensor.RandUniform[T](r, 0, 1, n, c.g, c.d)
+			gc, gs, err := cuda.HardBinSums(tensor.To(bin, dev), tensor.To(v, dev), c.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wc, ws, err := cuda.HardBinSumsCPU(bin, v, c.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			atol, rtol := tol[T]()
+			k := math.Sqrt(float64(max(n, 1)))
+			name := fmt.Sprintf("N=%d G=%d B=%d D=%d", n, c.g, c.b, c.d)
+			same(t, "HardBinSums count "+name, gc, wc, 0, 0)
+			same(t, "HardBinSums sum "+name, gs, ws, atol*k, rtol*k)
+		}
+	}
+	bin := tensor.FromSlice([]T{0, 3, 1.5, -1}, 4, 1)
+	_, _, err := cuda.HardBinSums(tensor.To(bin, dev), tensor.ZerosOn[T](dev, 4, 1, 1), 3)
+	if err == nil {
+		t.Error("bins 3, 1.5 and −1 of 3 accepted")
+	}
+}
+
+// TestAdamStep: the fused update equals optim.Adam's (through the reference,
+// which equals it bit for bit) exactly.
+func TestAdamStep(t *testing.T) { both(t, adamStep[float32], adamStep[float64]) }
+
+func adamStep[T tensor.Float](t *testing.T) {
+	dev := gpu[T](t)
+	r := rand.New(rand.NewPCG(16, 16))
+	for _, n := range []int{0, 1, 7, 1_000_003} {
+		for _, decay := range []float64{0, 5e-4} {
+			p := tensor.RandNormal[T](r, 0, 1, n)
+			m, v := tensor.Zeros[T](n), tensor.Zeros[T](n)
+			pg, mg, vg := tensor.To(tensor.Clone(p), dev), tensor.ZerosOn[T](dev, n), tensor.ZerosOn[T](dev, n)
+			for step := 1; step <= 3; step++ {
+				g := tensor.RandNormal[T](r, 0, 1, n)
+				h := cuda.Adam{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Decay: decay, Step: step}
+				cuda.AdamStepCPU(p, g, m, v, h)
+				if err := cuda.AdamStep(pg, tensor.To(g, dev), mg, vg, h); err != nil {
+					t.Fatal(err)
+				}
+				name := fmt.Sprintf("Adam n=%d decay %g step %d", n, decay, step)
+				same(t, name+" p", pg, p, 0, 0)
+				same(t, name+" m", mg, m, 0, 0)
+				same(t, name+" v", vg, v, 0, 0)
+			}
+		}
+	}
+}
+
+// TestMiniBatchOnDevice: ecl.MiniBatch runs unchanged on CUDA tensors and
+// gives the CPU's loss, gradients and caches (float64, every paradigm).
+func TestMiniBatchOnDevice(t *testing.T) {
+	dev := gpu[float64](t)
+	for _, par := range []ecl.Paradigm{ecl.Canonical, ecl.ClassWise, ecl.TopLabel} {
+		r := rand.New(rand.NewPCG(17, uint64(par)))
+		const n, k = 64, 4
+		in := []*tensor.Tensor[float64]{probs[float64](r, n, k), probs[float64](r, n, k)}
+		aux := k
+		if par == ecl.TopLabel {
+			aux = 1
+		}
+		in = append(in, tensor.RandUniform[float64](r, 0, 1, n, aux), tensor.RandUniform[float64](r, 0, 1, n, aux))
+		run := func(dev tensor.Device[float64]) (float64, [][]float64, []float64) {
+			mb, err := ecl.NewMiniBatch(ecl.Config{Paradigm: par, Classes: k})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var loss float64
+			var grads [][]float64
+			for range 2 { // the second call uses the updated caches
+				vs := make([]*autograd.Var[float64], len(in))
+				for i, x := range in {
+					vs[i] = autograd.Param(tensor.To(x, dev))
+				}
+				l := ecl.MiniBatchLoss(mb, vs[0], vs[1], vs[2], vs[3])
+				l.Backward()
+				loss, grads = l.Value.Item(), nil
+				for _, v := range vs {
+					grads = append(grads, v.Grad.Data())
+				}
+			}
+			us, _ := mb.Cache()
+			return loss, grads, us
+		}
+		wl, wg, wu := run(tensor.CPU[float64]{})
+		gl, gg, gu := run(dev)
+		if math.Abs(gl-wl) > 1e-10*(1+math.Abs(wl)) {
+			t.Errorf("%v: loss %v on the GPU, %v on the CPU", par, gl, wl)
+		}
+		for i := range wg {
+			same(t, fmt.Sprintf("%v gradient %d", par, i), tensor.FromSlice(gg[i]), tensor.FromSlice(wg[i]), 1e-10, 1e-8)
+		}
+		same(t, fmt.Sprintf("%v cache", par), tensor.FromSlice(gu), tensor.FromSlice(wu), 1e-10, 1e-8)
+	}
+}
+
+// TestBuiltWithCUDA: the tagged build does not report ErrNoCUDA.
+func TestBuiltWithCUDA(t *testing.T) {
+	_, err := cuda.New[float32]()
+	if errors.Is(err, cuda.ErrNoCUDA) {
+		t.Fatal("cuda-tagged build returned ErrNoCUDA")
+	}
+	if err != nil {
+		t.Skipf("no CUDA device: %v", err)
+	}
+	if err := cuda.Sync(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""PyTorch peer of kernels/cuda/bench_test.go.
+
+Times the computations of the Go benchmarks with PyTorch on the same GPU and
+prints one row per benchmark in Go's benchmark format (name, iterations,
+ns/op, metric), with the same names minus Go's -GOMAXPROCS suffix, so that the
+two outputs can be joined into ratios:
+
+    python3 peer.py > peer.txt
+    ./kernels.test -test.run '^$' -test.bench . > go.txt
+
+Every iteration waits for the GPU (torch.cuda.synchronize), as the Go
+benchmarks do (cuda.Sync). TF32 is disabled: the Go kernels compute in full
+float32, so cuBLAS and cuDNN do too. Needs torch with CUDA.
+"""
+import sys
+import time
+
+import torch
+
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+dev = torch.device("cuda")
+gen = torch.Generator(device=dev).manual_seed(1)
+
+
+def bench(name, f, metric=None):
+    """Runs f until 1 s has passed (after a warm-up) and prints a row;
+    metric(ns_per_op) gives (value, unit) for the extra column."""
+    f()
+    torch.cuda.synchronize()
+    n, start = 0, time.perf_counter()
+    while True:
+        f()
+        torch.cuda.synchronize()
+        n += 1
+        el = time.perf_counter() - start
+        if el >= 1.0 and n >= 3:
+            break
+    ns = el / n * 1e9
+    row = f"{name}\t{n}\t{ns:.0f} ns/op"
+    if metric:
+        v, unit = metric(ns)
+        row += f"\t{v:.4g} {unit}"
+    print(row, flush=True)
+
+
+def gflops(flop):
+    return lambda ns: (flop / ns, "GFLOP/s")
+
+
+def rows(n):
+    return lambda ns: (n / (ns * 1e-9), "rows/s")
+
+
+def gemm():
+    for dtype, tag in ((torch.float32, "f32"), (torch.float64, "f64")):
+        for n in (256, 1024, 4096):
+            a = torch.rand(n, n, device=dev, dtype=dtype, generator=gen) * 2 - 1
+            b = torch.rand(n, n, device=dev, dtype=dtype, generator=gen) * 2 - 1
+            bench(f"BenchmarkGEMM/{tag}/n={n}", lambda: a @ b, gflops(2 * n**3))
+
+
+CONV_LAYERS = [
+    ("lenet1", (128, 1, 28, 28), (6, 1, 5, 5), 0),
+    ("resnet16x32", (128, 16, 32, 32), (16, 16, 3, 3), 1),
+    ("resnet32x16", (128, 32, 16, 16), (32, 32, 3, 3), 1),
+    ("resnet64x8", (128, 64, 8, 8), (64, 64, 3, 3), 1),
+]
+
+
+def conv():
+    F = torch.nn.functional
+    for name, xs, ws, pad in CONV_LAYERS:
+        x = torch.rand(*xs, device=dev, generator=gen) * 2 - 1
+        w = torch.rand(*ws, device=dev, generator=gen) * 2 - 1
+        y = F.conv2d(x, w, padding=pad)
+        dy = torch.rand(*y.shape, device=dev, generator=gen) * 2 - 1
+        n, c, _, _ = xs
+        o, _, kh, kw = ws
+        flop = 2 * n * o * c * kh * kw * y.shape[2] * y.shape[3]
+        passes = [
+            ("forward", lambda: F.conv2d(x, w, padding=pad)),
+            ("backward_input", lambda: torch.nn.grad.conv2d_input(x.shape, w, dy, padding=pad)),
+            ("backward_weight", lambda: torch.nn.grad.conv2d_weight(x, w.shape, dy, padding=pad)),
+        ]
+        for pname, f in passes:
+            bench(f"BenchmarkConv/{pname}/{name}", f, gflops(flop))
+
+
+ECL_N = (1_000, 10_000, 100_000, 1_000_000, 10_000_000)
+ECL_B = (15, 55)
+ECL_K = (3, 10)
+
+
+def anchor_assign(x, a, tau):
+    """Softmax over anchors of −‖x − a‖²/τ: squared distances through one
+    matrix product, as one writes it in PyTorch for large N."""
+    d2 = (x * x).sum(1, keepdim=True) - 2 * (x @ a.T) + (a * a).sum(1)
+    return torch.softmax(d2 * (-1 / tau), dim=1)
+
+
+def ecl():
+    tau = 0.01
+    for kind in ("AnchorAssign", "BinSums", "HardBinSums"):
+        for n in ECL_N:
+            for k in ECL_K:
+                for b in ECL_B:
+                    x = torch.softmax(torch.randn(n, k, device=dev, generator=gen) * 2, dim=1)
+                    a = torch.rand(b, k, device=dev, generator=gen)
+                    name = f"Benchmark{kind}/N={n}/B={b}/K={k}"
+                    if kind == "AnchorAssign":
+                        f = lambda: anchor_assign(x, a, tau)
+                    elif kind == "BinSums":
+                        w = anchor_assign(x, a, tau)
+                        f = lambda: (w.sum(0), w.T @ x)
+                    else:
+                        bins = anchor_assign(x, a, tau).argmax(1)
+
+                        def f():
+                            counts = torch.bincount(bins, minlength=b)
+                            sums = torch.zeros(b, k, device=dev).index_add_(0, bins, x)
+                            return counts, sums
+                    bench(name, f, rows(n))
+                    del x, a
+                    torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    if not torch.cuda.is_available():
+        sys.exit("peer.py: no CUDA device")
+    print(f"# torch {torch.__version__}, CUDA {torch.version.cuda}, {torch.cuda.get_device_name()}")
+    for part in sys.argv[1:] or ["gemm", "conv", "ecl"]:
+        {"gemm": gemm, "conv": conv, "ecl": ecl}[part]()

@@ -1,0 +1,175 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// The pure parts of the launcher: argument encoding, strided layouts, launch
+// and chunk sizes, allocation size classes. They need no device and are
+// tested in every build.
+
+// f64 encodes a scalar kernel argument declared double.
+func f64(v float64) uint64 { return math.Float64bits(v) }
+
+// describe names a launch for error messages: the kernel and its scalar
+// arguments.
+func describe(k kernel, sfx string, args []uint64) string {
+	var b strings.Builder
+	b.WriteString(k.name + sfx + "(")
+	sep := ""
+	for i, p := range k.params {
+		if strings.HasPrefix(p, "*") || i >= len(args) {
+			continue
+		}
+		if name, ok := strings.CutSuffix(p, "."); ok {
+			fmt.Fprintf(&b, "%s%s=%g", sep, name, math.Float64frombits(args[i]))
+		} else {
+			fmt.Fprintf(&b, "%s%s=%d", sep, p, int64(args[i]))
+		}
+		sep = " "
+	}
+	return b.String() + ")"
+}
+
+// blockSize is the number of threads per block of the one-dimensional
+// kernels.
+const blockSize = 256
+
+// gridCap is the most blocks a launch uses along a grid dimension; the
+// kernels loop beyond it. The emulator build lowers it so that the tests run
+// those loops.
+var gridCap = 65535
+
+// blocks is the grid size of a grid-stride loop over n elements with
+// per threads per block: 0 for n = 0 (no launch), capped at gridCap.
+func blocks(n, per int) int {
+	return min((n+per-1)/per, gridCap)
+}
+
+// coalesce simplifies the common shape of several strided views for the
+// elementwise kernels: dimensions of size 1 are dropped and a dimension is
+// merged into the one before it when every operand steps through the pair as
+// through one. strides[o] are operand o's strides; the result's st[o] are its
+// strides over the returned sizes.
+func coalesce(shape []int, strides [][]int) (sizes []int, st [][]int) {
+	st = make([][]int, len(strides))
+	for d, n := range shape {
+		if n == 1 {
+			continue
+		}
+		if last := len(sizes) - 1; last >= 0 {
+			merge := true
+			for o := range strides {
+				if st[o][last] != strides[o][d]*n {
+					merge = false
+					break
+				}
+			}
+			if merge {
+				sizes[last] *= n
+				for o := range strides {
+					st[o][last] = strides[o][d]
+				}
+				continue
+			}
+		}
+		sizes = append(sizes, n)
+		for o := range strides {
+			st[o] = append(st[o], strides[o][d])
+		}
+	}
+	return sizes, st
+}
+
+// stridedMeta is the kernels' layout array for coalesced views: the sizes,
+// then each operand's strides. It is nil when every operand is dense (one
+// unit-stride dimension, or none), which the kernels take as "offset =
+// position".
+func stridedMeta(sizes []int, st [][]int) []int64 {
+	dense := len(sizes) <= 1
+	for o := range st {
+		if len(sizes) == 1 && st[o][0] != 1 {
+			dense = false
+		}
+	}
+	if dense {
+		return nil
+	}
+	meta := make([]int64, 0, len(sizes)*(1+len(st)))
+	for _, s := range sizes {
+		meta = append(meta, int64(s))
+	}
+	for o := range st {
+		for _, s := range st[o] {
+			meta = append(meta, int64(s))
+		}
+	}
+	return meta
+}
+
+// sizeClass rounds an allocation up to the size the caching allocator keeps
+// blocks in: powers of two up to 1 MiB, then multiples of 1 MiB, so that a
+// freed block is reused by any request of its class and wastes at most half
+// of a small block or 1 MiB of a large one.
+func sizeClass(bytes int64) int64 {
+	const mib = 1 << 20
+	if bytes <= 0 {
+		return 0
+	}
+	if bytes > mib {
+		return (bytes + mib - 1) / mib * mib
+	}
+	c := int64(256)
+	for c < bytes {
+		c *= 2
+	}
+	return c
+}
+
+// reduceSplit chooses how Reduce splits a long axis when the outputs alone
+// would leave most of the GPU idle: chunks of the axis reduced by a first
+// pass, then the chunks by a second. chunks = 1 means a single pass.
+func reduceSplit(outputs, n int) (chunks, chunk int) {
+	const enough = 1 << 16 // threads worth keeping busy
+	if outputs >= enough/8 || n <= 512 {
+		return 1, n
+	}
+	chunks = min((n+255)/256, (enough+outputs-1)/outputs)
+	chunk = (n + chunks - 1) / chunks
+	return (n + chunk - 1) / chunk, chunk
+}
+
+// rowsPerChunk splits n rows into at most 1024 chunks of at least 64 rows
+// for the per-bin sums (one block per chunk).
+func rowsPerChunk(n int) int {
+	return max(64, (n+1023)/1024)
+}
+
+// convChunk is the number of images whose column matrix (rows·cols elements
+// of size bytes each per image) fits in 256 MiB, at least 1 and at most n.
+func convChunk(n, rows, cols, size int) int {
+	const budget = 256 << 20
+	per := max(rows*cols*size, 1)
+	return max(1, min(n, budget/per))
+}
+
+// gemmPlan chooses the GEMM kernel and how to split its depth k: small
+// matrices of shallow products take one thread per output (naive); others
+// the tiled kernel, with k cut into splits slices of kc when the output tiles
+// alone would leave most of the GPU idle (a deep product into a small
+// matrix, such as a convolution's weight gradient).
+func gemmPlan(batch, m, n, k int) (naive bool, splits, kc int) {
+	if (m < 32 || n < 32) && k <= 1024 {
+		return true, 1, k
+	}
+	const target = 264 // blocks: two waves on a 132-SM GPU
+	tiles := batch * ((m + 63) / 64) * ((n + 63) / 64)
+	if tiles >= target || k < 1024 {
+		return false, 1, k
+	}
+	splits = min((target+tiles-1)/tiles, k/512)
+	kc = ((k+splits-1)/splits + 15) / 16 * 16 // whole slices of the kernel's depth 16
+	return false, (k + kc - 1) / kc, kc
+}

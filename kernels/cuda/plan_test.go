@@ -1,0 +1,175 @@
+package cuda
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// kernelOffsets is strided_offsets of src/common.cuh in Go: the offset of
+// row-major position i in operand k.
+func kernelOffsets(i int, meta []int64, nd, k int) int {
+	if meta == nil {
+		return i
+	}
+	off := 0
+	for d := nd - 1; d >= 0; d-- {
+		s := int(meta[d])
+		c := i % s
+		i /= s
+		off += c * int(meta[(k+1)*nd+d])
+	}
+	return off
+}
+
+// TestStridedLayout: for random views (permuted, narrowed, broadcast), the
+// kernels' decoding of the coalesced layout gives every operand's offsets in
+// row-major order.
+func TestStridedLayout(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := range 500 {
+		nd := r.IntN(5)
+		shape := make([]int, nd)
+		for d := range shape {
+			shape[d] = 1 + r.IntN(4)
+		}
+		var strides [][]int
+		for range 1 + r.IntN(3) {
+			strides = append(strides, randomStrides(r, shape))
+		}
+		sizes, st := coalesce(shape, strides)
+		meta := stridedMeta(sizes, st)
+		n := 1
+		for _, s := range shape {
+			n *= s
+		}
+		if p := slices.Index(sizes, 1); p >= 0 {
+			t.Fatalf("trial %d: coalesced sizes %v keep a 1", trial, sizes)
+		}
+		idx := make([]int, nd)
+		for i := range n {
+			for k := range strides {
+				want := 0
+				for d := range idx {
+					want += idx[d] * strides[k][d]
+				}
+				if got := kernelOffsets(i, meta, len(sizes), k); got != want {
+					t.Fatalf("trial %d: shape %v strides %v: position %d operand %d offset %d, want %d (meta %v)", trial, shape, strides, i, k, got, want, meta)
+				}
+			}
+			for d := nd - 1; d >= 0; d-- {
+				if idx[d]++; idx[d] < shape[d] {
+					break
+				}
+				idx[d] = 0
+			}
+		}
+	}
+}
+
+// randomStrides are the strides of a random view of shape: a permuted dense
+// tensor, possibly padded (narrowed) or broadcast along some dimensions.
+func randomStrides(r *rand.Rand, shape []int) []int {
+	nd := len(shape)
+	perm := r.Perm(nd)
+	st := make([]int, nd)
+	s := 1
+	for _, d := range perm {
+		st[d] = s
+		s *= shape[d] + r.IntN(2)
+	}
+	for d := range st {
+		if r.IntN(5) == 0 {
+			st[d] = 0
+		}
+	}
+	return st
+}
+
+func TestDenseLayoutHasNoMeta(t *testing.T) {
+	for _, c := range []struct {
+		shape   []int
+		strides [][]int
+	}{
+		{[]int{}, [][]int{{}, {}}},
+		{[]int{1, 1}, [][]int{{5, 9}, {0, 0}}},
+		{[]int{3, 4, 5}, [][]int{{20, 5, 1}, {20, 5, 1}}},
+		{[]int{3, 1, 5}, [][]int{{5, 7, 1}, {5, 0, 1}}},
+	} {
+		sizes, st := coalesce(c.shape, c.strides)
+		if m := stridedMeta(sizes, st); m != nil {
+			t.Errorf("shape %v strides %v: meta %v, want nil (dense)", c.shape, c.strides, m)
+		}
+	}
+	sizes, st := coalesce([]int{3, 4}, [][]int{{4, 1}, {1, 3}})
+	if m := stridedMeta(sizes, st); m == nil {
+		t.Error("transposed operand taken as dense")
+	}
+}
+
+func TestBlocks(t *testing.T) {
+	for _, c := range []struct{ n, want int }{{0, 0}, {1, 1}, {256, 1}, {257, 2}, {1 << 40, gridCap}} {
+		if got := blocks(c.n, blockSize); got != c.want {
+			t.Errorf("blocks(%d) = %d, want %d", c.n, got, c.want)
+		}
+	}
+}
+
+func TestSizeClass(t *testing.T) {
+	for _, c := range []struct{ in, want int64 }{{0, 0}, {1, 256}, {256, 256}, {257, 512}, {1 << 20, 1 << 20}, {1<<20 + 1, 2 << 20}, {5<<20 + 7, 6 << 20}} {
+		if got := sizeClass(c.in); got != c.want {
+			t.Errorf("sizeClass(%d) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}
+
+// TestReduceSplit: the chunks cover the axis, each non-empty, and long axes
+// with few outputs are split.
+func TestReduceSplit(t *testing.T) {
+	for _, c := range []struct{ outputs, n int }{{1, 1}, {1, 513}, {1, 10_000_000}, {15, 100_000}, {10_000, 100_000}, {3, 7}} {
+		chunks, chunk := reduceSplit(c.outputs, c.n)
+		if chunks < 1 || chunk < 1 || (chunks-1)*chunk >= c.n || chunks*chunk < c.n {
+			t.Errorf("reduceSplit(%d, %d) = %d chunks of %d", c.outputs, c.n, chunks, chunk)
+		}
+		if c.outputs < 100 && c.n > 100_000 && chunks == 1 {
+			t.Errorf("reduceSplit(%d, %d) does not split", c.outputs, c.n)
+		}
+	}
+}
+
+func TestChunks(t *testing.T) {
+	if got := rowsPerChunk(10_000_000); (10_000_000+got-1)/got > 1024 {
+		t.Errorf("rowsPerChunk(1e7) = %d gives more than 1024 chunks", got)
+	}
+	if got := rowsPerChunk(1); got != 64 {
+		t.Errorf("rowsPerChunk(1) = %d", got)
+	}
+	if got := convChunk(128, 27, 1024, 4); got != 128 {
+		t.Errorf("convChunk small = %d, want all 128 images", got)
+	}
+	if got := convChunk(4, 1<<20, 1<<10, 8); got != 1 {
+		t.Errorf("convChunk huge = %d, want 1", got)
+	}
+}
+
+// TestGemmPlan: the slices cover k exactly once, none empty, and deep
+// products into small matrices are split.
+func TestGemmPlan(t *testing.T) {
+	for _, c := range []struct{ batch, m, n, k int }{
+		{1, 3, 3, 3}, {1000, 3, 3, 4}, {1, 16, 144, 131072}, {1, 64, 576, 8192}, {1, 4096, 4096, 4096}, {1, 1, 1, 5000}, {7, 33, 65, 1025},
+	} {
+		naive, splits, kc := gemmPlan(c.batch, c.m, c.n, c.k)
+		if splits < 1 || kc < 1 || (splits-1)*kc >= c.k || splits*kc < c.k {
+			t.Errorf("gemmPlan%v = %v, %d slices of %d", c, naive, splits, kc)
+		}
+		if naive && splits != 1 {
+			t.Errorf("gemmPlan%v splits the naive kernel", c)
+		}
+	}
+	if _, splits, _ := gemmPlan(1, 16, 144, 131072); splits < 8 {
+		t.Errorf("conv weight-gradient GEMM split only %d ways", splits)
+	}
+	if naive, _, _ := gemmPlan(1000, 3, 3, 4); !naive {
+		t.Error("batch of 3×3 products takes the tiled kernel")
+	}
+}

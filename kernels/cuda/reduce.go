@@ -1,0 +1,109 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"math"
+	"runtime"
+
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// Reduce views x (contiguous) as [outer, n, inner]. Rows (inner = 1) get a
+// block each; a long axis with few outputs is split into chunks reduced in two
+// passes; otherwise each thread folds one output sequentially, as the CPU
+// does (always so for ArgMax and ArgMin, whose first-index ties follow).
+func (d *device[T]) Reduce(op tensor.ReduceOp, dst, x *tensor.Tensor[T], axis int) {
+	shape := x.Shape()
+	n, outer, inner := shape[axis], 1, 1
+	for _, s := range shape[:axis] {
+		outer *= s
+	}
+	for _, s := range shape[axis+1:] {
+		inner *= s
+	}
+	outputs := outer * inner
+	if n == 0 && outputs > 0 {
+		switch op {
+		case tensor.OpArgMax, tensor.OpArgMin:
+			panic("cuda: argmax/argmin over an empty axis")
+		case tensor.OpMaxR:
+			d.Fill(dst, T(math.Inf(-1)))
+		case tensor.OpMinR:
+			d.Fill(dst, T(math.Inf(1)))
+		}
+		return // Sum: dst is already zero
+	}
+	if outputs == 0 {
+		return
+	}
+	xp, dp := d.ptr(x), d.ptr(dst)
+	must(d.e.do(func() error {
+		e := d.e
+		switch chunks, chunk := reduceSplit(outputs, n); {
+		case op == tensor.OpArgMax || op == tensor.OpArgMin:
+			return e.launch(kReduceStrip, d.sfx, linear(outputs), uint64(op), uint64(outer), uint64(n), uint64(inner), uint64(n), xp, dp)
+		case inner == 1 && n > 64:
+			g := grid{x: min(outer, gridCap), y: 1, z: 1, block: blockSize}
+			return e.launch(kReduceRow, d.sfx, g, uint64(op), uint64(outer), uint64(n), xp, dp)
+		case chunks > 1:
+			part, err := e.malloc(int64(outer*chunks*inner) * d.size)
+			defer e.alloc.release(part)
+			if err != nil {
+				return err
+			}
+			pp := part.ptr
+			if err := e.launch(kReduceStrip, d.sfx, linear(outer*chunks*inner), uint64(op), uint64(outer), uint64(n), uint64(inner), uint64(chunk), xp, pp); err != nil {
+				return err
+			}
+			return e.launch(kReduceStrip, d.sfx, linear(outputs), uint64(op), uint64(outer), uint64(chunks), uint64(inner), uint64(chunks), pp, dp)
+		default:
+			return e.launch(kReduceStrip, d.sfx, linear(outputs), uint64(op), uint64(outer), uint64(n), uint64(inner), uint64(n), xp, dp)
+		}
+	}))
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(dst)
+}
+
+// softmax runs softmax_rows over x viewed as [rows, k], one warp per row.
+func softmax[T tensor.Float](x *tensor.Tensor[T], logs bool) (*tensor.Tensor[T], error) {
+	d, err := on("Softmax", x)
+	if err != nil {
+		return nil, err
+	}
+	x = tensor.Contiguous(x)
+	out := tensor.ZerosOn[T](d, x.Shape()...)
+	k := x.Dim(-1)
+	if out.Len() == 0 {
+		return out, nil
+	}
+	rows := x.Len() / k
+	xp, op := d.ptr(x), d.ptr(out)
+	var flag uint64
+	if logs {
+		flag = 1
+	}
+	err = d.e.do(func() error {
+		return d.e.launch(kSoftmax, d.sfx, linear(rows*32), uint64(rows), uint64(k), xp, op, flag)
+	})
+	runtime.KeepAlive(x)
+	return out, err
+}
+
+// bnStats runs bn_stats, one block per channel.
+func bnStats[T tensor.Float](x *tensor.Tensor[T]) (mean, variance *tensor.Tensor[T], err error) {
+	d, err := on("BatchNormStats", x)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, c, hw := bnShape(x.Shape())
+	x = tensor.Contiguous(x)
+	mean, variance = tensor.ZerosOn[T](d, c), tensor.ZerosOn[T](d, c)
+	xp, mp, vp := d.ptr(x), d.ptr(mean), d.ptr(variance)
+	err = d.e.do(func() error {
+		g := grid{x: min(c, gridCap), y: 1, z: 1, block: blockSize}
+		return d.e.launch(kBNStats, d.sfx, g, uint64(n), uint64(c), uint64(hw), xp, mp, vp)
+	})
+	runtime.KeepAlive(x)
+	return mean, variance, err
+}

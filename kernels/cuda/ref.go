@@ -1,0 +1,129 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// Pure-Go references of the package's own kernels (the tensor.Device methods
+// are checked against tensor.CPU instead). They accept tensors on any device
+// and return CPU tensors.
+
+// AnchorAssignCPU is AnchorAssign computed as ecl's assign computes it:
+// squared distances summed in order, scaled by −1/tau, then softmax shifted
+// by the row maximum (tensor.ShiftMax).
+func AnchorAssignCPU[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) *tensor.Tensor[T] {
+	rows, d, b := anchorShapes(x.Shape(), anchors.Shape(), tau)
+	xs, as := x.Data(), anchors.Data()
+	k := T(-1 / tau)
+	out := make([]T, rows*b)
+	for r := range rows {
+		z := out[r*b : (r+1)*b]
+		m := T(math.Inf(-1))
+		for j := range z {
+			var s T
+			for i := range d {
+				v := xs[r*d+i] - as[j*d+i]
+				s += v * v
+			}
+			z[j] = k * s
+			if z[j] > m || z[j] != z[j] {
+				m = z[j]
+			}
+		}
+		if math.IsInf(float64(m), 0) || m != m {
+			m = 0
+		}
+		var sum T
+		for j, v := range z {
+			z[j] = T(math.Exp(float64(v - m)))
+			sum += z[j]
+		}
+		for j := range z {
+			z[j] /= sum
+		}
+	}
+	shape := x.Shape()
+	return tensor.FromSlice(out, append(shape[:len(shape)-1], b)...)
+}
+
+// BinSumsCPU is BinSums, summing over the samples in order.
+func BinSumsCPU[T tensor.Float](w, p *tensor.Tensor[T]) (n, m *tensor.Tensor[T]) {
+	rows, g, b, d := binShapes(w.Shape(), p.Shape())
+	ws, ps := w.Data(), p.Data()
+	ns, ms := make([]T, g*b), make([]T, g*b*d)
+	for r := range rows {
+		for gj := range g * b {
+			wv := ws[r*g*b+gj]
+			ns[gj] += wv
+			for k := range d {
+				ms[gj*d+k] += wv * ps[(r*g+gj/b)*d+k]
+			}
+		}
+	}
+	return tensor.FromSlice(ns, g, b), tensor.FromSlice(ms, g, b, d)
+}
+
+// HardBinSumsCPU is HardBinSums.
+func HardBinSumsCPU[T tensor.Float](bin, v *tensor.Tensor[T], bins int) (count, sum *tensor.Tensor[T], err error) {
+	rows, g, d := hardShapes(bin.Shape(), v.Shape(), bins)
+	bs, vs := bin.Data(), v.Data()
+	cs, ss := make([]T, g*bins), make([]T, g*bins*d)
+	for e, f := range bs[:rows*g] {
+		j := int(f)
+		if !(f >= 0 && f < T(bins)) || T(j) != f {
+			return nil, nil, fmt.Errorf("cuda.HardBinSums: bin %v of sample %d (group %d) is not an integer in [0, %d)", f, e/g, e%g, bins)
+		}
+		slot := (e%g)*bins + j
+		cs[slot]++
+		for k := range d {
+			ss[slot*d+k] += vs[e*d+k]
+		}
+	}
+	return tensor.FromSlice(cs, g, bins), tensor.FromSlice(ss, g, bins, d), nil
+}
+
+// AdamStepCPU is AdamStep on CPU tensors, rounding as optim.Adam does (the
+// explicit conversions keep the compiler from fusing products into sums).
+func AdamStepCPU[T tensor.Float](p, g, m, v *tensor.Tensor[T], h Adam) {
+	adamShapes(p, g, m, v)
+	c := adamConsts[T](h)
+	ps, gs, ms, vs := tensor.HostData(p), tensor.HostData(g), tensor.HostData(m), tensor.HostData(v)
+	for i := range ps {
+		gi := gs[i]
+		if c.decay != 0 {
+			gi += T(c.decay * ps[i])
+		}
+		ms[i] = T(c.b1*ms[i]) + T(c.c1*gi)
+		vs[i] = T(c.b2*vs[i]) + T(c.c2*T(gi*gi))
+		den := T(c.vscale*T(math.Sqrt(float64(vs[i])))) + c.eps
+		ps[i] -= T(c.step * T(ms[i]/den))
+	}
+}
+
+// BatchNormStatsCPU is BatchNormStats in nn.BatchNorm2d's order: sums over
+// H·W, then over N, times 1/count.
+func BatchNormStatsCPU[T tensor.Float](x *tensor.Tensor[T]) (mean, variance *tensor.Tensor[T]) {
+	n, c, hw := bnShape(x.Shape())
+	xs := x.Data()
+	inv := 1 / T(n*hw)
+	mu, va := make([]T, c), make([]T, c)
+	sum := func(ch int, f func(T) T) T {
+		var s T
+		for i := range n {
+			var r T
+			for _, v := range xs[(i*c+ch)*hw : (i*c+ch+1)*hw] {
+				r += f(v)
+			}
+			s += r
+		}
+		return s * inv
+	}
+	for ch := range c {
+		mu[ch] = sum(ch, func(v T) T { return v })
+		va[ch] = sum(ch, func(v T) T { d := v - mu[ch]; return d * d })
+	}
+	return tensor.FromSlice(mu, c), tensor.FromSlice(va, c)
+}

@@ -1,0 +1,127 @@
+package cuda
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/optim"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// The references against the engine's own tensor ops (and optim.Adam), so
+// that the kernels tested against them in the cuda build are tested against
+// what ecl, nn and optim compute.
+
+func closeTo[T tensor.Float](t *testing.T, what string, got, want []T, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		g, w := float64(got[i]), float64(want[i])
+		if math.Abs(g-w) > tol*(1+math.Abs(w)) || math.IsNaN(g) != math.IsNaN(w) {
+			t.Fatalf("%s: element %d = %v, want %v", what, i, g, w)
+		}
+	}
+}
+
+// probs is a [n, k] tensor of random probability vectors.
+func probs[T tensor.Float](r *rand.Rand, n, k int) *tensor.Tensor[T] {
+	return tensor.Softmax(tensor.RandNormal[T](r, 0, 2, n, k), 1)
+}
+
+func TestAnchorAssignCPU(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, c := range []struct{ n, b, d int }{{0, 3, 2}, {1, 1, 1}, {7, 15, 1}, {33, 55, 10}} {
+		x := probs[float64](r, c.n, c.d)
+		a := tensor.RandUniform[float64](r, 0, 1, c.b, c.d)
+		tau := 0.01
+		got := AnchorAssignCPU(x, a, tau)
+		diff := tensor.Sub(tensor.Reshape(x, c.n, 1, c.d), tensor.Reshape(a, 1, c.b, c.d))
+		want := tensor.Softmax(tensor.Scale(tensor.Sum(tensor.Mul(diff, diff), 2, false), -1/tau), 1)
+		closeTo(t, "AnchorAssignCPU", got.Data(), want.Data(), 1e-14)
+		if s := got.Shape(); s[0] != c.n || s[1] != c.b {
+			t.Fatalf("shape %v", s)
+		}
+	}
+}
+
+func TestBinSumsCPU(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	for _, c := range []struct{ n, g, b, d int }{{0, 1, 3, 1}, {1, 1, 1, 1}, {9, 3, 5, 1}, {40, 1, 15, 4}} {
+		w := tensor.Reshape(probs[float64](r, c.n*c.g, c.b), c.n, c.g, c.b)
+		p := tensor.RandUniform[float64](r, 0, 1, c.n, c.g, c.d)
+		n, m := BinSumsCPU(w, p)
+		closeTo(t, "n", n.Data(), tensor.Sum(w, 0, false).Data(), 1e-14)
+		wantM := tensor.Sum(tensor.Mul(tensor.Unsqueeze(w, 3), tensor.Unsqueeze(p, 2)), 0, false)
+		closeTo(t, "m", m.Data(), wantM.Data(), 1e-14)
+	}
+}
+
+// TestHardBinSumsCPU: hard sums are the soft ones of a one-hot assignment.
+func TestHardBinSumsCPU(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	const n, g, b, d = 50, 3, 7, 2
+	idx := make([]int, n*g)
+	bins := make([]float32, n*g)
+	for i := range idx {
+		idx[i] = r.IntN(b)
+		bins[i] = float32(idx[i])
+	}
+	v := tensor.RandUniform[float32](r, 0, 1, n, g, d)
+	count, sum, err := HardBinSumsCPU(tensor.FromSlice(bins, n, g), v, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantN, wantM := BinSumsCPU(tensor.Reshape(tensor.OneHot[float32](idx, b), n, g, b), v)
+	closeTo(t, "count", count.Data(), wantN.Data(), 0)
+	closeTo(t, "sum", sum.Data(), wantM.Data(), 1e-6)
+
+	bins[7] = 2.5
+	if _, _, err := HardBinSumsCPU(tensor.FromSlice(bins, n, g), v, b); err == nil {
+		t.Error("bin 2.5 accepted")
+	}
+	bins[7] = float32(b)
+	if _, _, err := HardBinSumsCPU(tensor.FromSlice(bins, n, g), v, b); err == nil {
+		t.Errorf("bin %d of %d accepted", b, b)
+	}
+}
+
+// TestAdamStepCPU: three steps equal optim.Adam's bit for bit, with and
+// without weight decay, in both precisions.
+func TestAdamStepCPU(t *testing.T) {
+	adamMatches[float32](t)
+	adamMatches[float64](t)
+}
+
+func adamMatches[T tensor.Float](t *testing.T) {
+	for _, decay := range []float64{0, 0.01} {
+		r := rand.New(rand.NewPCG(4, 4))
+		p0 := tensor.RandNormal[T](r, 0, 1, 5, 7)
+		param := autograd.Param(tensor.Clone(p0))
+		opt := optim.NewAdam([]*autograd.Var[T]{param}, 0.003, decay)
+		p, m, v := tensor.Clone(p0), tensor.Zeros[T](5, 7), tensor.Zeros[T](5, 7)
+		for step := 1; step <= 3; step++ {
+			g := tensor.RandNormal[T](r, 0, 1, 5, 7)
+			param.Grad = g
+			opt.Step()
+			AdamStepCPU(p, g, m, v, Adam{LR: opt.Rate, Beta1: opt.Beta1, Beta2: opt.Beta2, Eps: opt.Eps, Decay: decay, Step: step})
+			closeTo(t, tensor.DType[T]()+" Adam", p.Data(), param.Value.Data(), 0)
+		}
+	}
+}
+
+func TestBatchNormStatsCPU(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	x := tensor.RandNormal[float32](r, 1, 2, 3, 4, 5, 6)
+	mean, variance := BatchNormStatsCPU(x)
+	flat := tensor.Reshape(x, 3, 4, 30)
+	inv := 1 / float32(90)
+	wantMean := tensor.Scale(tensor.Sum(tensor.Sum(flat, 2, true), 0, true), inv)
+	dd := tensor.Sub(flat, wantMean)
+	wantVar := tensor.Scale(tensor.Sum(tensor.Sum(tensor.Mul(dd, dd), 2, true), 0, true), inv)
+	closeTo(t, "mean", mean.Data(), wantMean.Data(), 0)
+	closeTo(t, "var", variance.Data(), wantVar.Data(), 0)
+}

@@ -1,0 +1,111 @@
+// Helpers shared by the kernels of this package.
+//
+// Every kernel parameter is 8 bytes wide (a pointer, a long long or a double):
+// gorgonia.org/cu copies each launch argument as 8 bytes. Kernels are written
+// once as templates and instantiated for float (suffix _f32) and double
+// (suffix _f64) by BOTH.
+#pragma once
+
+typedef long long i64;
+
+// BOTH(M) expands M(suffix, type) for float and double.
+#define BOTH(M) M(f32, float) M(f64, double)
+
+// DYNAMIC_SHARED declares the block's dynamic shared memory (the launch's
+// shared bytes) as an unsigned char array; internal/emu, the CPU emulator the
+// tests run the kernels on without a GPU, gives it as a pointer instead.
+#ifdef CUDA_EMULATOR
+#define DYNAMIC_SHARED(name) unsigned char* name = emu::dynamic_shared()
+#else
+#define DYNAMIC_SHARED(name) extern __shared__ __align__(8) unsigned char name[]
+#endif
+
+// FOR_EACH is a grid-stride loop over [0, n): correct for any grid size, so
+// launches cap the grid and very large n still works.
+#define FOR_EACH(i, n)                                                    \
+  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < (i64)(n); \
+       i += (i64)blockDim.x * gridDim.x)
+
+// strided_offsets sets off[k] to the element offset of row-major position i
+// in operand k. meta is nd sizes followed by nd strides per operand (the
+// coalesced layout of the Go side); meta == nullptr means every operand is
+// dense, so the offset is i itself.
+template <int K>
+__device__ __forceinline__ void strided_offsets(i64 i, i64 nd, const i64* __restrict__ meta, i64 off[K]) {
+#pragma unroll
+  for (int k = 0; k < K; k++) off[k] = meta == nullptr ? i : 0;
+  if (meta == nullptr) return;
+  for (i64 d = nd - 1; d >= 0; d--) {
+    i64 s = meta[d];
+    i64 c = i % s;
+    i /= s;
+#pragma unroll
+    for (int k = 0; k < K; k++) off[k] += c * meta[(k + 1) * nd + d];
+  }
+}
+
+// Go's max and min builtins: NaN if either operand is NaN, and
+// max(−0, +0) = +0, min(−0, +0) = −0.
+template <typename T>
+__device__ __forceinline__ T go_max(T x, T y) {
+  if (x != x) return x;
+  if (y != y) return y;
+  if (x == y) return signbit(x) ? y : x;
+  return x > y ? x : y;
+}
+
+template <typename T>
+__device__ __forceinline__ T go_min(T x, T y) {
+  if (x != x) return x;
+  if (y != y) return y;
+  if (x == y) return signbit(x) ? x : y;
+  return x < y ? x : y;
+}
+
+__device__ __forceinline__ float t_exp(float x) { return expf(x); }
+__device__ __forceinline__ double t_exp(double x) { return exp(x); }
+__device__ __forceinline__ float t_log(float x) { return logf(x); }
+__device__ __forceinline__ double t_log(double x) { return log(x); }
+
+template <typename T>
+__device__ __forceinline__ T t_inf() { return (T)__longlong_as_double(0x7ff0000000000000LL); }
+
+// Reduction codes: tensor.ReduceOp.
+enum { R_SUM, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN };
+
+// combine folds v into acc as the CPU's sequential loop does: the sum, or the
+// extreme with NaN winning.
+template <typename T>
+__device__ __forceinline__ T combine(i64 op, T acc, T v) {
+  switch (op) {
+    case R_SUM: return acc + v;
+    case R_MAX: return (v > acc || v != v) && acc == acc ? v : acc;
+    default: return (v < acc || v != v) && acc == acc ? v : acc;
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ T identity(i64 op) {
+  return op == R_SUM ? (T)0 : op == R_MAX ? -t_inf<T>() : t_inf<T>();
+}
+
+// block_reduce combines v over the block (blockDim.x a multiple of 32, at
+// most 1024) and returns the result to every thread.
+template <typename T>
+__device__ T block_reduce(i64 op, T v) {
+  __shared__ T part[32];
+  __syncthreads();  // part may still be read by a previous call
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = combine(op, v, __shfl_down_sync(0xffffffffu, v, o));
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (lane == 0) part[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < (int)(blockDim.x >> 5) ? part[lane] : identity<T>(op);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v = combine(op, v, __shfl_down_sync(0xffffffffu, v, o));
+    if (lane == 0) part[0] = v;
+  }
+  __syncthreads();
+  return part[0];
+}

@@ -1,0 +1,137 @@
+// Kernels of the Expectation Consistency Loss: the fused soft anchor
+// assignment and the per-bin sums of one domain (soft: counts n and weighted
+// sums m; hard: counts and sums of the samples in each bin).
+#include "common.cuh"
+
+// dist2 is Σ_d (x_d − a_d)², summed in order as the CPU does.
+template <typename T>
+__device__ __forceinline__ T dist2(const T* __restrict__ x, const T* a, i64 d) {
+  T s = 0;
+  for (i64 i = 0; i < d; i++) {
+    T v = x[i] - a[i];
+    s += v * v;
+  }
+  return s;
+}
+
+// anchor_assign sets out [rows, b] to the softmax over the b anchors [b, d]
+// of scale·‖x_r − a_j‖² (scale = −1/τ) for each row x_r of x [rows, d]: one
+// thread per row, a first pass for the maximum and the sum of exponentials
+// (rescaled as the maximum grows), a second to write. With shared ≠ 0 the
+// block first copies the anchors to shared memory (b·d·sizeof(T) bytes).
+template <typename T>
+__device__ void anchor_assign(i64 rows, i64 d, i64 b, const T* __restrict__ x, const T* __restrict__ anchors, T* out,
+                              double scale, i64 shared) {
+  DYNAMIC_SHARED(smem);
+  const T* a = anchors;
+  if (shared) {
+    T* s = (T*)smem;
+    for (i64 i = threadIdx.x; i < b * d; i += blockDim.x) s[i] = anchors[i];
+    __syncthreads();
+    a = s;
+  }
+  const T k = (T)scale;
+  FOR_EACH(r, rows) {
+    const T* xr = x + r * d;
+    T m = -t_inf<T>(), s = 0;
+    for (i64 j = 0; j < b; j++) {
+      T z = k * dist2(xr, a + j * d, d);
+      if (z > m) {
+        s = s * t_exp(m - z) + 1;
+        m = z;
+      } else {
+        s += t_exp(z - m);
+      }
+    }
+    if (!(m > -t_inf<T>() && m < t_inf<T>())) m = 0;  // tensor.ShiftMax
+    T* o = out + r * b;
+    for (i64 j = 0; j < b; j++) o[j] = t_exp(k * dist2(xr, a + j * d, d) - m) / s;
+  }
+}
+
+// bin_sums_part sums one chunk of rows per block: part [chunks, S] with
+// S = G·B·(1+D) slots, first the soft counts Σ_r w[r,g,j] ([G, B]), then the
+// weighted sums Σ_r w[r,g,j]·p[r,g,d] ([G, B, D]), for w [n, G, B] and
+// p [n, G, D]. The chunk's rows are split over lanes of threads and the lanes
+// added in a fixed order, so the result does not depend on scheduling.
+// blockDim.x must be 256.
+template <typename T>
+__device__ void bin_sums_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,
+                              i64 rpc) {
+  __shared__ T lanes[256];
+  const i64 gb = g * b, S = gb * (1 + d);
+  const i64 r0 = blockIdx.x * rpc, r1 = min(n, r0 + rpc);
+  T* out = part + blockIdx.x * S;
+  auto value = [&](i64 r, i64 s) -> T {
+    if (s < gb) return w[r * gb + s];
+    i64 q = s - gb, j = q / d;
+    return w[r * gb + j] * p[(r * g + j / b) * d + q % d];
+  };
+  const int tid = threadIdx.x;
+  if (S >= blockDim.x) {
+    for (i64 s = tid; s < S; s += blockDim.x) {
+      T acc = 0;
+      for (i64 r = r0; r < r1; r++) acc += value(r, s);
+      out[s] = acc;
+    }
+    return;
+  }
+  const i64 L = blockDim.x / S;
+  if (tid < L * S) {
+    i64 s = tid % S;
+    T acc = 0;
+    for (i64 r = r0 + tid / S; r < r1; r += L) acc += value(r, s);
+    lanes[tid] = acc;
+  }
+  __syncthreads();
+  if (tid < S) {
+    T acc = 0;
+    for (i64 l = 0; l < L; l++) acc += lanes[l * S + tid];
+    out[tid] = acc;
+  }
+}
+
+// hard_bin_part counts, per chunk of rows (one per block), the entries of
+// bin [n, G] (bin indices as values of T) in each bin and sums v [n, G, D]
+// over them: part [chunks, S+1] with S = G·B·(1+D) slots laid out as in
+// bin_sums_part and a last slot counting indices that are not integers in
+// [0, B). The block accumulates in shared memory ((S+1)·sizeof(T) bytes).
+template <typename T>
+__device__ void hard_bin_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ bin, const T* __restrict__ v, T* part,
+                              i64 rpc) {
+  DYNAMIC_SHARED(smem);
+  T* h = (T*)smem;
+  const i64 gb = g * b, S = gb * (1 + d);
+  for (i64 s = threadIdx.x; s <= S; s += blockDim.x) h[s] = 0;
+  __syncthreads();
+  const i64 r0 = blockIdx.x * rpc, r1 = min(n, r0 + rpc);
+  for (i64 e = r0 * g + threadIdx.x; e < r1 * g; e += blockDim.x) {
+    T f = bin[e];
+    i64 j = (i64)f;
+    if (!(f >= 0 && f < (T)b) || (T)j != f) {
+      atomicAdd(h + S, (T)1);
+      continue;
+    }
+    i64 slot = (e % g) * b + j;
+    atomicAdd(h + slot, (T)1);
+    for (i64 k = 0; k < d; k++) atomicAdd(h + gb + slot * d + k, v[e * d + k]);
+  }
+  __syncthreads();
+  for (i64 s = threadIdx.x; s <= S; s += blockDim.x) part[blockIdx.x * (S + 1) + s] = h[s];
+}
+
+#define ECL(S, T)                                                                                               \
+  extern "C" __global__ void anchor_assign_##S(i64 rows, i64 d, i64 b, const T* __restrict__ x,                  \
+                                               const T* __restrict__ anchors, T* out, double scale, i64 shared) { \
+    anchor_assign<T>(rows, d, b, x, anchors, out, scale, shared);                                               \
+  }                                                                                                             \
+  extern "C" __global__ void __launch_bounds__(256)                                                             \
+      bin_sums_part_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,   \
+                        i64 rpc) {                                                                              \
+    bin_sums_part<T>(n, g, b, d, w, p, part, rpc);                                                              \
+  }                                                                                                             \
+  extern "C" __global__ void hard_bin_part_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ bin,            \
+                                               const T* __restrict__ v, T* part, i64 rpc) {                     \
+    hard_bin_part<T>(n, g, b, d, bin, v, part, rpc);                                                            \
+  }
+BOTH(ECL)
