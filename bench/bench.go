@@ -114,11 +114,12 @@ var Nets = map[string]func(r *rand.Rand) *nn.Classifier[float32]{
 
 // TrainStep returns one training step of the network called net on a batch
 // of n random 3×28×28 images (forward, cross-entropy, backward, Adam), in
-// float32.
-func TrainStep(net string, n int) func() {
+// float32, with the model and the batch on dev.
+func TrainStep(net string, n int, dev tensor.Device[float32]) func() {
 	r := rng()
 	m := Nets[net](r)
-	x := autograd.Const(tensor.RandUniform[float32](r, 0, 1, n, 3, 28, 28))
+	nn.ToDevice[float32](m, dev)
+	x := autograd.Const(tensor.To(tensor.RandUniform[float32](r, 0, 1, n, 3, 28, 28), dev))
 	labels := make([]int, n)
 	for i := range labels {
 		labels[i] = r.IntN(10)

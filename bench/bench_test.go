@@ -2,6 +2,8 @@ package bench
 
 import (
 	"testing"
+
+	"github.com/ecl-go/ecl/tensor"
 )
 
 func BenchmarkKernels(b *testing.B) {
@@ -23,7 +25,7 @@ func TestCasesRun(t *testing.T) {
 		c.Setup()()
 	}
 	for name := range Nets {
-		TrainStep(name, 2)()
+		TrainStep(name, 2, tensor.CPU[float32]{})()
 	}
 }
 
@@ -32,7 +34,7 @@ func TestCasesRun(t *testing.T) {
 func BenchmarkTrainStep(b *testing.B) {
 	for _, name := range []string{"lenet5", "resnet20", "densenet40"} {
 		b.Run(name, func(b *testing.B) {
-			step := TrainStep(name, 100)
+			step := TrainStep(name, 100, tensor.CPU[float32]{})
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {

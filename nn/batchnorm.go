@@ -63,5 +63,5 @@ func (b *BatchNorm2d[T]) SetTraining(t bool) { b.training = t }
 // State is γ, β and the running mean and variance (Load overwrites the
 // current running tensors in place).
 func (b *BatchNorm2d[T]) State() []Named[T] {
-	return []Named[T]{{"weight", b.Gamma.Value}, {"bias", b.Beta.Value}, {"running_mean", b.RunMean}, {"running_var", b.RunVar}}
+	return []Named[T]{{"weight", &b.Gamma.Value}, {"bias", &b.Beta.Value}, {"running_mean", &b.RunMean}, {"running_var", &b.RunVar}}
 }

@@ -80,6 +80,14 @@ func ZeroGrad[T tensor.Float](m Module[T]) {
 	}
 }
 
+// ToDevice moves every tensor of m's State (parameters and buffers) to
+// dev, so that m runs on dev's kernels; inputs must be moved by the caller.
+func ToDevice[T tensor.Float](m Module[T], dev tensor.Device[T]) {
+	for _, n := range State(m) {
+		*n.Ref = tensor.To(*n.Ref, dev)
+	}
+}
+
 // CopyState copies the State of src (parameters and buffers such as
 // BatchNorm's running statistics) into dst, which must have the same
 // architecture: the same tensor shapes in the same order.
@@ -89,12 +97,12 @@ func CopyState[T tensor.Float](dst, src Module[T]) error {
 		return fmt.Errorf("nn.CopyState: %d tensors into %d", len(s), len(d))
 	}
 	for i := range d {
-		if !slices.Equal(d[i].Value.Shape(), s[i].Value.Shape()) {
-			return fmt.Errorf("nn.CopyState: tensor %d (%s) has shape %v, source %v", i, d[i].Name, d[i].Value.Shape(), s[i].Value.Shape())
+		if !slices.Equal(d[i].Value().Shape(), s[i].Value().Shape()) {
+			return fmt.Errorf("nn.CopyState: tensor %d (%s) has shape %v, source %v", i, d[i].Name, d[i].Value().Shape(), s[i].Value().Shape())
 		}
 	}
 	for i := range d {
-		tensor.CopyInto(d[i].Value, s[i].Value)
+		tensor.CopyInto(d[i].Value(), s[i].Value())
 	}
 	return nil
 }

@@ -119,7 +119,7 @@ func TestCopyState(t *testing.T) {
 	}
 	s, d := State[float64](src), State[float64](dst)
 	for i := range s {
-		if !slices.Equal(s[i].Value.Data(), d[i].Value.Data()) {
+		if !slices.Equal(s[i].Value().Data(), d[i].Value().Data()) {
 			t.Fatalf("%s not copied", d[i].Name)
 		}
 	}

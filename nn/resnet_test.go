@@ -136,7 +136,7 @@ func checkModes(t *testing.T, m *Classifier[float32]) {
 func snapshot[T tensor.Float](st []Named[T]) [][]T {
 	out := make([][]T, len(st))
 	for i, n := range st {
-		out[i] = n.Value.Data()
+		out[i] = n.Value().Data()
 	}
 	return out
 }

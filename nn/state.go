@@ -19,9 +19,14 @@ import (
 
 // Named is one tensor of a model's state.
 type Named[T tensor.Float] struct {
-	Name  string
-	Value *tensor.Tensor[T]
+	Name string
+	// Ref is where the module keeps the tensor (a parameter's Value, a
+	// buffer's field), so that ToDevice can replace it.
+	Ref **tensor.Tensor[T]
 }
+
+// Value is the tensor.
+func (n Named[T]) Value() *tensor.Tensor[T] { return *n.Ref }
 
 // Stateful is a module that lists its state itself: buffers beside its
 // parameters (BatchNorm2d's running statistics), sub-modules outside Params
@@ -41,7 +46,7 @@ func State[T tensor.Float](m Module[T]) []Named[T] {
 	}
 	var st []Named[T]
 	for i, p := range m.Params() {
-		st = append(st, Named[T]{"param" + strconv.Itoa(i), p.Value})
+		st = append(st, Named[T]{"param" + strconv.Itoa(i), &p.Value})
 	}
 	return st
 }
@@ -92,16 +97,16 @@ func Save[T tensor.Float](path string, m Module[T]) error {
 			return err
 		}
 		for i, n := range st {
-			if len(n.Name) > maxName || n.Value.Dims() > maxDims {
+			if len(n.Name) > maxName || n.Value().Dims() > maxDims {
 				return fmt.Errorf("nn.Save: tensor %d (%.40s…) has a name over %d bytes or over %d dimensions", i, n.Name, maxName, maxDims)
 			}
 			b := le.AppendUint32(nil, uint32(len(n.Name)))
 			b = append(b, n.Name...)
-			b = le.AppendUint32(b, uint32(n.Value.Dims()))
-			for _, d := range n.Value.Shape() {
+			b = le.AppendUint32(b, uint32(n.Value().Dims()))
+			for _, d := range n.Value().Shape() {
 				b = le.AppendUint64(b, uint64(d))
 			}
-			for _, v := range n.Value.Data() {
+			for _, v := range n.Value().Data() {
 				if size == 4 {
 					b = le.AppendUint32(b, math.Float32bits(float32(v)))
 				} else {
@@ -136,7 +141,7 @@ func Load[T tensor.Float](path string, m Module[T]) error {
 		return fmt.Errorf("nn.Load %s: %w", path, err)
 	}
 	for i, n := range State(m) {
-		tensor.CopyInto(n.Value, tensor.FromSliceOn(n.Value.Device(), vals[i], n.Value.Shape()...))
+		tensor.CopyInto(n.Value(), tensor.FromSliceOn(n.Value().Device(), vals[i], n.Value().Shape()...))
 	}
 	return nil
 }
@@ -250,15 +255,15 @@ func readTensor[T tensor.Float](r *stateReader, want Named[T], size int) ([]T, e
 		return nil, err
 	}
 	shape := make([]uint64, ndim)
-	match := int(ndim) == want.Value.Dims()
+	match := int(ndim) == want.Value().Dims()
 	for d := range shape {
 		shape[d] = binary.LittleEndian.Uint64(b[8*d:])
-		match = match && shape[d] == uint64(want.Value.Dim(d))
+		match = match && shape[d] == uint64(want.Value().Dim(d))
 	}
 	if !match {
-		return nil, fmt.Errorf("file has shape %v, the model %v: a different architecture", shape, want.Value.Shape())
+		return nil, fmt.Errorf("file has shape %v, the model %v: a different architecture", shape, want.Value().Shape())
 	}
-	vals := make([]T, want.Value.Len())
+	vals := make([]T, want.Value().Len())
 	const chunk = 1 << 13
 	for at := 0; at < len(vals); at += chunk {
 		part := vals[at:min(at+chunk, len(vals))]

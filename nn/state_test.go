@@ -22,11 +22,14 @@ func (s stateList[T]) Params() []*autograd.Var[T]                  { return nil 
 func (s stateList[T]) SetTraining(bool)                            {}
 func (s stateList[T]) State() []Named[T]                           { return s }
 
+// named is t under name, held by a variable of its own.
+func named[T tensor.Float](name string, t *tensor.Tensor[T]) Named[T] { return Named[T]{name, &t} }
+
 // filled is a stateList with the names and shapes of s, every value v.
 func filled[T tensor.Float](s stateList[T], v T) stateList[T] {
 	out := make(stateList[T], len(s))
 	for i, n := range s {
-		out[i] = Named[T]{n.Name, tensor.Full(v, n.Value.Shape()...)}
+		out[i] = named(n.Name, tensor.Full(v, n.Value().Shape()...))
 	}
 	return out
 }
@@ -70,7 +73,7 @@ func TestStateRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, n := range State[float64](wide) {
-		if !slices.Equal(n.Value.Data(), tensor.Convert[float64](want[i].Value).Data()) {
+		if !slices.Equal(n.Value().Data(), tensor.Convert[float64](want[i].Value()).Data()) {
 			t.Fatalf("tensor %d (%s) differs in float64", i, n.Name)
 		}
 	}
@@ -79,15 +82,15 @@ func TestStateRoundTrip(t *testing.T) {
 func TestStateNarrowing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.ecl")
 	vals := []float64{1.0 / 3, -2e-50, 1e300}
-	if err := Save(path, stateList[float64]{{"w", tensor.FromSlice(vals, 3)}}); err != nil {
+	if err := Save(path, stateList[float64]{named("w", tensor.FromSlice(vals, 3))}); err != nil {
 		t.Fatal(err)
 	}
-	dst := stateList[float32]{{"w", tensor.Zeros[float32](3)}}
+	dst := stateList[float32]{named("w", tensor.Zeros[float32](3))}
 	if err := Load(path, dst); err != nil {
 		t.Fatal(err)
 	}
 	// Rounded to nearest: 1/3 to float32, an underflow to −0, an overflow to +Inf.
-	got := dst[0].Value.Data()
+	got := dst[0].Value().Data()
 	if got[0] != float32(vals[0]) || got[1] != 0 || !math.Signbit(float64(got[1])) || !math.IsInf(float64(got[2]), 1) {
 		t.Errorf("float64 → float32 gave %v", got)
 	}
@@ -121,8 +124,8 @@ func TestLoadWrongArchitecture(t *testing.T) {
 
 func TestLoadCorrupt(t *testing.T) {
 	src := stateList[float64]{
-		{"a", tensor.RandNormal[float64](rand.New(rand.NewPCG(4, 4)), 0, 1, 2, 3)},
-		{"b", tensor.FromSlice([]float64{1, 2, 3, 4}, 4)},
+		named("a", tensor.RandNormal[float64](rand.New(rand.NewPCG(4, 4)), 0, 1, 2, 3)),
+		named("b", tensor.FromSlice([]float64{1, 2, 3, 4}, 4)),
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.ecl")
@@ -194,14 +197,14 @@ func TestLoadCorrupt(t *testing.T) {
 func TestSaveKeepsFileOnFailure(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.ecl")
-	a := Named[float64]{"a", tensor.Ones[float64](3)}
+	a := named("a", tensor.Ones[float64](3))
 	if err := Save(path, stateList[float64]{a}); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(path)
 	// The second tensor's name is over the format's limit: the save fails
 	// after writing the first.
-	err := Save(path, stateList[float64]{a, {strings.Repeat("x", maxName+1), tensor.Ones[float64](1)}})
+	err := Save(path, stateList[float64]{a, named(strings.Repeat("x", maxName+1), tensor.Ones[float64](1))})
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "tensor 1") {
 		t.Errorf("error %v", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ecl-go/ecl/bench"
+	"github.com/ecl-go/ecl/tensor"
 )
 
 func main() {
@@ -42,7 +43,7 @@ func main() {
 		if !re.MatchString(name) {
 			continue
 		}
-		step := bench.TrainStep(net, 100)
+		step := bench.TrainStep(net, 100, tensor.CPU[float32]{})
 		res := testing.Benchmark(func(b *testing.B) {
 			for range b.N {
 				step()

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ecl-go/ecl/bench"
 	"github.com/ecl-go/ecl/kernels/cuda"
 	"github.com/ecl-go/ecl/tensor"
 )
@@ -183,4 +184,26 @@ func BenchmarkHardBinSums(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkTrainStep times a training step of LeNet-5 and ResNet-20 on the
+// device (batch 100, Adam, float32); bench's BenchmarkTrainStep is the same
+// step on the CPU.
+func BenchmarkTrainStep(b *testing.B) {
+	dev, err := cuda.New[float32]()
+	if err != nil {
+		b.Skip(err)
+	}
+	for _, net := range []string{"lenet5", "resnet20"} {
+		b.Run(net, func(b *testing.B) {
+			step := bench.TrainStep(net, 100, dev)
+			wait(b)
+			b.ResetTimer()
+			for range b.N {
+				step()
+				wait(b)
+			}
+			b.ReportMetric(100*float64(b.N)/b.Elapsed().Seconds(), "images/s")
+		})
+	}
 }
