@@ -55,12 +55,9 @@ func (c DigitsConfig) recipe() (train.Recipe, error) {
 	if r.LambdaCE == 0 {
 		r.LambdaCE = 1
 	}
-	switch c.Lambda {
-	case "adaptive":
-		r.Adaptive = true
-	case "fixed", "":
-	default:
-		return r, fmt.Errorf("unknown λ mode %q (adaptive or fixed)", c.Lambda)
+	var err error
+	if r.Adaptive, err = c.adaptive(); err != nil {
+		return r, err
 	}
 	if c.Epochs < 1 || c.Batch < 1 || !(c.LR > 0) {
 		return r, fmt.Errorf("experiment: %d epochs, batch %d, learning rate %v", c.Epochs, c.Batch, c.LR)

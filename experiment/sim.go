@@ -38,6 +38,18 @@ type Study struct {
 	Metrics metrics.Options
 }
 
+// adaptive reports whether Lambda asks for the paper's adaptive weight
+// (fixed λ_ce·CE + ECL is the default).
+func (s Study) adaptive() (bool, error) {
+	switch s.Lambda {
+	case "adaptive":
+		return true, nil
+	case "fixed", "":
+		return false, nil
+	}
+	return false, fmt.Errorf("unknown λ mode %q (adaptive or fixed)", s.Lambda)
+}
+
 // SimConfig configures the simulation study. Zero numeric fields take the
 // recipe's defaults.
 type SimConfig struct {
@@ -125,14 +137,9 @@ func (c SimConfig) recipe(k sim.Kind, p ecl.Paradigm) (train.Recipe, Setup, erro
 	overrideF(&r.Aux.LR, c.AuxLR)
 	overrideF(&r.ECL.LR, c.ECLLR)
 	overrideF(&s.LambdaCE, c.LambdaCE)
-	switch c.Lambda {
-	case "adaptive":
-		r.Adaptive = true
-	case "fixed":
-		r.Adaptive = false
-	case "":
-	default:
-		return r, s, fmt.Errorf("unknown λ mode %q (adaptive or fixed)", c.Lambda)
+	var err error
+	if r.Adaptive, err = c.adaptive(); err != nil {
+		return r, s, err
 	}
 	r.Batch, r.LambdaCE, r.Gamma, r.NonTrainable, r.Loss = s.Batch, s.LambdaCE, c.Gamma, c.NonTrainable, c.Loss
 	return r, s, nil
