@@ -47,7 +47,7 @@ func Abs[T tensor.Float](x *Var[T]) *Var[T] {
 // Relu is max(x, 0), with gradient 0 at 0.
 func Relu[T tensor.Float](x *Var[T]) *Var[T] {
 	return record(opRelu, tensor.Relu(x.Value), func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
-		return []*tensor.Tensor[T]{tensor.Mul(g, tensor.Step(x.Value))}
+		return []*tensor.Tensor[T]{tensor.ReluGrad(g, x.Value)}
 	}, x)
 }
 

@@ -1,6 +1,9 @@
 package tensor
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // CPU is the pure-Go device: the reference implementation of Device. Large
 // loops run on all cores (GOMAXPROCS goroutines).
@@ -79,13 +82,12 @@ func (CPU[T]) Unary(op UnaryOp, dst, x *Tensor[T], a, b T) {
 }
 
 // unaryContiguous is the dense inner loop, with the cheap ops of training
-// (ReLU and its mask, affine maps) spelled out to avoid a call per element.
+// (ReLU and its mask, affine maps, the square root of Adam) spelled out to
+// avoid a call per element.
 func unaryContiguous[T Float](op UnaryOp, d, x []T, a, b T, f func(T) T) {
 	switch op {
 	case OpRelu:
-		for i, v := range x {
-			d[i] = max(v, 0)
-		}
+		reluContiguous(d, x)
 	case OpStep:
 		for i, v := range x {
 			d[i] = 0
@@ -96,6 +98,10 @@ func unaryContiguous[T Float](op UnaryOp, d, x []T, a, b T, f func(T) T) {
 	case OpAffine:
 		for i, v := range x {
 			d[i] = a*v + b
+		}
+	case OpSqrt: // as unaryFunc: in float64, rounded once
+		for i, v := range x {
+			d[i] = T(math.Sqrt(float64(v)))
 		}
 	default:
 		for i, v := range x {
@@ -138,6 +144,10 @@ func binaryContiguous[T Float](op BinaryOp, d, x, y []T, f func(a, b T) T) {
 		for i := range d {
 			d[i] = x[i] * y[i]
 		}
+	case OpDiv:
+		for i := range d {
+			d[i] = x[i] / y[i]
+		}
 	default:
 		for i := range d {
 			d[i] = f(x[i], y[i])
@@ -171,6 +181,24 @@ func (c CPU[T]) Where(dst, cond, x, y *Tensor[T]) {
 		for i := 0; i < n; i++ {
 			if cs[oc+i*sc] != 0 {
 				d[od+i*sd] = xs[ox+i*sx]
+			}
+		}
+	})
+}
+
+// ReluGrad sets dst = g where x > 0, else 0, in one pass without branches
+// on the sign of x.
+func (CPU[T]) ReluGrad(dst, g, x *Tensor[T]) {
+	gs, xs := host(g), host(x)
+	forEach3(dst, g, x, func(d []T, od, og, ox, n, sd, sg, sx int) {
+		if sd == 1 && sg == 1 && sx == 1 {
+			reluGradContiguous(d[od:od+n], gs[og:og+n], xs[ox:ox+n])
+			return
+		}
+		for i := 0; i < n; i++ {
+			d[od+i*sd] = 0
+			if xs[ox+i*sx] > 0 {
+				d[od+i*sd] = gs[og+i*sg]
 			}
 		}
 	})

@@ -3,7 +3,8 @@ package tensor
 import "runtime"
 
 // CPU convolution: im2col + GEMM per image, images split over cores, column
-// buffers reused across calls (getScratch).
+// buffers reused across calls (getScratch), the weights packed for the GEMM
+// once per call.
 
 // colShape is the im2col matrix of one image: rows C·KH·KW, columns OH·OW.
 func colShape(p Conv2DParams) (rows, cols int) {
@@ -19,6 +20,10 @@ func pointwise(p Conv2DParams) bool {
 // span is the range [lo, hi) of output positions o in [0, n) whose input
 // position o·stride - pad + off lies in [0, size).
 func span(n, stride, pad, off, size int) (lo, hi int) {
+	if stride == 1 { // the usual case, without divisions
+		lo, hi = max(pad-off, 0), min(n, size+pad-off)
+		return lo, max(lo, hi)
+	}
 	if a := pad - off; a > 0 {
 		lo = (a + stride - 1) / stride
 	}
@@ -31,40 +36,65 @@ func span(n, stride, pad, off, size int) (lo, hi int) {
 // colMove moves data between image x [C,H,W] and its column matrix col
 // [C·KH·KW, OH·OW]: im2col (add = false) sets col to the receptive fields of
 // x, zero for padding; col2im (add = true) adds col back into x, its adjoint.
+// Each kernel offset (c, kh, kw) moves a block of rows [ylo, yhi) ×
+// columns [xlo, xhi) of its col row, the rest being padding.
 func colMove[T Float](col, x []T, p Conv2DParams, add bool) {
 	oh, ow, s := p.OutH(), p.OutW(), p.StrideW
+	// A stride-1 "same" width makes the block one run in both col and x:
+	// one copy, then the padding columns cleared again.
+	bulk := !add && s == 1 && p.StrideH == 1 && ow == p.W
 	for c := 0; c < p.C; c++ {
 		for kh := 0; kh < p.KH; kh++ {
 			ylo, yhi := span(oh, p.StrideH, p.PadH, kh*p.DilH, p.H)
 			for kw := 0; kw < p.KW; kw++ {
 				xlo, xhi := span(ow, s, p.PadW, kw*p.DilW, p.W)
 				row := col[((c*p.KH+kh)*p.KW+kw)*oh*ow:][:oh*ow]
+				if ylo == yhi || xlo == xhi { // all padding: nothing to move
+					if !add {
+						clear(row)
+					}
+					continue
+				}
 				if !add {
 					clear(row[:ylo*ow])
 					clear(row[yhi*ow:])
 				}
 				// out[x] ↔ in[(x-xlo)·s] for x in [xlo, xhi), in at x[at:]
 				at := (c*p.H+ylo*p.StrideH-p.PadH+kh*p.DilH)*p.W + xlo*s - p.PadW + kw*p.DilW
-				for y := ylo; y < yhi; y, at = y+1, at+p.StrideH*p.W {
-					out := row[y*ow : (y+1)*ow]
-					switch {
-					case add:
-						for j, v := range out[xlo:xhi] {
-							x[at+j*s] += v
-						}
-						continue
-					case s == 1 && xlo < xhi:
-						copy(out[xlo:xhi], x[at:])
-					default:
-						for j := range out[xlo:xhi] {
-							out[xlo+j] = x[at+j*s]
+				block := row[ylo*ow+xlo:]
+				rows, cols, ldx := yhi-ylo, xhi-xlo, p.StrideH*p.W
+				switch {
+				case add && s == 1:
+					addRows(x[at:], block, rows, cols, ldx, ow)
+					continue
+				case add:
+					for y := range rows {
+						for j, v := range block[y*ow : y*ow+cols] {
+							x[at+y*ldx+j*s] += v
 						}
 					}
-					for j := range out[:xlo] { // the padding, a few entries
-						out[j] = 0
+					continue
+				case bulk:
+					n := (rows-1)*ow + cols
+					copy(block[:n], x[at:at+n])
+				case s == 1:
+					copyRows(block, x[at:], rows, cols, ow, ldx)
+				default:
+					for y := range rows {
+						for j := range cols {
+							block[y*ow+j] = x[at+y*ldx+j*s]
+						}
 					}
-					for j := xhi; j < ow; j++ {
-						out[j] = 0
+				}
+				padded := row[ylo*ow : yhi*ow]
+				for j := range xlo { // the padding columns, a few
+					for i := j; i < len(padded); i += ow {
+						padded[i] = 0
+					}
+				}
+				for j := xhi; j < ow; j++ {
+					for i := j; i < len(padded); i += ow {
+						padded[i] = 0
 					}
 				}
 			}
@@ -111,12 +141,24 @@ func columns[T Float](col, xn []T, p Conv2DParams) []T {
 func conv2dForward[T Float](y, x, w []T, p Conv2DParams) {
 	rows, cols := colShape(p)
 	img, out := p.C*p.H*p.W, p.O*cols
+	mk, W, buf := packedWeights(operand[T]{data: w, ld: rows}, p.O, rows)
+	defer putScratch(buf)
 	perImage(p, p.N, func(lo, hi int, col []T) {
 		for n := lo; n < hi; n++ {
 			c := columns(col, x[n*img:(n+1)*img], p)
-			gemmSerial(false, false, p.O, cols, rows, 1, w, rows, c, cols, 0, y[n*out:(n+1)*out], cols)
+			gemmOperands(mk, 1, p.O, cols, rows, 1, W, operand[T]{data: c, ld: cols}, 0, y[n*out:(n+1)*out], cols)
 		}
 	})
+}
+
+// packedWeights is w, op(w) m×k, packed for gemmOperands once for all
+// images, in a scratch buffer to give back.
+func packedWeights[T Float](w operand[T], m, k int) (microKernel[T], operand[T], *[]T) {
+	mk := kernelFor[T]()
+	buf := getScratch[T](roundUp(m, mk.mr) * k)
+	packWhole(mk, w, m, k, 1, *buf)
+	w.packed = *buf
+	return mk, w, buf
 }
 
 // conv2dBackwardInput computes dx [N,C,H,W] = ∂Σ(y·dy)/∂x: per image the
@@ -124,6 +166,8 @@ func conv2dForward[T Float](y, x, w []T, p Conv2DParams) {
 func conv2dBackwardInput[T Float](dx, dy, w []T, p Conv2DParams) {
 	rows, cols := colShape(p)
 	img, out := p.C*p.H*p.W, p.O*cols
+	mk, Wt, buf := packedWeights(operand[T]{data: w, ld: rows, trans: true}, rows, p.O)
+	defer putScratch(buf)
 	perImage(p, p.N, func(lo, hi int, col []T) {
 		for n := lo; n < hi; n++ {
 			dxn := dx[n*img : (n+1)*img]
@@ -131,7 +175,7 @@ func conv2dBackwardInput[T Float](dx, dy, w []T, p Conv2DParams) {
 			if col == nil {
 				dst = dxn
 			}
-			gemmSerial(true, false, rows, cols, p.O, 1, w, rows, dy[n*out:(n+1)*out], cols, 0, dst, cols)
+			gemmOperands(mk, 1, rows, cols, p.O, 1, Wt, operand[T]{data: dy[n*out : (n+1)*out], ld: cols}, 0, dst, cols)
 			if col != nil {
 				clear(dxn)
 				col2im(dxn, col, p)

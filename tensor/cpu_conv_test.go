@@ -9,8 +9,9 @@ import (
 
 // cpuConvCases cover an empty batch, the smallest convolution, odd sizes with
 // mixed stride, padding and dilation, pointwise kernels with and without the
-// shortcut, kernel taps that only ever see padding, LeNet's second layer and
-// a batch that splits over cores in uneven chunks.
+// shortcut, kernel taps that only ever see padding, "same" widths (LeNet's
+// first layer, a dilated one) whose column rows are copied in one run,
+// LeNet's second layer and a batch that splits over cores in uneven chunks.
 var cpuConvCases = []struct {
 	name     string
 	p        Conv2DParams
@@ -23,6 +24,9 @@ var cpuConvCases = []struct {
 	{"pointwise", Conv2DParams{N: 2, C: 4, H: 6, W: 5, O: 5, KH: 1, KW: 1, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1}, false},
 	{"pointwise-stride2", Conv2DParams{N: 2, C: 4, H: 6, W: 5, O: 5, KH: 1, KW: 1, StrideH: 2, StrideW: 2, DilH: 1, DilW: 1}, false},
 	{"padding-only-taps", Conv2DParams{N: 2, C: 2, H: 2, W: 1, O: 2, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilH: 1, DilW: 1}, false},
+	{"same-5x5", Conv2DParams{N: 2, C: 3, H: 7, W: 6, O: 4, KH: 5, KW: 5, StrideH: 1, StrideW: 1, PadH: 2, PadW: 2, DilH: 1, DilW: 1}, false},
+	{"same-dilated", Conv2DParams{N: 2, C: 2, H: 5, W: 4, O: 3, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 2, DilH: 1, DilW: 2}, false},
+	{"same-width-stride-h", Conv2DParams{N: 2, C: 2, H: 7, W: 5, O: 3, KH: 3, KW: 3, StrideH: 2, StrideW: 1, PadH: 1, PadW: 1, DilH: 1, DilW: 1}, false},
 	{"lenet", Conv2DParams{N: 4, C: 6, H: 12, W: 12, O: 16, KH: 5, KW: 5, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1}, true},
 	{"parallel", Conv2DParams{N: 7, C: 8, H: 16, W: 16, O: 8, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilH: 1, DilW: 1}, true},
 }

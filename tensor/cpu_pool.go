@@ -1,7 +1,8 @@
 package tensor
 
 // CPU pooling: direct loops over each window, the N·C planes split over
-// cores; the common 2×2, stride-2 max pooling has its own loop.
+// cores; the common 2×2, stride-2 max pooling has its own loops, 8 windows
+// at a time in assembly for float32 (pool_amd64.s).
 
 // window is the in-bounds part, rows [h0, h1) and columns [w0, w1), of the
 // pooling window of output (oy, ox): padding is cut off. It is never empty,
@@ -37,44 +38,48 @@ func halving(p Pool2DParams) bool {
 	return p.KH == 2 && p.KW == 2 && p.StrideH == 2 && p.StrideW == 2 && p.PadH == 0 && p.PadW == 0
 }
 
-// max2x2 is the maximum of the window of output (oy, ox) of a halving
-// pooling of plane, and its plane offset, chosen as by windowArgmax.
-func max2x2[T Float](plane []T, w, oy, ox int) (T, int) {
-	i := 2*oy*w + 2*ox
-	r0, r1 := plane[i:i+2:i+2], plane[i+w:i+w+2:i+w+2]
-	at := first4(r0[0], r0[1], r1[0], r1[1])
-	at = i + at&1 + at>>1*w
-	return plane[at], at
-}
-
-// first4 is the position of the first maximum of a, b, c, d, or of their
-// first NaN, computed without data-dependent branches but for NaN.
-func first4[T Float](a, b, c, d T) int {
-	m := max(a, b, c, d) // NaN if any is
-	if m != m {
-		return firstNaN(a, b, c)
+// argmax2x2 sets at[ox] to the position, 0…3 in row-major order, of the
+// first maximum of window ox of a halving pooling whose two input rows are
+// r0 and r1, chosen as by windowArgmax: the first maximum of each row, then
+// the lower row's only if it is greater. The choices are flag arithmetic,
+// free of branches the data would make unpredictable; a window with a NaN
+// (or infinities of both signs, whose sum is also NaN) takes the general rule.
+func argmax2x2[T Float](at []uint8, r0, r1 []T) {
+	r0, r1 = r0[:2*len(at)], r1[:2*len(at)]
+	for ox := range at {
+		a, b := r0[2*ox:2*ox+2:2*ox+2], r1[2*ox:2*ox+2:2*ox+2]
+		if s := a[0] + a[1] + b[0] + b[1]; s != s {
+			at[ox] = nan2x2(a, b)
+			continue
+		}
+		t, u := gt(a[1], a[0]), gt(b[1], b[0])
+		lower := gt(b[u], a[t])
+		at[ox] = uint8(t + lower*(2+u-t))
 	}
-	return ne(a, m) * (1 + ne(b, m)*(1+ne(c, m)))
 }
 
-// ne is 1 if a ≠ b, else 0.
-func ne[T Float](a, b T) int {
+// chunk2x2 is the number of windows of a row whose argmax2x2 positions the
+// 2×2 pooling loops hold at a time.
+const chunk2x2 = 64
+
+// nan2x2 is argmax2x2 of one window by the general rule.
+func nan2x2[T Float](a, b []T) uint8 {
+	q, best := 0, a[0]
+	for i, v := range [3]T{a[1], b[0], b[1]} {
+		if better(v, best) {
+			q, best = i+1, v
+		}
+	}
+	return uint8(q)
+}
+
+// gt is 1 if a > b, else 0.
+func gt[T Float](a, b T) int {
 	n := 0
-	if a != b {
+	if a > b {
 		n = 1
 	}
 	return n
-}
-
-// firstNaN is the position of the first NaN among a, b, c and a fourth
-// value that is one when they are not.
-func firstNaN[T Float](a, b, c T) int {
-	for i, v := range [3]T{a, b, c} {
-		if v != v {
-			return i
-		}
-	}
-	return 3
 }
 
 // perPlane runs body over the N·C planes on all cores, passing the offsets
@@ -94,14 +99,23 @@ func maxPool2dForward[T Float](y, x []T, p Pool2DParams) {
 	oh, ow := p.OutH(), p.OutW()
 	perPlane(p, func(in, out int) {
 		plane, yp := x[in:in+p.H*p.W], y[out:out+oh*ow]
+		if halving(p) {
+			var buf [chunk2x2]uint8
+			for oy := 0; oy < oh; oy++ {
+				r0, r1 := plane[2*oy*p.W:], plane[(2*oy+1)*p.W:]
+				for x0 := max2x2Asm(yp[oy*ow:(oy+1)*ow], r0, r1); x0 < ow; x0 += len(buf) {
+					at := buf[:min(len(buf), ow-x0)]
+					argmax2x2(at, r0[2*x0:], r1[2*x0:])
+					row := yp[oy*ow+x0:][:len(at)]
+					for i, q := range at {
+						row[i] = plane[(2*oy+int(q>>1))*p.W+2*(x0+i)+int(q&1)]
+					}
+				}
+			}
+			return
+		}
 		for oy := 0; oy < oh; oy++ {
 			row := yp[oy*ow : (oy+1)*ow]
-			if halving(p) {
-				for ox := range row {
-					row[ox], _ = max2x2(plane, p.W, oy, ox)
-				}
-				continue
-			}
 			for ox := range row {
 				row[ox] = plane[windowArgmax(plane, p, oy, ox)]
 			}
@@ -115,16 +129,33 @@ func maxPool2dBackward[T Float](dx, x, dy []T, p Pool2DParams) {
 	oh, ow := p.OutH(), p.OutW()
 	perPlane(p, func(in, out int) {
 		plane, grad := x[in:in+p.H*p.W], dx[in:in+p.H*p.W]
+		if halving(p) {
+			// The windows tile the plane but for an odd last row and
+			// column, which get no gradient; each window sets its four.
+			clear(grad[2*oh*p.W:])
+			var buf [chunk2x2]uint8
+			for oy := 0; oy < oh; oy++ {
+				r0, r1 := plane[2*oy*p.W:], plane[(2*oy+1)*p.W:]
+				g0, g1 := grad[2*oy*p.W:(2*oy+1)*p.W], grad[(2*oy+1)*p.W:(2*oy+2)*p.W]
+				clear(g0[2*ow:])
+				clear(g1[2*ow:])
+				done := max2x2BackAsm(g0, g1, dy[out+oy*ow:out+(oy+1)*ow], r0, r1)
+				for x0 := done; x0 < ow; x0 += len(buf) {
+					at := buf[:min(len(buf), ow-x0)]
+					argmax2x2(at, r0[2*x0:], r1[2*x0:])
+					g := dy[out+oy*ow+x0:][:len(at)]
+					for i, q := range at {
+						k := 2 * (x0 + i)
+						g0[k], g0[k+1], g1[k], g1[k+1] = 0, 0, 0, 0
+						grad[(2*oy+int(q>>1))*p.W+k+int(q&1)] = g[i]
+					}
+				}
+			}
+			return
+		}
 		clear(grad)
 		for oy := 0; oy < oh; oy++ {
 			g := dy[out+oy*ow : out+(oy+1)*ow]
-			if halving(p) {
-				for ox, v := range g {
-					_, at := max2x2(plane, p.W, oy, ox)
-					grad[at] = v // windows do not overlap
-				}
-				continue
-			}
 			for ox, v := range g {
 				grad[windowArgmax(plane, p, oy, ox)] += v
 			}

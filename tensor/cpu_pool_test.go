@@ -7,8 +7,9 @@ import (
 )
 
 // cpuPoolCases cover the usual 2×2/2 and padded 3×3/2 windows on even and odd
-// sizes, rectangular windows with mixed strides, an empty batch, the smallest
-// pooling and a batch large enough to split over cores.
+// sizes (and a row longer than the 2×2 path's chunk), rectangular windows
+// with mixed strides, an empty batch, the smallest pooling and a batch large
+// enough to split over cores.
 var cpuPoolCases = []struct {
 	name     string
 	p        Pool2DParams
@@ -16,6 +17,7 @@ var cpuPoolCases = []struct {
 }{
 	{"2x2s2", Pool2DParams{N: 2, C: 3, H: 6, W: 8, KH: 2, KW: 2, StrideH: 2, StrideW: 2}, false},
 	{"2x2s2-odd", Pool2DParams{N: 3, C: 2, H: 7, W: 5, KH: 2, KW: 2, StrideH: 2, StrideW: 2}, false},
+	{"2x2s2-wide", Pool2DParams{N: 1, C: 2, H: 3, W: 261, KH: 2, KW: 2, StrideH: 2, StrideW: 2}, false},
 	{"3x3s2p1", Pool2DParams{N: 2, C: 3, H: 8, W: 8, KH: 3, KW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1}, false},
 	{"3x3s2p1-odd", Pool2DParams{N: 1, C: 2, H: 7, W: 9, KH: 3, KW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1}, false},
 	{"3x2s1,2p1", Pool2DParams{N: 2, C: 2, H: 5, W: 7, KH: 3, KW: 2, StrideH: 1, StrideW: 2, PadH: 1, PadW: 1}, false},

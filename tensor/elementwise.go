@@ -155,3 +155,30 @@ func Where[T Float](cond, x, y *Tensor[T]) *Tensor[T] {
 	x.Device().Where(out, Expand(cond, shape...), Expand(x, shape...), Expand(y, shape...))
 	return out
 }
+
+// reluGrader is a Device with a one-pass ReluGrad kernel: dst = g where
+// x > 0, else 0, for operands of dst's shape (any strides).
+type reluGrader[T Float] interface {
+	ReluGrad(dst, g, x *Tensor[T])
+}
+
+// ReluGrad is g where x > 0, else 0 (with broadcasting): the gradient of
+// Relu(x) given the gradient g of its result. Unlike g·Step(x), a non-finite
+// g gives 0 where x ≤ 0, as in PyTorch. Devices without a kernel for it
+// compute Where(Step(x), g, 0).
+func ReluGrad[T Float](g, x *Tensor[T]) *Tensor[T] {
+	gb, xb, shape := broadcast2("ReluGrad", g, x)
+	dev := g.Device()
+	rg, ok := dev.(reluGrader[T])
+	if !ok {
+		return reluGradComposed(g, x)
+	}
+	out := ZerosOn(dev, shape...)
+	rg.ReluGrad(out, gb, xb)
+	return out
+}
+
+// reluGradComposed is ReluGrad from the Device primitives.
+func reluGradComposed[T Float](g, x *Tensor[T]) *Tensor[T] {
+	return Where(Step(x), g, ZerosOn(g.Device()))
+}

@@ -10,11 +10,12 @@ import "runtime"
 // products are split into stripes of c, one per core.
 
 // microKernel is a register tile of mr×nr and the function adding
-// Σ_p a[p*mr+i]·b[p*ldb+j] over k ≥ 1 steps to c[i*ldc+j]: a is a packed
-// panel, b a packed panel (ldb = nr) or nr columns of a row-major matrix.
+// Σ_p a[p*mr+i]·b[p*ldb+j] over k ≥ 1 steps to c[i*ldc+j] (or, without
+// add, setting c[i*ldc+j] to it): a is a packed panel, b a packed panel
+// (ldb = nr) or nr columns of a row-major matrix.
 type microKernel[T Float] struct {
 	mr, nr int
-	fn     func(k int, a, b []T, ldb int, c []T, ldc int)
+	fn     func(k int, a, b []T, ldb int, c []T, ldc int, add bool)
 }
 
 // blocks are the cache block sizes: a kc×nr panel of b stays in L1, an mc×kc
@@ -32,11 +33,13 @@ func kernelFor[T Float]() microKernel[T] {
 }
 
 // operand is a row-major matrix: element (i, j) of op(x) is data[i*ld+j], or
-// data[j*ld+i] when trans.
+// data[j*ld+i] when trans. An a operand may also come packed whole
+// (packWhole), as when one matrix multiplies many.
 type operand[T Float] struct {
-	data  []T
-	ld    int
-	trans bool
+	data   []T
+	ld     int
+	trans  bool
+	packed []T
 }
 
 // gemmParallelMin is the number of multiply-adds from which gemm splits the
@@ -59,14 +62,23 @@ func gemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda i
 // gemmWith is gemm with the given micro-kernel on up to workers goroutines,
 // each computing a stripe of c: columns when c is wider than tall, else rows.
 func gemmWith[T Float](mk microKernel[T], workers int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	gemmOperands(mk, workers, m, n, k, alpha, operand[T]{data: a, ld: lda, trans: transA}, operand[T]{data: b, ld: ldb, trans: transB}, beta, c, ldc)
+}
+
+// gemmOperands is gemmWith on operands; where A comes packed, alpha must
+// be the one it was packed with.
+func gemmOperands[T Float](mk microKernel[T], workers int, m, n, k int, alpha T, A, B operand[T], beta T, c []T, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	A, B := operand[T]{a, lda, transA}, operand[T]{b, ldb, transB}
+	product := k > 0 && alpha != 0
+	overwrite := product && beta == 0 // the product's first k-block sets c
 	block := func(i0, i1, j0, j1 int) {
-		scaleBlock(c, ldc, i0, i1, j0, j1, beta)
-		if k > 0 && alpha != 0 {
-			gemmBlock(mk, i0, i1, j0, j1, k, alpha, A, B, c, ldc)
+		if !overwrite {
+			scaleBlock(c, ldc, i0, i1, j0, j1, beta)
+		}
+		if product {
+			gemmBlock(mk, i0, i1, j0, j1, k, alpha, A, B, !overwrite, c, ldc)
 		}
 	}
 	if workers <= 1 || m*n*k < gemmParallelMin {
@@ -110,8 +122,9 @@ func scaleBlock[T Float](c []T, ldc, i0, i1, j0, j1 int, beta T) {
 	}
 }
 
-// gemmBlock adds alpha·op(a)·op(b) to rows [i0, i1) × columns [j0, j1) of c.
-func gemmBlock[T Float](mk microKernel[T], i0, i1, j0, j1, k int, alpha T, a, b operand[T], c []T, ldc int) {
+// gemmBlock adds alpha·op(a)·op(b) to rows [i0, i1) × columns [j0, j1) of c,
+// or sets them to it without add.
+func gemmBlock[T Float](mk microKernel[T], i0, i1, j0, j1, k int, alpha T, a, b operand[T], add bool, c []T, ldc int) {
 	mr, nr := mk.mr, mk.nr
 	kc, mc, nc := mk.blocks()
 	kc, mc, nc = min(kc, k), min(mc, roundUp(i1-i0, mr)), min(nc, roundUp(j1-j0, nr))
@@ -125,7 +138,8 @@ func gemmBlock[T Float](mk microKernel[T], i0, i1, j0, j1, k int, alpha T, a, b 
 		nb := min(nc, j1-jc)
 		for pc := 0; pc < k; pc += kc {
 			kb := min(kc, k-pc)
-			full := 0 // columns read in place
+			acc := add || pc > 0 // whether this k-block adds to c
+			full := 0            // columns read in place
 			if inPlace {
 				full = nb / nr * nr
 				packB(pb, b, pc, kb, jc+full, nb-full, nr)
@@ -134,7 +148,11 @@ func gemmBlock[T Float](mk microKernel[T], i0, i1, j0, j1, k int, alpha T, a, b 
 			}
 			for ic := i0; ic < i1; ic += mc {
 				mb := min(mc, i1-ic)
-				packA(pa, a, ic, mb, pc, kb, mr, alpha)
+				if a.packed != nil {
+					pa = a.packed[len(a.packed)/k*pc+ic*kb:] // see packWhole
+				} else {
+					packA(pa, a, ic, mb, pc, kb, mr, alpha)
+				}
 				for jr := 0; jr < nb; jr += nr {
 					cols := min(nr, nb-jr)
 					var panelB []T
@@ -149,17 +167,20 @@ func gemmBlock[T Float](mk microKernel[T], i0, i1, j0, j1, k int, alpha T, a, b 
 						panelA := pa[ir*kb : (ir+mr)*kb]
 						off := (ic+ir)*ldc + jc + jr
 						if rows == mr && cols == nr {
-							mk.fn(kb, panelA, panelB, ldb, c[off:], ldc)
+							mk.fn(kb, panelA, panelB, ldb, c[off:], ldc, acc)
 							continue
 						}
-						// Edge tile: compute the whole tile aside, add its
+						// Edge tile: compute the whole tile aside, move its
 						// valid part.
-						clear(tile)
-						mk.fn(kb, panelA, panelB, ldb, tile, nr)
+						mk.fn(kb, panelA, panelB, ldb, tile, nr, false)
 						for i := range rows {
-							row := c[off+i*ldc : off+i*ldc+cols]
+							row, t := c[off+i*ldc:off+i*ldc+cols], tile[i*nr:i*nr+cols]
+							if !acc {
+								copy(row, t)
+								continue
+							}
 							for j := range row {
-								row[j] += tile[i*nr+j]
+								row[j] += t[j]
 							}
 						}
 					}
@@ -203,6 +224,19 @@ func packA[T Float](dst []T, a operand[T], i0, mb, p0, kb, mr int, alpha T) {
 	}
 }
 
+// packWhole packs alpha times op(a), m×k, into dst, of exactly
+// roundUp(m, mr)·k elements, as gemmBlock packs it block by block: the block of columns from
+// p0 (a multiple of kc) at dst[roundUp(m, mr)·p0:], in panels of mr rows, the
+// panel of row i (a multiple of mr) at i·kb of it. gemmBlock then finds the
+// panels of any of its blocks in dst.
+func packWhole[T Float](mk microKernel[T], a operand[T], m, k int, alpha T, dst []T) {
+	kc, _, _ := mk.blocks()
+	mm := roundUp(m, mk.mr)
+	for p0 := 0; p0 < k; p0 += kc {
+		packA(dst[mm*p0:], a, 0, m, p0, min(kc, k-p0), mk.mr, alpha)
+	}
+}
+
 // packB packs rows [p0, p0+kb) × columns [j0, j0+nb) of op(b) into panels
 // of nr columns, panel r at dst[r*nr*kb:], element (p, j) at p*nr+j, the
 // columns past nb zero.
@@ -233,7 +267,7 @@ func packB[T Float](dst []T, b operand[T], p0, kb, j0, nb, nr int) {
 }
 
 // goKernel is the portable micro-kernel: a 4×4 tile in local variables.
-func goKernel[T Float](k int, a, b []T, ldb int, c []T, ldc int) {
+func goKernel[T Float](k int, a, b []T, ldb int, c []T, ldc int, add bool) {
 	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 T
 	a = a[:4*k]
 	for p := 0; p < k; p++ {
@@ -250,6 +284,10 @@ func goKernel[T Float](k int, a, b []T, ldb int, c []T, ldc int) {
 	}
 	for i, acc := range [4][4]T{{c00, c01, c02, c03}, {c10, c11, c12, c13}, {c20, c21, c22, c23}, {c30, c31, c32, c33}} {
 		row := c[i*ldc : i*ldc+4]
+		if !add {
+			copy(row, acc[:])
+			continue
+		}
 		for j, v := range acc {
 			row[j] += v
 		}

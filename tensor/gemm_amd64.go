@@ -5,13 +5,13 @@ package tensor
 import "unsafe"
 
 // The AVX2+FMA micro-kernels of gemm_amd64.s: c[i*ldc+j] += Σ_p a[p*mr+i]·b[p*ldb+j]
-// over k ≥ 1 steps.
+// over k ≥ 1 steps (c set to the sums without add).
 //
 //go:noescape
-func sgemm6x16(k int, a, b *float32, ldb int, c *float32, ldc int)
+func sgemm6x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
 
 //go:noescape
-func dgemm6x8(k int, a, b *float64, ldb int, c *float64, ldc int)
+func dgemm6x8(k int, a, b *float64, ldb int, c *float64, ldc int, add bool)
 
 // The dot-product kernels: c[i*ldc+j] += Σ_p a[i*lda+p]·b[j*ldb+p] for
 // i < 3, j < 4 and p below kv ≥ 1 vectors (8 floats, 4 doubles).
@@ -52,14 +52,14 @@ func asmKernel[T Float]() (k microKernel[T], ok bool) {
 	var z T
 	switch any(z).(type) {
 	case float32:
-		return microKernel[T]{6, 16, func(n int, a, b []T, ldb int, c []T, ldc int) {
+		return microKernel[T]{6, 16, func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
 			_, _, _ = a[n*6-1], b[(n-1)*ldb+15], c[5*ldc+15] // bounds the assembly relies on
-			sgemm6x16(n, (*float32)(unsafe.Pointer(&a[0])), (*float32)(unsafe.Pointer(&b[0])), ldb, (*float32)(unsafe.Pointer(&c[0])), ldc)
+			sgemm6x16(n, (*float32)(unsafe.Pointer(&a[0])), (*float32)(unsafe.Pointer(&b[0])), ldb, (*float32)(unsafe.Pointer(&c[0])), ldc, add)
 		}}, true
 	default:
-		return microKernel[T]{6, 8, func(n int, a, b []T, ldb int, c []T, ldc int) {
+		return microKernel[T]{6, 8, func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
 			_, _, _ = a[n*6-1], b[(n-1)*ldb+7], c[5*ldc+7]
-			dgemm6x8(n, (*float64)(unsafe.Pointer(&a[0])), (*float64)(unsafe.Pointer(&b[0])), ldb, (*float64)(unsafe.Pointer(&c[0])), ldc)
+			dgemm6x8(n, (*float64)(unsafe.Pointer(&a[0])), (*float64)(unsafe.Pointer(&b[0])), ldb, (*float64)(unsafe.Pointer(&c[0])), ldc, add)
 		}}, true
 	}
 }

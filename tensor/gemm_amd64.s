@@ -39,19 +39,23 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-4
 	SROW(aoff+16, Y12, Y13); \
 	SROW(aoff+20, Y14, Y15)
 
-// Add the accumulators lo, hi to the 16 floats of c at DX, then step DX to
-// the next row.
+// Add the accumulators lo, hi to the 16 floats of c at DX (SSTORE) or
+// store them there (SSET), then step DX to the next row.
 #define SSTORE(lo, hi) \
 	VADDPS  (DX), lo, lo; \
 	VADDPS  32(DX), hi, hi; \
+	SSET(lo, hi)
+
+#define SSET(lo, hi) \
 	VMOVUPS lo, (DX); \
 	VMOVUPS hi, 32(DX); \
 	ADDQ    R8, DX
 
-// func sgemm6x16(k int, a, b *float32, ldb int, c *float32, ldc int)
+// func sgemm6x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
 //
-// c[i*ldc+j] += Σ_p a[p*6+i]·b[p*ldb+j] for i < 6, j < 16; k ≥ 1.
-TEXT ·sgemm6x16(SB), NOSPLIT, $0-48
+// c[i*ldc+j] += Σ_p a[p*6+i]·b[p*ldb+j] for i < 6, j < 16; k ≥ 1. Without
+// add, c is set to the sums instead, whatever it held.
+TEXT ·sgemm6x16(SB), NOSPLIT, $0-49
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -96,12 +100,25 @@ sloop1:
 	JNZ  sloop1
 
 sstore:
+	MOVBLZX add+48(FP), AX
+	TESTL   AX, AX
+	JZ      sset
 	SSTORE(Y4, Y5)
 	SSTORE(Y6, Y7)
 	SSTORE(Y8, Y9)
 	SSTORE(Y10, Y11)
 	SSTORE(Y12, Y13)
 	SSTORE(Y14, Y15)
+	VZEROUPPER
+	RET
+
+sset:
+	SSET(Y4, Y5)
+	SSET(Y6, Y7)
+	SSET(Y8, Y9)
+	SSET(Y10, Y11)
+	SSET(Y12, Y13)
+	SSET(Y14, Y15)
 	VZEROUPPER
 	RET
 
@@ -125,14 +142,18 @@ sstore:
 #define DSTORE(lo, hi) \
 	VADDPD  (DX), lo, lo; \
 	VADDPD  32(DX), hi, hi; \
+	DSET(lo, hi)
+
+#define DSET(lo, hi) \
 	VMOVUPD lo, (DX); \
 	VMOVUPD hi, 32(DX); \
 	ADDQ    R8, DX
 
-// func dgemm6x8(k int, a, b *float64, ldb int, c *float64, ldc int)
+// func dgemm6x8(k int, a, b *float64, ldb int, c *float64, ldc int, add bool)
 //
-// c[i*ldc+j] += Σ_p a[p*6+i]·b[p*ldb+j] for i < 6, j < 8; k ≥ 1.
-TEXT ·dgemm6x8(SB), NOSPLIT, $0-48
+// c[i*ldc+j] += Σ_p a[p*6+i]·b[p*ldb+j] for i < 6, j < 8; k ≥ 1; set
+// without add.
+TEXT ·dgemm6x8(SB), NOSPLIT, $0-49
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -177,12 +198,25 @@ dloop1:
 	JNZ  dloop1
 
 dstore:
+	MOVBLZX add+48(FP), AX
+	TESTL   AX, AX
+	JZ      dset
 	DSTORE(Y4, Y5)
 	DSTORE(Y6, Y7)
 	DSTORE(Y8, Y9)
 	DSTORE(Y10, Y11)
 	DSTORE(Y12, Y13)
 	DSTORE(Y14, Y15)
+	VZEROUPPER
+	RET
+
+dset:
+	DSET(Y4, Y5)
+	DSET(Y6, Y7)
+	DSET(Y8, Y9)
+	DSET(Y10, Y11)
+	DSET(Y12, Y13)
+	DSET(Y14, Y15)
 	VZEROUPPER
 	RET
 

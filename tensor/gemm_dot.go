@@ -54,14 +54,24 @@ func gemmNT[T Float](m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int
 	if kt == k {
 		return
 	}
-	for i := range m {
-		for j := range n {
-			var s T
-			for p, v := range a[i*lda+kt : i*lda+k] {
-				s += v * b[j*ldb+kt+p]
-			}
-			c[i*ldc+j] += s
-		}
+	// The last k−kt < lanes steps: zero-padded copies of the rows' tails
+	// make one more vector.
+	l := dk.lanes
+	tails := getScratch[T]((m + n) * l)
+	defer putScratch(tails)
+	ta, tb := (*tails)[:m*l], (*tails)[m*l:]
+	padTails(ta, a[kt:], lda, m, k-kt, l)
+	padTails(tb, b[kt:], ldb, n, k-kt, l)
+	gemmNT(m, n, l, ta, l, tb, l, c, ldc)
+}
+
+// padTails copies the first r elements of each of the rows rows of src (row
+// stride ld) into dst, with row stride l > r and zeros after them.
+func padTails[T Float](dst, src []T, ld, rows, r, l int) {
+	for i := range rows {
+		d := dst[i*l : (i+1)*l]
+		copy(d, src[i*ld:i*ld+r])
+		clear(d[r:])
 	}
 }
 

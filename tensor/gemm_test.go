@@ -21,15 +21,25 @@ func gemmImpls[T Float](t *testing.T) []gemmImpl[T] {
 			gemmWith(mk, workers, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		}
 	}
+	// packed packs op(a) whole first (packWhole), as the convolutions do.
+	packed := func(mk microKernel[T], workers int) func(ta, tb bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+		return func(ta, tb bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+			A := operand[T]{data: a, ld: lda, trans: ta, packed: make([]T, roundUp(m, mk.mr)*k)}
+			packWhole(mk, A, m, k, alpha, A.packed)
+			gemmOperands(mk, workers, m, n, k, alpha, A, operand[T]{data: b, ld: ldb, trans: tb}, beta, c, ldc)
+		}
+	}
 	goK := microKernel[T]{4, 4, goKernel[T]}
 	impls := []gemmImpl[T]{
 		{"go", with(goK, 1)},
 		{"go/3 workers", with(goK, 3)},
+		{"go/packed a/3 workers", packed(goK, 3)},
 		{"gonum", gonumGemm[T]},
 		{"gemm", gemm[T]},
 	}
 	if mk, ok := asmKernel[T](); ok {
-		impls = append(impls, gemmImpl[T]{"asm", with(mk, 1)}, gemmImpl[T]{"asm/3 workers", with(mk, 3)})
+		impls = append(impls, gemmImpl[T]{"asm", with(mk, 1)}, gemmImpl[T]{"asm/3 workers", with(mk, 3)},
+			gemmImpl[T]{"asm/packed a", packed(mk, 1)}, gemmImpl[T]{"asm/packed a/3 workers", packed(mk, 3)})
 	} else {
 		t.Log("no assembly micro-kernel on this CPU or build")
 	}
@@ -51,10 +61,11 @@ func gonumGemm[T Float](ta, tb bool, m, n, k int, alpha T, a []T, lda int, b []T
 	}
 }
 
-// TestGemm compares every implementation with a float64 triple loop over
-// shapes around the tile and block sizes (0, 1, odd, past kc = 256),
+// TestGemm compares every implementation (packing a block by block or whole
+// beforehand) with a float64 triple loop over shapes around the tile and
+// block sizes (0, 1, odd, past kc = 256 and mc = 144),
 // transposed operands, leading dimensions past the row length, and alpha,
-// beta; c starts as NaN where beta = 0, which must overwrite it.
+// beta (0 included); c starts as NaN where beta = 0, which must overwrite it.
 func TestGemm(t *testing.T) {
 	testGemm[float32](t, 1e-5)
 	testGemm[float64](t, 1e-13)
@@ -70,7 +81,7 @@ func testGemm[T Float](t *testing.T, tol float64) {
 		m, n, k := s[0], s[1], s[2]
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
 			ta, tb := tr[0], tr[1]
-			for _, ab := range [][2]T{{1, 0}, {-0.5, 1}, {2, 0.25}} {
+			for _, ab := range [][2]T{{1, 0}, {-0.5, 1}, {2, 0.25}, {0, 0}, {0, 0.5}} {
 				alpha, beta := ab[0], ab[1]
 				// Stored matrices with padded leading dimensions.
 				ar, ac := m, k
@@ -177,7 +188,7 @@ func testGemmNT[T Float](t *testing.T, tol float64) {
 		t.Log("no assembly dot-product kernel: gemmNT is gemmSerial")
 	}
 	r := newRNG(13)
-	for _, s := range [][3]int{{0, 4, 8}, {3, 0, 8}, {1, 1, 1}, {3, 4, 8}, {3, 4, 7}, {2, 3, 9}, {6, 75, 784}, {16, 150, 64}, {7, 13, 37}, {5, 9, 3}, {4, 5, 16}} {
+	for _, s := range [][3]int{{0, 4, 8}, {3, 0, 8}, {1, 1, 1}, {3, 4, 8}, {3, 4, 7}, {2, 3, 9}, {6, 75, 784}, {16, 150, 64}, {16, 150, 100}, {7, 13, 37}, {5, 9, 3}, {4, 5, 16}} {
 		m, n, k := s[0], s[1], s[2]
 		lda, ldb, ldc := k+5, k+1, n+3
 		a, b, c0 := randSlice[T](r, m*lda), randSlice[T](r, n*ldb), randSlice[T](r, m*ldc)

@@ -24,9 +24,12 @@ func parallelFor(n, cost int, body func(lo, hi int)) {
 		body(0, n)
 		return
 	}
+	// The calling goroutine takes the first chunk rather than wait idle (and
+	// waits for the others even if it panics).
 	var wg sync.WaitGroup
+	defer wg.Wait()
 	chunk := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += chunk {
+	for lo := chunk; lo < n; lo += chunk {
 		hi := min(lo+chunk, n)
 		wg.Add(1)
 		go func() {
@@ -34,7 +37,7 @@ func parallelFor(n, cost int, body func(lo, hi int)) {
 			body(lo, hi)
 		}()
 	}
-	wg.Wait()
+	body(0, min(chunk, n))
 }
 
 // scratchPools keep buffers for reuse across calls (packed GEMM blocks,

@@ -1,0 +1,54 @@
+package tensor
+
+import "unsafe"
+
+// The ReLU kernels. The sign of a ReLU's input is a coin toss to the branch
+// predictor, so they mask the bits of the value they pass instead of
+// branching: the mask is all ones where the value passes, else zero.
+
+// reluContiguous sets d[i] = max(x[i], 0): x[i] unless x[i] ≤ 0, so that NaN
+// stays NaN and −0 becomes 0.
+func reluContiguous[T Float](d, x []T) { passPositive(d, x, x, true) }
+
+// reluGradContiguous sets d[i] = g[i] where x[i] > 0 (not NaN), else 0.
+func reluGradContiguous[T Float](d, g, x []T) { passPositive(d, g, x, false) }
+
+// passPositive sets d[i] to g[i] where x[i] > 0, or x[i] is NaN and nan is
+// set, else to 0.
+func passPositive[T Float](d, g, x []T, nan bool) {
+	g, x = g[:len(d)], x[:len(d)]
+	n := maskPrefix(d, g, x, nan)
+	d, g, x = d[n:], g[n:], x[n:]
+	if unsafe.Sizeof(d[0]) == 4 {
+		maskRow(view[uint32](d), view[uint32](g), view[float32](x), nan)
+	} else {
+		maskRow(view[uint64](d), view[uint64](g), view[float64](x), nan)
+	}
+}
+
+func maskRow[U uint32 | uint64, F float32 | float64](d, g []U, x []F, nan bool) {
+	g, x = g[:len(d)], x[:len(d)]
+	if nan {
+		for i := range d {
+			d[i] = g[i] & mask[U](!(x[i] <= 0))
+		}
+		return
+	}
+	for i := range d {
+		d[i] = g[i] & mask[U](x[i] > 0)
+	}
+}
+
+// mask is all ones if b, else zero.
+func mask[U uint32 | uint64](b bool) U {
+	var m U
+	if b {
+		m = ^U(0)
+	}
+	return m
+}
+
+// view reinterprets s as a slice of E, which has T's size.
+func view[E any, T Float](s []T) []E {
+	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}

@@ -1,0 +1,49 @@
+//go:build !noasm
+
+package tensor
+
+import "unsafe"
+
+// The AVX2 kernels of pool_amd64.s.
+//
+//go:noescape
+func maxPool2x2F32(y, r0, r1 *float32, n int) int
+
+//go:noescape
+func maxPool2x2BackF32(g0, g1, dy, r0, r1 *float32, n int) int
+
+// max2x2Asm sets y[i] to the maximum of window i of the input rows r0, r1
+// of a halving pooling, as argmax2x2 picks it, for a prefix of y that it
+// returns the length of: float32 rows of 8 windows or more on CPUs with
+// AVX2, up to a NaN. A last partial group is done as the 8 windows ending
+// the row, again in part.
+func max2x2Asm[T Float](y, r0, r1 []T) int {
+	n := len(y)
+	if !asmKernels || unsafe.Sizeof(y[0]) != 4 || n < 8 {
+		return 0
+	}
+	_, _ = r0[2*n-1], r1[2*n-1] // bounds the assembly relies on
+	y32, a, b := view[float32](y), view[float32](r0), view[float32](r1)
+	done := maxPool2x2F32(&y32[0], &a[0], &b[0], n&^7)
+	if done == n&^7 && done < n && maxPool2x2F32(&y32[n-8], &a[2*n-16], &b[2*n-16], 8) == 8 {
+		done = n
+	}
+	return done
+}
+
+// max2x2BackAsm sets the gradient rows g0, g1 of r0, r1 to dy[i] at the
+// maximum of window i and 0 elsewhere in it, for a prefix of dy that it
+// returns the length of, as max2x2Asm.
+func max2x2BackAsm[T Float](g0, g1, dy, r0, r1 []T) int {
+	n := len(dy)
+	if !asmKernels || unsafe.Sizeof(dy[0]) != 4 || n < 8 {
+		return 0
+	}
+	_, _, _, _ = g0[2*n-1], g1[2*n-1], r0[2*n-1], r1[2*n-1]
+	h0, h1, d, a, b := view[float32](g0), view[float32](g1), view[float32](dy), view[float32](r0), view[float32](r1)
+	done := maxPool2x2BackF32(&h0[0], &h1[0], &d[0], &a[0], &b[0], n&^7)
+	if done == n&^7 && done < n && maxPool2x2BackF32(&h0[2*n-16], &h1[2*n-16], &d[n-8], &a[2*n-16], &b[2*n-16], 8) == 8 {
+		done = n
+	}
+	return done
+}

@@ -1,0 +1,6 @@
+//go:build !amd64 || noasm
+
+package tensor
+
+// rowsAsm reports that there are no assembly row moves.
+func rowsAsm[T Float](dst, src []T, rows, cols, ldd, lds int, add bool) bool { return false }
