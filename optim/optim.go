@@ -4,8 +4,6 @@
 package optim
 
 import (
-	"math"
-
 	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/tensor"
 )
@@ -56,47 +54,6 @@ func (o *SGD[T]) Step() {
 			}
 		}
 		tensor.CopyInto(p.Value, tensor.Sub(p.Value, tensor.Scale(g, T(o.Rate))))
-	}
-}
-
-// Adam is Kingma & Ba's optimiser with bias correction, as PyTorch's Adam:
-// g ← grad + wd·p (L2 weight decay); m ← β1·m + (1−β1)·g;
-// v ← β2·v + (1−β2)·g²; p ← p − lr·(m/(1−β1ᵗ)) / (√(v/(1−β2ᵗ)) + ε).
-type Adam[T tensor.Float] struct {
-	Params                         []*autograd.Var[T]
-	Rate, Beta1, Beta2, Eps, Decay float64
-	m, v                           []*tensor.Tensor[T]
-	t                              []int
-}
-
-// NewAdam returns Adam over params with β = (0.9, 0.999) and ε = 1e-8.
-func NewAdam[T tensor.Float](params []*autograd.Var[T], lr, weightDecay float64) *Adam[T] {
-	n := len(params)
-	return &Adam[T]{Params: params, Rate: lr, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Decay: weightDecay,
-		m: make([]*tensor.Tensor[T], n), v: make([]*tensor.Tensor[T], n), t: make([]int, n)}
-}
-
-func (o *Adam[T]) LR() float64      { return o.Rate }
-func (o *Adam[T]) SetLR(lr float64) { o.Rate = lr }
-
-func (o *Adam[T]) Step() {
-	for i, p := range o.Params {
-		if p.Grad == nil {
-			continue
-		}
-		g := decayed(p, o.Decay)
-		if o.m[i] == nil {
-			o.m[i] = tensor.ZerosOn(g.Device(), g.Shape()...)
-			o.v[i] = tensor.ZerosOn(g.Device(), g.Shape()...)
-		}
-		o.t[i]++
-		o.m[i] = tensor.Add(tensor.Scale(o.m[i], T(o.Beta1)), tensor.Scale(g, T(1-o.Beta1)))
-		o.v[i] = tensor.Add(tensor.Scale(o.v[i], T(o.Beta2)), tensor.Scale(tensor.Mul(g, g), T(1-o.Beta2)))
-		bc1 := 1 - math.Pow(o.Beta1, float64(o.t[i]))
-		bc2 := 1 - math.Pow(o.Beta2, float64(o.t[i]))
-		denom := tensor.AddScalar(tensor.Scale(tensor.Sqrt(o.v[i]), T(1/math.Sqrt(bc2))), T(o.Eps))
-		step := tensor.Scale(tensor.Div(o.m[i], denom), T(o.Rate/bc1))
-		tensor.CopyInto(p.Value, tensor.Sub(p.Value, step))
 	}
 }
 

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
+	"github.com/ecl-go/ecl/optim"
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -121,38 +121,11 @@ func hardShapes(bin, v []int, bins int) (n, g, d int) {
 	return v[0], v[1], v[2]
 }
 
-// Adam holds the hyper-parameters of one AdamStep, as optim.Adam's fields;
-// Step is the parameter's step count after this update (1 at the first).
-type Adam struct {
-	LR, Beta1, Beta2, Eps, Decay float64
-	Step                         int
-}
-
-// adamScalars are the constants of one step rounded to T as optim.Adam
-// rounds them: β1, 1−β1, β2, 1−β2, 1/√(1−β2ᵗ), ε, lr/(1−β1ᵗ), decay.
-type adamScalars[T tensor.Float] struct{ b1, c1, b2, c2, vscale, eps, step, decay T }
-
-func adamConsts[T tensor.Float](h Adam) adamScalars[T] {
-	if h.Step < 1 {
-		panic(fmt.Sprintf("cuda.AdamStep: step %d, want ≥ 1", h.Step))
-	}
-	bc1 := 1 - math.Pow(h.Beta1, float64(h.Step))
-	bc2 := 1 - math.Pow(h.Beta2, float64(h.Step))
-	return adamScalars[T]{T(h.Beta1), T(1 - h.Beta1), T(h.Beta2), T(1 - h.Beta2), T(1 / math.Sqrt(bc2)), T(h.Eps), T(h.LR / bc1), T(h.Decay)}
-}
-
 // AdamStep applies one Adam update in place to the parameter p and its
 // moments m, v (zero before the first step) from the gradient g, all of one
-// shape and contiguous: the result equals optim.Adam's step bit for bit.
-func AdamStep[T tensor.Float](p, g, m, v *tensor.Tensor[T], h Adam) error {
-	adamShapes(p, g, m, v)
+// shape and contiguous: the result equals optim.AdamHost's bit for bit.
+// optim.Adam calls it through the device (optim.FusedAdam).
+func AdamStep[T tensor.Float](p, g, m, v *tensor.Tensor[T], h optim.AdamUpdate) error {
+	optim.AdamShapes("cuda.AdamStep", p, g, m, v)
 	return adamStep(p, g, m, v, h)
-}
-
-func adamShapes[T tensor.Float](ts ...*tensor.Tensor[T]) {
-	for _, t := range ts {
-		if !t.IsContiguous() || !slices.Equal(t.Shape(), ts[0].Shape()) {
-			panic(fmt.Sprintf("cuda.AdamStep: parameter %v, gradient and moments must share one shape and be contiguous (got %v)", ts[0].Shape(), t.Shape()))
-		}
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/kernels/cuda"
+	"github.com/ecl-go/ecl/optim"
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -167,8 +168,8 @@ func hardBinSums[T tensor.Float](t *testing.T) {
 	}
 }
 
-// TestAdamStep: the fused update equals optim.Adam's (through the reference,
-// which equals it bit for bit) exactly.
+// TestAdamStep: the fused update equals optim.AdamHost's (which equals the
+// composed tensor ops bit for bit) exactly.
 func TestAdamStep(t *testing.T) { both(t, adamStep[float32], adamStep[float64]) }
 
 func adamStep[T tensor.Float](t *testing.T) {
@@ -181,8 +182,8 @@ func adamStep[T tensor.Float](t *testing.T) {
 			pg, mg, vg := tensor.To(tensor.Clone(p), dev), tensor.ZerosOn[T](dev, n), tensor.ZerosOn[T](dev, n)
 			for step := 1; step <= 3; step++ {
 				g := tensor.RandNormal[T](r, 0, 1, n)
-				h := cuda.Adam{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Decay: decay, Step: step}
-				cuda.AdamStepCPU(p, g, m, v, h)
+				h := optim.AdamUpdate{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, Decay: decay, Step: step}
+				optim.AdamHost(p, g, m, v, h)
 				if err := cuda.AdamStep(pg, tensor.To(g, dev), mg, vg, h); err != nil {
 					t.Fatal(err)
 				}

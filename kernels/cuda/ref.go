@@ -85,24 +85,6 @@ func HardBinSumsCPU[T tensor.Float](bin, v *tensor.Tensor[T], bins int) (count, 
 	return tensor.FromSlice(cs, g, bins), tensor.FromSlice(ss, g, bins, d), nil
 }
 
-// AdamStepCPU is AdamStep on CPU tensors, rounding as optim.Adam does (the
-// explicit conversions keep the compiler from fusing products into sums).
-func AdamStepCPU[T tensor.Float](p, g, m, v *tensor.Tensor[T], h Adam) {
-	adamShapes(p, g, m, v)
-	c := adamConsts[T](h)
-	ps, gs, ms, vs := tensor.HostData(p), tensor.HostData(g), tensor.HostData(m), tensor.HostData(v)
-	for i := range ps {
-		gi := gs[i]
-		if c.decay != 0 {
-			gi += T(c.decay * ps[i])
-		}
-		ms[i] = T(c.b1*ms[i]) + T(c.c1*gi)
-		vs[i] = T(c.b2*vs[i]) + T(c.c2*T(gi*gi))
-		den := T(c.vscale*T(math.Sqrt(float64(vs[i])))) + c.eps
-		ps[i] -= T(c.step * T(ms[i]/den))
-	}
-}
-
 // BatchNormStatsCPU is BatchNormStats in nn.BatchNorm2d's order: sums over
 // H·W, then over N, times 1/count.
 func BatchNormStatsCPU[T tensor.Float](x *tensor.Tensor[T]) (mean, variance *tensor.Tensor[T]) {

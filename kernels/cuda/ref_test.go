@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/ecl-go/ecl/autograd"
-	"github.com/ecl-go/ecl/optim"
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -86,30 +84,6 @@ func TestHardBinSumsCPU(t *testing.T) {
 	bins[7] = float32(b)
 	if _, _, err := HardBinSumsCPU(tensor.FromSlice(bins, n, g), v, b); err == nil {
 		t.Errorf("bin %d of %d accepted", b, b)
-	}
-}
-
-// TestAdamStepCPU: three steps equal optim.Adam's bit for bit, with and
-// without weight decay, in both precisions.
-func TestAdamStepCPU(t *testing.T) {
-	adamMatches[float32](t)
-	adamMatches[float64](t)
-}
-
-func adamMatches[T tensor.Float](t *testing.T) {
-	for _, decay := range []float64{0, 0.01} {
-		r := rand.New(rand.NewPCG(4, 4))
-		p0 := tensor.RandNormal[T](r, 0, 1, 5, 7)
-		param := autograd.Param(tensor.Clone(p0))
-		opt := optim.NewAdam([]*autograd.Var[T]{param}, 0.003, decay)
-		p, m, v := tensor.Clone(p0), tensor.Zeros[T](5, 7), tensor.Zeros[T](5, 7)
-		for step := 1; step <= 3; step++ {
-			g := tensor.RandNormal[T](r, 0, 1, 5, 7)
-			param.Grad = g
-			opt.Step()
-			AdamStepCPU(p, g, m, v, Adam{LR: opt.Rate, Beta1: opt.Beta1, Beta2: opt.Beta2, Eps: opt.Eps, Decay: decay, Step: step})
-			closeTo(t, tensor.DType[T]()+" Adam", p.Data(), param.Value.Data(), 0)
-		}
 	}
 }
 

@@ -2,7 +2,10 @@
 
 package cuda
 
-import "github.com/ecl-go/ecl/tensor"
+import (
+	"github.com/ecl-go/ecl/optim"
+	"github.com/ecl-go/ecl/tensor"
+)
 
 // The backend of a build without the cuda tag: every entry point reports
 // ErrNoCUDA.
@@ -33,4 +36,6 @@ func hardBinSums[T tensor.Float](_, _ *tensor.Tensor[T], _ int) (_, _ *tensor.Te
 	return nil, nil, ErrNoCUDA
 }
 
-func adamStep[T tensor.Float](_, _, _, _ *tensor.Tensor[T], _ Adam) error { return ErrNoCUDA }
+func adamStep[T tensor.Float](_, _, _, _ *tensor.Tensor[T], _ optim.AdamUpdate) error {
+	return ErrNoCUDA
+}
