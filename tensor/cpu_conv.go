@@ -65,7 +65,7 @@ func colMove[T Float](col, x []T, p Conv2DParams, add bool) {
 				rows, cols, ldx := yhi-ylo, xhi-xlo, p.StrideH*p.W
 				switch {
 				case add && s == 1:
-					addRows(x[at:], block, rows, cols, ldx, ow)
+					moveRows(x[at:], block, rows, cols, ldx, ow, true)
 					continue
 				case add:
 					for y := range rows {
@@ -78,7 +78,7 @@ func colMove[T Float](col, x []T, p Conv2DParams, add bool) {
 					n := (rows-1)*ow + cols
 					copy(block[:n], x[at:at+n])
 				case s == 1:
-					copyRows(block, x[at:], rows, cols, ow, ldx)
+					moveRows(block, x[at:], rows, cols, ow, ldx, false)
 				default:
 					for y := range rows {
 						for j := range cols {

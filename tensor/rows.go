@@ -1,34 +1,24 @@
 package tensor
 
-// copyRows copies rows rows of cols elements from src (row stride lds) to
-// dst (row stride ldd); addRows adds them into dst instead. Rows must not
-// overlap between dst and src.
-func copyRows[T Float](dst, src []T, rows, cols, ldd, lds int) {
+// moveRows copies (add = false) or adds rows rows of cols elements from src
+// (row stride lds) into dst (row stride ldd). Rows must not overlap between
+// dst and src.
+func moveRows[T Float](dst, src []T, rows, cols, ldd, lds int, add bool) {
 	if rows <= 0 || cols <= 0 {
 		return
 	}
 	checkRows(dst, rows, cols, ldd)
 	checkRows(src, rows, cols, lds)
-	if rowsAsm(dst, src, rows, cols, ldd, lds, false) {
+	if rowsAsm(dst, src, rows, cols, ldd, lds, add) {
 		return
 	}
 	for r := range rows {
-		copy(dst[r*ldd:r*ldd+cols], src[r*lds:r*lds+cols])
-	}
-}
-
-func addRows[T Float](dst, src []T, rows, cols, ldd, lds int) {
-	if rows <= 0 || cols <= 0 {
-		return
-	}
-	checkRows(dst, rows, cols, ldd)
-	checkRows(src, rows, cols, lds)
-	if rowsAsm(dst, src, rows, cols, ldd, lds, true) {
-		return
-	}
-	for r := range rows {
-		d := dst[r*ldd : r*ldd+cols]
-		for j, v := range src[r*lds : r*lds+cols] {
+		d, s := dst[r*ldd:r*ldd+cols], src[r*lds:r*lds+cols]
+		if !add {
+			copy(d, s)
+			continue
+		}
+		for j, v := range s {
 			d[j] += v
 		}
 	}

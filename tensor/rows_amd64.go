@@ -15,8 +15,8 @@ func addRows32(dst, src *float32, rows, cols, ldd, lds int)
 //go:noescape
 func addRows64(dst, src *float64, rows, cols, ldd, lds int)
 
-// rowsAsm runs copyRows (add = false) or addRows in assembly where the CPU
-// has AVX2, on operands checkRows has checked, and reports whether it did.
+// rowsAsm runs moveRows in assembly where the CPU has AVX2, on operands
+// checkRows has checked, and reports whether it did.
 func rowsAsm[T Float](dst, src []T, rows, cols, ldd, lds int, add bool) bool {
 	if !asmKernels {
 		return false

@@ -2,7 +2,7 @@ package tensor
 
 import "testing"
 
-// copyRows and addRows agree with the element loops for row lengths around
+// moveRows copies and adds as the element loops do for row lengths around
 // the vector widths, padded strides and both element types, leave the
 // elements between rows alone, and refuse rows past the end of a slice.
 func TestRowMoves(t *testing.T) {
@@ -29,11 +29,7 @@ func testRowMoves[T Float](t *testing.T) {
 					}
 				}
 				got := append([]T(nil), dst0...)
-				if add {
-					addRows(got, src, rows, cols, ldd, lds)
-				} else {
-					copyRows(got, src, rows, cols, ldd, lds)
-				}
+				moveRows(got, src, rows, cols, ldd, lds, add)
 				for i := range got {
 					if got[i] != want[i] {
 						t.Fatalf("%s add=%v %d rows of %d: element %d is %v, want %v", DType[T](), add, rows, cols, i, got[i], want[i])
@@ -44,8 +40,8 @@ func testRowMoves[T Float](t *testing.T) {
 	}
 	short := make([]T, 10)
 	for _, f := range []func(){
-		func() { copyRows(short, make([]T, 20), 2, 4, 7, 4) },
-		func() { addRows(make([]T, 20), short, 3, 4, 4, 4) },
+		func() { moveRows(short, make([]T, 20), 2, 4, 7, 4, false) },
+		func() { moveRows(make([]T, 20), short, 3, 4, 4, 4, true) },
 	} {
 		mustPanic(t, f, "row move out of range")
 	}
