@@ -3,6 +3,7 @@ package tensor
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -140,6 +141,42 @@ func TestParallelForCoversRange(t *testing.T) {
 				if h != 1 {
 					t.Fatalf("procs %d n %d: index %d hit %d times", procs, n, i, h)
 				}
+			}
+		}
+	}
+}
+
+// parallelFor called from many goroutines at once, and from inside its own
+// chunks, still runs every index exactly once (the caller runs whatever no
+// worker claims, so a busy pool cannot deadlock).
+func TestParallelForNestedAndConcurrent(t *testing.T) {
+	withProcs(t, 2)
+	const callers, outer, inner = 4, 8, 1 << 12
+	var wg sync.WaitGroup
+	hits := make([][]int32, callers)
+	for c := range callers {
+		hits[c] = make([]int32, outer*inner)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				parallelFor(outer, grain, func(lo, hi int) {
+					for o := lo; o < hi; o++ {
+						parallelFor(inner, grain, func(lo, hi int) {
+							for i := lo; i < hi; i++ {
+								atomic.AddInt32(&hits[c][o*inner+i], 1)
+							}
+						})
+					}
+				})
+			}
+		}()
+	}
+	wg.Wait()
+	for c := range hits {
+		for i, h := range hits[c] {
+			if h != 20 {
+				t.Fatalf("caller %d: index %d hit %d times, want 20", c, i, h)
 			}
 		}
 	}
