@@ -31,6 +31,9 @@ type arm[T tensor.Float] struct {
 	inputs *tensor.Tensor[T]
 	// record stores one method's probabilities on evalSrc and evalTgt.
 	record func(method string, src, tgt []float64) error
+	// domain is the unbalanced domain classifier, fitted once for CPCS and
+	// DRL (fitDomainModel).
+	domain *domainModel[T]
 }
 
 // probs is m's softmax output on d, of k classes.

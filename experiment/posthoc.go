@@ -158,15 +158,22 @@ type domainModel[T tensor.Float] struct {
 
 // fitDomainModel fits it on the training source against the target; with
 // rng, the smaller domain is first resampled to the size of the larger
-// (TransCal's balancing).
+// (TransCal's balancing). The unbalanced fit is made once per arm.
 func (a *arm[T]) fitDomainModel(rng *rand.Rand) (domainModel[T], error) {
+	if rng == nil && a.domain != nil {
+		return *a.domain, nil
+	}
 	fs, ft := features(a.base, a.src), features(a.base, a.tgt)
 	d := len(fs) / a.src.Len()
 	if rng != nil {
 		fs, ft = baselines.Balance(fs, ft, d, rng)
 	}
 	dom, err := baselines.FitDomain(fs, ft, d, 1e-3)
-	return domainModel[T]{dom, a.base}, err
+	m := domainModel[T]{dom, a.base}
+	if err == nil && rng == nil {
+		a.domain = &m
+	}
+	return m, err
 }
 
 // features is the base model's backbone output on d, row-major.

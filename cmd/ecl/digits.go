@@ -29,6 +29,7 @@ func runDigits(args []string) error {
 	fs.IntVar(&c.Split.MaxTest, "max-test", 2000, "target test samples kept (0: all)")
 	fs.Float64Var(&c.Split.ValFraction, "val", 0.1, "fraction of the source held out for the post-hoc methods")
 	out := fs.String("out", "out/digits", "directory for results.json, results.csv and reliability diagrams (empty: none)")
+	profiled := cpuProfile(fs)
 	quiet := fs.Bool("quiet", false, "no progress messages")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -46,7 +47,11 @@ func runDigits(args []string) error {
 			fmt.Fprintf(os.Stderr, "%8s  %s\n", time.Since(start).Round(time.Second), fmt.Sprintf(format, args...))
 		}
 	}
-	results, err := experiment.RunDigits(c)
+	var results []experiment.Result
+	err := profiled(func() (err error) {
+		results, err = experiment.RunDigits(c)
+		return err
+	})
 	if err != nil {
 		return err
 	}

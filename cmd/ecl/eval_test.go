@@ -219,7 +219,8 @@ func TestEvalErrors(t *testing.T) {
 func TestSimCommandShortRun(t *testing.T) {
 	dir := t.TempDir()
 	out, err := captureStdout(t, func() error {
-		return runSim([]string{"-runs", "1", "-shifts", "uniform", "-points", "60", "-hidden", "8", "-base-epochs", "2", "-aux-epochs", "1", "-ecl-epochs", "1", "-quiet", "-out", dir})
+		return runSim([]string{"-runs", "1", "-shifts", "uniform", "-points", "60", "-hidden", "8", "-base-epochs", "2", "-aux-epochs", "1", "-ecl-epochs", "1", "-quiet", "-out", dir,
+			"-cpuprofile", filepath.Join(dir, "cpu.pprof")})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -233,6 +234,10 @@ func TestSimCommandShortRun(t *testing.T) {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+	// -cpuprofile writes a pprof profile: gzip-compressed protobuf.
+	if b, err := os.ReadFile(filepath.Join(dir, "cpu.pprof")); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("cpu.pprof: %v, %d bytes, not gzip", err, len(b))
 	}
 	ds, _ := os.ReadDir(filepath.Join(dir, "diagrams"))
 	if len(ds) != 5*3*2 {

@@ -37,6 +37,7 @@ func runSim(args []string) error {
 	fs.Float64Var(&c.ECLLR, "ecl-lr", 0, "learning rate of the ECL stage (0: recipe default)")
 	fs.BoolVar(&c.NonTrainable, "nontrainable", false, "use the soft-binned estimator on each mini-batch instead of Algorithm 1 (ablation)")
 	out := fs.String("out", "out/sim", "directory for results.json, results.csv and reliability diagrams (empty: none)")
+	profiled := cpuProfile(fs)
 	quiet := fs.Bool("quiet", false, "no progress display")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -59,7 +60,11 @@ func runSim(args []string) error {
 			}
 		}
 	}
-	results, err := experiment.RunSim(c)
+	var results []experiment.Result
+	err = profiled(func() (err error) {
+		results, err = experiment.RunSim(c)
+		return err
+	})
 	if err != nil {
 		return err
 	}
