@@ -41,7 +41,8 @@ func parallelFor(n, cost int, body func(lo, hi int)) {
 	j.run()
 }
 
-// job is one parallelFor call: chunks claimed through next, counted in done.
+// job is one parallelFor call: chunks claimed through next, counted in
+// finished once run (or abandoned by a panic).
 type job struct {
 	body           func(lo, hi int)
 	n, chunk       int
@@ -56,16 +57,22 @@ func (j *job) run() {
 		if c >= j.chunks {
 			return
 		}
-		lo := int(c) * j.chunk
-		j.body(lo, min(lo+j.chunk, j.n))
-		j.finished.Add(1)
+		j.runChunk(int(c))
 	}
 }
 
-// wait returns once every chunk has run (the caller has run all it could
-// claim, so only chunks in the workers' hands remain).
+func (j *job) runChunk(c int) {
+	defer j.finished.Add(1)
+	lo := c * j.chunk
+	j.body(lo, min(lo+j.chunk, j.n))
+}
+
+// wait closes the job to further claims (the caller stops claiming only
+// when none is left, or when its chunk panicked) and returns once every
+// claimed chunk has finished.
 func (j *job) wait() {
-	for j.finished.Load() < j.chunks {
+	claimed := min(j.next.Swap(j.chunks), j.chunks)
+	for j.finished.Load() < claimed {
 		runtime.Gosched()
 	}
 }
