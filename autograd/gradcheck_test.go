@@ -143,6 +143,8 @@ var gradCases = []gradCase{
 	{"AvgPool2D", in(U(1, 1, 5, 5)), un(func(x V64) V64 {
 		return AvgPool2D(x, 3, 3, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1})
 	})},
+	{"BatchNorm", in(U(3, 2, 4, 3), P(2), U(2)), func(x []V64) V64 { return BatchNorm(x[0], x[1], x[2], 1e-5, nil, nil) }},
+	{"BatchNorm", in(TR(6, 3), P(3), U(3)), func(x []V64) V64 { return BatchNorm(x[0], x[1], x[2], 0.1, nil, nil) }},
 }
 
 func TestGradients(t *testing.T) {

@@ -6,9 +6,10 @@ import (
 )
 
 // BatchNorm2d normalises each channel of [N, C, H, W]: in training with the
-// batch's mean and (biased) variance, updating running estimates with
-// momentum 0.1 (the variance unbiased, as PyTorch); in evaluation with the
-// running estimates. Scale γ starts at 1 and shift β at 0.
+// batch's mean and (biased) variance (autograd.BatchNorm, fused on the
+// CPU), updating running estimates with momentum 0.1 (the variance
+// unbiased, as PyTorch); in evaluation with the running estimates. Scale γ
+// starts at 1 and shift β at 0.
 type BatchNorm2d[T tensor.Float] struct {
 	Gamma, Beta     *autograd.Var[T]
 	RunMean, RunVar *tensor.Tensor[T]
@@ -27,28 +28,21 @@ func NewBatchNorm2d[T tensor.Float](c int) *BatchNorm2d[T] {
 
 // Forward normalises x.
 func (b *BatchNorm2d[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
-	s := x.Shape()
-	c := s[1]
-	var mean, variance *autograd.Var[T]
+	c := x.Shape()[1]
 	if b.training {
-		// Mean over N, H, W of the [N, C, H·W] view.
-		flat := autograd.Reshape(x, s[0], c, s[2]*s[3])
-		count := T(s[0] * s[2] * s[3])
-		mean = autograd.Scale(autograd.Sum(autograd.Sum(flat, 2, true), 0, true), 1/count) // [1, C, 1]
-		d := autograd.Sub(flat, mean)
-		variance = autograd.Scale(autograd.Sum(autograd.Sum(autograd.Mul(d, d), 2, true), 0, true), 1/count)
-		m, v := tensor.Reshape(mean.Value, c), tensor.Reshape(variance.Value, c)
+		dev := x.Value.Device()
+		m, v := tensor.ZerosOn(dev, c), tensor.ZerosOn(dev, c)
+		y := autograd.BatchNorm(x, b.Gamma, b.Beta, b.Eps, m, v)
+		count := T(x.Value.Len() / c)
 		unbiased := tensor.Scale(v, count/max(count-1, 1))
 		b.RunMean = tensor.Add(tensor.Scale(b.RunMean, 1-b.Momentum), tensor.Scale(m, b.Momentum))
 		b.RunVar = tensor.Add(tensor.Scale(b.RunVar, 1-b.Momentum), tensor.Scale(unbiased, b.Momentum))
-		mean, variance = autograd.Reshape(mean, 1, c, 1, 1), autograd.Reshape(variance, 1, c, 1, 1)
-	} else {
-		mean = autograd.Const(tensor.Reshape(b.RunMean, 1, c, 1, 1))
-		variance = autograd.Const(tensor.Reshape(b.RunVar, 1, c, 1, 1))
+		return y
 	}
 	// y = x·scale + shift with the per-channel scale = γ/√(var+ε) and shift =
-	// β − mean·scale: two operations over the whole input (and its gradient)
-	// instead of four.
+	// β − mean·scale from the running estimates.
+	mean := autograd.Const(tensor.Reshape(b.RunMean, 1, c, 1, 1))
+	variance := autograd.Const(tensor.Reshape(b.RunVar, 1, c, 1, 1))
 	scale := autograd.Div(autograd.Reshape(b.Gamma, 1, c, 1, 1), autograd.Sqrt(autograd.AddScalar(variance, b.Eps)))
 	shift := autograd.Sub(autograd.Reshape(b.Beta, 1, c, 1, 1), autograd.Mul(mean, scale))
 	return autograd.Add(autograd.Mul(x, scale), shift)
