@@ -145,6 +145,22 @@ var gradCases = []gradCase{
 	})},
 	{"BatchNorm", in(U(3, 2, 4, 3), P(2), U(2)), func(x []V64) V64 { return BatchNorm(x[0], x[1], x[2], 1e-5, nil, nil) }},
 	{"BatchNorm", in(TR(6, 3), P(3), U(3)), func(x []V64) V64 { return BatchNorm(x[0], x[1], x[2], 0.1, nil, nil) }},
+	{"SoftAssign", in(U(4, 2, 3)), un(func(x V64) V64 { return SoftAssign(x, softBins(3, 5)) })},
+	{"SoftAssign", in(TR(3, 2, 1)), un(func(x V64) V64 { return SoftAssign(x, softBins(1, 4)) })},
+	{"BinStats", in(P(4, 2, 5), U(4, 2, 3)), bin(BinStats[float64])},
+	{"BinStats", in(TR(3, 1, 4), SL(3, 1, 1)), bin(BinStats[float64])},
+	{"SoftBinStats", in(U(5, 1, 3), U(5, 1, 3)), bin(func(x, p V64) V64 { return SoftBinStats(x, p, softBins(3, 6)) })},
+	{"SoftBinStats", in(U(4, 3, 1), TR(4, 3, 2)), bin(func(x, p V64) V64 { return SoftBinStats(x, p, softBins(1, 5)) })},
+}
+
+// softBins are b fixed anchors of dimension e in [−1, 1]^e, temperature 0.5.
+func softBins(e, b int) tensor.SoftBins {
+	r := rand.New(rand.NewPCG(uint64(e), uint64(b)))
+	a := make([]float64, e*b)
+	for i := range a {
+		a[i] = 2*r.Float64() - 1
+	}
+	return tensor.SoftBins{Anchors: a, Dim: e, Tau: 0.5}
 }
 
 func TestGradients(t *testing.T) {

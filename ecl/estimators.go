@@ -32,8 +32,14 @@ func SoftBinned[T tensor.Float](cfg Config, norm Norm, eps float64, srcProbs, tg
 	if eps <= 0 {
 		eps = SkipThreshold
 	}
-	ns, ms := binSums(assign(l, srcProbs), auxShape(l, srcAux))
-	nt, mt := binSums(assign(l, tgtProbs), auxShape(l, tgtAux))
+	ns, ms := splitStats(l, binStats(l, srcProbs, srcAux))
+	nt, mt := splitStats(l, binStats(l, tgtProbs, tgtAux))
+	return softBinned(norm, eps, ns, ms, nt, mt)
+}
+
+// softBinned is SoftBinned from each domain's soft counts n [G, B] and
+// weighted sums m [G, B, D].
+func softBinned[T tensor.Float](norm Norm, eps float64, ns, ms, nt, mt *autograd.Var[T]) *autograd.Var[T] {
 	expect := func(n, m *autograd.Var[T]) *autograd.Var[T] {
 		return autograd.Div(m, autograd.Unsqueeze(autograd.AddScalar(n, T(eps)), 2))
 	}

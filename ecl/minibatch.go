@@ -94,32 +94,40 @@ func (mb *MiniBatch) Cache() (us, ut []float64) {
 // constants.
 func MiniBatchLoss[T tensor.Float](mb *MiniBatch, srcProbs, tgtProbs, srcAux, tgtAux *autograd.Var[T]) *autograd.Var[T] {
 	l := mb.l
-	ws, wt := assign(l, srcProbs), assign(l, tgtProbs)
-	ps, pt := auxShape(l, srcAux), auxShape(l, tgtAux)
-	ns, ms := binSums(ws, ps)
-	nt, mt := binSums(wt, pt)
-	us, ut, keep := mb.proximal(toFloat64(ns.Value), toFloat64(ms.Value), toFloat64(nt.Value), toFloat64(mt.Value))
-
-	return fixedULoss(l, mb.cfg.Reduce, ws, wt, ps, pt, us, ut, keep)
+	ss, st := binStats(l, srcProbs, srcAux), binStats(l, tgtProbs, tgtAux)
+	ns, ms := hostStats(l, ss.Value)
+	nt, mt := hostStats(l, st.Value)
+	us, ut, keep := mb.proximal(ns, ms, nt, mt)
+	return fixedULoss(l, mb.cfg.Reduce, ss, st, srcProbs.Shape()[0], tgtProbs.Shape()[0], us, ut, keep)
 }
 
 // fixedULoss is the loss of step 4 with the auxiliary variables u_s, u_t
 // [G, B, D] and the mask of kept bins [G, B] held constant:
-// Σ_i Σ_{g,j} keep_gj·ω_igj·‖u_gj − p_ig‖² per domain, divided by K except
-// for top-label.
-func fixedULoss[T tensor.Float](l layout, red Reduction, ws, wt, ps, pt *autograd.Var[T], us, ut, keep []float64) *autograd.Var[T] {
-	dev := ws.Value.Device()
-	mask := constOn(dev, keep, l.g, l.b)
-	term := func(w, p *autograd.Var[T], u []float64) *autograd.Var[T] {
-		diff := autograd.Sub(autograd.Unsqueeze(p, 2), constOn(dev, u, l.g, l.b, l.d))
-		d2 := autograd.Sum(autograd.Mul(diff, diff), 3, false) // [N, G, B]
-		s := autograd.SumAll(autograd.Mul(autograd.Mul(w, d2), mask))
-		if red == Mean {
-			s = autograd.Scale(s, 1/T(max(w.Shape()[0], 1)))
+// Σ_i Σ_{g,j} keep_gj·ω_igj·‖u_gj − p_ig‖² per domain (of rows samples),
+// divided by K except for top-label. With ‖u − p‖² = ‖u‖² − 2u·p + ‖p‖² it
+// is Σ_{g,j} keep_gj·(‖u_gj‖²·n_gj − 2u_gj·m_gj + q_gj) on each domain's bin
+// statistics ss, st [G, B, D+2] (binStats).
+func fixedULoss[T tensor.Float](l layout, red Reduction, ss, st *autograd.Var[T], srcRows, tgtRows int, us, ut, keep []float64) *autograd.Var[T] {
+	term := func(s *autograd.Var[T], u []float64, rows int) *autograd.Var[T] {
+		c := make([]float64, l.g*l.b*(l.d+2)) // the coefficients of n, m and q
+		for gj, k := range keep {
+			if k == 0 {
+				continue
+			}
+			cj, uj := c[gj*(l.d+2):(gj+1)*(l.d+2)], u[gj*l.d:(gj+1)*l.d]
+			for d, v := range uj {
+				cj[0] += v * v
+				cj[1+d] = -2 * v
+			}
+			cj[l.d+1] = 1
 		}
-		return s
+		sum := autograd.SumAll(autograd.Mul(s, constOn(s.Value.Device(), c, l.g, l.b, l.d+2)))
+		if red == Mean {
+			sum = autograd.Scale(sum, 1/T(max(rows, 1)))
+		}
+		return sum
 	}
-	loss := autograd.Add(term(ws, ps, us), term(wt, pt, ut))
+	loss := autograd.Add(term(ss, us, srcRows), term(st, ut, tgtRows))
 	if l.paradigm != TopLabel {
 		loss = autograd.Scale(loss, 1/T(l.k))
 	}

@@ -85,23 +85,24 @@ func newLayout(p Paradigm, k, b int, tau float64) (layout, error) {
 	return l, nil
 }
 
-// assign returns the soft bin assignment ω [N, G, B] of the main head's
-// probabilities s [N, K]: softmax over bins of −‖s − a_j‖²/τ.
-func assign[T tensor.Float](l layout, s *autograd.Var[T]) *autograd.Var[T] {
-	n, dev := s.Shape()[0], s.Value.Device()
-	var x *autograd.Var[T] // broadcast with the anchors to [N, G, B, D]
-	a := constOn(dev, l.anchors, 1, 1, l.b, l.d)
+// softBins are the layout's anchors and temperature for the soft-binning
+// kernels.
+func (l layout) softBins() tensor.SoftBins {
+	return tensor.SoftBins{Anchors: l.anchors, Dim: len(l.anchors) / l.b, Tau: l.tau}
+}
+
+// points views the main head's probabilities s [N, K] as the points that
+// are binned, [N, G, E]: the probability vector (canonical), each class
+// probability (class-wise) or the top confidence (top-label).
+func points[T tensor.Float](l layout, s *autograd.Var[T]) *autograd.Var[T] {
+	n := s.Shape()[0]
 	switch l.paradigm {
 	case Canonical:
-		x = autograd.Reshape(s, n, 1, 1, l.k)
+		return autograd.Reshape(s, n, 1, l.k)
 	case ClassWise:
-		x = autograd.Reshape(s, n, l.k, 1, 1)
-	case TopLabel:
-		x = autograd.Reshape(autograd.Max(s, 1, false), n, 1, 1, 1)
+		return autograd.Reshape(s, n, l.k, 1)
 	}
-	diff := autograd.Sub(x, a)
-	d2 := autograd.Sum(autograd.Mul(diff, diff), 3, false) // [N, G, B]
-	return autograd.Softmax(autograd.Scale(d2, T(-1/l.tau)), 2)
+	return autograd.Reshape(autograd.Max(s, 1, false), n, 1, 1)
 }
 
 // auxShape views the auxiliary probabilities as [N, G, D]: top-label p is
@@ -118,11 +119,36 @@ func auxShape[T tensor.Float](l layout, p *autograd.Var[T]) *autograd.Var[T] {
 	return autograd.Reshape(p, n, l.g, l.d)
 }
 
-// binSums returns the soft counts n [G, B] and weighted sums m [G, B, D] of
-// p [N, G, D] under ω [N, G, B].
-func binSums[T tensor.Float](w, p *autograd.Var[T]) (n, m *autograd.Var[T]) {
-	n = autograd.Sum(w, 0, false)
-	m = autograd.Sum(autograd.Mul(autograd.Unsqueeze(w, 3), autograd.Unsqueeze(p, 2)), 0, false)
+// binStats is one domain's bin statistics [G, B, D+2] (tensor.SoftBinStats):
+// per bin the soft count n, the weighted sums m [D] of the auxiliary
+// probabilities p and q = Σ_i ω_i·‖p_i‖², from the main head's
+// probabilities s [N, K], in one pass that never holds the assignment ω
+// [N, G, B].
+func binStats[T tensor.Float](l layout, s, p *autograd.Var[T]) *autograd.Var[T] {
+	if s.Shape()[0] != p.Shape()[0] {
+		panic(fmt.Sprintf("ecl: %d main-head and %d auxiliary rows", s.Shape()[0], p.Shape()[0]))
+	}
+	return autograd.SoftBinStats(points(l, s), auxShape(l, p), l.softBins())
+}
+
+// splitStats returns the soft counts n [G, B] and weighted sums m [G, B, D]
+// of the statistics st.
+func splitStats[T tensor.Float](l layout, st *autograd.Var[T]) (n, m *autograd.Var[T]) {
+	return autograd.Reshape(autograd.Narrow(st, 2, 0, 1), l.g, l.b), autograd.Narrow(st, 2, 1, l.d)
+}
+
+// hostStats copies the soft counts n [G·B] and weighted sums m [G·B·D] of
+// the statistics st to float64.
+func hostStats[T tensor.Float](l layout, st *tensor.Tensor[T]) (n, m []float64) {
+	d := st.Data()
+	n, m = make([]float64, l.g*l.b), make([]float64, 0, l.g*l.b*l.d)
+	for gj := range n {
+		s := d[gj*(l.d+2) : (gj+1)*(l.d+2)]
+		n[gj] = float64(s[0])
+		for _, v := range s[1 : l.d+1] {
+			m = append(m, float64(v))
+		}
+	}
 	return n, m
 }
 
@@ -133,13 +159,4 @@ func constOn[T tensor.Float](dev tensor.Device[T], v []float64, shape ...int) *a
 		out[i] = T(x)
 	}
 	return autograd.Const(tensor.FromSliceOn(dev, out, shape...))
-}
-
-func toFloat64[T tensor.Float](t *tensor.Tensor[T]) []float64 {
-	d := t.Data()
-	out := make([]float64, len(d))
-	for i, x := range d {
-		out[i] = float64(x)
-	}
-	return out
 }

@@ -1,0 +1,418 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// The soft-binning kernels of the Expectation Consistency Loss. Points x
+// [N, G, E] (G groups of one E-dimensional point per sample) are softly
+// assigned to B anchors, ω [N, G, B]; the bin statistics of values p
+// [N, G, D] under ω are, per group g and bin j, packed in the last axis of
+// [G, B, D+2]: the soft count n = Σ_i ω_igj, the weighted sums
+// m = Σ_i ω_igj·p_ig (D values) and the weighted squared norm
+// q = Σ_i ω_igj·‖p_ig‖². SoftBinStats fuses the two: it never holds ω, and
+// its backward recomputes each sample's ω on the fly, so the extra memory is
+// O(G·B·D) beyond the inputs and their gradients.
+//
+// On the CPU the kernels run as fused loops over the samples on all cores;
+// the sums go through float64 partial sums over a partition of the samples
+// that depends only on N, so results do not depend on the number of cores.
+// The composed versions (tensor ops) run on devices without a body and are
+// the loops' tested reference.
+
+// SoftBins are the attributes of the soft-binning kernels: B anchors a_j of
+// dimension Dim, row-major in Anchors (B·Dim values), and the temperature
+// Tau > 0 of ω_igj = softmax_j(−‖x_ig − a_j‖²/Tau).
+type SoftBins struct {
+	Anchors []float64
+	Dim     int
+	Tau     float64
+}
+
+// The soft-binning kernels, for backends to register bodies on.
+var (
+	SoftAssignKernel           = NewKernel[SoftBins]("soft_assign")             // in x; out ω
+	SoftAssignBackwardKernel   = NewKernel[SoftBins]("soft_assign_backward")    // in dω, ω, x; out dx
+	BinStatsKernel             = NewKernel[struct{}]("bin_stats")               // in ω, p; out stats
+	BinStatsBackwardKernel     = NewKernel[struct{}]("bin_stats_backward")      // in dstats, ω, p; out dω, dp
+	SoftBinStatsKernel         = NewKernel[SoftBins]("soft_bin_stats")          // in x, p; out stats
+	SoftBinStatsBackwardKernel = NewKernel[SoftBins]("soft_bin_stats_backward") // in dstats, x, p; out dx, dp
+)
+
+func init() {
+	registerCPU(SoftAssignKernel, softAssignCPU[float32], softAssignCPU[float64])
+	registerCPU(SoftAssignBackwardKernel, softAssignBackwardCPU[float32], softAssignBackwardCPU[float64])
+	registerCPU(BinStatsKernel, binStatsCPU[float32], binStatsCPU[float64])
+	registerCPU(BinStatsBackwardKernel, binStatsBackwardCPU[float32], binStatsBackwardCPU[float64])
+	registerCPU(SoftBinStatsKernel, softBinStatsCPU[float32], softBinStatsCPU[float64])
+	registerCPU(SoftBinStatsBackwardKernel, softBinStatsBackwardCPU[float32], softBinStatsBackwardCPU[float64])
+}
+
+// SoftAssign is the soft assignment ω [N, G, B] of the points x [N, G, E]:
+// squared distances summed in order, scaled by −1/τ, softmax shifted by the
+// row maximum.
+func SoftAssign[T Float](x *Tensor[T], sb SoftBins) *Tensor[T] {
+	n, g, _, b := softShape("SoftAssign", x, sb)
+	if body, ok := Lookup(SoftAssignKernel, x.Device()); ok {
+		w := ZerosOn(x.Device(), n, g, b)
+		body([]*Tensor[T]{w}, []*Tensor[T]{Contiguous(x)}, sb)
+		return w
+	}
+	return softAssignComposed(x, sb)
+}
+
+// SoftAssignBackward is the gradient of SoftAssign with respect to x, for
+// the output gradient dw and the assignment w it returned.
+func SoftAssignBackward[T Float](dw, w, x *Tensor[T], sb SoftBins) *Tensor[T] {
+	n, g, _, b := softShape("SoftAssignBackward", x, sb)
+	sameShape("SoftAssignBackward", []int{n, g, b}, dw, w)
+	if body, ok := Lookup(SoftAssignBackwardKernel, x.Device()); ok {
+		dx := ZerosOn(x.Device(), x.Shape()...)
+		body([]*Tensor[T]{dx}, []*Tensor[T]{Contiguous(dw), Contiguous(w), Contiguous(x)}, sb)
+		return dx
+	}
+	return softAssignBackwardComposed(dw, w, x, sb)
+}
+
+// BinStats is the statistics [G, B, D+2] (soft count, weighted sums,
+// weighted squared norm) of p [N, G, D] under the assignment w [N, G, B].
+func BinStats[T Float](w, p *Tensor[T]) *Tensor[T] {
+	_, g, b, d := statsShape("BinStats", w.Shape()[2], w, p)
+	if body, ok := Lookup(BinStatsKernel, w.Device()); ok {
+		s := ZerosOn(w.Device(), g, b, d+2)
+		body([]*Tensor[T]{s}, []*Tensor[T]{Contiguous(w), Contiguous(p)}, struct{}{})
+		return s
+	}
+	return binStatsComposed(w, p)
+}
+
+// BinStatsBackward is the gradient of BinStats with respect to w and p, for
+// the gradient ds [G, B, D+2] of the statistics.
+func BinStatsBackward[T Float](ds, w, p *Tensor[T]) (dw, dp *Tensor[T]) {
+	_, g, b, d := statsShape("BinStatsBackward", w.Shape()[2], w, p)
+	sameShape("BinStatsBackward", []int{g, b, d + 2}, ds)
+	if body, ok := Lookup(BinStatsBackwardKernel, w.Device()); ok {
+		dw, dp = ZerosOn(w.Device(), w.Shape()...), ZerosOn(w.Device(), p.Shape()...)
+		body([]*Tensor[T]{dw, dp}, []*Tensor[T]{Contiguous(ds), Contiguous(w), Contiguous(p)}, struct{}{})
+		return dw, dp
+	}
+	return binStatsBackwardComposed(ds, w, p)
+}
+
+// SoftBinStats is BinStats(SoftAssign(x, sb), p) [G, B, D+2] without
+// holding the assignment.
+func SoftBinStats[T Float](x, p *Tensor[T], sb SoftBins) *Tensor[T] {
+	_, g, _, b := softShape("SoftBinStats", x, sb)
+	_, _, _, d := statsShape("SoftBinStats", b, x, p)
+	if body, ok := Lookup(SoftBinStatsKernel, x.Device()); ok {
+		s := ZerosOn(x.Device(), g, b, d+2)
+		body([]*Tensor[T]{s}, []*Tensor[T]{Contiguous(x), Contiguous(p)}, sb)
+		return s
+	}
+	return BinStats(SoftAssign(x, sb), p)
+}
+
+// SoftBinStatsBackward is the gradient of SoftBinStats with respect to x and
+// p, for the gradient ds [G, B, D+2] of the statistics.
+func SoftBinStatsBackward[T Float](ds, x, p *Tensor[T], sb SoftBins) (dx, dp *Tensor[T]) {
+	_, g, _, b := softShape("SoftBinStatsBackward", x, sb)
+	_, _, _, d := statsShape("SoftBinStatsBackward", b, x, p)
+	sameShape("SoftBinStatsBackward", []int{g, b, d + 2}, ds)
+	if body, ok := Lookup(SoftBinStatsBackwardKernel, x.Device()); ok {
+		dx, dp = ZerosOn(x.Device(), x.Shape()...), ZerosOn(x.Device(), p.Shape()...)
+		body([]*Tensor[T]{dx, dp}, []*Tensor[T]{Contiguous(ds), Contiguous(x), Contiguous(p)}, sb)
+		return dx, dp
+	}
+	w := SoftAssign(x, sb)
+	dw, dp := BinStatsBackward(ds, w, p)
+	return SoftAssignBackward(dw, w, x, sb), dp
+}
+
+// softShape checks x [N, G, E] against sb and returns N, G, E and B.
+func softShape[T Float](op string, x *Tensor[T], sb SoftBins) (n, g, e, b int) {
+	sh := x.Shape()
+	if sb.Dim < 1 || len(sb.Anchors) == 0 || len(sb.Anchors)%sb.Dim != 0 {
+		panic(fmt.Sprintf("tensor.%s: %d anchor values of dimension %d", op, len(sb.Anchors), sb.Dim))
+	}
+	if len(sh) != 3 || sh[2] != sb.Dim {
+		panic(fmt.Sprintf("tensor.%s: points %v, want [N, G, %d]", op, sh, sb.Dim))
+	}
+	if !(sb.Tau > 0) || math.IsInf(sb.Tau, 0) {
+		panic(fmt.Sprintf("tensor.%s: temperature %v must be positive and finite", op, sb.Tau))
+	}
+	return sh[0], sh[1], sh[2], len(sb.Anchors) / sb.Dim
+}
+
+// statsShape checks a [N, G, ·] tensor (the assignment or the points)
+// against p [N, G, D], with b bins, and returns N, G, B and D.
+func statsShape[T Float](op string, b int, w, p *Tensor[T]) (n, g, bins, d int) {
+	ws, ps := w.Shape(), p.Shape()
+	if len(ws) != 3 || len(ps) != 3 || ws[0] != ps[0] || ws[1] != ps[1] || w.Device() != p.Device() {
+		panic(fmt.Sprintf("tensor.%s: %v and values %v (on %s and %s), want [N, G, ·] and [N, G, D] on one device", op, ws, ps, w.Device(), p.Device()))
+	}
+	return ps[0], ps[1], b, ps[2]
+}
+
+func sameShape[T Float](op string, want []int, ts ...*Tensor[T]) {
+	for _, t := range ts {
+		if !slices.Equal(t.Shape(), want) {
+			panic(fmt.Sprintf("tensor.%s: gradient or assignment of shape %v, want %v", op, t.Shape(), want))
+		}
+	}
+}
+
+// anchorsAs is sb's anchors and −1/τ in T.
+func anchorsAs[T Float](sb SoftBins) (a []T, k T) {
+	a = make([]T, len(sb.Anchors))
+	for i, v := range sb.Anchors {
+		a[i] = T(v)
+	}
+	return a, T(-1 / sb.Tau)
+}
+
+// softRow sets w[j] = softmax_j(k·‖x − a_j‖²) for one point x, in the
+// composed version's order of operations.
+func softRow[T Float](w, x, a []T, k T) {
+	e := len(x)
+	m := T(math.Inf(-1))
+	for j := range w {
+		aj := a[j*e : j*e+e]
+		var s T
+		for i, v := range x {
+			d := v - aj[i]
+			s += T(d * d)
+		}
+		z := s * k
+		w[j] = z
+		if z > m || z != z {
+			m = z
+		}
+	}
+	if math.IsInf(float64(m), 0) || m != m {
+		m = 0
+	}
+	var sum T
+	for j, z := range w {
+		v := T(math.Exp(float64(z - m)))
+		w[j] = v
+		sum += v
+	}
+	for j := range w {
+		w[j] /= sum
+	}
+}
+
+// softRowBackward adds to dx the gradient of one point's assignment w for
+// the output gradient dw: dz_j = w_j·(dw_j − Σ_r w_r·dw_r) and
+// dx = Σ_j dz_j·2k·(x − a_j).
+func softRowBackward[T Float](dx, dw, w, x, a []T, k T) {
+	e := len(x)
+	var dot T
+	for j, v := range w {
+		dot += v * dw[j]
+	}
+	for j, v := range w {
+		dz := 2 * k * v * (dw[j] - dot)
+		aj := a[j*e : j*e+e]
+		for i, xv := range x {
+			dx[i] += dz * (xv - aj[i])
+		}
+	}
+}
+
+// addStats adds one sample's statistics to acc [B, D+2] for its
+// assignment w [B] and value p [D].
+func addStats[T Float](acc []float64, w, p []T) {
+	d := len(p)
+	var pp T
+	for _, v := range p {
+		pp += T(v * v)
+	}
+	for j, wv := range w {
+		s := acc[j*(d+2) : (j+1)*(d+2)]
+		s[0] += float64(wv)
+		for c, v := range p {
+			s[1+c] += float64(T(wv * v))
+		}
+		s[d+1] += float64(T(wv * pp))
+	}
+}
+
+// statsRowBackward sets, for one sample, dw [B] and dp [D] from the gradient
+// ds [B, D+2] of the statistics: dw_j = dn_j + dm_j·p + dq_j·‖p‖² and
+// dp = Σ_j w_j·(dm_j + 2·dq_j·p).
+func statsRowBackward[T Float](dw, dp, w, p, ds []T) {
+	d := len(p)
+	var pp T
+	for _, v := range p {
+		pp += v * v
+	}
+	for j, wv := range w {
+		s := ds[j*(d+2) : (j+1)*(d+2)]
+		v := s[0] + s[d+1]*pp
+		for c, pv := range p {
+			v += s[1+c] * pv
+			dp[c] += wv * (s[1+c] + 2*s[d+1]*pv)
+		}
+		dw[j] = v
+	}
+}
+
+// The partition of the samples for the sums: blocks of at least
+// statsBlockRows samples, at most statsBlocks of them.
+const (
+	statsBlockRows = 1024
+	statsBlocks    = 64
+)
+
+// blockSums runs body over a partition of the n samples that depends only
+// on n, each block adding into its own zeroed float64 partial sums of
+// len(out) values, and writes their sum, taken in block order, to out.
+func blockSums[T Float](n, cost int, out []T, body func(acc []float64, lo, hi int)) {
+	blocks := min(max(n/statsBlockRows, 1), statsBlocks)
+	rows := (n + blocks - 1) / blocks
+	slots := len(out)
+	part := make([]float64, blocks*slots)
+	parallelFor(blocks, rows*cost, func(lo, hi int) {
+		for bk := lo; bk < hi; bk++ {
+			body(part[bk*slots:(bk+1)*slots], bk*rows, min((bk+1)*rows, n))
+		}
+	})
+	for s := range out {
+		t := 0.0
+		for bk := range blocks {
+			t += part[bk*slots+s]
+		}
+		out[s] = T(t)
+	}
+}
+
+// The CPU bodies.
+
+func softAssignCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
+	xs, ws := HostData(in[0]), HostData(out[0])
+	e := sb.Dim
+	a, k := anchorsAs[T](sb)
+	b := len(a) / e
+	rows := len(xs) / e
+	parallelFor(rows, b*(3*e+8), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			softRow(ws[r*b:(r+1)*b], xs[r*e:(r+1)*e], a, k)
+		}
+	})
+}
+
+func softAssignBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
+	dxs, dws, ws, xs := HostData(out[0]), HostData(in[0]), HostData(in[1]), HostData(in[2])
+	e := sb.Dim
+	a, k := anchorsAs[T](sb)
+	b := len(a) / e
+	parallelFor(len(xs)/e, b*(3*e+4), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			softRowBackward(dxs[r*e:(r+1)*e], dws[r*b:(r+1)*b], ws[r*b:(r+1)*b], xs[r*e:(r+1)*e], a, k)
+		}
+	})
+}
+
+func binStatsCPU[T Float](out, in []*Tensor[T], _ struct{}) {
+	w, p := in[0], in[1]
+	n, g, b, d := w.Shape()[0], w.Shape()[1], w.Shape()[2], p.Shape()[2]
+	ws, ps := HostData(w), HostData(p)
+	blockSums(n, g*b*(d+3), HostData(out[0]), func(acc []float64, lo, hi int) {
+		for r := lo * g; r < hi*g; r++ {
+			gg := r % g
+			addStats(acc[gg*b*(d+2):(gg+1)*b*(d+2)], ws[r*b:(r+1)*b], ps[r*d:(r+1)*d])
+		}
+	})
+}
+
+func binStatsBackwardCPU[T Float](out, in []*Tensor[T], _ struct{}) {
+	dws, dps := HostData(out[0]), HostData(out[1])
+	ds, w, p := HostData(in[0]), in[1], in[2]
+	g, b, d := w.Shape()[1], w.Shape()[2], p.Shape()[2]
+	ws, ps := HostData(w), HostData(p)
+	parallelFor(w.Shape()[0]*g, b*(2*d+4), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			gg := r % g
+			statsRowBackward(dws[r*b:(r+1)*b], dps[r*d:(r+1)*d], ws[r*b:(r+1)*b], ps[r*d:(r+1)*d], ds[gg*b*(d+2):(gg+1)*b*(d+2)])
+		}
+	})
+}
+
+func softBinStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
+	x, p := in[0], in[1]
+	n, g, d := x.Shape()[0], x.Shape()[1], p.Shape()[2]
+	e := sb.Dim
+	a, k := anchorsAs[T](sb)
+	b := len(a) / e
+	xs, ps := HostData(x), HostData(p)
+	blockSums(n, g*b*(3*e+d+10), HostData(out[0]), func(acc []float64, lo, hi int) {
+		w := make([]T, b)
+		for r := lo * g; r < hi*g; r++ {
+			gg := r % g
+			softRow(w, xs[r*e:(r+1)*e], a, k)
+			addStats(acc[gg*b*(d+2):(gg+1)*b*(d+2)], w, ps[r*d:(r+1)*d])
+		}
+	})
+}
+
+func softBinStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
+	dxs, dps := HostData(out[0]), HostData(out[1])
+	ds, x, p := HostData(in[0]), in[1], in[2]
+	g, d := x.Shape()[1], p.Shape()[2]
+	e := sb.Dim
+	a, k := anchorsAs[T](sb)
+	b := len(a) / e
+	xs, ps := HostData(x), HostData(p)
+	parallelFor(x.Shape()[0]*g, b*(6*e+2*d+12), func(lo, hi int) {
+		w, dw := make([]T, b), make([]T, b)
+		for r := lo; r < hi; r++ {
+			gg := r % g
+			xr := xs[r*e : (r+1)*e]
+			softRow(w, xr, a, k)
+			statsRowBackward(dw, dps[r*d:(r+1)*d], w, ps[r*d:(r+1)*d], ds[gg*b*(d+2):(gg+1)*b*(d+2)])
+			softRowBackward(dxs[r*e:(r+1)*e], dw, w, xr, a, k)
+		}
+	})
+}
+
+// The composed versions.
+
+func anchorsOn[T Float](dev Device[T], sb SoftBins) *Tensor[T] {
+	a, _ := anchorsAs[T](sb)
+	return FromSliceOn(dev, a, 1, 1, len(a)/sb.Dim, sb.Dim)
+}
+
+// distances is x − a_j [N, G, B, E].
+func distances[T Float](x *Tensor[T], sb SoftBins) *Tensor[T] {
+	sh := x.Shape()
+	return Sub(Reshape(x, sh[0], sh[1], 1, sh[2]), anchorsOn(x.Device(), sb))
+}
+
+func softAssignComposed[T Float](x *Tensor[T], sb SoftBins) *Tensor[T] {
+	diff := distances(x, sb)
+	return Softmax(Scale(Sum(Mul(diff, diff), 3, false), T(-1/sb.Tau)), 2)
+}
+
+func softAssignBackwardComposed[T Float](dw, w, x *Tensor[T], sb SoftBins) *Tensor[T] {
+	dz := Mul(w, Sub(dw, Sum(Mul(w, dw), 2, true)))
+	return Scale(Sum(Mul(Unsqueeze(dz, 3), distances(x, sb)), 2, false), T(-2/sb.Tau))
+}
+
+func binStatsComposed[T Float](w, p *Tensor[T]) *Tensor[T] {
+	n := Sum(w, 0, false)
+	m := Sum(Mul(Unsqueeze(w, 3), Unsqueeze(p, 2)), 0, false)
+	q := Sum(Mul(w, Sum(Mul(p, p), 2, true)), 0, false)
+	return Concat(2, Unsqueeze(n, 2), m, Unsqueeze(q, 2))
+}
+
+func binStatsBackwardComposed[T Float](ds, w, p *Tensor[T]) (dw, dp *Tensor[T]) {
+	g, b, d := ds.Shape()[0], ds.Shape()[1], p.Shape()[2]
+	dn, dm, dq := Reshape(Narrow(ds, 2, 0, 1), g, b), Narrow(ds, 2, 1, d), Reshape(Narrow(ds, 2, d+1, 1), g, b)
+	pp := Sum(Mul(p, p), 2, true) // [N, G, 1]
+	dw = Add(Add(dn, Sum(Mul(Unsqueeze(p, 2), dm), 3, false)), Mul(pp, dq))
+	dp = Add(Sum(Mul(Unsqueeze(w, 3), dm), 2, false), Mul(Scale(p, 2), Sum(Mul(w, dq), 2, true)))
+	return dw, dp
+}

@@ -1,0 +1,125 @@
+package tensor
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// softCase is one soft-binning problem: points x [N, G, E] near anchors in
+// [0, 1]^E, values p [N, G, D] and statistics gradients ds [G, B, D+2].
+type softCase struct {
+	name       string
+	n, g, e, d int
+	b          int
+}
+
+var softCases = []softCase{
+	{"canonical-k3", 37, 1, 3, 3, 10},
+	{"classwise-k4", 23, 4, 1, 1, 15},
+	{"toplabel", 41, 1, 1, 1, 15},
+	{"blocks-and-cores", 5000, 2, 2, 3, 6}, // several blocks of the sums, split over cores
+}
+
+func (c softCase) inputs(r *rand.Rand) (x, p, ds, dw *Tensor[float64], sb SoftBins) {
+	anchors := make([]float64, c.b*c.e)
+	for i := range anchors {
+		anchors[i] = r.Float64()
+	}
+	sb = SoftBins{Anchors: anchors, Dim: c.e, Tau: 0.05}
+	return RandUniform[float64](r, 0, 1, c.n, c.g, c.e), RandUniform[float64](r, 0, 1, c.n, c.g, c.d),
+		RandNormal[float64](r, 0, 1, c.g, c.b, c.d+2), RandNormal[float64](r, 0, 1, c.n, c.g, c.b), sb
+}
+
+// TestSoftBinKernelsMatchComposed checks each CPU body against the composed
+// tensor ops, in float64 (to rounding) and float32.
+func TestSoftBinKernelsMatchComposed(t *testing.T) {
+	withProcs(t, 2)
+	for i, c := range softCases {
+		x, p, ds, dw, sb := c.inputs(newRNG(uint64(i)))
+		t.Run(c.name+"/float64", func(t *testing.T) { checkSoftBin(t, x, p, ds, dw, sb, 1e-12) })
+		t.Run(c.name+"/float32", func(t *testing.T) {
+			checkSoftBin(t, Convert[float32](x), Convert[float32](p), Convert[float32](ds), Convert[float32](dw), sb, 2e-4)
+		})
+	}
+}
+
+func checkSoftBin[T Float](t *testing.T, x, p, ds, dw *Tensor[T], sb SoftBins, rel float64) {
+	same := func(name string, got, want *Tensor[T]) {
+		t.Helper()
+		if !expectShape(t, name, got, want.Shape()...) {
+			return
+		}
+		wd := want.Data()
+		expectEach(t, name, got, rel, func(idx []int) float64 { return float64(wd[offsetOf(Contiguous(want), idx)]) })
+	}
+	w := softAssignComposed(x, sb)
+	same("SoftAssign", SoftAssign(x, sb), w)
+	same("SoftAssignBackward", SoftAssignBackward(dw, w, x, sb), softAssignBackwardComposed(dw, w, x, sb))
+	stats := binStatsComposed(w, p)
+	same("BinStats", BinStats(w, p), stats)
+	gw, gp := BinStatsBackward(ds, w, p)
+	rw, rp := binStatsBackwardComposed(ds, w, p)
+	same("BinStatsBackward/w", gw, rw)
+	same("BinStatsBackward/p", gp, rp)
+	same("SoftBinStats", SoftBinStats(x, p, sb), stats)
+	gx, gp := SoftBinStatsBackward(ds, x, p, sb)
+	same("SoftBinStatsBackward/x", gx, softAssignBackwardComposed(rw, w, x, sb))
+	same("SoftBinStatsBackward/p", gp, rp)
+}
+
+// The sums do not depend on the number of cores.
+func TestSoftBinStatsIndependentOfCores(t *testing.T) {
+	c := softCases[3]
+	x, p, _, _, sb := c.inputs(newRNG(9))
+	withProcs(t, 1)
+	one := SoftBinStats(x, p, sb).Data()
+	withProcs(t, 3)
+	for i, v := range SoftBinStats(x, p, sb).Data() {
+		if v != one[i] {
+			t.Fatalf("statistic %d: %v on 3 cores, %v on 1", i, v, one[i])
+		}
+	}
+}
+
+func TestSoftBinShapeErrors(t *testing.T) {
+	sb := SoftBins{Anchors: []float64{0, 0.5, 1}, Dim: 1, Tau: 0.1}
+	x, p := Zeros[float64](4, 2, 1), Zeros[float64](4, 2, 3)
+	mustPanic(t, func() { SoftAssign(Zeros[float64](4, 2), sb) }, "SoftAssign", "[4 2]", "[N, G, 1]")
+	mustPanic(t, func() { SoftAssign(x, SoftBins{Anchors: []float64{0, 1}, Dim: 2, Tau: 1}) }, "SoftAssign", "[4 2 1]", "[N, G, 2]")
+	mustPanic(t, func() { SoftBinStats(x, p, SoftBins{Anchors: sb.Anchors, Dim: 1, Tau: 0}) }, "SoftBinStats", "temperature 0")
+	mustPanic(t, func() { SoftAssign(Zeros[float64](4, 2, 2), SoftBins{Anchors: []float64{0, 1, 2}, Dim: 2, Tau: 1}) }, "3 anchor values of dimension 2")
+	mustPanic(t, func() { SoftBinStats(x, Zeros[float64](3, 2, 3), sb) }, "SoftBinStats", "[4 2 1]", "[3 2 3]")
+	mustPanic(t, func() { SoftBinStatsBackward(Zeros[float64](2, 3, 4), x, p, sb) }, "SoftBinStatsBackward", "[2 3 4]", "[2 3 5]")
+}
+
+// TestKernelRegistry: a body registered for a device is found and called;
+// declaring a name twice panics.
+func TestKernelRegistry(t *testing.T) {
+	k := NewKernel[float64]("test_scale")
+	if _, ok := Lookup(k, Device[float32](CPU[float32]{})); ok {
+		t.Fatal("a body before registration")
+	}
+	Register(k, Device[float32](CPU[float32]{}), func(out, in []*Tensor[float32], a float64) {
+		for i, v := range HostData(in[0]) {
+			HostData(out[0])[i] = v * float32(a)
+		}
+	})
+	body, ok := Lookup(k, Device[float32](CPU[float32]{}))
+	if !ok {
+		t.Fatal("registered body not found")
+	}
+	if _, ok := Lookup(k, Device[float64](CPU[float64]{})); ok {
+		t.Error("the float32 body was found for float64")
+	}
+	out := Zeros[float32](2)
+	body([]*Tensor[float32]{out}, []*Tensor[float32]{FromSlice([]float32{1, 2})}, 3)
+	expectData(t, "body", out, 3, 6)
+	mustPanic(t, func() { NewKernel[struct{}]("test_scale") }, "test_scale", "twice")
+	found := false
+	for _, n := range Kernels() {
+		found = found || n == "soft_bin_stats"
+	}
+	if !found {
+		t.Errorf("soft_bin_stats missing from Kernels() = %v", Kernels())
+	}
+}
