@@ -27,6 +27,11 @@ func TestCasesRun(t *testing.T) {
 	for name := range Nets {
 		TrainStep(name, 2, tensor.CPU[float32]{})()
 	}
+	for _, c := range ECLCases() {
+		if c.N <= 100 {
+			c.Setup()()
+		}
+	}
 }
 
 // BenchmarkTrainStep times a training step of each network on a batch of
@@ -42,5 +47,12 @@ func BenchmarkTrainStep(b *testing.B) {
 			}
 			b.ReportMetric(100*float64(b.N)/b.Elapsed().Seconds(), "images/s")
 		})
+	}
+}
+
+// BenchmarkECLLoss times the ECL loss forward and backward (ECLCases).
+func BenchmarkECLLoss(b *testing.B) {
+	for _, c := range ECLCases() {
+		b.Run(c.Name(), func(b *testing.B) { BenchECL(b, c) })
 	}
 }

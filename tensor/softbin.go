@@ -163,62 +163,179 @@ func sameShape[T Float](op string, want []int, ts ...*Tensor[T]) {
 	}
 }
 
-// anchorsAs is sb's anchors and −1/τ in T.
-func anchorsAs[T Float](sb SoftBins) (a []T, k T) {
-	a = make([]T, len(sb.Anchors))
-	for i, v := range sb.Anchors {
-		a[i] = T(v)
-	}
-	return a, T(-1 / sb.Tau)
+// anchorSet is sb in T, prepared for the row loops: for points of more
+// than one dimension, squared distances are computed as
+// ‖x‖² − 2x·a_j + ‖a_j‖² over the nonzero coordinates of each anchor (the
+// simplex anchors of many classes have one or two).
+type anchorSet[T Float] struct {
+	a     []T // [B, E]
+	k     T   // −1/τ
+	e     int
+	norm  []T   // ‖a_j‖²
+	start []int // the nonzero coordinates of anchor j are idx, val[start[j]:start[j+1]]
+	idx   []int
+	val   []T
+	// under is the exponent below which e^x rounds to 0 in T: the
+	// assignment is exactly 0 there, and the loops skip it.
+	under float64
+	// For equally spaced 1-D anchors a_j = a_0 + j·h (h = step > 0), the
+	// ratio of neighbouring terms e^{z_j}/e^{z_{j±1}} changes by the
+	// constant factor gamma = e^{2kh²} from bin to bin, so a row needs two
+	// exponentials instead of B.
+	step, gamma float64
 }
 
-// softRow sets w[j] = softmax_j(k·‖x − a_j‖²) for one point x, in the
-// composed version's order of operations.
-func softRow[T Float](w, x, a []T, k T) {
-	e := len(x)
-	m := T(math.Inf(-1))
-	for j := range w {
-		aj := a[j*e : j*e+e]
-		var s T
-		for i, v := range x {
-			d := v - aj[i]
-			s += T(d * d)
+func newAnchorSet[T Float](sb SoftBins) *anchorSet[T] {
+	e, b := sb.Dim, len(sb.Anchors)/sb.Dim
+	s := &anchorSet[T]{a: make([]T, len(sb.Anchors)), k: T(-1 / sb.Tau), e: e, norm: make([]T, b), start: make([]int, b+1), under: -746}
+	if _, ok := any(s.k).(float32); ok {
+		s.under = -104
+	}
+	for j := range b {
+		for i, v := range sb.Anchors[j*e : (j+1)*e] {
+			s.a[j*e+i] = T(v)
+			if v != 0 {
+				s.idx, s.val = append(s.idx, i), append(s.val, T(v))
+				s.norm[j] += T(v) * T(v)
+			}
 		}
-		z := s * k
-		w[j] = z
-		if z > m || z != z {
+		s.start[j+1] = len(s.idx)
+	}
+	if e == 1 && b > 1 {
+		a, h := sb.Anchors, (sb.Anchors[b-1]-sb.Anchors[0])/float64(b-1)
+		s.step, s.gamma = h, math.Exp(2*float64(s.k)*h*h)
+		for j, v := range a {
+			if !(h > 0) || math.Abs(v-(a[0]+float64(j)*h)) > 1e-12*max(1, math.Abs(v)) {
+				s.step = 0
+			}
+		}
+	}
+	return s
+}
+
+// uniformRow is row for equally spaced 1-D anchors: from the nearest
+// anchor j* (where e^{z_j − z_j*} = 1), the terms above and below follow by
+// the ratios r_{j+1} = r_j·gamma, in float64.
+func (s *anchorSet[T]) uniformRow(w []T, x float64) {
+	b, h, k := len(w), s.step, float64(s.k)
+	a0 := float64(s.a[0])
+	c := min(max(math.Round((x-a0)/h), 0), float64(b-1))
+	j0 := int(c)
+	u := x - (a0 + c*h) // x − a_j*
+	sum := 1.0
+	e, r := 1.0, math.Exp(k*(h*h-2*h*u))
+	var buf [64]float64
+	t := buf[:0]
+	if b > len(buf) {
+		t = make([]float64, 0, b)
+	}
+	t = t[:b]
+	t[j0] = 1
+	for j := j0 + 1; j < b; j++ {
+		e *= r
+		r *= s.gamma
+		t[j] = e
+		sum += e
+	}
+	e, r = 1, math.Exp(k*(h*h+2*h*u))
+	for j := j0 - 1; j >= 0; j-- {
+		e *= r
+		r *= s.gamma
+		t[j] = e
+		sum += e
+	}
+	inv := 1 / sum
+	for j, v := range t {
+		w[j] = T(v * inv)
+	}
+}
+
+// row sets w[j] = softmax_j(k·‖x − a_j‖²) for one point x: scaled
+// distances, shifted by their maximum, exponentiated and normalised.
+func (s *anchorSet[T]) row(w, x []T) {
+	if s.step > 0 {
+		if xv := float64(x[0]); !math.IsNaN(xv) && !math.IsInf(xv, 0) {
+			s.uniformRow(w, xv)
+			return
+		}
+	}
+	m := math.Inf(-1)
+	if s.e == 1 {
+		for j, av := range s.a {
+			d := x[0] - av
+			w[j] = T(d*d) * s.k
+		}
+	} else {
+		var xx T
+		for _, v := range x {
+			xx += T(v * v)
+		}
+		for j := range w {
+			var dot T
+			for t := s.start[j]; t < s.start[j+1]; t++ {
+				dot += T(s.val[t] * x[s.idx[t]])
+			}
+			w[j] = (xx - 2*dot + s.norm[j]) * s.k
+		}
+	}
+	for _, z := range w {
+		if z := float64(z); z > m || z != z {
 			m = z
 		}
 	}
-	if math.IsInf(float64(m), 0) || m != m {
+	if math.IsInf(m, 0) || m != m {
 		m = 0
 	}
 	var sum T
 	for j, z := range w {
-		v := T(math.Exp(float64(z - m)))
-		w[j] = v
-		sum += v
+		v := float64(z - T(m))
+		if v < s.under {
+			w[j] = 0
+			continue
+		}
+		ev := T(math.Exp(v))
+		w[j] = ev
+		sum += ev
 	}
-	for j := range w {
-		w[j] /= sum
+	for j, v := range w {
+		if v != 0 {
+			w[j] = v / sum
+		}
 	}
 }
 
-// softRowBackward adds to dx the gradient of one point's assignment w for
-// the output gradient dw: dz_j = w_j·(dw_j − Σ_r w_r·dw_r) and
-// dx = Σ_j dz_j·2k·(x − a_j).
-func softRowBackward[T Float](dx, dw, w, x, a []T, k T) {
-	e := len(x)
+// rowBackward adds to dx the gradient of one point's assignment w for the
+// output gradient dw (read only where w ≠ 0): dz_j = w_j·(dw_j − Σ_r w_r·dw_r)
+// and dx = 2k·Σ_j dz_j·(x − a_j).
+func (s *anchorSet[T]) rowBackward(dx, dw, w, x []T) {
 	var dot T
 	for j, v := range w {
-		dot += v * dw[j]
-	}
-	for j, v := range w {
-		dz := 2 * k * v * (dw[j] - dot)
-		aj := a[j*e : j*e+e]
-		for i, xv := range x {
-			dx[i] += dz * (xv - aj[i])
+		if v != 0 {
+			dot += v * dw[j]
 		}
+	}
+	k2 := 2 * s.k
+	if s.e == 1 {
+		for j, v := range w {
+			if v != 0 {
+				dx[0] += k2 * v * (dw[j] - dot) * (x[0] - s.a[j])
+			}
+		}
+		return
+	}
+	var total T // Σ_j dz_j
+	for j, v := range w {
+		if v == 0 {
+			continue
+		}
+		dz := k2 * v * (dw[j] - dot)
+		total += dz
+		for t := s.start[j]; t < s.start[j+1]; t++ {
+			dx[s.idx[t]] -= dz * s.val[t]
+		}
+	}
+	for i, v := range x {
+		dx[i] += total * v
 	}
 }
 
@@ -231,6 +348,9 @@ func addStats[T Float](acc []float64, w, p []T) {
 		pp += T(v * v)
 	}
 	for j, wv := range w {
+		if wv == 0 {
+			continue
+		}
 		s := acc[j*(d+2) : (j+1)*(d+2)]
 		s[0] += float64(wv)
 		for c, v := range p {
@@ -242,14 +362,18 @@ func addStats[T Float](acc []float64, w, p []T) {
 
 // statsRowBackward sets, for one sample, dw [B] and dp [D] from the gradient
 // ds [B, D+2] of the statistics: dw_j = dn_j + dm_j·p + dq_j·‖p‖² and
-// dp = Σ_j w_j·(dm_j + 2·dq_j·p).
-func statsRowBackward[T Float](dw, dp, w, p, ds []T) {
+// dp = Σ_j w_j·(dm_j + 2·dq_j·p). Unless all, it leaves dw_j unset where
+// w_j = 0.
+func statsRowBackward[T Float](dw, dp, w, p, ds []T, all bool) {
 	d := len(p)
 	var pp T
 	for _, v := range p {
 		pp += v * v
 	}
 	for j, wv := range w {
+		if wv == 0 && !all {
+			continue
+		}
 		s := ds[j*(d+2) : (j+1)*(d+2)]
 		v := s[0] + s[d+1]*pp
 		for c, pv := range p {
@@ -293,25 +417,22 @@ func blockSums[T Float](n, cost int, out []T, body func(acc []float64, lo, hi in
 
 func softAssignCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	xs, ws := HostData(in[0]), HostData(out[0])
-	e := sb.Dim
-	a, k := anchorsAs[T](sb)
-	b := len(a) / e
-	rows := len(xs) / e
-	parallelFor(rows, b*(3*e+8), func(lo, hi int) {
+	as := newAnchorSet[T](sb)
+	e, b := sb.Dim, len(as.norm)
+	parallelFor(len(xs)/e, b*(2*e+8), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
-			softRow(ws[r*b:(r+1)*b], xs[r*e:(r+1)*e], a, k)
+			as.row(ws[r*b:(r+1)*b], xs[r*e:(r+1)*e])
 		}
 	})
 }
 
 func softAssignBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	dxs, dws, ws, xs := HostData(out[0]), HostData(in[0]), HostData(in[1]), HostData(in[2])
-	e := sb.Dim
-	a, k := anchorsAs[T](sb)
-	b := len(a) / e
-	parallelFor(len(xs)/e, b*(3*e+4), func(lo, hi int) {
+	as := newAnchorSet[T](sb)
+	e, b := sb.Dim, len(as.norm)
+	parallelFor(len(xs)/e, b*(2*e+4), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
-			softRowBackward(dxs[r*e:(r+1)*e], dws[r*b:(r+1)*b], ws[r*b:(r+1)*b], xs[r*e:(r+1)*e], a, k)
+			as.rowBackward(dxs[r*e:(r+1)*e], dws[r*b:(r+1)*b], ws[r*b:(r+1)*b], xs[r*e:(r+1)*e])
 		}
 	})
 }
@@ -336,7 +457,7 @@ func binStatsBackwardCPU[T Float](out, in []*Tensor[T], _ struct{}) {
 	parallelFor(w.Shape()[0]*g, b*(2*d+4), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			gg := r % g
-			statsRowBackward(dws[r*b:(r+1)*b], dps[r*d:(r+1)*d], ws[r*b:(r+1)*b], ps[r*d:(r+1)*d], ds[gg*b*(d+2):(gg+1)*b*(d+2)])
+			statsRowBackward(dws[r*b:(r+1)*b], dps[r*d:(r+1)*d], ws[r*b:(r+1)*b], ps[r*d:(r+1)*d], ds[gg*b*(d+2):(gg+1)*b*(d+2)], true)
 		}
 	})
 }
@@ -344,15 +465,14 @@ func binStatsBackwardCPU[T Float](out, in []*Tensor[T], _ struct{}) {
 func softBinStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	x, p := in[0], in[1]
 	n, g, d := x.Shape()[0], x.Shape()[1], p.Shape()[2]
-	e := sb.Dim
-	a, k := anchorsAs[T](sb)
-	b := len(a) / e
+	as := newAnchorSet[T](sb)
+	e, b := sb.Dim, len(as.norm)
 	xs, ps := HostData(x), HostData(p)
-	blockSums(n, g*b*(3*e+d+10), HostData(out[0]), func(acc []float64, lo, hi int) {
+	blockSums(n, g*b*(2*e+d+10), HostData(out[0]), func(acc []float64, lo, hi int) {
 		w := make([]T, b)
 		for r := lo * g; r < hi*g; r++ {
 			gg := r % g
-			softRow(w, xs[r*e:(r+1)*e], a, k)
+			as.row(w, xs[r*e:(r+1)*e])
 			addStats(acc[gg*b*(d+2):(gg+1)*b*(d+2)], w, ps[r*d:(r+1)*d])
 		}
 	})
@@ -362,18 +482,17 @@ func softBinStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	dxs, dps := HostData(out[0]), HostData(out[1])
 	ds, x, p := HostData(in[0]), in[1], in[2]
 	g, d := x.Shape()[1], p.Shape()[2]
-	e := sb.Dim
-	a, k := anchorsAs[T](sb)
-	b := len(a) / e
+	as := newAnchorSet[T](sb)
+	e, b := sb.Dim, len(as.norm)
 	xs, ps := HostData(x), HostData(p)
-	parallelFor(x.Shape()[0]*g, b*(6*e+2*d+12), func(lo, hi int) {
+	parallelFor(x.Shape()[0]*g, b*(4*e+2*d+12), func(lo, hi int) {
 		w, dw := make([]T, b), make([]T, b)
 		for r := lo; r < hi; r++ {
 			gg := r % g
 			xr := xs[r*e : (r+1)*e]
-			softRow(w, xr, a, k)
-			statsRowBackward(dw, dps[r*d:(r+1)*d], w, ps[r*d:(r+1)*d], ds[gg*b*(d+2):(gg+1)*b*(d+2)])
-			softRowBackward(dxs[r*e:(r+1)*e], dw, w, xr, a, k)
+			as.row(w, xr)
+			statsRowBackward(dw, dps[r*d:(r+1)*d], w, ps[r*d:(r+1)*d], ds[gg*b*(d+2):(gg+1)*b*(d+2)], false)
+			as.rowBackward(dxs[r*e:(r+1)*e], dw, w, xr)
 		}
 	})
 }
@@ -381,7 +500,7 @@ func softBinStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 // The composed versions.
 
 func anchorsOn[T Float](dev Device[T], sb SoftBins) *Tensor[T] {
-	a, _ := anchorsAs[T](sb)
+	a := newAnchorSet[T](sb).a
 	return FromSliceOn(dev, a, 1, 1, len(a)/sb.Dim, sb.Dim)
 }
 

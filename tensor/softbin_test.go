@@ -11,29 +11,59 @@ type softCase struct {
 	name       string
 	n, g, e, d int
 	b          int
+	tau        float64 // small enough for some assignments to underflow to 0
+	uniform    bool    // 1-D anchors (2j+1)/(2B), the bin centres
 }
 
 var softCases = []softCase{
-	{"canonical-k3", 37, 1, 3, 3, 10},
-	{"classwise-k4", 23, 4, 1, 1, 15},
-	{"toplabel", 41, 1, 1, 1, 15},
-	{"blocks-and-cores", 5000, 2, 2, 3, 6}, // several blocks of the sums, split over cores
+	{"canonical-k3", 37, 1, 3, 3, 10, 0.05, false},
+	{"classwise-k4", 23, 4, 1, 1, 15, 0.05, false},
+	{"toplabel", 41, 1, 1, 1, 15, 0.05, false},
+	{"blocks-and-cores", 5000, 2, 2, 3, 6, 0.05, false}, // several blocks of the sums, split over cores
+	{"underflow", 50, 2, 4, 2, 12, 0.003, false},
+	{"uniform-1d", 300, 3, 1, 2, 15, 0.04, true},
+	{"uniform-1d-underflow", 50, 2, 1, 1, 40, 0.0004, true},
 }
 
 func (c softCase) inputs(r *rand.Rand) (x, p, ds, dw *Tensor[float64], sb SoftBins) {
 	anchors := make([]float64, c.b*c.e)
 	for i := range anchors {
-		anchors[i] = r.Float64()
+		if c.uniform {
+			anchors[i] = (2*float64(i) + 1) / float64(2*c.b)
+		} else if r.IntN(3) > 0 { // sparse anchors, as the simplex's are
+			anchors[i] = r.Float64()
+		}
 	}
-	sb = SoftBins{Anchors: anchors, Dim: c.e, Tau: 0.05}
+	sb = SoftBins{Anchors: anchors, Dim: c.e, Tau: c.tau}
 	return RandUniform[float64](r, 0, 1, c.n, c.g, c.e), RandUniform[float64](r, 0, 1, c.n, c.g, c.d),
 		RandNormal[float64](r, 0, 1, c.g, c.b, c.d+2), RandNormal[float64](r, 0, 1, c.n, c.g, c.b), sb
+}
+
+// softBins are the anchors of c.
+func (c softCase) softBins() SoftBins {
+	_, _, _, _, sb := c.inputs(newRNG(0))
+	return sb
 }
 
 // TestSoftBinKernelsMatchComposed checks each CPU body against the composed
 // tensor ops, in float64 (to rounding) and float32.
 func TestSoftBinKernelsMatchComposed(t *testing.T) {
 	withProcs(t, 2)
+	zeros := 0
+	for i, c := range softCases {
+		x, _, _, _, sb := c.inputs(newRNG(uint64(i)))
+		for _, v := range SoftAssign(x, sb).Data() {
+			if v == 0 {
+				zeros++
+			}
+		}
+	}
+	if newAnchorSet[float64](softCases[5].softBins()).step == 0 {
+		t.Error("equally spaced anchors not recognised")
+	}
+	if zeros == 0 {
+		t.Error("no assignment underflowed to 0: the skipping paths are not tested")
+	}
 	for i, c := range softCases {
 		x, p, ds, dw, sb := c.inputs(newRNG(uint64(i)))
 		t.Run(c.name+"/float64", func(t *testing.T) { checkSoftBin(t, x, p, ds, dw, sb, 1e-12) })

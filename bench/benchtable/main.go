@@ -5,7 +5,9 @@
 //
 // The training steps of LeNet-5, ResNet-20 and DenseNet-40 are rows too;
 // DenseNet-40's takes tens of seconds and 8 GB on a 2-core machine, so
-// -run 'lenet5|resnet20|matmul|conv' leaves it out.
+// -run 'lenet5|resnet20|matmul|conv' leaves it out. The ECL loss rows
+// (ecl/paradigm/kK/nN/float32) at N = 10⁷ need several GB: -run 'ecl/.*/n(100|10000|1000000)/'
+// leaves them out.
 package main
 
 import (
@@ -38,6 +40,7 @@ func main() {
 		r := bench.Measure(c)
 		fmt.Printf("%-34s %10.3f %9.2f\n", r.Name, float64(r.PerOp.Nanoseconds())/1e6, r.GFLOPS)
 	}
+	eclRows(re)
 	for _, net := range []string{"lenet5", "resnet20", "densenet40"} {
 		name := net + "-train-step/float32"
 		if !re.MatchString(name) {

@@ -1,0 +1,20 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/ecl-go/ecl/bench"
+)
+
+// eclRows prints the ECL loss rows selected by re.
+func eclRows(re *regexp.Regexp) {
+	for _, c := range bench.ECLCases() {
+		if !re.MatchString(c.Name()) {
+			continue
+		}
+		r := bench.MeasureECL(c)
+		fmt.Printf("%-34s %10.3f %9s  (%.1f ns per sample, %.1f MB and %d allocations per call)\n",
+			r.Name, float64(r.PerOp.Nanoseconds())/1e6, "", r.NanosPerInput, float64(r.BytesPerOp)/1e6, r.AllocsPerOp)
+	}
+}

@@ -1,0 +1,92 @@
+package bench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// ECLCase is one workload of the ECL loss: the mini-batch loss (Algorithm 1,
+// 15 bins, sum reduction) forward and backward on a source and a target
+// domain of N samples each, float32, with the main head's probabilities
+// [N, K] and the auxiliary probabilities as the differentiated inputs.
+// bench/peer/ecl.py prints the same rows for PyTorch.
+type ECLCase struct {
+	Paradigm ecl.Paradigm
+	K, N     int
+}
+
+// Name is the row's name, as the peer script prints it.
+func (c ECLCase) Name() string {
+	return fmt.Sprintf("ecl/%v/k%d/n%d/float32", c.Paradigm, c.K, c.N)
+}
+
+// ECLCases lists the loss workloads: every paradigm, K = 3 and 10,
+// N = 10², 10⁴, 10⁶ and 10⁷ (the last needs several GB).
+func ECLCases() []ECLCase {
+	var cs []ECLCase
+	for _, n := range []int{100, 10_000, 1_000_000, 10_000_000} {
+		for _, k := range []int{3, 10} {
+			for _, p := range []ecl.Paradigm{ecl.Canonical, ecl.ClassWise, ecl.TopLabel} {
+				cs = append(cs, ECLCase{p, k, n})
+			}
+		}
+	}
+	return cs
+}
+
+// Setup draws the inputs and returns one forward and backward pass.
+func (c ECLCase) Setup() func() {
+	r := rand.New(rand.NewPCG(uint64(c.K), uint64(c.N)))
+	probs := func() *tensor.Tensor[float32] {
+		return tensor.Softmax(tensor.RandNormal[float32](r, 0, 2, c.N, c.K), 1)
+	}
+	aux := func() *tensor.Tensor[float32] {
+		if c.Paradigm == ecl.TopLabel {
+			return tensor.RandUniform[float32](r, 0, 1, c.N)
+		}
+		return probs()
+	}
+	s, t, as, at := probs(), probs(), aux(), aux()
+	mb, err := ecl.NewMiniBatch(ecl.Config{Paradigm: c.Paradigm, Classes: c.K, Bins: 15})
+	if err != nil {
+		panic(err)
+	}
+	return func() {
+		vs := []*autograd.Var[float32]{autograd.Param(s), autograd.Param(t), autograd.Param(as), autograd.Param(at)}
+		ecl.MiniBatchLoss(mb, vs[0], vs[1], vs[2], vs[3]).Backward()
+	}
+}
+
+// BenchECL times c in a Go benchmark, with allocations and the time per
+// sample.
+func BenchECL(b *testing.B, c ECLCase) {
+	run := c.Setup()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		run()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(2*c.N), "ns/sample")
+}
+
+// ECLRow is one line of the ECL table.
+type ECLRow struct {
+	Name          string
+	PerOp         time.Duration
+	BytesPerOp    int64
+	AllocsPerOp   int64
+	NanosPerInput float64
+}
+
+// MeasureECL runs c as a benchmark (about a second) and returns its row.
+func MeasureECL(c ECLCase) ECLRow {
+	res := testing.Benchmark(func(b *testing.B) { BenchECL(b, c) })
+	per := time.Duration(res.NsPerOp())
+	return ECLRow{c.Name(), per, res.AllocedBytesPerOp(), res.AllocsPerOp(), float64(per.Nanoseconds()) / float64(2*c.N)}
+}
