@@ -163,40 +163,57 @@ func sameShape[T Float](op string, want []int, ts ...*Tensor[T]) {
 	}
 }
 
-// anchorSet is sb in T, prepared for the row loops: for points of more
-// than one dimension, squared distances are computed as
-// ‖x‖² − 2x·a_j + ‖a_j‖² over the nonzero coordinates of each anchor (the
-// simplex anchors of many classes have one or two).
+// anchorSet is sb in T, prepared for the row loops. For points of more
+// than one dimension, each anchor is the common offset o (the coordinates'
+// minima) plus a sparse part, and squared distances are
+// ‖x‖² − 2x·o − 2x·(a_j − o) + ‖a_j‖² over the sparse part's nonzero
+// coordinates (the simplex anchors (g + 1/K)/(N+1) have at most N).
 type anchorSet[T Float] struct {
 	a     []T // [B, E]
 	k     T   // −1/τ
 	e     int
+	off   []T   // o [E]
 	norm  []T   // ‖a_j‖²
-	start []int // the nonzero coordinates of anchor j are idx, val[start[j]:start[j+1]]
+	start []int // the nonzero coordinates of a_j − o are idx, val[start[j]:start[j+1]]
 	idx   []int
 	val   []T
 	// under is the exponent below which e^x rounds to 0 in T: the
 	// assignment is exactly 0 there, and the loops skip it.
 	under float64
-	// For equally spaced 1-D anchors a_j = a_0 + j·h (h = step > 0), the
-	// ratio of neighbouring terms e^{z_j}/e^{z_{j±1}} changes by the
-	// constant factor gamma = e^{2kh²} from bin to bin, so a row needs two
-	// exponentials instead of B.
+	// For anchors on a lattice, the assignment needs E exponentials per
+	// point instead of B: for equally spaced 1-D anchors a_j = a_0 + j·h
+	// (h = step > 0) the ratio of neighbouring terms changes by the
+	// constant factor gamma = e^{2kh²} from bin to bin; for anchors
+	// a_j = o + u·g_j with g_j ≥ 0 integers of one sum (the simplex grid,
+	// u = unit > 0), e^{z_j} ∝ A_j·Π_c F_c^{g_jc} with A_j = e^{k‖a_j‖²}
+	// (relative to the largest, in lift) and F_c = e^{−2ku(x_c − max x)}.
 	step, gamma float64
+	unit        float64
+	pow         []int // g_jc at the nonzero coordinates, beside idx
+	maxPow      int
+	lift        []float64
 }
 
 func newAnchorSet[T Float](sb SoftBins) *anchorSet[T] {
 	e, b := sb.Dim, len(sb.Anchors)/sb.Dim
-	s := &anchorSet[T]{a: make([]T, len(sb.Anchors)), k: T(-1 / sb.Tau), e: e, norm: make([]T, b), start: make([]int, b+1), under: -746}
+	s := &anchorSet[T]{a: make([]T, len(sb.Anchors)), k: T(-1 / sb.Tau), e: e, off: make([]T, e), norm: make([]T, b), start: make([]int, b+1), under: -746}
 	if _, ok := any(s.k).(float32); ok {
 		s.under = -104
+	}
+	o := make([]float64, e)
+	for i := range o {
+		o[i] = math.Inf(1)
+		for j := range b {
+			o[i] = min(o[i], sb.Anchors[j*e+i])
+		}
+		s.off[i] = T(o[i])
 	}
 	for j := range b {
 		for i, v := range sb.Anchors[j*e : (j+1)*e] {
 			s.a[j*e+i] = T(v)
-			if v != 0 {
-				s.idx, s.val = append(s.idx, i), append(s.val, T(v))
-				s.norm[j] += T(v) * T(v)
+			s.norm[j] += T(v) * T(v)
+			if d := v - o[i]; d != 0 {
+				s.idx, s.val = append(s.idx, i), append(s.val, T(d))
 			}
 		}
 		s.start[j+1] = len(s.idx)
@@ -210,52 +227,65 @@ func newAnchorSet[T Float](sb SoftBins) *anchorSet[T] {
 			}
 		}
 	}
+	if e > 1 {
+		s.lattice(sb, o)
+	}
 	return s
 }
 
-// uniformRow is row for equally spaced 1-D anchors: from the nearest
-// anchor j* (where e^{z_j − z_j*} = 1), the terms above and below follow by
-// the ratios r_{j+1} = r_j·gamma, in float64.
-func (s *anchorSet[T]) uniformRow(w []T, x float64) {
-	b, h, k := len(w), s.step, float64(s.k)
-	a0 := float64(s.a[0])
-	c := min(max(math.Round((x-a0)/h), 0), float64(b-1))
-	j0 := int(c)
-	u := x - (a0 + c*h) // x − a_j*
-	sum := 1.0
-	e, r := 1.0, math.Exp(k*(h*h-2*h*u))
-	var buf [64]float64
-	t := buf[:0]
-	if b > len(buf) {
-		t = make([]float64, 0, b)
+// lattice sets unit, pow and lift when sb's anchors are o + u·g_j for
+// integer vectors g_j ≥ 0 (entries at most 64) of one sum.
+func (s *anchorSet[T]) lattice(sb SoftBins, o []float64) {
+	u := math.Inf(1)
+	for j := range len(s.norm) {
+		for t := s.start[j]; t < s.start[j+1]; t++ {
+			u = min(u, sb.Anchors[j*s.e+s.idx[t]]-o[s.idx[t]])
+		}
 	}
-	t = t[:b]
-	t[j0] = 1
-	for j := j0 + 1; j < b; j++ {
-		e *= r
-		r *= s.gamma
-		t[j] = e
-		sum += e
+	if math.IsInf(u, 1) || !(u > 0) {
+		return
 	}
-	e, r = 1, math.Exp(k*(h*h+2*h*u))
-	for j := j0 - 1; j >= 0; j-- {
-		e *= r
-		r *= s.gamma
-		t[j] = e
-		sum += e
+	b, e := len(s.norm), s.e
+	pow := make([]int, len(s.idx))
+	sum, minNorm := -1, math.Inf(1)
+	for j := range b {
+		total := 0
+		for t := s.start[j]; t < s.start[j+1]; t++ {
+			d := sb.Anchors[j*e+s.idx[t]] - o[s.idx[t]]
+			g := math.Round(d / u)
+			if g < 1 || g > 64 || math.Abs(d-g*u) > 1e-9*u {
+				return
+			}
+			pow[t] = int(g)
+			total += int(g)
+		}
+		if sum >= 0 && total != sum {
+			return
+		}
+		sum = total
+		minNorm = min(minNorm, float64(s.norm[j]))
 	}
-	inv := 1 / sum
-	for j, v := range t {
-		w[j] = T(v * inv)
+	s.unit, s.pow, s.lift = u, pow, make([]float64, b)
+	for j := range b {
+		s.lift[j] = math.Exp(float64(s.k) * (float64(s.norm[j]) - minNorm))
+		for t := s.start[j]; t < s.start[j+1]; t++ {
+			s.maxPow = max(s.maxPow, pow[t])
+		}
 	}
 }
 
 // row sets w[j] = softmax_j(k·‖x − a_j‖²) for one point x: scaled
-// distances, shifted by their maximum, exponentiated and normalised.
+// distances, shifted by their maximum, exponentiated and normalised (or
+// through the lattice's ratios, when the anchors are on one).
 func (s *anchorSet[T]) row(w, x []T) {
-	if s.step > 0 {
+	switch {
+	case s.step > 0:
 		if xv := float64(x[0]); !math.IsNaN(xv) && !math.IsInf(xv, 0) {
 			s.uniformRow(w, xv)
+			return
+		}
+	case s.unit > 0:
+		if s.latticeRow(w, x) {
 			return
 		}
 	}
@@ -266,12 +296,13 @@ func (s *anchorSet[T]) row(w, x []T) {
 			w[j] = T(d*d) * s.k
 		}
 	} else {
-		var xx T
-		for _, v := range x {
+		var xx, xo T
+		for i, v := range x {
 			xx += T(v * v)
+			xo += T(v * s.off[i])
 		}
 		for j := range w {
-			var dot T
+			dot := xo
 			for t := s.start[j]; t < s.start[j+1]; t++ {
 				dot += T(s.val[t] * x[s.idx[t]])
 			}
@@ -304,9 +335,95 @@ func (s *anchorSet[T]) row(w, x []T) {
 	}
 }
 
+// scratch is a float64 buffer of n values, on the stack of the caller's
+// array when it fits.
+func scratch(buf []float64, n int) []float64 {
+	if n <= len(buf) {
+		return buf[:n]
+	}
+	return make([]float64, n)
+}
+
+// uniformRow is row for equally spaced 1-D anchors: from the nearest
+// anchor j* (where e^{z_j − z_j*} = 1), the terms above and below follow by
+// the ratios r_{j+1} = r_j·gamma, in float64.
+func (s *anchorSet[T]) uniformRow(w []T, x float64) {
+	b, h, k := len(w), s.step, float64(s.k)
+	a0 := float64(s.a[0])
+	c := min(max(math.Round((x-a0)/h), 0), float64(b-1))
+	j0 := int(c)
+	u := x - (a0 + c*h) // x − a_j*
+	var buf [64]float64
+	t := scratch(buf[:], b)
+	t[j0] = 1
+	sum := 1.0
+	e, r := 1.0, math.Exp(k*(h*h-2*h*u))
+	for j := j0 + 1; j < b; j++ {
+		e *= r
+		r *= s.gamma
+		t[j] = e
+		sum += e
+	}
+	e, r = 1, math.Exp(k*(h*h+2*h*u))
+	for j := j0 - 1; j >= 0; j-- {
+		e *= r
+		r *= s.gamma
+		t[j] = e
+		sum += e
+	}
+	inv := 1 / sum
+	for j, v := range t {
+		w[j] = T(v * inv)
+	}
+}
+
+// latticeRow is row for lattice anchors, in float64; it reports false,
+// leaving w to the general path, when x is not finite or the terms
+// underflow.
+func (s *anchorSet[T]) latticeRow(w, x []T) bool {
+	xmax := math.Inf(-1)
+	for _, v := range x {
+		xmax = max(xmax, float64(v))
+	}
+	if math.IsInf(xmax, 0) || math.IsNaN(xmax) {
+		return false
+	}
+	np := s.maxPow + 1
+	var buf [256]float64
+	pw := scratch(buf[:], s.e*np) // F_c^p
+	c := -2 * float64(s.k) * s.unit
+	for i, v := range x {
+		f := math.Exp(c * (float64(v) - xmax))
+		row := pw[i*np : (i+1)*np]
+		row[0] = 1
+		for p := 1; p < np; p++ {
+			row[p] = row[p-1] * f
+		}
+	}
+	var tbuf [128]float64
+	t := scratch(tbuf[:], len(w))
+	sum := 0.0
+	for j := range w {
+		v := s.lift[j]
+		for q := s.start[j]; q < s.start[j+1]; q++ {
+			v *= pw[s.idx[q]*np+s.pow[q]]
+		}
+		t[j] = v
+		sum += v
+	}
+	if !(sum > 1e-300) || math.IsInf(sum, 0) {
+		return false
+	}
+	inv := 1 / sum
+	for j, v := range t {
+		w[j] = T(v * inv)
+	}
+	return true
+}
+
 // rowBackward adds to dx the gradient of one point's assignment w for the
 // output gradient dw (read only where w ≠ 0): dz_j = w_j·(dw_j − Σ_r w_r·dw_r)
-// and dx = 2k·Σ_j dz_j·(x − a_j).
+// and dx = 2k·Σ_j dz_j·(x − a_j), over the anchors with w_j ≠ 0.
 func (s *anchorSet[T]) rowBackward(dx, dw, w, x []T) {
 	var dot T
 	for j, v := range w {
@@ -315,27 +432,14 @@ func (s *anchorSet[T]) rowBackward(dx, dw, w, x []T) {
 		}
 	}
 	k2 := 2 * s.k
-	if s.e == 1 {
-		for j, v := range w {
-			if v != 0 {
-				dx[0] += k2 * v * (dw[j] - dot) * (x[0] - s.a[j])
-			}
-		}
-		return
-	}
-	var total T // Σ_j dz_j
 	for j, v := range w {
 		if v == 0 {
 			continue
 		}
 		dz := k2 * v * (dw[j] - dot)
-		total += dz
-		for t := s.start[j]; t < s.start[j+1]; t++ {
-			dx[s.idx[t]] -= dz * s.val[t]
+		for i, a := range s.a[j*s.e : (j+1)*s.e] {
+			dx[i] += dz * (x[i] - a)
 		}
-	}
-	for i, v := range x {
-		dx[i] += total * v
 	}
 }
 

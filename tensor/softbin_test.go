@@ -13,21 +13,37 @@ type softCase struct {
 	b          int
 	tau        float64 // small enough for some assignments to underflow to 0
 	uniform    bool    // 1-D anchors (2j+1)/(2B), the bin centres
+	lattice    bool    // 3-D anchors (g + 1/3)/4 for g ≥ 0 integers of sum 3 (B = 10)
 }
 
 var softCases = []softCase{
-	{"canonical-k3", 37, 1, 3, 3, 10, 0.05, false},
-	{"classwise-k4", 23, 4, 1, 1, 15, 0.05, false},
-	{"toplabel", 41, 1, 1, 1, 15, 0.05, false},
-	{"blocks-and-cores", 5000, 2, 2, 3, 6, 0.05, false}, // several blocks of the sums, split over cores
-	{"underflow", 50, 2, 4, 2, 12, 0.003, false},
-	{"uniform-1d", 300, 3, 1, 2, 15, 0.04, true},
-	{"uniform-1d-underflow", 50, 2, 1, 1, 40, 0.0004, true},
+	{"canonical-k3", 37, 1, 3, 3, 10, 0.05, false, false},
+	{"classwise-k4", 23, 4, 1, 1, 15, 0.05, false, false},
+	{"toplabel", 41, 1, 1, 1, 15, 0.05, false, false},
+	{"blocks-and-cores", 5000, 2, 2, 3, 6, 0.05, false, false}, // several blocks of the sums, split over cores
+	{"underflow", 50, 2, 4, 2, 12, 0.003, false, false},
+	{"uniform-1d", 300, 3, 1, 2, 15, 0.04, true, false},
+	{"uniform-1d-underflow", 50, 2, 1, 1, 40, 0.0004, true, false},
+	{"lattice", 200, 2, 3, 3, 10, 0.05, false, true},
+	{"lattice-underflow", 60, 1, 3, 2, 10, 0.0005, false, true},
 }
 
 func (c softCase) inputs(r *rand.Rand) (x, p, ds, dw *Tensor[float64], sb SoftBins) {
 	anchors := make([]float64, c.b*c.e)
+	if c.lattice {
+		anchors = anchors[:0]
+		for g0 := range 4 {
+			for g1 := range 4 - g0 {
+				for _, g := range []int{g0, g1, 3 - g0 - g1} {
+					anchors = append(anchors, (float64(g)+1.0/3)/4)
+				}
+			}
+		}
+	}
 	for i := range anchors {
+		if c.lattice {
+			break
+		}
 		if c.uniform {
 			anchors[i] = (2*float64(i) + 1) / float64(2*c.b)
 		} else if r.IntN(3) > 0 { // sparse anchors, as the simplex's are
@@ -58,8 +74,8 @@ func TestSoftBinKernelsMatchComposed(t *testing.T) {
 			}
 		}
 	}
-	if newAnchorSet[float64](softCases[5].softBins()).step == 0 {
-		t.Error("equally spaced anchors not recognised")
+	if newAnchorSet[float64](softCases[5].softBins()).step == 0 || newAnchorSet[float32](softCases[7].softBins()).unit == 0 {
+		t.Error("equally spaced or lattice anchors not recognised")
 	}
 	if zeros == 0 {
 		t.Error("no assignment underflowed to 0: the skipping paths are not tested")
@@ -67,6 +83,9 @@ func TestSoftBinKernelsMatchComposed(t *testing.T) {
 	for i, c := range softCases {
 		x, p, ds, dw, sb := c.inputs(newRNG(uint64(i)))
 		t.Run(c.name+"/float64", func(t *testing.T) { checkSoftBin(t, x, p, ds, dw, sb, 1e-12) })
+		if c.tau < 0.01 {
+			continue // in float32 the composed reference itself loses |k|·ε = ε/τ
+		}
 		t.Run(c.name+"/float32", func(t *testing.T) {
 			checkSoftBin(t, Convert[float32](x), Convert[float32](p), Convert[float32](ds), Convert[float32](dw), sb, 2e-4)
 		})
