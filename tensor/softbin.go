@@ -357,14 +357,28 @@ func (s *anchorSet[T]) uniformRow(w []T, x float64) {
 	t := scratch(buf[:], b)
 	t[j0] = 1
 	sum := 1.0
-	e, r := 1.0, math.Exp(k*(h*h-2*h*u))
+	// The first ratios up and down multiply to gamma; inside the anchors'
+	// range (|u| ≤ h/2) neither underflows, so one exponential gives both.
+	up, down := 0.0, 0.0
+	if j0 < b-1 {
+		up = math.Exp(k * (h*h - 2*h*u))
+	}
+	if j0 > 0 {
+		if up > 0 {
+			down = s.gamma / up
+		}
+		if !(down > 0) || math.IsInf(down, 0) {
+			down = math.Exp(k * (h*h + 2*h*u))
+		}
+	}
+	e, r := 1.0, up
 	for j := j0 + 1; j < b; j++ {
 		e *= r
 		r *= s.gamma
 		t[j] = e
 		sum += e
 	}
-	e, r = 1, math.Exp(k*(h*h+2*h*u))
+	e, r = 1, down
 	for j := j0 - 1; j >= 0; j-- {
 		e *= r
 		r *= s.gamma

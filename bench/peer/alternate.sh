@@ -1,0 +1,34 @@
+#!/bin/sh
+# alternate.sh runs the ECL loss rows of go run ./bench/benchtable and of
+# bench/peer/ecl.py (PyTorch CPU) alternately, ROUNDS times each, and prints
+# per row the best time of each side and the ratio PyTorch/Go (above 1: Go
+# is faster).
+#
+#   bench/peer/alternate.sh [ROUNDS] [REGEXP]
+#
+# Defaults: 3 rounds, the rows of N = 10² and 10⁴. From the repository root.
+set -eu
+rounds=${1:-3}
+pattern=${2:-'^ecl/.*/n(100|10000)/'}
+python=${PYTHON:-/usr/bin/python3}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+go build -o "$dir/benchtable" ./bench/benchtable
+i=1
+while [ "$i" -le "$rounds" ]; do
+	echo "round $i of $rounds" >&2
+	"$dir/benchtable" -run "$pattern" | awk '/^ecl\// {print "go", $1, $2}' >>"$dir/times"
+	"$python" bench/peer/ecl.py --run "$pattern" | awk '/^ecl\// {print "torch", $1, $2}' >>"$dir/times"
+	i=$((i + 1))
+done
+awk '
+	{ key = $2; if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+	  k2 = $1 SUBSEP key
+	  if (!(k2 in best) || $3 < best[k2]) best[k2] = $3 }
+	END {
+		printf "%-34s %12s %12s %8s\n", "workload", "go ms/op", "torch ms/op", "torch/go"
+		for (i = 1; i <= n; i++) {
+			k = order[i]; g = best["go" SUBSEP k]; t = best["torch" SUBSEP k]
+			printf "%-34s %12.3f %12.3f %7.1fx\n", k, g, t, (g > 0 ? t / g : 0)
+		}
+	}' "$dir/times"

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""PyTorch CPU peer of the ECL loss rows of `go run ./bench/benchtable`.
+
+It prints the same row names (ecl/PARADIGM/kK/nN/float32) and the time of
+one forward and backward pass of the mini-batch ECL (Algorithm 1: soft
+assignment to the anchors, per-bin sums, proximal steps on the detached
+sums, the fixed-u loss summed over samples, backward), written in PyTorch as
+the reference code writes it (broadcast [N, G, B, D] distances), on a source
+and a target domain of N samples, float32, the main head's and auxiliary
+probabilities being the differentiated inputs. Rows whose broadcast tensors
+would pass --chunk samples run in chunks of that many samples: the sums
+first (without gradients), then the loss chunk by chunk with backward, as a
+PyTorch user must to fit in memory.
+
+    /usr/bin/python3 bench/peer/ecl.py [--run REGEXP] [--threads N]
+
+Optional: `go test` never needs it.
+"""
+import argparse
+import itertools
+import math
+import os
+import re
+import time
+
+import torch
+
+PARADIGMS = ("canonical", "classwise", "toplabel")
+
+
+def simplex(b, k):
+    n = 1
+    while math.comb(n + k - 1, k - 1) < b:
+        n += 1
+    rows = [g for g in itertools.product(range(n + 1), repeat=k) if sum(g) == n]
+    return torch.tensor([[(v + 1 / k) / (n + 1) for v in g] for g in rows], dtype=torch.float64)
+
+
+def layout(paradigm, k, b=15):
+    """Anchors [B, E], temperature, groups G and value dimension D."""
+    if paradigm == "canonical":
+        a = simplex(b, k)
+        g, d = 1, k
+    else:
+        a = torch.tensor([(2 * j + 1) / (2 * b) for j in range(b)], dtype=torch.float64).reshape(b, 1)
+        g, d = (k, 1) if paradigm == "classwise" else (1, 1)
+    tau = -1 / (math.log(0.9) * a.shape[0] ** 2)
+    return a.float(), tau, g, d
+
+
+def points(paradigm, s):
+    """The binned points [N, G, E] of the main head's probabilities s [N, K]."""
+    n, k = s.shape
+    if paradigm == "canonical":
+        return s.reshape(n, 1, k)
+    if paradigm == "classwise":
+        return s.reshape(n, k, 1)
+    return s.max(dim=1).values.reshape(n, 1, 1)
+
+
+def assign(x, anchors, tau):
+    d2 = ((x.unsqueeze(2) - anchors) ** 2).sum(-1)  # [N, G, B]
+    return torch.softmax(-d2 / tau, dim=2)
+
+
+def shrink(v, theta):
+    return torch.sign(v) * torch.clamp(v.abs() - theta, min=0)
+
+
+class MiniBatch:
+    def __init__(self, paradigm, k, nprox=5, ema=0.9, skip=2.0 ** -23):
+        self.paradigm, self.k = paradigm, k
+        self.anchors, self.tau, self.g, self.d = layout(paradigm, k)
+        b = self.anchors.shape[0]
+        self.us = torch.zeros(self.g, b, self.d)
+        self.ut = torch.zeros(self.g, b, self.d)
+        self.nprox, self.ema, self.skip = nprox, ema, skip
+
+    def sums(self, s, p):
+        w = assign(points(self.paradigm, s), self.anchors, self.tau)
+        return w, w.sum(0), (w.unsqueeze(3) * p.unsqueeze(2)).sum(0)
+
+    def proximal(self, ns, ms, nt, mt):
+        keep = ((ns >= self.skip) & (nt >= self.skip)).float()  # [G, B]
+        wt = (nt / (nt.sum(1, keepdim=True) + 2.0 ** -23)).unsqueeze(2)
+        ns, nt = ns.clamp(min=self.skip).unsqueeze(2), nt.clamp(min=self.skip).unsqueeze(2)
+        us, ut = self.us.clone(), self.ut.clone()
+        for _ in range(self.nprox):
+            us = ut + shrink(ms / ns - ut, wt / (2 * ns))
+            ut = us + shrink(mt / nt - us, wt / (2 * nt))
+        k3 = keep.unsqueeze(2)
+        self.us = torch.where(k3 > 0, (1 - self.ema) * self.us + self.ema * us, self.us)
+        self.ut = torch.where(k3 > 0, (1 - self.ema) * self.ut + self.ema * ut, self.ut)
+        return us, ut, keep
+
+    def term(self, w, p, u, keep):
+        d2 = ((p.unsqueeze(2) - u) ** 2).sum(-1)  # [N, G, B]
+        return (w * d2 * keep).sum()
+
+    def scale(self, loss):
+        return loss if self.paradigm == "toplabel" else loss / self.k
+
+    def step(self, s, t, ps, pt, chunk):
+        """One forward and backward pass; s, t, ps, pt require gradients."""
+        n = s.shape[0]
+        p3 = lambda v: v.reshape(v.shape[0], self.g, self.d)
+        if n <= chunk:
+            ws, ns, ms = self.sums(s, p3(ps))
+            wt, nt, mt = self.sums(t, p3(pt))
+            us, ut, keep = self.proximal(ns.detach(), ms.detach(), nt.detach(), mt.detach())
+            loss = self.scale(self.term(ws, p3(ps), us, keep) + self.term(wt, p3(pt), ut, keep))
+            loss.backward()
+            return loss.item()
+        parts = lambda v: torch.split(v, chunk)
+        with torch.no_grad():
+            stats = []
+            for a, b in ((s, ps), (t, pt)):
+                nsum, msum = 0, 0
+                for sc, pc in zip(parts(a), parts(b)):
+                    _, nc, mc = self.sums(sc, p3(pc))
+                    nsum, msum = nsum + nc, msum + mc
+                stats += [nsum, msum]
+        us, ut, keep = self.proximal(*stats)
+        total = 0.0
+        for a, b, u in ((s, ps, us), (t, pt, ut)):
+            for lo in range(0, n, chunk):
+                sc, pc = a[lo:lo + chunk], b[lo:lo + chunk]
+                w = assign(points(self.paradigm, sc), self.anchors, self.tau)
+                loss = self.scale(self.term(w, p3(pc), u, keep))
+                loss.backward()
+                total += loss.item()
+        return total
+
+
+def case(paradigm, k, n, chunk):
+    g = torch.Generator().manual_seed(k * 1000003 + n)
+    probs = lambda: torch.softmax(2 * torch.randn(n, k, generator=g), dim=1)
+    aux = (lambda: torch.rand(n, generator=g)) if paradigm == "toplabel" else probs
+    inputs = [probs(), probs(), aux(), aux()]
+    mb = MiniBatch(paradigm, k)
+
+    def run():
+        vs = [v.clone().requires_grad_(True) for v in inputs]
+        mb.step(*vs, chunk=chunk)
+
+    return run
+
+
+def measure(run, seconds=1.0):
+    run()
+    start, count = time.perf_counter(), 0
+    while True:
+        run()
+        count += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return elapsed / count
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--run", default=".", help="regular expression selecting rows by name")
+    ap.add_argument("--threads", type=int, default=os.cpu_count(), help="torch threads (default: every core, as the Go side uses)")
+    ap.add_argument("--chunk", type=int, default=100_000, help="samples per chunk for large N")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    pattern = re.compile(args.run)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads")
+    print(f"{'workload':<34} {'ms/op':>10}")
+    for n in (100, 10_000, 1_000_000, 10_000_000):
+        for k in (3, 10):
+            for p in PARADIGMS:
+                name = f"ecl/{p}/k{k}/n{n}/float32"
+                if not pattern.search(name):
+                    continue
+                per = measure(case(p, k, n, args.chunk))
+                print(f"{name:<34} {per * 1e3:10.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
