@@ -8,6 +8,24 @@
 // backward rules; composite ops (Sub, Mean, Softmax, …) are written with
 // primitives and get their gradients for free.
 //
+// Adding a fused op. When a chain of primitives is too slow or holds too
+// much memory, write it as one primitive on tensor's kernel mechanism
+// (tensor.Kernel; the soft-binning ops in softbin.go are the example):
+//  1. in package tensor, declare a forward and a backward kernel with
+//     tensor.NewKernel, each with its attribute type, and write the
+//     exported functions that check shapes, allocate the outputs and call
+//     the body that tensor.Lookup finds for the device — or, when there is
+//     none, the composed version (tensor ops);
+//  2. write the CPU bodies as loops over host slices (parallelFor for large
+//     inputs) and register them for CPU[float32] and CPU[float64];
+//  3. test every body against the composed version in float64 (to
+//     rounding) and float32;
+//  4. here, declare the op with def and record the forward's value with a
+//     backward rule that calls the backward kernel, then add a case to
+//     gradCases (the tests fail for an op without one);
+//  5. a backend that has faster bodies registers them with tensor.Register
+//     for its device when it is set up.
+//
 // Every exported function returning a *Var is checked against float64 central
 // differences by Check in this package's tests; a test fails for any such
 // function that has no gradient case.

@@ -9,6 +9,14 @@
 // implementation of that interface and the reference every other backend (such
 // as kernels/cuda) is tested against.
 //
+// Fused kernels (Kernel) are operations beyond that primitive set: a named
+// kernel has a CPU body, a version composed of tensor ops that runs on any
+// other device and is the CPU body's tested reference, and bodies that
+// backends register for their own devices (Register), so that neither this
+// package nor autograd imports a backend. The soft-binning kernels of the
+// ECL loss (SoftAssign, BinStats, SoftBinStats) are built this way; Kernels
+// lists them all.
+//
 // Programming errors (mismatched shapes, an axis out of range, tensors on two
 // devices) panic with a message naming the op and the shapes.
 package tensor
