@@ -6,26 +6,47 @@ import (
 	"slices"
 )
 
+// The batch-norm kernels, with ε as their attribute: BatchNormKernel reads
+// x, γ, β and writes y, μ, σ²; BatchNormBackwardKernel reads g, x, γ, μ, σ²
+// and writes dx, dγ, dβ.
+var (
+	BatchNormKernel         = NewKernel[float64]("batch_norm")
+	BatchNormBackwardKernel = NewKernel[float64]("batch_norm_backward")
+)
+
+func init() {
+	registerCPU(BatchNormKernel, batchNormCPU[float32], batchNormCPU[float64])
+	registerCPU(BatchNormBackwardKernel, batchNormBackwardCPU[float32], batchNormBackwardCPU[float64])
+}
+
 // BatchNorm normalises x [N, C, …] per channel with the batch's mean μ and
 // biased variance σ² over every axis but 1, then scales and shifts:
 // y = γ·(x − μ)/√(σ² + ε) + β, with γ, β of shape [C]. It returns y, μ and
 // σ² ([C]). On the CPU it runs as fused loops (two reads of x, one write of
-// y, statistics summed in float64); on other devices it is composed of
-// tensor ops (batchNormComposed, also the CPU loops' reference).
+// y, statistics summed in float64); on devices without a BatchNormKernel
+// body it is composed of tensor ops (batchNormComposed, also the CPU loops'
+// reference).
 func BatchNorm[T Float](x, gamma, beta *Tensor[T], eps T) (y, mean, variance *Tensor[T]) {
-	n, c, s := bnShape("BatchNorm", x, gamma, beta)
-	if _, ok := x.Device().(CPU[T]); !ok {
+	_, c, _ := bnShape("BatchNorm", x, gamma, beta)
+	dev := x.Device()
+	body, ok := Lookup(BatchNormKernel, dev)
+	if !ok {
 		return batchNormComposed(x, gamma, beta, eps)
 	}
-	x = Contiguous(x)
-	y, mean, variance = Zeros[T](x.Shape()...), Zeros[T](c), Zeros[T](c)
-	xs, ys, gs, bs := HostData(x), HostData(y), HostData(Contiguous(gamma)), HostData(Contiguous(beta))
-	ms, vs := HostData(mean), HostData(variance)
+	y, mean, variance = ZerosOn(dev, x.Shape()...), ZerosOn(dev, c), ZerosOn(dev, c)
+	body([]*Tensor[T]{y, mean, variance}, []*Tensor[T]{Contiguous(x), Contiguous(gamma), Contiguous(beta)}, float64(eps))
+	return y, mean, variance
+}
+
+func batchNormCPU[T Float](out, in []*Tensor[T], eps float64) {
+	n, c, s := bnShape("BatchNorm", in[0], in[1], in[2])
+	xs, ys, gs, bs := HostData(in[0]), HostData(out[0]), HostData(in[1]), HostData(in[2])
+	ms, vs := HostData(out[1]), HostData(out[2])
 	parallelFor(c, 3*n*s, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			mu, va := channelStats(xs, n, c, s, ch)
 			ms[ch], vs[ch] = T(mu), T(va)
-			a := float64(gs[ch]) / math.Sqrt(va+float64(eps))
+			a := float64(gs[ch]) / math.Sqrt(va+float64(T(eps)))
 			scale, shift := T(a), T(float64(bs[ch])-mu*a)
 			for i := range n {
 				off := (i*c + ch) * s
@@ -35,7 +56,6 @@ func BatchNorm[T Float](x, gamma, beta *Tensor[T], eps T) (y, mean, variance *Te
 			}
 		}
 	})
-	return y, mean, variance
 }
 
 // channelStats is the mean and biased variance of channel ch of x [n, c, s]
@@ -64,24 +84,31 @@ func channelStats[T Float](xs []T, n, c, s, ch int) (mean, variance float64) {
 // values per channel, dβ = Σ g, dγ = Σ g·x̂ and
 // dx = γ/√(σ² + ε)·(g − dβ/m − x̂·dγ/m). Fused loops on the CPU (one read of
 // g and x for the sums, one more and a write for dx), composed tensor ops
-// elsewhere.
+// on devices without a BatchNormBackwardKernel body.
 func BatchNormBackward[T Float](g, x, gamma, mean, variance *Tensor[T], eps T) (dx, dgamma, dbeta *Tensor[T]) {
-	n, c, s := bnShape("BatchNormBackward", x, gamma, mean, variance)
+	_, c, _ := bnShape("BatchNormBackward", x, gamma, mean, variance)
 	if !slices.Equal(g.Shape(), x.Shape()) {
 		panic(fmt.Sprintf("tensor.BatchNormBackward: gradient %v for input %v", g.Shape(), x.Shape()))
 	}
-	if _, ok := x.Device().(CPU[T]); !ok {
+	dev := x.Device()
+	body, ok := Lookup(BatchNormBackwardKernel, dev)
+	if !ok {
 		return batchNormBackwardComposed(g, x, gamma, mean, variance, eps)
 	}
-	x, g = Contiguous(x), Contiguous(g)
-	dx, dgamma, dbeta = Zeros[T](x.Shape()...), Zeros[T](c), Zeros[T](c)
-	xs, gs, dxs := HostData(x), HostData(g), HostData(dx)
-	gam, ms, vs := HostData(Contiguous(gamma)), HostData(Contiguous(mean)), HostData(Contiguous(variance))
-	dgs, dbs := HostData(dgamma), HostData(dbeta)
+	dx, dgamma, dbeta = ZerosOn(dev, x.Shape()...), ZerosOn(dev, c), ZerosOn(dev, c)
+	in := []*Tensor[T]{Contiguous(g), Contiguous(x), Contiguous(gamma), Contiguous(mean), Contiguous(variance)}
+	body([]*Tensor[T]{dx, dgamma, dbeta}, in, float64(eps))
+	return dx, dgamma, dbeta
+}
+
+func batchNormBackwardCPU[T Float](out, in []*Tensor[T], eps float64) {
+	n, c, s := bnShape("BatchNormBackward", in[1], in[2], in[3], in[4])
+	gs, xs, gam, ms, vs := HostData(in[0]), HostData(in[1]), HostData(in[2]), HostData(in[3]), HostData(in[4])
+	dxs, dgs, dbs := HostData(out[0]), HostData(out[1]), HostData(out[2])
 	m := float64(n * s)
 	parallelFor(c, 3*n*s, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
-			mu, inv := float64(ms[ch]), 1/math.Sqrt(float64(vs[ch])+float64(eps))
+			mu, inv := float64(ms[ch]), 1/math.Sqrt(float64(vs[ch])+float64(T(eps)))
 			sg, sgx := 0.0, 0.0
 			for i := range n {
 				off := (i*c + ch) * s
@@ -105,7 +132,6 @@ func BatchNormBackward[T Float](g, x, gamma, mean, variance *Tensor[T], eps T) (
 			}
 		}
 	})
-	return dx, dgamma, dbeta
 }
 
 // bnShape checks x [N, C, …] against the per-channel tensors and returns N,

@@ -185,21 +185,3 @@ func (c CPU[T]) Where(dst, cond, x, y *Tensor[T]) {
 		}
 	})
 }
-
-// ReluGrad sets dst = g where x > 0, else 0, in one pass without branches
-// on the sign of x.
-func (CPU[T]) ReluGrad(dst, g, x *Tensor[T]) {
-	gs, xs := host(g), host(x)
-	forEach3(dst, g, x, func(d []T, od, og, ox, n, sd, sg, sx int) {
-		if sd == 1 && sg == 1 && sx == 1 {
-			reluGradContiguous(d[od:od+n], gs[og:og+n], xs[ox:ox+n])
-			return
-		}
-		for i := 0; i < n; i++ {
-			d[od+i*sd] = 0
-			if xs[ox+i*sx] > 0 {
-				d[od+i*sd] = gs[og+i*sg]
-			}
-		}
-	})
-}

@@ -6,6 +6,27 @@ import "unsafe"
 // predictor, so they mask the bits of the value they pass instead of
 // branching: the mask is all ones where the value passes, else zero.
 
+func init() { registerCPU(ReluGradKernel, reluGradCPU[float32], reluGradCPU[float64]) }
+
+// reluGradCPU sets out[0] = in[0] where in[1] > 0, else 0, in one pass
+// without branches on the sign (strided operands: elementwise).
+func reluGradCPU[T Float](out, in []*Tensor[T], _ struct{}) {
+	dst, g, x := out[0], in[0], in[1]
+	gs, xs := host(g), host(x)
+	forEach3(dst, g, x, func(d []T, od, og, ox, n, sd, sg, sx int) {
+		if sd == 1 && sg == 1 && sx == 1 {
+			reluGradContiguous(d[od:od+n], gs[og:og+n], xs[ox:ox+n])
+			return
+		}
+		for i := 0; i < n; i++ {
+			d[od+i*sd] = 0
+			if xs[ox+i*sx] > 0 {
+				d[od+i*sd] = gs[og+i*sg]
+			}
+		}
+	})
+}
+
 // reluContiguous sets d[i] = max(x[i], 0): x[i] unless x[i] ≤ 0, so that NaN
 // stays NaN and −0 becomes 0.
 func reluContiguous[T Float](d, x []T) { passPositive(d, x, x, true) }

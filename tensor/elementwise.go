@@ -156,25 +156,23 @@ func Where[T Float](cond, x, y *Tensor[T]) *Tensor[T] {
 	return out
 }
 
-// reluGrader is a Device with a one-pass ReluGrad kernel: dst = g where
-// x > 0, else 0, for operands of dst's shape (any strides).
-type reluGrader[T Float] interface {
-	ReluGrad(dst, g, x *Tensor[T])
-}
+// ReluGradKernel is ReluGrad's kernel: out[0] = in[0] where in[1] > 0, else
+// 0, for inputs of out[0]'s shape with any strides (broadcasting views).
+var ReluGradKernel = NewKernel[struct{}]("relu_grad")
 
 // ReluGrad is g where x > 0, else 0 (with broadcasting): the gradient of
 // Relu(x) given the gradient g of its result. Unlike g·Step(x), a non-finite
-// g gives 0 where x ≤ 0, as in PyTorch. Devices without a kernel for it
-// compute Where(Step(x), g, 0).
+// g gives 0 where x ≤ 0, as in PyTorch. Devices without a ReluGradKernel
+// body compute Where(Step(x), g, 0).
 func ReluGrad[T Float](g, x *Tensor[T]) *Tensor[T] {
 	gb, xb, shape := broadcast2("ReluGrad", g, x)
 	dev := g.Device()
-	rg, ok := dev.(reluGrader[T])
+	body, ok := Lookup(ReluGradKernel, dev)
 	if !ok {
 		return reluGradComposed(g, x)
 	}
 	out := ZerosOn(dev, shape...)
-	rg.ReluGrad(out, gb, xb)
+	body([]*Tensor[T]{out}, []*Tensor[T]{gb, xb}, struct{}{})
 	return out
 }
 

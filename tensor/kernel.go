@@ -21,7 +21,8 @@ type Kernel[A any] struct {
 
 // Body is a kernel's implementation on one device: it reads in and writes
 // out. The caller has checked the shapes and allocated out (zeroed,
-// contiguous, on the device); in are contiguous and on the device.
+// contiguous, on the device); in are on the device and contiguous unless
+// the kernel's declaration says otherwise.
 type Body[T Float, A any] func(out, in []*Tensor[T], attr A)
 
 var (
