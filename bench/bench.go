@@ -82,13 +82,17 @@ func conv[T tensor.Float](name string, p tensor.Conv2DParams) Case {
 
 // Bench times c in a Go benchmark and reports GFLOP/s.
 func Bench(b *testing.B, c Case) {
-	run := c.Setup()
+	loop(b, c.Setup())
+	b.ReportMetric(c.Flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// loop times b.N calls of run, with allocations.
+func loop(b *testing.B, run func()) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
 		run()
 	}
-	b.ReportMetric(c.Flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
 // Row is one line of the table: time per call and throughput.

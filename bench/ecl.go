@@ -66,12 +66,7 @@ func (c ECLCase) Setup() func() {
 // BenchECL times c in a Go benchmark, with allocations and the time per
 // sample.
 func BenchECL(b *testing.B, c ECLCase) {
-	run := c.Setup()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		run()
-	}
+	loop(b, c.Setup())
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(2*c.N), "ns/sample")
 }
 

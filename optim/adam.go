@@ -1,9 +1,7 @@
 package optim
 
 import (
-	"fmt"
 	"math"
-	"slices"
 
 	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/tensor"
@@ -13,9 +11,9 @@ import (
 // g ← grad + wd·p (L2 weight decay); m ← β1·m + (1−β1)·g;
 // v ← β2·v + (1−β2)·g²; p ← p − lr·(m/(1−β1ᵗ)) / (√(v/(1−β2ᵗ)) + ε).
 //
-// A parameter on the CPU is updated in one pass (AdamHost), one on a device
-// with a fused kernel (FusedAdam) by that kernel, and any other by composed
-// tensor ops; all three round alike and agree bit for bit.
+// A parameter is updated by the body of tensor.AdamKernel registered for
+// its device (on the CPU, AdamHost: one pass), or where there is none by
+// composed tensor ops; they round alike and agree bit for bit.
 type Adam[T tensor.Float] struct {
 	Params                         []*autograd.Var[T]
 	Rate, Beta1, Beta2, Eps, Decay float64
@@ -44,44 +42,24 @@ func (o *Adam[T]) Step() {
 		}
 		o.t[i]++
 		h := AdamUpdate{LR: o.Rate, Beta1: o.Beta1, Beta2: o.Beta2, Eps: o.Eps, Decay: o.Decay, Step: o.t[i]}
-		switch d := p.Value.Device().(type) {
-		case tensor.CPU[T]:
-			AdamHost(p.Value, p.Grad, o.m[i], o.v[i], h)
-		case FusedAdam[T]:
-			d.AdamStep(p.Value, p.Grad, o.m[i], o.v[i], h)
-		default:
+		if body, ok := tensor.Lookup(tensor.AdamKernel, p.Value.Device()); ok {
+			body(nil, []*tensor.Tensor[T]{p.Value, p.Grad, o.m[i], o.v[i]}, h)
+		} else {
 			o.m[i], o.v[i] = adamComposed(p.Value, p.Grad, o.m[i], o.v[i], h)
 		}
 	}
 }
 
-// AdamUpdate is one Adam update of one parameter: Adam's settings and the
-// parameter's step count after the update (1 at the first).
-type AdamUpdate struct {
-	LR, Beta1, Beta2, Eps, Decay float64
-	Step                         int
+// AdamUpdate is one update of one parameter (tensor.AdamUpdate).
+type AdamUpdate = tensor.AdamUpdate
+
+func init() {
+	tensor.Register(tensor.AdamKernel, tensor.Device[float32](tensor.CPU[float32]{}), adamBody[float32])
+	tensor.Register(tensor.AdamKernel, tensor.Device[float64](tensor.CPU[float64]{}), adamBody[float64])
 }
 
-// AdamScalars are an update's constants rounded to T, as every path rounds
-// them: β1, 1−β1, β2, 1−β2, 1/√(1−β2ᵗ), ε, lr/(1−β1ᵗ) and the decay.
-type AdamScalars[T tensor.Float] struct{ B1, C1, B2, C2, VScale, Eps, Rate, Decay T }
-
-// Scalars are h's constants in T.
-func Scalars[T tensor.Float](h AdamUpdate) AdamScalars[T] {
-	if h.Step < 1 {
-		panic(fmt.Sprintf("optim.Adam: step %d, want ≥ 1", h.Step))
-	}
-	bc1 := 1 - math.Pow(h.Beta1, float64(h.Step))
-	bc2 := 1 - math.Pow(h.Beta2, float64(h.Step))
-	return AdamScalars[T]{T(h.Beta1), T(1 - h.Beta1), T(h.Beta2), T(1 - h.Beta2),
-		T(1 / math.Sqrt(bc2)), T(h.Eps), T(h.LR / bc1), T(h.Decay)}
-}
-
-// FusedAdam is a device with a one-pass Adam kernel: AdamStep updates p and
-// its moments m, v in place from the gradient g (all contiguous, of one
-// shape), as AdamHost does on the CPU.
-type FusedAdam[T tensor.Float] interface {
-	AdamStep(p, g, m, v *tensor.Tensor[T], h AdamUpdate)
+func adamBody[T tensor.Float](_, in []*tensor.Tensor[T], h AdamUpdate) {
+	AdamHost(in[0], in[1], in[2], in[3], h)
 }
 
 // AdamHost applies update h in place to the CPU tensors p, m, v (contiguous,
@@ -89,8 +67,8 @@ type FusedAdam[T tensor.Float] interface {
 // round every product, as the composed ops do, and keep the compiler from
 // fusing it into a sum.
 func AdamHost[T tensor.Float](p, g, m, v *tensor.Tensor[T], h AdamUpdate) {
-	AdamShapes("optim.AdamHost", p, g, m, v)
-	c := Scalars[T](h)
+	tensor.AdamShapes("optim.AdamHost", p, g, m, v)
+	c := tensor.AdamConstants[T](h)
 	ps, gs, ms, vs := tensor.HostData(p), tensor.HostData(g), tensor.HostData(m), tensor.HostData(v)
 	for i := range ps {
 		gi := gs[i]
@@ -104,21 +82,10 @@ func AdamHost[T tensor.Float](p, g, m, v *tensor.Tensor[T], h AdamUpdate) {
 	}
 }
 
-// AdamShapes panics, naming op, unless p, g, m and v are contiguous and of
-// one shape.
-func AdamShapes[T tensor.Float](op string, p, g, m, v *tensor.Tensor[T]) {
-	for _, t := range []*tensor.Tensor[T]{p, g, m, v} {
-		if !t.IsContiguous() || !slices.Equal(t.Shape(), p.Shape()) {
-			panic(fmt.Sprintf("%s: parameter %v, gradient %v and moments %v, %v must share one shape and be contiguous",
-				op, p.Shape(), g.Shape(), m.Shape(), v.Shape()))
-		}
-	}
-}
-
 // adamComposed is the update as tensor ops, for devices without a fused
 // kernel: it writes p in place and returns the new moments.
 func adamComposed[T tensor.Float](p, g, m, v *tensor.Tensor[T], h AdamUpdate) (m2, v2 *tensor.Tensor[T]) {
-	c := Scalars[T](h)
+	c := tensor.AdamConstants[T](h)
 	if c.Decay != 0 {
 		g = tensor.Add(g, tensor.Scale(p, c.Decay))
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/ecl-go/ecl/optim"
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -124,8 +123,9 @@ func hardShapes(bin, v []int, bins int) (n, g, d int) {
 // AdamStep applies one Adam update in place to the parameter p and its
 // moments m, v (zero before the first step) from the gradient g, all of one
 // shape and contiguous: the result equals optim.AdamHost's bit for bit.
-// optim.Adam calls it through the device (optim.FusedAdam).
-func AdamStep[T tensor.Float](p, g, m, v *tensor.Tensor[T], h optim.AdamUpdate) error {
-	optim.AdamShapes("cuda.AdamStep", p, g, m, v)
+// optim.Adam calls it through tensor.AdamKernel, whose body it is on the
+// CUDA device.
+func AdamStep[T tensor.Float](p, g, m, v *tensor.Tensor[T], h tensor.AdamUpdate) error {
+	tensor.AdamShapes("cuda.AdamStep", p, g, m, v)
 	return adamStep(p, g, m, v, h)
 }

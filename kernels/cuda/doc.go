@@ -2,7 +2,10 @@
 // float64 whose every kernel is written in this package (src/*.cu), plus the
 // fused kernels of the ECL loss (AnchorAssign, BinSums, HardBinSums), the
 // Adam update (AdamStep), softmax along the last axis and batch-norm
-// statistics, each beside a pure-Go reference (AnchorAssignCPU, …).
+// statistics, each beside a pure-Go reference (AnchorAssignCPU, …). The
+// device registers AdamStep, AnchorAssign and BinSums as its bodies of
+// tensor's kernels (tensor.AdamKernel, SoftAssignKernel, BinStatsKernel),
+// through which optim.Adam and the ECL loss reach them.
 //
 // The kernels are compiled to PTX for compute_80 by gen.sh with nvcc 11.8;
 // the PTX is committed and embedded, so building needs no CUDA compiler, and

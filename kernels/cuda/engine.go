@@ -63,6 +63,8 @@ func start() (*engine, error) {
 	}
 	e.dev32 = &device[float32]{e: e, sfx: "_f32", size: 4}
 	e.dev64 = &device[float64]{e: e, sfx: "_f64", size: 8}
+	registerKernels(e.dev32)
+	registerKernels(e.dev64)
 	return e, nil
 }
 

@@ -11,9 +11,11 @@ import (
 // are checked against tensor.CPU instead). They accept tensors on any device
 // and return CPU tensors.
 
-// AnchorAssignCPU is AnchorAssign computed as ecl's assign computes it:
-// squared distances summed in order, scaled by −1/tau, then softmax shifted
-// by the row maximum (tensor.ShiftMax).
+// AnchorAssignCPU is AnchorAssign in the kernel's order of operations (and
+// that of tensor.SoftAssign's composed version): squared distances summed
+// in order, scaled by −1/tau, then softmax shifted by the row maximum
+// (tensor.ShiftMax). tensor.SoftAssign's CPU body takes shortcuts of its own
+// (lattice anchors, ‖x‖² − 2x·a + ‖a‖²) that round differently in float32.
 func AnchorAssignCPU[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) *tensor.Tensor[T] {
 	rows, d, b := anchorShapes(x.Shape(), anchors.Shape(), tau)
 	xs, as := x.Data(), anchors.Data()
@@ -49,21 +51,11 @@ func AnchorAssignCPU[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) 
 	return tensor.FromSlice(out, append(shape[:len(shape)-1], b)...)
 }
 
-// BinSumsCPU is BinSums, summing over the samples in order.
+// BinSumsCPU is BinSums, from the CPU body of tensor.BinStats.
 func BinSumsCPU[T tensor.Float](w, p *tensor.Tensor[T]) (n, m *tensor.Tensor[T]) {
-	rows, g, b, d := binShapes(w.Shape(), p.Shape())
-	ws, ps := w.Data(), p.Data()
-	ns, ms := make([]T, g*b), make([]T, g*b*d)
-	for r := range rows {
-		for gj := range g * b {
-			wv := ws[r*g*b+gj]
-			ns[gj] += wv
-			for k := range d {
-				ms[gj*d+k] += wv * ps[(r*g+gj/b)*d+k]
-			}
-		}
-	}
-	return tensor.FromSlice(ns, g, b), tensor.FromSlice(ms, g, b, d)
+	_, g, b, d := binShapes(w.Shape(), p.Shape())
+	s := tensor.BinStats(tensor.FromSlice(w.Data(), w.Shape()...), tensor.FromSlice(p.Data(), p.Shape()...))
+	return tensor.Reshape(tensor.Narrow(s, 2, 0, 1), g, b), tensor.Contiguous(tensor.Narrow(s, 2, 1, d))
 }
 
 // HardBinSumsCPU is HardBinSums.

@@ -2,10 +2,7 @@
 
 package cuda
 
-import (
-	"github.com/ecl-go/ecl/optim"
-	"github.com/ecl-go/ecl/tensor"
-)
+import "github.com/ecl-go/ecl/tensor"
 
 // The backend of a build without the cuda tag: every entry point reports
 // ErrNoCUDA.
@@ -36,6 +33,6 @@ func hardBinSums[T tensor.Float](_, _ *tensor.Tensor[T], _ int) (_, _ *tensor.Te
 	return nil, nil, ErrNoCUDA
 }
 
-func adamStep[T tensor.Float](_, _, _, _ *tensor.Tensor[T], _ optim.AdamUpdate) error {
+func adamStep[T tensor.Float](_, _, _, _ *tensor.Tensor[T], _ tensor.AdamUpdate) error {
 	return ErrNoCUDA
 }

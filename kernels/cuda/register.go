@@ -1,0 +1,38 @@
+//go:build cuda
+
+package cuda
+
+import "github.com/ecl-go/ecl/tensor"
+
+// registerKernels plugs d's fused kernels into tensor's kernel mechanism:
+// Adam's update (tensor.AdamKernel, which optim.Adam calls), the soft
+// assignment (AnchorAssign) and the bin statistics (BinSums, twice: for the
+// weighted sums and for q) of the ECL loss. The other soft-binning kernels
+// run as their composed tensor ops on d.
+func registerKernels[T tensor.Float](d *device[T]) {
+	dev := tensor.Device[T](d)
+	tensor.Register(tensor.AdamKernel, dev, func(_, in []*tensor.Tensor[T], h tensor.AdamUpdate) {
+		must(adamStep(in[0], in[1], in[2], in[3], h))
+	})
+	tensor.Register(tensor.SoftAssignKernel, dev, func(out, in []*tensor.Tensor[T], sb tensor.SoftBins) {
+		a := make([]T, len(sb.Anchors))
+		for i, v := range sb.Anchors {
+			a[i] = T(v)
+		}
+		w, err := anchorAssign(in[0], tensor.FromSliceOn(dev, a, len(a)/sb.Dim, sb.Dim), sb.Tau)
+		must(err)
+		tensor.CopyInto(out[0], w)
+	})
+	tensor.Register(tensor.BinStatsKernel, dev, func(out, in []*tensor.Tensor[T], _ struct{}) {
+		w, p := in[0], in[1]
+		dim := p.Shape()[2]
+		n, m, err := binSums(w, p)
+		must(err)
+		_, q, err := binSums(w, tensor.Sum(tensor.Mul(p, p), 2, true))
+		must(err)
+		s := out[0]
+		tensor.CopyInto(tensor.Narrow(s, 2, 0, 1), tensor.Unsqueeze(n, 2))
+		tensor.CopyInto(tensor.Narrow(s, 2, 1, dim), m)
+		tensor.CopyInto(tensor.Narrow(s, 2, dim+1, 1), q)
+	})
+}

@@ -1,0 +1,46 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// AdamUpdate is one Adam update of one parameter (optim.Adam): Adam's
+// settings and the parameter's step count after the update (1 at the
+// first). It is AdamKernel's attribute.
+type AdamUpdate struct {
+	LR, Beta1, Beta2, Eps, Decay float64
+	Step                         int
+}
+
+// AdamKernel applies an AdamUpdate in place: in are the parameter p, its
+// gradient g and moments m, v (contiguous, of one shape); there are no
+// outputs. Its CPU body is optim.AdamHost, registered by package optim.
+var AdamKernel = NewKernel[AdamUpdate]("adam")
+
+// AdamScalars are an update's constants rounded to T, as every body rounds
+// them: β1, 1−β1, β2, 1−β2, 1/√(1−β2ᵗ), ε, lr/(1−β1ᵗ) and the decay.
+type AdamScalars[T Float] struct{ B1, C1, B2, C2, VScale, Eps, Rate, Decay T }
+
+// AdamConstants are h's constants in T.
+func AdamConstants[T Float](h AdamUpdate) AdamScalars[T] {
+	if h.Step < 1 {
+		panic(fmt.Sprintf("optim.Adam: step %d, want ≥ 1", h.Step))
+	}
+	bc1 := 1 - math.Pow(h.Beta1, float64(h.Step))
+	bc2 := 1 - math.Pow(h.Beta2, float64(h.Step))
+	return AdamScalars[T]{T(h.Beta1), T(1 - h.Beta1), T(h.Beta2), T(1 - h.Beta2),
+		T(1 / math.Sqrt(bc2)), T(h.Eps), T(h.LR / bc1), T(h.Decay)}
+}
+
+// AdamShapes panics, naming op, unless p, g, m and v are contiguous and of
+// one shape.
+func AdamShapes[T Float](op string, p, g, m, v *Tensor[T]) {
+	for _, t := range []*Tensor[T]{p, g, m, v} {
+		if !t.IsContiguous() || !slices.Equal(t.Shape(), p.Shape()) {
+			panic(fmt.Sprintf("%s: parameter %v, gradient %v and moments %v, %v must share one shape and be contiguous",
+				op, p.Shape(), g.Shape(), m.Shape(), v.Shape()))
+		}
+	}
+}
