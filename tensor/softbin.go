@@ -274,18 +274,24 @@ func (s *anchorSet[T]) lattice(sb SoftBins, o []float64) {
 	}
 }
 
+// scratch is a buffer for row, one per goroutine.
+func (s *anchorSet[T]) scratch() []float64 {
+	return make([]float64, s.e*(s.maxPow+1)+len(s.norm))
+}
+
 // row sets w[j] = softmax_j(k·‖x − a_j‖²) for one point x: scaled
 // distances, shifted by their maximum, exponentiated and normalised (or
-// through the lattice's ratios, when the anchors are on one).
-func (s *anchorSet[T]) row(w, x []T) {
+// through the lattice's ratios, when the anchors are on one). tmp is
+// s.scratch().
+func (s *anchorSet[T]) row(w, x []T, tmp []float64) {
 	switch {
 	case s.step > 0:
 		if xv := float64(x[0]); !math.IsNaN(xv) && !math.IsInf(xv, 0) {
-			s.uniformRow(w, xv)
+			s.uniformRow(w, xv, tmp[:len(w)])
 			return
 		}
 	case s.unit > 0:
-		if s.latticeRow(w, x) {
+		if s.latticeRow(w, x, tmp) {
 			return
 		}
 	}
@@ -335,26 +341,15 @@ func (s *anchorSet[T]) row(w, x []T) {
 	}
 }
 
-// scratch is a float64 buffer of n values, on the stack of the caller's
-// array when it fits.
-func scratch(buf []float64, n int) []float64 {
-	if n <= len(buf) {
-		return buf[:n]
-	}
-	return make([]float64, n)
-}
-
 // uniformRow is row for equally spaced 1-D anchors: from the nearest
 // anchor j* (where e^{z_j − z_j*} = 1), the terms above and below follow by
 // the ratios r_{j+1} = r_j·gamma, in float64.
-func (s *anchorSet[T]) uniformRow(w []T, x float64) {
+func (s *anchorSet[T]) uniformRow(w []T, x float64, t []float64) {
 	b, h, k := len(w), s.step, float64(s.k)
 	a0 := float64(s.a[0])
 	c := min(max(math.Round((x-a0)/h), 0), float64(b-1))
 	j0 := int(c)
 	u := x - (a0 + c*h) // x − a_j*
-	var buf [64]float64
-	t := scratch(buf[:], b)
 	t[j0] = 1
 	sum := 1.0
 	// The first ratios up and down multiply to gamma; inside the anchors'
@@ -394,7 +389,7 @@ func (s *anchorSet[T]) uniformRow(w []T, x float64) {
 // latticeRow is row for lattice anchors, in float64; it reports false,
 // leaving w to the general path, when x is not finite or the terms
 // underflow.
-func (s *anchorSet[T]) latticeRow(w, x []T) bool {
+func (s *anchorSet[T]) latticeRow(w, x []T, tmp []float64) bool {
 	xmax := math.Inf(-1)
 	for _, v := range x {
 		xmax = max(xmax, float64(v))
@@ -403,8 +398,7 @@ func (s *anchorSet[T]) latticeRow(w, x []T) bool {
 		return false
 	}
 	np := s.maxPow + 1
-	var buf [256]float64
-	pw := scratch(buf[:], s.e*np) // F_c^p
+	pw, t := tmp[:s.e*np], tmp[s.e*np:] // F_c^p and the terms
 	c := -2 * float64(s.k) * s.unit
 	for i, v := range x {
 		f := math.Exp(c * (float64(v) - xmax))
@@ -414,8 +408,6 @@ func (s *anchorSet[T]) latticeRow(w, x []T) bool {
 			row[p] = row[p-1] * f
 		}
 	}
-	var tbuf [128]float64
-	t := scratch(tbuf[:], len(w))
 	sum := 0.0
 	for j := range w {
 		v := s.lift[j]
@@ -538,8 +530,9 @@ func softAssignCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	as := newAnchorSet[T](sb)
 	e, b := sb.Dim, len(as.norm)
 	parallelFor(len(xs)/e, b*(2*e+8), func(lo, hi int) {
+		tmp := as.scratch()
 		for r := lo; r < hi; r++ {
-			as.row(ws[r*b:(r+1)*b], xs[r*e:(r+1)*e])
+			as.row(ws[r*b:(r+1)*b], xs[r*e:(r+1)*e], tmp)
 		}
 	})
 }
@@ -587,10 +580,10 @@ func softBinStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	e, b := sb.Dim, len(as.norm)
 	xs, ps := HostData(x), HostData(p)
 	blockSums(n, g*b*(2*e+d+10), HostData(out[0]), func(acc []float64, lo, hi int) {
-		w := make([]T, b)
+		w, tmp := make([]T, b), as.scratch()
 		for r := lo * g; r < hi*g; r++ {
 			gg := r % g
-			as.row(w, xs[r*e:(r+1)*e])
+			as.row(w, xs[r*e:(r+1)*e], tmp)
 			addStats(acc[gg*b*(d+2):(gg+1)*b*(d+2)], w, ps[r*d:(r+1)*d])
 		}
 	})
@@ -604,11 +597,11 @@ func softBinStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	e, b := sb.Dim, len(as.norm)
 	xs, ps := HostData(x), HostData(p)
 	parallelFor(x.Shape()[0]*g, b*(4*e+2*d+12), func(lo, hi int) {
-		w, dw := make([]T, b), make([]T, b)
+		w, dw, tmp := make([]T, b), make([]T, b), as.scratch()
 		for r := lo; r < hi; r++ {
 			gg := r % g
 			xr := xs[r*e : (r+1)*e]
-			as.row(w, xr)
+			as.row(w, xr, tmp)
 			statsRowBackward(dw, dps[r*d:(r+1)*d], w, ps[r*d:(r+1)*d], ds[gg*b*(d+2):(gg+1)*b*(d+2)], false)
 			as.rowBackward(dxs[r*e:(r+1)*e], dw, w, xr)
 		}
