@@ -438,6 +438,16 @@ func (s *anchorSet[T]) rowBackward(dx, dw, w, x []T) {
 		}
 	}
 	k2 := 2 * s.k
+	if s.e == 1 { // in a register: a chain through memory costs more
+		var acc T
+		for j, v := range w {
+			if v != 0 {
+				acc += k2 * v * (dw[j] - dot) * (x[0] - s.a[j])
+			}
+		}
+		dx[0] += acc
+		return
+	}
 	for j, v := range w {
 		if v == 0 {
 			continue
@@ -479,6 +489,20 @@ func statsRowBackward[T Float](dw, dp, w, p, ds []T, all bool) {
 	var pp T
 	for _, v := range p {
 		pp += v * v
+	}
+	if d == 1 { // in registers
+		p0 := p[0]
+		var acc T
+		for j, wv := range w {
+			if wv == 0 && !all {
+				continue
+			}
+			s := ds[j*3 : j*3+3]
+			dw[j] = s[0] + s[2]*pp + s[1]*p0
+			acc += wv * (s[1] + 2*s[2]*p0)
+		}
+		dp[0] += acc
+		return
 	}
 	for j, wv := range w {
 		if wv == 0 && !all {
