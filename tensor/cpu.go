@@ -9,24 +9,38 @@ import (
 // loops run on all cores (GOMAXPROCS goroutines).
 type CPU[T Float] struct{}
 
-type cpuBuffer[T Float] struct{ data []T }
+// cpuBuffer is host memory; dead once the Arena step that made it has
+// ended (its memory then belongs to the arena again).
+type cpuBuffer[T Float] struct {
+	data []T
+	dead bool
+}
 
 func (b *cpuBuffer[T]) Device() Device[T] { return CPU[T]{} }
 func (b *cpuBuffer[T]) Len() int          { return len(b.data) }
 
 func (CPU[T]) String() string { return "cpu" }
 
-// Alloc returns a zeroed host buffer.
-func (CPU[T]) Alloc(n int) Buffer[T] { return &cpuBuffer[T]{make([]T, n)} }
+// Alloc returns a zeroed host buffer, from the active Arena if there is
+// one.
+func (CPU[T]) Alloc(n int) Buffer[T] {
+	if a := activeArena[T]().Load(); a != nil {
+		return a.alloc(n)
+	}
+	return &cpuBuffer[T]{data: make([]T, n)}
+}
 
 // Upload copies src into a new host buffer.
-func (CPU[T]) Upload(src []T) Buffer[T] { return &cpuBuffer[T]{append([]T(nil), src...)} }
+func (CPU[T]) Upload(src []T) Buffer[T] { return &cpuBuffer[T]{data: append([]T(nil), src...)} }
 
 // host returns the backing slice of a CPU tensor.
 func host[T Float](t *Tensor[T]) []T {
 	b, ok := t.buf.(*cpuBuffer[T])
 	if !ok {
 		panic(fmt.Sprintf("tensor: CPU op on a tensor held by %s", t.Device()))
+	}
+	if b.dead {
+		panic(fmt.Sprintf("tensor: %v tensor used after the Arena step that made it ended", t.shape))
 	}
 	return b.data
 }
@@ -42,7 +56,7 @@ func HostData[T Float](t *Tensor[T]) []T {
 }
 
 func (c CPU[T]) Download(dst []T, src *Tensor[T]) {
-	d := &Tensor[T]{shape: src.shape, strides: contiguousStrides(src.shape), buf: &cpuBuffer[T]{dst}}
+	d := &Tensor[T]{shape: src.shape, strides: contiguousStrides(src.shape), buf: &cpuBuffer[T]{data: dst}}
 	c.Copy(d, src)
 }
 
