@@ -1,10 +1,12 @@
 package bench
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/ecl-go/ecl/datasets/sim"
 	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/ecl/metrics"
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
 	"github.com/ecl-go/ecl/train"
@@ -58,4 +60,40 @@ func SmallCases() []SmallCase {
 		}})
 	}
 	return cases
+}
+
+// KDEInput is what ecl sim hands the ECE^KDE metric for one model on one
+// domain: n rows of k = 3 probabilities (a softmax of random logits at the
+// sharpness of a trained model) and labels drawn from them.
+func KDEInput(n int) (probs []float64, labels []int) {
+	r := rand.New(rand.NewPCG(7, 8))
+	probs, labels = make([]float64, 3*n), make([]int, n)
+	for i := range n {
+		s, row := 0.0, probs[3*i:3*i+3]
+		for c := range row {
+			row[c] = math.Exp(4 * r.NormFloat64())
+			s += row[c]
+		}
+		u := r.Float64() * s
+		for c := range row {
+			if u -= row[c]; u < 0 || c == 2 {
+				labels[i] = c
+				break
+			}
+		}
+		for c := range row {
+			row[c] /= s
+		}
+	}
+	return probs, labels
+}
+
+// KDE runs the ECE^KDE metric as ecl sim does (canonical, bandwidth
+// selected by the leave-one-out search).
+func KDE(probs []float64, labels []int) float64 {
+	r, err := metrics.ECEKDE(probs, 3, labels, metrics.KDEOptions{Mode: metrics.KDECanonical})
+	if err != nil {
+		panic(err)
+	}
+	return r.Value
 }

@@ -1,17 +1,37 @@
 package bench
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
 
 // BenchmarkSmallStep times a training step of each stage of ecl sim and
-// reports the bytes and allocations of one step.
+// reports the bytes and allocations of one step, and the process CPU time
+// per step (cpu-ns/op, both cores and the collector counted).
 func BenchmarkSmallStep(b *testing.B) {
 	for _, c := range SmallCases() {
 		b.Run(c.Name, func(b *testing.B) {
 			b.ReportAllocs()
+			start := processCPU()
 			c.Run(b.N)
+			reportCPU(b, start)
+		})
+	}
+}
+
+// BenchmarkECEKDE times the ECE^KDE metric of ecl sim on n = 400 (the
+// paper recipe's domains) and 800 samples.
+func BenchmarkECEKDE(b *testing.B) {
+	for _, n := range []int{400, 800} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			probs, labels := KDEInput(n)
+			b.ReportAllocs()
+			start := processCPU()
+			for b.Loop() {
+				KDE(probs, labels)
+			}
+			reportCPU(b, start)
 		})
 	}
 }
