@@ -82,6 +82,14 @@ func (CPU[T]) Copy(dst, src *Tensor[T]) {
 }
 
 func (CPU[T]) Unary(op UnaryOp, dst, x *Tensor[T], a, b T) {
+	if smallDense(dst, x) { // one call, no closures unless op needs f
+		var f func(T) T
+		if !unarySpelled(op) {
+			f = unaryFunc[T](op, a, b)
+		}
+		unaryContiguous(op, HostData(dst), HostData(x), a, b, f)
+		return
+	}
 	f := unaryFunc[T](op, a, b)
 	s := host(x)
 	forEach2(dst, x, func(d []T, od, os, n, sd, ss int) {
@@ -93,6 +101,12 @@ func (CPU[T]) Unary(op UnaryOp, dst, x *Tensor[T], a, b T) {
 			d[od+i*sd] = f(s[os+i*ss])
 		}
 	})
+}
+
+// unarySpelled reports whether unaryContiguous spells op out (and needs no
+// f).
+func unarySpelled(op UnaryOp) bool {
+	return op == OpRelu || op == OpStep || op == OpAffine || op == OpSqrt
 }
 
 // unaryContiguous is the dense inner loop, with the cheap ops of training
@@ -125,6 +139,14 @@ func unaryContiguous[T Float](op UnaryOp, d, x []T, a, b T, f func(T) T) {
 }
 
 func (CPU[T]) Binary(op BinaryOp, dst, x, y *Tensor[T]) {
+	if smallDense(dst, x, y) { // one call, no closures unless op needs f
+		var f func(a, b T) T
+		if op != OpAdd && op != OpSub && op != OpMul && op != OpDiv { // spelled out in binaryContiguous
+			f = binaryFunc[T](op)
+		}
+		binaryContiguous(op, HostData(dst), HostData(x), HostData(y), f)
+		return
+	}
 	f := binaryFunc[T](op)
 	xs, ys := host(x), host(y)
 	forEach3(dst, x, y, func(d []T, od, ox, oy, n, sd, sx, sy int) {
