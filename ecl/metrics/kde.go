@@ -267,6 +267,12 @@ const lseSkip = 50
 
 // looLogDensity returns, for each bandwidth h of grid, Σ_j log Σ_{i≠j}
 // k_h(z_j; z_i).
+//
+// The cost stays O(n²) per bandwidth: the inner sums are sums of
+// exponentials of inner products (Σ_c z_ic log z_jc)/h − log B_i, which
+// have no exact sub-quadratic form. The lseSkip truncation keeps 0.6% of
+// the pairs at h = 1e−5 but all of them from h = 0.4 on (k = 3, n = 400,
+// bench.KDEInput): about 7.6 n² exponentials for the 20 bandwidths.
 func (k kernel) looLogDensity(grid []float64) []float64 {
 	lbs := make([][]float64, len(grid))
 	for g, h := range grid {
