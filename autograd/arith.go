@@ -27,10 +27,14 @@ func Sub[T tensor.Float](a, b *Var[T]) *Var[T] { return Add(a, Neg(b)) }
 // Mul is a·b elementwise with broadcasting.
 func Mul[T tensor.Float](a, b *Var[T]) *Var[T] {
 	return record(opMul, tensor.Mul(a.Value, b.Value), func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
-		return []*tensor.Tensor[T]{
-			tensor.SumTo(tensor.Mul(g, b.Value), a.Value.Shape()...),
-			tensor.SumTo(tensor.Mul(g, a.Value), b.Value.Shape()...),
+		var ga, gb *tensor.Tensor[T] // only for inputs that need them
+		if a.requiresGrad {
+			ga = tensor.SumTo(tensor.Mul(g, b.Value), a.Value.Shape()...)
 		}
+		if b.requiresGrad {
+			gb = tensor.SumTo(tensor.Mul(g, a.Value), b.Value.Shape()...)
+		}
+		return []*tensor.Tensor[T]{ga, gb}
 	}, a, b)
 }
 
@@ -39,10 +43,11 @@ func Div[T tensor.Float](a, b *Var[T]) *Var[T] {
 	out := tensor.Div(a.Value, b.Value)
 	return record(opDiv, out, func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
 		ga := tensor.Div(g, b.Value)
-		return []*tensor.Tensor[T]{
-			tensor.SumTo(ga, a.Value.Shape()...),
-			tensor.SumTo(tensor.Neg(tensor.Mul(ga, out)), b.Value.Shape()...),
+		var gb *tensor.Tensor[T]
+		if b.requiresGrad {
+			gb = tensor.SumTo(tensor.Neg(tensor.Mul(ga, out)), b.Value.Shape()...)
 		}
+		return []*tensor.Tensor[T]{tensor.SumTo(ga, a.Value.Shape()...), gb}
 	}, a, b)
 }
 

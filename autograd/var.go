@@ -2,7 +2,6 @@ package autograd
 
 import (
 	"fmt"
-	"slices"
 	"sync/atomic"
 
 	"github.com/ecl-go/ecl/tensor"
@@ -20,6 +19,8 @@ type Var[T tensor.Float] struct {
 	op           *Op
 	inputs       []*Var[T]
 	backward     func(g *tensor.Tensor[T]) []*tensor.Tensor[T]
+	// visit is the topo call that last listed v.
+	visit uint64
 }
 
 // Op names a primitive operation with a backward rule. Ops are created only by
@@ -120,7 +121,7 @@ func (v *Var[T]) BackwardWith(g *tensor.Tensor[T]) {
 }
 
 func (v *Var[T]) accumulate(g *tensor.Tensor[T]) {
-	if !slices.Equal(g.Shape(), v.Value.Shape()) {
+	if !sameShape(g, v.Value) {
 		panic(fmt.Sprintf("autograd: %v backward gave gradient of shape %v for value of shape %v", v.op, g.Shape(), v.Value.Shape()))
 	}
 	if v.Grad == nil {
@@ -130,23 +131,39 @@ func (v *Var[T]) accumulate(g *tensor.Tensor[T]) {
 	}
 }
 
+// sameShape reports whether a and b have one shape, without copying it.
+func sameShape[T tensor.Float](a, b *tensor.Tensor[T]) bool {
+	if a.Dims() != b.Dims() {
+		return false
+	}
+	for d := range a.Dims() {
+		if a.Dim(d) != b.Dim(d) {
+			return false
+		}
+	}
+	return true
+}
+
+// visits numbers the topo calls.
+var visits atomic.Uint64
+
 // topo lists the nodes that require gradients reachable from v, inputs first.
 func topo[T tensor.Float](v *Var[T]) []*Var[T] {
 	var order []*Var[T]
-	seen := map[*Var[T]]bool{}
+	visit := visits.Add(1)
 	type frame struct {
 		v    *Var[T]
 		next int
 	}
 	stack := []frame{{v, 0}}
-	seen[v] = true
+	v.visit = visit
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]
 		if f.next < len(f.v.inputs) {
 			in := f.v.inputs[f.next]
 			f.next++
-			if in.requiresGrad && !seen[in] {
-				seen[in] = true
+			if in.requiresGrad && in.visit != visit {
+				in.visit = visit
 				stack = append(stack, frame{in, 0})
 			}
 			continue

@@ -35,8 +35,9 @@ func (b *BatchNorm2d[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 		y := autograd.BatchNorm(x, b.Gamma, b.Beta, b.Eps, m, v)
 		count := T(x.Value.Len() / c)
 		unbiased := tensor.Scale(v, count/max(count-1, 1))
-		b.RunMean = tensor.Add(tensor.Scale(b.RunMean, 1-b.Momentum), tensor.Scale(m, b.Momentum))
-		b.RunVar = tensor.Add(tensor.Scale(b.RunVar, 1-b.Momentum), tensor.Scale(unbiased, b.Momentum))
+		// In place: the running estimates outlive a training step's arena.
+		tensor.CopyInto(b.RunMean, tensor.Add(tensor.Scale(b.RunMean, 1-b.Momentum), tensor.Scale(m, b.Momentum)))
+		tensor.CopyInto(b.RunVar, tensor.Add(tensor.Scale(b.RunVar, 1-b.Momentum), tensor.Scale(unbiased, b.Momentum)))
 		return y
 	}
 	// y = x·scale + shift with the per-channel scale = γ/√(var+ε) and shift =

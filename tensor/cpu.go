@@ -9,24 +9,38 @@ import (
 // loops run on all cores (GOMAXPROCS goroutines).
 type CPU[T Float] struct{}
 
-type cpuBuffer[T Float] struct{ data []T }
+// cpuBuffer is host memory; dead once the Arena step that made it has
+// ended (its memory then belongs to the arena again).
+type cpuBuffer[T Float] struct {
+	data []T
+	dead bool
+}
 
 func (b *cpuBuffer[T]) Device() Device[T] { return CPU[T]{} }
 func (b *cpuBuffer[T]) Len() int          { return len(b.data) }
 
 func (CPU[T]) String() string { return "cpu" }
 
-// Alloc returns a zeroed host buffer.
-func (CPU[T]) Alloc(n int) Buffer[T] { return &cpuBuffer[T]{make([]T, n)} }
+// Alloc returns a zeroed host buffer, from the active Arena if there is
+// one.
+func (CPU[T]) Alloc(n int) Buffer[T] {
+	if a := activeArena[T]().Load(); a != nil {
+		return a.alloc(n)
+	}
+	return &cpuBuffer[T]{data: make([]T, n)}
+}
 
 // Upload copies src into a new host buffer.
-func (CPU[T]) Upload(src []T) Buffer[T] { return &cpuBuffer[T]{append([]T(nil), src...)} }
+func (CPU[T]) Upload(src []T) Buffer[T] { return &cpuBuffer[T]{data: append([]T(nil), src...)} }
 
 // host returns the backing slice of a CPU tensor.
 func host[T Float](t *Tensor[T]) []T {
 	b, ok := t.buf.(*cpuBuffer[T])
 	if !ok {
 		panic(fmt.Sprintf("tensor: CPU op on a tensor held by %s", t.Device()))
+	}
+	if b.dead {
+		panic(fmt.Sprintf("tensor: %v tensor used after the Arena step that made it ended", t.shape))
 	}
 	return b.data
 }
@@ -42,7 +56,7 @@ func HostData[T Float](t *Tensor[T]) []T {
 }
 
 func (c CPU[T]) Download(dst []T, src *Tensor[T]) {
-	d := &Tensor[T]{shape: src.shape, strides: contiguousStrides(src.shape), buf: &cpuBuffer[T]{dst}}
+	d := &Tensor[T]{shape: src.shape, strides: contiguousStrides(src.shape), buf: &cpuBuffer[T]{data: dst}}
 	c.Copy(d, src)
 }
 
@@ -68,6 +82,14 @@ func (CPU[T]) Copy(dst, src *Tensor[T]) {
 }
 
 func (CPU[T]) Unary(op UnaryOp, dst, x *Tensor[T], a, b T) {
+	if smallDense(dst, x) { // one call, no closures unless op needs f
+		var f func(T) T
+		if !unarySpelled(op) {
+			f = unaryFunc[T](op, a, b)
+		}
+		unaryContiguous(op, HostData(dst), HostData(x), a, b, f)
+		return
+	}
 	f := unaryFunc[T](op, a, b)
 	s := host(x)
 	forEach2(dst, x, func(d []T, od, os, n, sd, ss int) {
@@ -79,6 +101,12 @@ func (CPU[T]) Unary(op UnaryOp, dst, x *Tensor[T], a, b T) {
 			d[od+i*sd] = f(s[os+i*ss])
 		}
 	})
+}
+
+// unarySpelled reports whether unaryContiguous spells op out (and needs no
+// f).
+func unarySpelled(op UnaryOp) bool {
+	return op == OpRelu || op == OpStep || op == OpAffine || op == OpSqrt
 }
 
 // unaryContiguous is the dense inner loop, with the cheap ops of training
@@ -111,6 +139,14 @@ func unaryContiguous[T Float](op UnaryOp, d, x []T, a, b T, f func(T) T) {
 }
 
 func (CPU[T]) Binary(op BinaryOp, dst, x, y *Tensor[T]) {
+	if smallDense(dst, x, y) { // one call, no closures unless op needs f
+		var f func(a, b T) T
+		if op != OpAdd && op != OpSub && op != OpMul && op != OpDiv { // spelled out in binaryContiguous
+			f = binaryFunc[T](op)
+		}
+		binaryContiguous(op, HostData(dst), HostData(x), HostData(y), f)
+		return
+	}
 	f := binaryFunc[T](op)
 	xs, ys := host(x), host(y)
 	forEach3(dst, x, y, func(d []T, od, ox, oy, n, sd, sx, sy int) {

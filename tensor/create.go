@@ -17,8 +17,15 @@ func checkShape(op string, shape []int) {
 // ZerosOn allocates a zeroed contiguous tensor on dev.
 func ZerosOn[T Float](dev Device[T], shape ...int) *Tensor[T] {
 	checkShape("Zeros", shape)
-	shape = append([]int{}, shape...)
-	return &Tensor[T]{shape: shape, strides: contiguousStrides(shape), buf: dev.Alloc(numel(shape))}
+	dims := make([]int, 2*len(shape)) // shape and strides in one allocation
+	s := copy(dims, shape)
+	st := dims[s:]
+	n := 1
+	for d := s - 1; d >= 0; d-- {
+		st[d] = n
+		n *= shape[d]
+	}
+	return &Tensor[T]{shape: dims[:s:s], strides: st, buf: dev.Alloc(n)}
 }
 
 // Zeros allocates a zeroed contiguous tensor on the CPU.

@@ -15,11 +15,11 @@ func (*fakeBuffer) Device() Device[float64] { return fakeDevice{} }
 func (fakeDevice) String() string { return "fake" }
 
 func (fakeDevice) Alloc(n int) Buffer[float64] {
-	return &fakeBuffer{cpuBuffer[float64]{make([]float64, n)}}
+	return &fakeBuffer{cpuBuffer[float64]{data: make([]float64, n)}}
 }
 
 func (fakeDevice) Upload(src []float64) Buffer[float64] {
-	return &fakeBuffer{cpuBuffer[float64]{append([]float64(nil), src...)}}
+	return &fakeBuffer{cpuBuffer[float64]{data: append([]float64(nil), src...)}}
 }
 
 func TestShapeErrorsNameTheOpAndShapes(t *testing.T) {

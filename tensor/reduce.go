@@ -71,6 +71,9 @@ func Ints[T Float](t *Tensor[T]) []int {
 // leading dimensions are summed away and dimensions where shape has 1 are
 // summed with keep-dims.
 func SumTo[T Float](x *Tensor[T], shape ...int) *Tensor[T] {
+	if slices.Equal(shape, x.shape) {
+		return x
+	}
 	if b, err := BroadcastShapes(shape, x.shape); err != nil || !slices.Equal(b, x.shape) {
 		panic(fmt.Sprintf("tensor.SumTo: %v does not broadcast to %v", shape, x.shape))
 	}

@@ -78,8 +78,31 @@ func strided(shape []int, strides [][]int, offsets []int, fn func(offs []int, n 
 	})
 }
 
+// dense reports whether the views of one shape are all row-major dense,
+// so that element i of each is at its offset + i: one row, nothing to
+// coalesce.
+func dense[T Float](ts ...*Tensor[T]) bool {
+	for _, t := range ts {
+		if !t.IsContiguous() {
+			return false
+		}
+	}
+	return true
+}
+
+// smallDense reports whether views of one shape are dense and too small
+// for parallelFor to split them, so that forEach can call fn once, without
+// strided's bookkeeping (this is every elementwise op of a small model).
+func smallDense[T Float](ts ...*Tensor[T]) bool {
+	return ts[0].Len() < grain && dense(ts...)
+}
+
 func forEach1[T Float](a *Tensor[T], fn func(d []T, od, n, sd int)) {
 	d := host(a)
+	if smallDense(a) {
+		fn(d, a.offset, a.Len(), 1)
+		return
+	}
 	strided(a.shape, [][]int{a.strides}, []int{a.offset}, func(o []int, n int, s []int) {
 		fn(d, o[0], n, s[0])
 	})
@@ -87,6 +110,10 @@ func forEach1[T Float](a *Tensor[T], fn func(d []T, od, n, sd int)) {
 
 func forEach2[T Float](a, b *Tensor[T], fn func(d []T, od, ob, n, sd, sb int)) {
 	d := host(a)
+	if smallDense(a, b) {
+		fn(d, a.offset, b.offset, a.Len(), 1, 1)
+		return
+	}
 	strided(a.shape, [][]int{a.strides, b.strides}, []int{a.offset, b.offset}, func(o []int, n int, s []int) {
 		fn(d, o[0], o[1], n, s[0], s[1])
 	})
@@ -94,6 +121,10 @@ func forEach2[T Float](a, b *Tensor[T], fn func(d []T, od, ob, n, sd, sb int)) {
 
 func forEach3[T Float](a, b, c *Tensor[T], fn func(d []T, od, ob, oc, n, sd, sb, sc int)) {
 	d := host(a)
+	if smallDense(a, b, c) {
+		fn(d, a.offset, b.offset, c.offset, a.Len(), 1, 1, 1)
+		return
+	}
 	strided(a.shape, [][]int{a.strides, b.strides, c.strides}, []int{a.offset, b.offset, c.offset}, func(o []int, n int, s []int) {
 		fn(d, o[0], o[1], o[2], n, s[0], s[1], s[2])
 	})

@@ -305,7 +305,7 @@ type otherDevice struct{ CPU[float64] }
 
 func (otherDevice) String() string { return "other" }
 func (otherDevice) Upload(src []float64) Buffer[float64] {
-	return &otherBuffer{cpuBuffer[float64]{append([]float64(nil), src...)}}
+	return &otherBuffer{cpuBuffer[float64]{data: append([]float64(nil), src...)}}
 }
 
 type otherBuffer struct{ cpuBuffer[float64] }

@@ -13,6 +13,9 @@ func (t *Tensor[T]) view(shape, strides []int, offset int) *Tensor[T] {
 // row-major order: a view when the strides allow it, else a copy. One
 // dimension may be -1 and is inferred.
 func Reshape[T Float](t *Tensor[T], shape ...int) *Tensor[T] {
+	if slices.Equal(shape, t.shape) {
+		return t
+	}
 	shape = slices.Clone(shape)
 	infer, known := -1, 1
 	for d, s := range shape {
@@ -140,11 +143,14 @@ func Narrow[T Float](t *Tensor[T], axis, start, length int) *Tensor[T] {
 }
 
 // Expand broadcasts t to shape without copying: dimensions of size 1 (and
-// missing leading ones) repeat with stride 0.
+// missing leading ones) repeat with stride 0; t itself when it has shape.
 func Expand[T Float](t *Tensor[T], shape ...int) *Tensor[T] {
 	checkShape("Expand", shape)
 	if len(shape) < len(t.shape) {
 		panic(fmt.Sprintf("tensor.Expand: cannot expand %v to %v", t.shape, shape))
+	}
+	if slices.Equal(shape, t.shape) {
+		return t // views never change: t is its own expansion
 	}
 	lead := len(shape) - len(t.shape)
 	st := make([]int, len(shape))

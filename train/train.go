@@ -93,10 +93,13 @@ func batches(rng *rand.Rand, n, b int) [][]int {
 // fit runs a stage: for each epoch, for each batch of the source (paired
 // with a target batch when tgt is non-empty, stopping at the shorter
 // loader), it zeroes the gradients of params, backpropagates loss and takes
-// an Adam step.
+// an Adam step. The tensors of a step (batches, graph, gradients) live in
+// an arena that the next step reuses: the loss must keep no tensor made
+// during a step for a later one.
 func fit[T tensor.Float](rng *rand.Rand, st Stage, batch int, params []*autograd.Var[T], src, tgt Data[T], loss func(s, t Data[T]) *autograd.Var[T]) {
 	opt := optim.NewAdam(params, st.LR, 0)
 	sched := optim.MultiStep{Base: st.LR, Milestones: st.Milestones, Gamma: 0.1}
+	var arena tensor.Arena[T]
 	for epoch := range st.Epochs {
 		sched.Apply(opt, epoch)
 		sb := batches(rng, src.Len(), batch)
@@ -110,14 +113,16 @@ func fit[T tensor.Float](rng *rand.Rand, st Stage, batch int, params []*autograd
 			for _, p := range params {
 				p.ZeroGrad()
 			}
-			var t Data[T]
-			if tb != nil {
-				t = tgt.Rows(tb[i])
-			}
-			l := loss(src.Rows(idx), t)
-			l.Backward()
+			arena.Do(func() {
+				var t Data[T]
+				if tb != nil {
+					t = tgt.Rows(tb[i])
+				}
+				l := loss(src.Rows(idx), t)
+				l.Backward()
+				sum += float64(l.Value.Item())
+			})
 			opt.Step()
-			sum += float64(l.Value.Item())
 		}
 		if st.OnEpoch != nil {
 			st.OnEpoch(epoch+1, sum/float64(max(len(sb), 1)))

@@ -4,8 +4,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 
+	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
@@ -87,4 +89,27 @@ func TestScaledProbsLimits(t *testing.T) {
 			t.Fatalf("r = 1 gives %v, want %v", own, want)
 		}
 	}
+}
+
+// A loss that keeps a tensor of one step for the next fails loudly: the
+// step's arena has taken its memory back.
+func TestFitStepTensorsDieWithTheStep(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	m := nn.NewMLPClassifier[float64](r, 2, 4, 3, 3)
+	src := Data[float64]{X: tensor.RandNormal[float64](r, 0, 1, 6, 2), Y: []int{0, 1, 2, 0, 1, 2}}
+	var kept *autograd.Var[float64]
+	defer func() {
+		if p, _ := recover().(string); !strings.Contains(p, "after the Arena step") {
+			t.Errorf("using a tensor of an ended step: recovered %q", p)
+		}
+	}()
+	fit(r, Stage{Epochs: 2, LR: 0.01}, 6, m.Params(), src, Data[float64]{}, func(s, _ Data[float64]) *autograd.Var[float64] {
+		loss := nn.CrossEntropy(m.Forward(autograd.Const(s.X)), s.Y)
+		if kept != nil {
+			loss = autograd.Add(loss, kept)
+		}
+		kept = loss.Detach()
+		return loss
+	})
+	t.Error("fit reused a tensor of an ended step without panicking")
 }

@@ -3,11 +3,12 @@
 //
 //	go run ./bench/benchtable [-run REGEXP]
 //
-// The training steps of LeNet-5, ResNet-20 and DenseNet-40 are rows too;
-// DenseNet-40's takes tens of seconds and 8 GB on a 2-core machine, so
-// -run 'lenet5|resnet20|matmul|conv' leaves it out. The ECL loss rows
-// (ecl/paradigm/kK/nN/float32) at N = 10⁷ need several GB: -run 'ecl/.*/n(100|10000|1000000)/'
-// leaves them out.
+// The training steps of LeNet-5, ResNet-20 and DenseNet-40, those of ecl
+// sim's small MLP (sim-mlp/…) and its ECE^KDE metric (ece-kde/n) are rows
+// too; DenseNet-40's takes seconds and about 0.3 GB per step, so
+// -run 'lenet5|resnet20|matmul|conv|sim-mlp|ece-kde' leaves it out. The ECL
+// loss rows (ecl/paradigm/kK/nN/float32) at N = 10⁷ need several GB:
+// -run 'ecl/.*/n(100|10000|1000000)/' leaves them out.
 package main
 
 import (
@@ -54,5 +55,25 @@ func main() {
 		})
 		per := time.Duration(res.NsPerOp())
 		fmt.Printf("%-34s %10.3f %9s  (%.0f images/s, batch 100, Adam; %.1f MB and %d allocations per step)\n", name, float64(per.Nanoseconds())/1e6, "", 100/per.Seconds(), float64(res.AllocedBytesPerOp())/1e6, res.AllocsPerOp())
+	}
+	for _, c := range bench.SmallCases() {
+		if !re.MatchString(c.Name) {
+			continue
+		}
+		res := testing.Benchmark(func(b *testing.B) { c.Run(b.N) })
+		fmt.Printf("%-34s %10.3f %9s  (ecl sim training step, float64, batch 100; %.1f kB and %d allocations per step)\n", c.Name, float64(res.NsPerOp())/1e6, "", float64(res.AllocedBytesPerOp())/1e3, res.AllocsPerOp())
+	}
+	for _, n := range []int{400, 800} {
+		name := fmt.Sprintf("ece-kde/%d", n)
+		if !re.MatchString(name) {
+			continue
+		}
+		probs, labels := bench.KDEInput(n)
+		res := testing.Benchmark(func(b *testing.B) {
+			for range b.N {
+				bench.KDE(probs, labels)
+			}
+		})
+		fmt.Printf("%-34s %10.3f %9s  (ECE^KDE as ecl sim computes it, k = 3, bandwidth search included)\n", name, float64(res.NsPerOp())/1e6, "")
 	}
 }

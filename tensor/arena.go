@@ -1,0 +1,90 @@
+package tensor
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Arena recycles the CPU buffers of a computation repeated many times, such
+// as the steps of a training loop: inside Do, every CPU buffer of element
+// type T comes from the arena, and the next Do takes them all back before
+// it starts, so that once the first step has run a step allocates no new
+// tensor memory (Go's collector never sees it, and large buffers are not
+// returned to the operating system and faulted in again at every step).
+//
+// A tensor made inside Do lives until the next Do on the same arena begins;
+// any CPU operation on it after that panics (its buffer is marked dead
+// rather than silently shared). State that must outlive a step — optimiser
+// moments, running statistics — must be made outside Do or updated in
+// place. Like autograd.NoGrad, an active arena is process-wide: no other
+// goroutine may create CPU tensors of type T while Do runs. The zero Arena
+// is ready to use; drop it when done (its buffers are then collected as
+// usual, and tensors of its last Do stay valid).
+type Arena[T Float] struct {
+	mu   sync.Mutex
+	live []*cpuBuffer[T]
+	free map[int][][]T
+}
+
+var (
+	arena32 atomic.Pointer[Arena[float32]]
+	arena64 atomic.Pointer[Arena[float64]]
+)
+
+// activeArena is the slot holding the arena in use for T, if any.
+func activeArena[T Float]() *atomic.Pointer[Arena[T]] {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return any(&arena32).(*atomic.Pointer[Arena[T]])
+	}
+	return any(&arena64).(*atomic.Pointer[Arena[T]])
+}
+
+// Do recycles the buffers of the arena's previous Do, then runs f with
+// every CPU allocation of type T drawn from the arena. Arenas of one
+// element type do not nest.
+func (a *Arena[T]) Do(f func()) {
+	slot := activeArena[T]()
+	if !slot.CompareAndSwap(nil, a) {
+		panic(fmt.Sprintf("tensor.Arena[%s].Do: another arena of this type is active (arenas do not nest)", DType[T]()))
+	}
+	defer slot.Store(nil)
+	a.recycle()
+	f()
+}
+
+// recycle marks every buffer handed out as dead and keeps its memory for
+// reuse.
+func (a *Arena[T]) recycle() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.free == nil {
+		a.free = map[int][][]T{}
+	}
+	for _, b := range a.live {
+		a.free[len(b.data)] = append(a.free[len(b.data)], b.data)
+		b.data, b.dead = nil, true
+	}
+	clear(a.live)
+	a.live = a.live[:0]
+}
+
+// alloc returns a zeroed buffer of n elements, reusing a recycled one of
+// that length when there is one.
+func (a *Arena[T]) alloc(n int) *cpuBuffer[T] {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var data []T
+	if list := a.free[n]; len(list) > 0 {
+		data = list[len(list)-1]
+		list[len(list)-1] = nil
+		a.free[n] = list[:len(list)-1]
+		clear(data)
+	} else {
+		data = make([]T, n)
+	}
+	b := &cpuBuffer[T]{data: data}
+	a.live = append(a.live, b)
+	return b
+}

@@ -1,0 +1,60 @@
+package tensor
+
+import (
+	"strings"
+	"testing"
+)
+
+// A step inside an arena reuses the buffers of the step before (zeroed),
+// and a tensor of an ended step panics when used instead of reading the
+// memory it shares with the new step's tensors.
+func TestArenaRecyclesAndGuards(t *testing.T) {
+	var a Arena[float64]
+	var first, second *Tensor[float64]
+	a.Do(func() {
+		first = Add(FromSlice([]float64{1, 2, 3}), FromSlice([]float64{1, 1, 1}))
+	})
+	if got := first.Data(); got[0] != 2 || got[2] != 4 {
+		t.Fatalf("first step gives %v, want [2 3 4]", got)
+	}
+	a.Do(func() { second = Zeros[float64](3) })
+	if host(second)[0] != 0 || host(second)[2] != 0 {
+		t.Errorf("recycled buffer not zeroed: %v", second.Data())
+	}
+	outside := Zeros[float64](3) // after Do: ordinary memory
+	if &host(outside)[0] == &host(second)[0] {
+		t.Error("an allocation after Do came from the arena")
+	}
+	func() {
+		defer func() {
+			r := recover()
+			if r == nil || !strings.Contains(r.(string), "after the Arena step") {
+				t.Errorf("using a tensor of an ended step: recovered %v", r)
+			}
+		}()
+		first.Data()
+	}()
+}
+
+// The recycled buffer of a step is the memory a tensor of the same length
+// had in the step before.
+func TestArenaReusesMemory(t *testing.T) {
+	var a Arena[float32]
+	var p *float32
+	a.Do(func() { p = &host(Zeros[float32](1000))[0] })
+	a.Do(func() {
+		if q := &host(Zeros[float32](1000))[0]; q != p {
+			t.Error("second step allocated new memory for the same shape")
+		}
+	})
+}
+
+func TestArenaDoesNotNest(t *testing.T) {
+	var a, b Arena[float64]
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "do not nest") {
+			t.Errorf("nested Do: recovered %v", r)
+		}
+	}()
+	a.Do(func() { b.Do(func() {}) })
+}

@@ -1,0 +1,33 @@
+package tensor
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Jobs posted back to back and after the workers have gone to sleep each
+// cover every index once: no lost wake-up, no chunk run twice.
+func TestParallelForAfterIdle(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs GOMAXPROCS ≥ 2")
+	}
+	const n = 1000
+	for round := range 50 {
+		hits := make([]atomic.Int32, n)
+		parallelFor(n, grain, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				hits[i].Add(1)
+			}
+		})
+		for i := range hits {
+			if c := hits[i].Load(); c != 1 {
+				t.Fatalf("round %d: index %d run %d times", round, i, c)
+			}
+		}
+		if round%10 == 9 {
+			time.Sleep(2 * time.Millisecond) // let the workers sleep
+		}
+	}
+}
