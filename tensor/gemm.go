@@ -13,23 +13,31 @@ import "runtime"
 // Σ_p a[p*mr+i]·b[p*ldb+j] over k ≥ 1 steps to c[i*ldc+j] (or, without
 // add, setting c[i*ldc+j] to it): a is a packed panel, b a packed panel
 // (ldb = nr) or nr columns of a row-major matrix.
+// Its cache blocks are kc, mc (a multiple of mr) and nc (of nr): a kc×nr
+// panel of b stays in L1, an mc×kc block of a in L2, the kc×nc block of b in
+// L3.
 type microKernel[T Float] struct {
-	mr, nr int
-	fn     func(k int, a, b []T, ldb int, c []T, ldc int, add bool)
+	mr, nr     int
+	kc, mc, nc int
+	fn         func(k int, a, b []T, ldb int, c []T, ldc int, add bool)
 }
 
-// blocks are the cache block sizes: a kc×nr panel of b stays in L1, an mc×kc
-// block of a in L2, the kc×nc block of b in L3.
-func (mk microKernel[T]) blocks() (kc, mc, nc int) {
-	return 256, 144 / mk.mr * mk.mr, 4096 / mk.nr * mk.nr
-}
+func (mk microKernel[T]) blocks() (kc, mc, nc int) { return mk.kc, mk.mc, mk.nc }
 
-// kernelFor is the fastest micro-kernel for T on this CPU.
-func kernelFor[T Float]() microKernel[T] {
-	if mk, ok := asmKernel[T](); ok {
+// gemmISA is the level whose micro-kernels kernelFor picks: the best of
+// this CPU and build; tests lower it to cover the others.
+var gemmISA = cpuISA
+
+// kernelFor is the micro-kernel for T at level gemmISA.
+func kernelFor[T Float]() microKernel[T] { return kernelAt[T](gemmISA) }
+
+// kernelAt is the micro-kernel for T at level l, or below where this
+// platform lacks it.
+func kernelAt[T Float](l isa) microKernel[T] {
+	if mk, ok := asmKernel[T](l); ok {
 		return mk
 	}
-	return microKernel[T]{4, 4, goKernel[T]}
+	return microKernel[T]{4, 4, 256, 144, 4096, goKernel[T]}
 }
 
 // operand is a row-major matrix: element (i, j) of op(x) is data[i*ld+j], or
@@ -210,13 +218,23 @@ func packA[T Float](dst []T, a operand[T], i0, mb, p0, kb, mr int, alpha T) {
 			}
 			continue
 		}
-		for i := range rows {
+		// Rows in groups of four, each written as it is read.
+		i := 0
+		for ; i+4 <= rows; i += 4 {
+			src := a.data[(i0+ir+i)*a.ld+p0:]
+			r0, r1, r2, r3 := src[:kb], src[a.ld:][:kb], src[2*a.ld:][:kb], src[3*a.ld:][:kb]
+			for p := range kb {
+				d := panel[p*mr+i : p*mr+i+4 : p*mr+i+4]
+				d[0], d[1], d[2], d[3] = alpha*r0[p], alpha*r1[p], alpha*r2[p], alpha*r3[p]
+			}
+		}
+		for ; i < rows; i++ {
 			src := a.data[(i0+ir+i)*a.ld+p0:][:kb]
 			for p, v := range src {
 				panel[p*mr+i] = alpha * v
 			}
 		}
-		for i := rows; i < mr; i++ {
+		for ; i < mr; i++ {
 			for p := range kb {
 				panel[p*mr+i] = 0
 			}

@@ -4,14 +4,21 @@ package tensor
 
 import "unsafe"
 
-// The AVX2+FMA micro-kernels of gemm_amd64.s: c[i*ldc+j] += Σ_p a[p*mr+i]·b[p*ldb+j]
-// over k ≥ 1 steps (c set to the sums without add).
+// The micro-kernels of gemm_amd64.s (AVX2 and FMA) and gemm_avx512_amd64.s
+// (AVX-512): c[i*ldc+j] += Σ_p a[p*mr+i]·b[p*ldb+j] over k ≥ 1 steps (c set
+// to the sums without add).
 //
 //go:noescape
 func sgemm6x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
 
 //go:noescape
 func dgemm6x8(k int, a, b *float64, ldb int, c *float64, ldc int, add bool)
+
+//go:noescape
+func sgemm12x32(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
+
+//go:noescape
+func dgemm12x16(k int, a, b *float64, ldb int, c *float64, ldc int, add bool)
 
 // The dot-product kernels: c[i*ldc+j] += Σ_p a[i*lda+p]·b[j*ldb+p] for
 // i < 3, j < 4 and p below kv ≥ 1 vectors (8 floats, 4 doubles).
@@ -22,46 +29,34 @@ func sdot3x4(kv int, a *float32, lda int, b *float32, ldb int, c *float32, ldc i
 //go:noescape
 func ddot3x4(kv int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
 
-func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
-func xgetbv() (eax uint32)
-
-// hasAVX2FMA reports AVX2 and FMA support by the CPU and the OS (which must
-// save the YMM registers).
-func hasAVX2FMA() bool {
-	maxLeaf, _, _, _ := cpuid(0, 0)
-	if maxLeaf < 7 {
-		return false
-	}
-	_, _, ecx1, _ := cpuid(1, 0)
-	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
-	if ecx1&(fma|osxsave|avx) != fma|osxsave|avx || xgetbv()&6 != 6 {
-		return false
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	return ebx7&(1<<5) != 0
-}
-
-var asmKernels = hasAVX2FMA()
-
-// asmKernel returns the assembly micro-kernel for T, or ok = false where the
-// CPU lacks AVX2 or FMA.
-func asmKernel[T Float]() (k microKernel[T], ok bool) {
-	if !asmKernels {
-		return k, false
-	}
+// asmKernel returns the assembly micro-kernel for T at level l (AVX-512 or
+// AVX2), or ok = false for isaGo.
+func asmKernel[T Float](l isa) (k microKernel[T], ok bool) {
 	var z T
-	switch any(z).(type) {
-	case float32:
-		return microKernel[T]{6, 16, func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
-			_, _, _ = a[n*6-1], b[(n-1)*ldb+15], c[5*ldc+15] // bounds the assembly relies on
+	_, f32 := any(z).(float32)
+	switch {
+	case l >= isaAVX512 && f32:
+		return microKernel[T]{12, 32, 256, 240, 4096, func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
+			_, _, _ = a[n*12-1], b[(n-1)*ldb+31], c[11*ldc+31] // bounds the assembly relies on
+			sgemm12x32(n, (*float32)(unsafe.Pointer(&a[0])), (*float32)(unsafe.Pointer(&b[0])), ldb, (*float32)(unsafe.Pointer(&c[0])), ldc, add)
+		}}, true
+	case l >= isaAVX512:
+		return microKernel[T]{12, 16, 256, 120, 4096, func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
+			_, _, _ = a[n*12-1], b[(n-1)*ldb+15], c[11*ldc+15]
+			dgemm12x16(n, (*float64)(unsafe.Pointer(&a[0])), (*float64)(unsafe.Pointer(&b[0])), ldb, (*float64)(unsafe.Pointer(&c[0])), ldc, add)
+		}}, true
+	case l >= isaAVX2 && f32:
+		return microKernel[T]{6, 16, 256, 144, 4096, func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
+			_, _, _ = a[n*6-1], b[(n-1)*ldb+15], c[5*ldc+15]
 			sgemm6x16(n, (*float32)(unsafe.Pointer(&a[0])), (*float32)(unsafe.Pointer(&b[0])), ldb, (*float32)(unsafe.Pointer(&c[0])), ldc, add)
 		}}, true
-	default:
-		return microKernel[T]{6, 8, func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
+	case l >= isaAVX2:
+		return microKernel[T]{6, 8, 256, 144, 4096, func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
 			_, _, _ = a[n*6-1], b[(n-1)*ldb+7], c[5*ldc+7]
 			dgemm6x8(n, (*float64)(unsafe.Pointer(&a[0])), (*float64)(unsafe.Pointer(&b[0])), ldb, (*float64)(unsafe.Pointer(&c[0])), ldc, add)
 		}}, true
 	}
+	return k, false
 }
 
 // asmDotKernel returns the assembly dot-product kernel for T, or ok = false

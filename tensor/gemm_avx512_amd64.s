@@ -1,0 +1,220 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// The AVX-512 micro-kernels: a 12-row tile of c in 24 ZMM accumulators,
+// Z(4+2i) and Z(5+2i) for row i, two vectors wide (32 floats or 16
+// doubles). Each k step loads the row of b into Z0, Z1, moves DI to the
+// next row (R9 bytes on), and broadcasts the 12 elements of the column of
+// a at SI (sz bytes each) into Z2 to multiply into the row accumulators.
+// The macros take the broadcast, load, add and FMA instructions, so that
+// one text serves float32 and float64.
+#define ZROW(bc, fma, off, lo, hi) \
+	bc   off(SI), Z2; \
+	fma  Z0, Z2, lo; \
+	fma  Z1, Z2, hi
+
+#define ZSTEP(bc, ld, fma, sz, aoff) \
+	ld   (DI), Z0; \
+	ld   64(DI), Z1; \
+	ADDQ R9, DI; \
+	ZROW(bc, fma, aoff, Z4, Z5); \
+	ZROW(bc, fma, aoff+sz, Z6, Z7); \
+	ZROW(bc, fma, aoff+2*sz, Z8, Z9); \
+	ZROW(bc, fma, aoff+3*sz, Z10, Z11); \
+	ZROW(bc, fma, aoff+4*sz, Z12, Z13); \
+	ZROW(bc, fma, aoff+5*sz, Z14, Z15); \
+	ZROW(bc, fma, aoff+6*sz, Z16, Z17); \
+	ZROW(bc, fma, aoff+7*sz, Z18, Z19); \
+	ZROW(bc, fma, aoff+8*sz, Z20, Z21); \
+	ZROW(bc, fma, aoff+9*sz, Z22, Z23); \
+	ZROW(bc, fma, aoff+10*sz, Z24, Z25); \
+	ZROW(bc, fma, aoff+11*sz, Z26, Z27)
+
+// Add the accumulators to c at DX (ZADDALL) or store them there (ZSETALL),
+// one row of c (R8 bytes) after another.
+#define ZADD(add, st, lo, hi) \
+	add  (DX), lo, lo; \
+	add  64(DX), hi, hi; \
+	ZSET(st, lo, hi)
+
+#define ZSET(st, lo, hi) \
+	st   lo, (DX); \
+	st   hi, 64(DX); \
+	ADDQ R8, DX
+
+#define ZADDALL(add, st) \
+	ZADD(add, st, Z4, Z5); \
+	ZADD(add, st, Z6, Z7); \
+	ZADD(add, st, Z8, Z9); \
+	ZADD(add, st, Z10, Z11); \
+	ZADD(add, st, Z12, Z13); \
+	ZADD(add, st, Z14, Z15); \
+	ZADD(add, st, Z16, Z17); \
+	ZADD(add, st, Z18, Z19); \
+	ZADD(add, st, Z20, Z21); \
+	ZADD(add, st, Z22, Z23); \
+	ZADD(add, st, Z24, Z25); \
+	ZADD(add, st, Z26, Z27)
+
+#define ZSETALL(st) \
+	ZSET(st, Z4, Z5); \
+	ZSET(st, Z6, Z7); \
+	ZSET(st, Z8, Z9); \
+	ZSET(st, Z10, Z11); \
+	ZSET(st, Z12, Z13); \
+	ZSET(st, Z14, Z15); \
+	ZSET(st, Z16, Z17); \
+	ZSET(st, Z18, Z19); \
+	ZSET(st, Z20, Z21); \
+	ZSET(st, Z22, Z23); \
+	ZSET(st, Z24, Z25); \
+	ZSET(st, Z26, Z27)
+
+#define ZCLEARALL(xor) \
+	xor Z4, Z4, Z4; xor Z5, Z5, Z5; \
+	xor Z6, Z6, Z6; xor Z7, Z7, Z7; \
+	xor Z8, Z8, Z8; xor Z9, Z9, Z9; \
+	xor Z10, Z10, Z10; xor Z11, Z11, Z11; \
+	xor Z12, Z12, Z12; xor Z13, Z13, Z13; \
+	xor Z14, Z14, Z14; xor Z15, Z15, Z15; \
+	xor Z16, Z16, Z16; xor Z17, Z17, Z17; \
+	xor Z18, Z18, Z18; xor Z19, Z19, Z19; \
+	xor Z20, Z20, Z20; xor Z21, Z21, Z21; \
+	xor Z22, Z22, Z22; xor Z23, Z23, Z23; \
+	xor Z24, Z24, Z24; xor Z25, Z25, Z25; \
+	xor Z26, Z26, Z26; xor Z27, Z27, Z27
+
+// Load the arguments (shift = log2 of the element size), prefetch the 12
+// rows of c, clear the accumulators.
+#define ZSETUP(shift, xor) \
+	MOVQ k+0(FP), CX; \
+	MOVQ a+8(FP), SI; \
+	MOVQ b+16(FP), DI; \
+	MOVQ ldb+24(FP), R9; \
+	SHLQ $shift, R9; \
+	MOVQ c+32(FP), DX; \
+	MOVQ ldc+40(FP), R8; \
+	SHLQ $shift, R8; \
+	MOVQ DX, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	ZCLEARALL(xor)
+
+// func sgemm12x32(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
+//
+// c[i*ldc+j] += Σ_p a[p*12+i]·b[p*ldb+j] for i < 12, j < 32; k ≥ 1.
+// Without add, c is set to the sums instead, whatever it held.
+TEXT ·sgemm12x32(SB), NOSPLIT, $0-49
+	ZSETUP(2, VPXORD)
+	CMPQ CX, $4
+	JLT  stail
+
+sloop4:
+	ZSTEP(VBROADCASTSS, VMOVUPS, VFMADD231PS, 4, 0)
+	ZSTEP(VBROADCASTSS, VMOVUPS, VFMADD231PS, 4, 48)
+	ZSTEP(VBROADCASTSS, VMOVUPS, VFMADD231PS, 4, 96)
+	ZSTEP(VBROADCASTSS, VMOVUPS, VFMADD231PS, 4, 144)
+	ADDQ $(192), SI
+	SUBQ $4, CX
+	CMPQ CX, $4
+	JGE  sloop4
+
+stail:
+	TESTQ CX, CX
+	JZ    sstore
+
+sloop1:
+	ZSTEP(VBROADCASTSS, VMOVUPS, VFMADD231PS, 4, 0)
+	ADDQ $48, SI
+	DECQ CX
+	JNZ  sloop1
+
+sstore:
+	MOVBLZX add+48(FP), AX
+	TESTL   AX, AX
+	JZ      sset
+	ZADDALL(VADDPS, VMOVUPS)
+	VZEROUPPER
+	RET
+
+sset:
+	ZSETALL(VMOVUPS)
+	VZEROUPPER
+	RET
+
+// func dgemm12x16(k int, a, b *float64, ldb int, c *float64, ldc int, add bool)
+//
+// c[i*ldc+j] += Σ_p a[p*12+i]·b[p*ldb+j] for i < 12, j < 16; k ≥ 1.
+// Without add, c is set to the sums instead, whatever it held.
+TEXT ·dgemm12x16(SB), NOSPLIT, $0-49
+	ZSETUP(3, VPXORQ)
+	CMPQ CX, $4
+	JLT  dtail
+
+dloop4:
+	ZSTEP(VBROADCASTSD, VMOVUPD, VFMADD231PD, 8, 0)
+	ZSTEP(VBROADCASTSD, VMOVUPD, VFMADD231PD, 8, 96)
+	ZSTEP(VBROADCASTSD, VMOVUPD, VFMADD231PD, 8, 192)
+	ZSTEP(VBROADCASTSD, VMOVUPD, VFMADD231PD, 8, 288)
+	ADDQ $(384), SI
+	SUBQ $4, CX
+	CMPQ CX, $4
+	JGE  dloop4
+
+dtail:
+	TESTQ CX, CX
+	JZ    dstore
+
+dloop1:
+	ZSTEP(VBROADCASTSD, VMOVUPD, VFMADD231PD, 8, 0)
+	ADDQ $96, SI
+	DECQ CX
+	JNZ  dloop1
+
+dstore:
+	MOVBLZX add+48(FP), AX
+	TESTL   AX, AX
+	JZ      dset
+	ZADDALL(VADDPD, VMOVUPD)
+	VZEROUPPER
+	RET
+
+dset:
+	ZSETALL(VMOVUPD)
+	VZEROUPPER
+	RET
