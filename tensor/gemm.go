@@ -15,11 +15,12 @@ import "runtime"
 // (ldb = nr) or nr columns of a row-major matrix.
 // Its cache blocks are kc, mc (a multiple of mr) and nc (of nr): a kc×nr
 // panel of b stays in L1, an mc×kc block of a in L2, the kc×nc block of b in
-// L3.
+// L3. half, where not nil, is fn for the first mr/2 rows only (the same
+// panels of a), for the last rows of c.
 type microKernel[T Float] struct {
 	mr, nr     int
 	kc, mc, nc int
-	fn         func(k int, a, b []T, ldb int, c []T, ldc int, add bool)
+	fn, half   func(k int, a, b []T, ldb int, c []T, ldc int, add bool)
 }
 
 func (mk microKernel[T]) blocks() (kc, mc, nc int) { return mk.kc, mk.mc, mk.nc }
@@ -37,7 +38,7 @@ func kernelAt[T Float](l isa) microKernel[T] {
 	if mk, ok := asmKernel[T](l); ok {
 		return mk
 	}
-	return microKernel[T]{4, 4, 256, 144, 4096, goKernel[T]}
+	return microKernel[T]{4, 4, 256, 144, 4096, goKernel[T], nil}
 }
 
 // operand is a row-major matrix: element (i, j) of op(x) is data[i*ld+j], or
@@ -174,13 +175,17 @@ func gemmBlock[T Float](mk microKernel[T], i0, i1, j0, j1, k int, alpha T, a, b 
 						rows := min(mr, mb-ir)
 						panelA := pa[ir*kb : (ir+mr)*kb]
 						off := (ic+ir)*ldc + jc + jr
-						if rows == mr && cols == nr {
-							mk.fn(kb, panelA, panelB, ldb, c[off:], ldc, acc)
+						fn, fr := mk.fn, mr // the kernel and the rows it computes
+						if rows <= mr/2 && mk.half != nil {
+							fn, fr = mk.half, mr/2
+						}
+						if rows == fr && cols == nr {
+							fn(kb, panelA, panelB, ldb, c[off:], ldc, acc)
 							continue
 						}
-						// Edge tile: compute the whole tile aside, move its
-						// valid part.
-						mk.fn(kb, panelA, panelB, ldb, tile, nr, false)
+						// Edge tile: compute the tile aside, move its valid
+						// part.
+						fn(kb, panelA, panelB, ldb, tile, nr, false)
 						for i := range rows {
 							row, t := c[off+i*ldc:off+i*ldc+cols], tile[i*nr:i*nr+cols]
 							if !acc {

@@ -20,6 +20,15 @@ func sgemm12x32(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
 //go:noescape
 func dgemm12x16(k int, a, b *float64, ldb int, c *float64, ldc int, add bool)
 
+// The 6-row AVX-512 kernels, for the last rows of c, read the same panels
+// of a, 12 rows high.
+//
+//go:noescape
+func sgemm6x32(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
+
+//go:noescape
+func dgemm6x16(k int, a, b *float64, ldb int, c *float64, ldc int, add bool)
+
 // The dot-product kernels: c[i*ldc+j] += Σ_p a[i*lda+p]·b[j*ldb+p] for
 // i < 3, j < 4 and p below kv ≥ 1 vectors (8 floats, 4 doubles).
 //
@@ -36,27 +45,38 @@ func asmKernel[T Float](l isa) (k microKernel[T], ok bool) {
 	_, f32 := any(z).(float32)
 	switch {
 	case l >= isaAVX512 && f32:
-		return microKernel[T]{12, 32, 256, 240, 4096, func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
-			_, _, _ = a[n*12-1], b[(n-1)*ldb+31], c[11*ldc+31] // bounds the assembly relies on
-			sgemm12x32(n, (*float32)(unsafe.Pointer(&a[0])), (*float32)(unsafe.Pointer(&b[0])), ldb, (*float32)(unsafe.Pointer(&c[0])), ldc, add)
-		}}, true
+		return microKernel[T]{12, 32, 256, 240, 4096, sgemmAVX512[T](sgemm12x32, 12), sgemmAVX512[T](sgemm6x32, 6)}, true
 	case l >= isaAVX512:
-		return microKernel[T]{12, 16, 256, 120, 4096, func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
-			_, _, _ = a[n*12-1], b[(n-1)*ldb+15], c[11*ldc+15]
-			dgemm12x16(n, (*float64)(unsafe.Pointer(&a[0])), (*float64)(unsafe.Pointer(&b[0])), ldb, (*float64)(unsafe.Pointer(&c[0])), ldc, add)
-		}}, true
+		return microKernel[T]{12, 16, 256, 120, 4096, dgemmAVX512[T](dgemm12x16, 12), dgemmAVX512[T](dgemm6x16, 6)}, true
 	case l >= isaAVX2 && f32:
 		return microKernel[T]{6, 16, 256, 144, 4096, func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
 			_, _, _ = a[n*6-1], b[(n-1)*ldb+15], c[5*ldc+15]
 			sgemm6x16(n, (*float32)(unsafe.Pointer(&a[0])), (*float32)(unsafe.Pointer(&b[0])), ldb, (*float32)(unsafe.Pointer(&c[0])), ldc, add)
-		}}, true
+		}, nil}, true
 	case l >= isaAVX2:
 		return microKernel[T]{6, 8, 256, 144, 4096, func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
 			_, _, _ = a[n*6-1], b[(n-1)*ldb+7], c[5*ldc+7]
 			dgemm6x8(n, (*float64)(unsafe.Pointer(&a[0])), (*float64)(unsafe.Pointer(&b[0])), ldb, (*float64)(unsafe.Pointer(&c[0])), ldc, add)
-		}}, true
+		}, nil}, true
 	}
 	return k, false
+}
+
+// sgemmAVX512 wraps an AVX-512 float32 kernel of the given rows (packed
+// panels of a 12 rows high) as a micro-kernel function for T = float32.
+func sgemmAVX512[T Float](fn func(int, *float32, *float32, int, *float32, int, bool), rows int) func(int, []T, []T, int, []T, int, bool) {
+	return func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
+		_, _, _ = a[n*12-1], b[(n-1)*ldb+31], c[(rows-1)*ldc+31] // bounds the assembly relies on
+		fn(n, (*float32)(unsafe.Pointer(&a[0])), (*float32)(unsafe.Pointer(&b[0])), ldb, (*float32)(unsafe.Pointer(&c[0])), ldc, add)
+	}
+}
+
+// dgemmAVX512 is sgemmAVX512 for float64.
+func dgemmAVX512[T Float](fn func(int, *float64, *float64, int, *float64, int, bool), rows int) func(int, []T, []T, int, []T, int, bool) {
+	return func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
+		_, _, _ = a[n*12-1], b[(n-1)*ldb+15], c[(rows-1)*ldc+15]
+		fn(n, (*float64)(unsafe.Pointer(&a[0])), (*float64)(unsafe.Pointer(&b[0])), ldb, (*float64)(unsafe.Pointer(&c[0])), ldc, add)
+	}
 }
 
 // asmDotKernel returns the assembly dot-product kernel for T, or ok = false

@@ -2,28 +2,33 @@
 
 #include "textflag.h"
 
-// The AVX-512 micro-kernels: a 12-row tile of c in 24 ZMM accumulators,
-// Z(4+2i) and Z(5+2i) for row i, two vectors wide (32 floats or 16
-// doubles). Each k step loads the row of b into Z0, Z1, moves DI to the
-// next row (R9 bytes on), and broadcasts the 12 elements of the column of
-// a at SI (sz bytes each) into Z2 to multiply into the row accumulators.
-// The macros take the broadcast, load, add and FMA instructions, so that
-// one text serves float32 and float64.
+// The AVX-512 micro-kernels: a tile of 12 (or 6) rows of c in 24 (12) ZMM
+// accumulators, Z(4+2i) and Z(5+2i) for row i, two vectors wide (32 floats
+// or 16 doubles). Each k step loads the row of b into Z0, Z1, moves DI to
+// the next row (R9 bytes on), and broadcasts the elements of the column of
+// a at SI (sz bytes each; the packed panel has 12 per step whichever the
+// rows) into Z2 to multiply into the row accumulators. The macros take the
+// broadcast, load, add and FMA instructions, so that one text serves
+// float32 and float64; those named …0 handle rows 0–5, …1 rows 6–11.
 #define ZROW(bc, fma, off, lo, hi) \
 	bc   off(SI), Z2; \
 	fma  Z0, Z2, lo; \
 	fma  Z1, Z2, hi
 
-#define ZSTEP(bc, ld, fma, sz, aoff) \
+#define ZLOADB(ld) \
 	ld   (DI), Z0; \
 	ld   64(DI), Z1; \
-	ADDQ R9, DI; \
-	ZROW(bc, fma, aoff, Z4, Z5); \
-	ZROW(bc, fma, aoff+sz, Z6, Z7); \
+	ADDQ R9, DI
+
+#define ZFMA0(bc, fma, sz, aoff) \
+	ZROW(bc, fma, aoff+0*sz, Z4, Z5); \
+	ZROW(bc, fma, aoff+1*sz, Z6, Z7); \
 	ZROW(bc, fma, aoff+2*sz, Z8, Z9); \
 	ZROW(bc, fma, aoff+3*sz, Z10, Z11); \
 	ZROW(bc, fma, aoff+4*sz, Z12, Z13); \
-	ZROW(bc, fma, aoff+5*sz, Z14, Z15); \
+	ZROW(bc, fma, aoff+5*sz, Z14, Z15)
+
+#define ZFMA1(bc, fma, sz, aoff) \
 	ZROW(bc, fma, aoff+6*sz, Z16, Z17); \
 	ZROW(bc, fma, aoff+7*sz, Z18, Z19); \
 	ZROW(bc, fma, aoff+8*sz, Z20, Z21); \
@@ -31,8 +36,8 @@
 	ZROW(bc, fma, aoff+10*sz, Z24, Z25); \
 	ZROW(bc, fma, aoff+11*sz, Z26, Z27)
 
-// Add the accumulators to c at DX (ZADDALL) or store them there (ZSETALL),
-// one row of c (R8 bytes) after another.
+// Add the accumulators to c at DX (ZADD) or store them there (ZSET), one
+// row of c (R8 bytes) after another.
 #define ZADD(add, st, lo, hi) \
 	add  (DX), lo, lo; \
 	add  64(DX), hi, hi; \
@@ -43,13 +48,15 @@
 	st   hi, 64(DX); \
 	ADDQ R8, DX
 
-#define ZADDALL(add, st) \
+#define ZADD0(add, st) \
 	ZADD(add, st, Z4, Z5); \
 	ZADD(add, st, Z6, Z7); \
 	ZADD(add, st, Z8, Z9); \
 	ZADD(add, st, Z10, Z11); \
 	ZADD(add, st, Z12, Z13); \
-	ZADD(add, st, Z14, Z15); \
+	ZADD(add, st, Z14, Z15)
+
+#define ZADD1(add, st) \
 	ZADD(add, st, Z16, Z17); \
 	ZADD(add, st, Z18, Z19); \
 	ZADD(add, st, Z20, Z21); \
@@ -57,13 +64,15 @@
 	ZADD(add, st, Z24, Z25); \
 	ZADD(add, st, Z26, Z27)
 
-#define ZSETALL(st) \
+#define ZSET0(st) \
 	ZSET(st, Z4, Z5); \
 	ZSET(st, Z6, Z7); \
 	ZSET(st, Z8, Z9); \
 	ZSET(st, Z10, Z11); \
 	ZSET(st, Z12, Z13); \
-	ZSET(st, Z14, Z15); \
+	ZSET(st, Z14, Z15)
+
+#define ZSET1(st) \
 	ZSET(st, Z16, Z17); \
 	ZSET(st, Z18, Z19); \
 	ZSET(st, Z20, Z21); \
@@ -71,13 +80,15 @@
 	ZSET(st, Z24, Z25); \
 	ZSET(st, Z26, Z27)
 
-#define ZCLEARALL(xor) \
+#define ZCLEAR0(xor) \
 	xor Z4, Z4, Z4; xor Z5, Z5, Z5; \
 	xor Z6, Z6, Z6; xor Z7, Z7, Z7; \
 	xor Z8, Z8, Z8; xor Z9, Z9, Z9; \
 	xor Z10, Z10, Z10; xor Z11, Z11, Z11; \
 	xor Z12, Z12, Z12; xor Z13, Z13, Z13; \
-	xor Z14, Z14, Z14; xor Z15, Z15, Z15; \
+	xor Z14, Z14, Z14; xor Z15, Z15, Z15
+
+#define ZCLEAR1(xor) \
 	xor Z16, Z16, Z16; xor Z17, Z17, Z17; \
 	xor Z18, Z18, Z18; xor Z19, Z19, Z19; \
 	xor Z20, Z20, Z20; xor Z21, Z21, Z21; \
@@ -85,9 +96,29 @@
 	xor Z24, Z24, Z24; xor Z25, Z25, Z25; \
 	xor Z26, Z26, Z26; xor Z27, Z27, Z27
 
-// Load the arguments (shift = log2 of the element size), prefetch the 12
-// rows of c, clear the accumulators.
-#define ZSETUP(shift, xor) \
+// Prefetch the 6 rows of c from AX on, leaving AX past them.
+#define ZPREFETCH6 \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 64(AX); \
+	ADDQ R8, AX
+
+// Load the arguments (shift = log2 of the element size).
+#define ZARGS(shift) \
 	MOVQ k+0(FP), CX; \
 	MOVQ a+8(FP), SI; \
 	MOVQ b+16(FP), DI; \
@@ -96,60 +127,35 @@
 	MOVQ c+32(FP), DX; \
 	MOVQ ldc+40(FP), R8; \
 	SHLQ $shift, R8; \
-	MOVQ DX, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 64(AX); \
-	ADDQ R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 64(AX); \
-	ADDQ R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 64(AX); \
-	ADDQ R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 64(AX); \
-	ADDQ R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 64(AX); \
-	ADDQ R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 64(AX); \
-	ADDQ R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 64(AX); \
-	ADDQ R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 64(AX); \
-	ADDQ R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 64(AX); \
-	ADDQ R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 64(AX); \
-	ADDQ R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 64(AX); \
-	ADDQ R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 64(AX); \
-	ADDQ R8, AX; \
-	ZCLEARALL(xor)
+	MOVQ DX, AX
 
 // func sgemm12x32(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
 //
 // c[i*ldc+j] += Σ_p a[p*12+i]·b[p*ldb+j] for i < 12, j < 32; k ≥ 1.
 // Without add, c is set to the sums instead, whatever it held.
 TEXT ·sgemm12x32(SB), NOSPLIT, $0-49
-	ZSETUP(2, VPXORD)
+	ZARGS(2)
+	ZPREFETCH6
+	ZPREFETCH6
+	ZCLEAR0(VPXORD)
+	ZCLEAR1(VPXORD)
 	CMPQ CX, $4
 	JLT  stail
 
 sloop4:
-	ZSTEP(VBROADCASTSS, VMOVUPS, VFMADD231PS, 4, 0)
-	ZSTEP(VBROADCASTSS, VMOVUPS, VFMADD231PS, 4, 48)
-	ZSTEP(VBROADCASTSS, VMOVUPS, VFMADD231PS, 4, 96)
-	ZSTEP(VBROADCASTSS, VMOVUPS, VFMADD231PS, 4, 144)
-	ADDQ $(192), SI
+	ZLOADB(VMOVUPS)
+	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 0)
+	ZFMA1(VBROADCASTSS, VFMADD231PS, 4, 0)
+	ZLOADB(VMOVUPS)
+	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 48)
+	ZFMA1(VBROADCASTSS, VFMADD231PS, 4, 48)
+	ZLOADB(VMOVUPS)
+	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 96)
+	ZFMA1(VBROADCASTSS, VFMADD231PS, 4, 96)
+	ZLOADB(VMOVUPS)
+	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 144)
+	ZFMA1(VBROADCASTSS, VFMADD231PS, 4, 144)
+	ADDQ $192, SI
 	SUBQ $4, CX
 	CMPQ CX, $4
 	JGE  sloop4
@@ -159,7 +165,9 @@ stail:
 	JZ    sstore
 
 sloop1:
-	ZSTEP(VBROADCASTSS, VMOVUPS, VFMADD231PS, 4, 0)
+	ZLOADB(VMOVUPS)
+	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 0)
+	ZFMA1(VBROADCASTSS, VFMADD231PS, 4, 0)
 	ADDQ $48, SI
 	DECQ CX
 	JNZ  sloop1
@@ -168,12 +176,63 @@ sstore:
 	MOVBLZX add+48(FP), AX
 	TESTL   AX, AX
 	JZ      sset
-	ZADDALL(VADDPS, VMOVUPS)
+	ZADD0(VADDPS, VMOVUPS)
+	ZADD1(VADDPS, VMOVUPS)
 	VZEROUPPER
 	RET
 
 sset:
-	ZSETALL(VMOVUPS)
+	ZSET0(VMOVUPS)
+	ZSET1(VMOVUPS)
+	VZEROUPPER
+	RET
+
+// func sgemm6x32(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
+//
+// c[i*ldc+j] += Σ_p a[p*12+i]·b[p*ldb+j] for i < 6, j < 32; k ≥ 1.
+// Without add, c is set to the sums instead, whatever it held.
+TEXT ·sgemm6x32(SB), NOSPLIT, $0-49
+	ZARGS(2)
+	ZPREFETCH6
+	ZCLEAR0(VPXORD)
+	CMPQ CX, $4
+	JLT  shtail
+
+shloop4:
+	ZLOADB(VMOVUPS)
+	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 0)
+	ZLOADB(VMOVUPS)
+	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 48)
+	ZLOADB(VMOVUPS)
+	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 96)
+	ZLOADB(VMOVUPS)
+	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 144)
+	ADDQ $192, SI
+	SUBQ $4, CX
+	CMPQ CX, $4
+	JGE  shloop4
+
+shtail:
+	TESTQ CX, CX
+	JZ    shstore
+
+shloop1:
+	ZLOADB(VMOVUPS)
+	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 0)
+	ADDQ $48, SI
+	DECQ CX
+	JNZ  shloop1
+
+shstore:
+	MOVBLZX add+48(FP), AX
+	TESTL   AX, AX
+	JZ      shset
+	ZADD0(VADDPS, VMOVUPS)
+	VZEROUPPER
+	RET
+
+shset:
+	ZSET0(VMOVUPS)
 	VZEROUPPER
 	RET
 
@@ -182,16 +241,28 @@ sset:
 // c[i*ldc+j] += Σ_p a[p*12+i]·b[p*ldb+j] for i < 12, j < 16; k ≥ 1.
 // Without add, c is set to the sums instead, whatever it held.
 TEXT ·dgemm12x16(SB), NOSPLIT, $0-49
-	ZSETUP(3, VPXORQ)
+	ZARGS(3)
+	ZPREFETCH6
+	ZPREFETCH6
+	ZCLEAR0(VPXORQ)
+	ZCLEAR1(VPXORQ)
 	CMPQ CX, $4
 	JLT  dtail
 
 dloop4:
-	ZSTEP(VBROADCASTSD, VMOVUPD, VFMADD231PD, 8, 0)
-	ZSTEP(VBROADCASTSD, VMOVUPD, VFMADD231PD, 8, 96)
-	ZSTEP(VBROADCASTSD, VMOVUPD, VFMADD231PD, 8, 192)
-	ZSTEP(VBROADCASTSD, VMOVUPD, VFMADD231PD, 8, 288)
-	ADDQ $(384), SI
+	ZLOADB(VMOVUPD)
+	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 0)
+	ZFMA1(VBROADCASTSD, VFMADD231PD, 8, 0)
+	ZLOADB(VMOVUPD)
+	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 96)
+	ZFMA1(VBROADCASTSD, VFMADD231PD, 8, 96)
+	ZLOADB(VMOVUPD)
+	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 192)
+	ZFMA1(VBROADCASTSD, VFMADD231PD, 8, 192)
+	ZLOADB(VMOVUPD)
+	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 288)
+	ZFMA1(VBROADCASTSD, VFMADD231PD, 8, 288)
+	ADDQ $384, SI
 	SUBQ $4, CX
 	CMPQ CX, $4
 	JGE  dloop4
@@ -201,7 +272,9 @@ dtail:
 	JZ    dstore
 
 dloop1:
-	ZSTEP(VBROADCASTSD, VMOVUPD, VFMADD231PD, 8, 0)
+	ZLOADB(VMOVUPD)
+	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 0)
+	ZFMA1(VBROADCASTSD, VFMADD231PD, 8, 0)
 	ADDQ $96, SI
 	DECQ CX
 	JNZ  dloop1
@@ -210,11 +283,62 @@ dstore:
 	MOVBLZX add+48(FP), AX
 	TESTL   AX, AX
 	JZ      dset
-	ZADDALL(VADDPD, VMOVUPD)
+	ZADD0(VADDPD, VMOVUPD)
+	ZADD1(VADDPD, VMOVUPD)
 	VZEROUPPER
 	RET
 
 dset:
-	ZSETALL(VMOVUPD)
+	ZSET0(VMOVUPD)
+	ZSET1(VMOVUPD)
+	VZEROUPPER
+	RET
+
+// func dgemm6x16(k int, a, b *float64, ldb int, c *float64, ldc int, add bool)
+//
+// c[i*ldc+j] += Σ_p a[p*12+i]·b[p*ldb+j] for i < 6, j < 16; k ≥ 1.
+// Without add, c is set to the sums instead, whatever it held.
+TEXT ·dgemm6x16(SB), NOSPLIT, $0-49
+	ZARGS(3)
+	ZPREFETCH6
+	ZCLEAR0(VPXORQ)
+	CMPQ CX, $4
+	JLT  dhtail
+
+dhloop4:
+	ZLOADB(VMOVUPD)
+	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 0)
+	ZLOADB(VMOVUPD)
+	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 96)
+	ZLOADB(VMOVUPD)
+	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 192)
+	ZLOADB(VMOVUPD)
+	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 288)
+	ADDQ $384, SI
+	SUBQ $4, CX
+	CMPQ CX, $4
+	JGE  dhloop4
+
+dhtail:
+	TESTQ CX, CX
+	JZ    dhstore
+
+dhloop1:
+	ZLOADB(VMOVUPD)
+	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 0)
+	ADDQ $96, SI
+	DECQ CX
+	JNZ  dhloop1
+
+dhstore:
+	MOVBLZX add+48(FP), AX
+	TESTL   AX, AX
+	JZ      dhset
+	ZADD0(VADDPD, VMOVUPD)
+	VZEROUPPER
+	RET
+
+dhset:
+	ZSET0(VMOVUPD)
 	VZEROUPPER
 	RET
