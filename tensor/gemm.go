@@ -223,25 +223,10 @@ func packA[T Float](dst []T, a operand[T], i0, mb, p0, kb, mr int, alpha T) {
 			}
 			continue
 		}
-		// Rows in groups of four, each written as it is read.
-		i := 0
-		for ; i+4 <= rows; i += 4 {
-			src := a.data[(i0+ir+i)*a.ld+p0:]
-			r0, r1, r2, r3 := src[:kb], src[a.ld:][:kb], src[2*a.ld:][:kb], src[3*a.ld:][:kb]
+		interleave(panel, mr, rows, a.data[(i0+ir)*a.ld+p0:], a.ld, kb, alpha)
+		if rows < mr {
 			for p := range kb {
-				d := panel[p*mr+i : p*mr+i+4 : p*mr+i+4]
-				d[0], d[1], d[2], d[3] = alpha*r0[p], alpha*r1[p], alpha*r2[p], alpha*r3[p]
-			}
-		}
-		for ; i < rows; i++ {
-			src := a.data[(i0+ir+i)*a.ld+p0:][:kb]
-			for p, v := range src {
-				panel[p*mr+i] = alpha * v
-			}
-		}
-		for ; i < mr; i++ {
-			for p := range kb {
-				panel[p*mr+i] = 0
+				clear(panel[p*mr+rows : (p+1)*mr])
 			}
 		}
 	}
@@ -275,16 +260,30 @@ func packB[T Float](dst []T, b operand[T], p0, kb, j0, nb, nr int) {
 			}
 			continue
 		}
-		for j := range cols {
-			src := b.data[(j0+jr+j)*b.ld+p0:][:kb]
-			for p, v := range src {
-				panel[p*nr+j] = v
-			}
-		}
+		interleave(panel, nr, cols, b.data[(j0+jr)*b.ld+p0:], b.ld, kb, 1)
 		if cols < nr {
 			for p := range kb {
 				clear(panel[p*nr+cols : (p+1)*nr])
 			}
+		}
+	}
+}
+
+// interleave sets dst[p*w+i] to alpha·src[i*ld+p] for i < rows, p < kb:
+// rows of src become columns of dst, read four at a time.
+func interleave[T Float](dst []T, w, rows int, src []T, ld, kb int, alpha T) {
+	i := 0
+	for ; i+4 <= rows; i += 4 {
+		s := src[i*ld:]
+		r0, r1, r2, r3 := s[:kb], s[ld:][:kb], s[2*ld:][:kb], s[3*ld:][:kb]
+		for p := range kb {
+			d := dst[p*w+i : p*w+i+4 : p*w+i+4]
+			d[0], d[1], d[2], d[3] = alpha*r0[p], alpha*r1[p], alpha*r2[p], alpha*r3[p]
+		}
+	}
+	for ; i < rows; i++ {
+		for p, v := range src[i*ld:][:kb] {
+			dst[p*w+i] = alpha * v
 		}
 	}
 }
