@@ -30,13 +30,20 @@ func sgemm6x32(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
 func dgemm6x16(k int, a, b *float64, ldb int, c *float64, ldc int, add bool)
 
 // The dot-product kernels: c[i*ldc+j] += Σ_p a[i*lda+p]·b[j*ldb+p] for
-// i < 3, j < 4 and p below kv ≥ 1 vectors (8 floats, 4 doubles).
+// i < 3, j < 4 and p below kv ≥ 1 vectors (AVX2: 8 floats, 4 doubles;
+// AVX-512, the …z kernels: 16 floats, 8 doubles).
 //
 //go:noescape
 func sdot3x4(kv int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
 
 //go:noescape
 func ddot3x4(kv int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+
+//go:noescape
+func sdot3x4z(kv int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+
+//go:noescape
+func ddot3x4z(kv int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
 
 // asmKernel returns the assembly micro-kernel for T at level l (AVX-512 or
 // AVX2), or ok = false for isaGo.
@@ -79,23 +86,37 @@ func dgemmAVX512[T Float](fn func(int, *float64, *float64, int, *float64, int, b
 	}
 }
 
-// asmDotKernel returns the assembly dot-product kernel for T, or ok = false
-// where the CPU lacks AVX2 or FMA.
+// asmDotKernel returns the assembly dot-product kernel for T at level
+// gemmISA, or ok = false below AVX2.
 func asmDotKernel[T Float]() (k dotKernel[T], ok bool) {
-	if !asmKernels {
-		return k, false
-	}
 	var z T
-	switch any(z).(type) {
-	case float32:
-		return dotKernel[T]{3, 4, 8, func(kv int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
-			_, _, _ = a[2*lda+8*kv-1], b[3*ldb+8*kv-1], c[2*ldc+3] // bounds the assembly relies on
-			sdot3x4(kv, (*float32)(unsafe.Pointer(&a[0])), lda, (*float32)(unsafe.Pointer(&b[0])), ldb, (*float32)(unsafe.Pointer(&c[0])), ldc)
-		}}, true
-	default:
-		return dotKernel[T]{3, 4, 4, func(kv int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
-			_, _, _ = a[2*lda+4*kv-1], b[3*ldb+4*kv-1], c[2*ldc+3]
-			ddot3x4(kv, (*float64)(unsafe.Pointer(&a[0])), lda, (*float64)(unsafe.Pointer(&b[0])), ldb, (*float64)(unsafe.Pointer(&c[0])), ldc)
-		}}, true
+	_, f32 := any(z).(float32)
+	switch {
+	case gemmISA >= isaAVX512 && f32:
+		return dotKernel[T]{3, 4, 16, sdotAsm[T](sdot3x4z, 16)}, true
+	case gemmISA >= isaAVX512:
+		return dotKernel[T]{3, 4, 8, ddotAsm[T](ddot3x4z, 8)}, true
+	case gemmISA >= isaAVX2 && f32:
+		return dotKernel[T]{3, 4, 8, sdotAsm[T](sdot3x4, 8)}, true
+	case gemmISA >= isaAVX2:
+		return dotKernel[T]{3, 4, 4, ddotAsm[T](ddot3x4, 4)}, true
+	}
+	return k, false
+}
+
+// sdotAsm wraps a float32 dot-product kernel of the given lanes as a
+// dotKernel function for T = float32.
+func sdotAsm[T Float](fn func(int, *float32, int, *float32, int, *float32, int), lanes int) func(int, []T, int, []T, int, []T, int) {
+	return func(kv int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+		_, _, _ = a[2*lda+lanes*kv-1], b[3*ldb+lanes*kv-1], c[2*ldc+3] // bounds the assembly relies on
+		fn(kv, (*float32)(unsafe.Pointer(&a[0])), lda, (*float32)(unsafe.Pointer(&b[0])), ldb, (*float32)(unsafe.Pointer(&c[0])), ldc)
+	}
+}
+
+// ddotAsm is sdotAsm for float64.
+func ddotAsm[T Float](fn func(int, *float64, int, *float64, int, *float64, int), lanes int) func(int, []T, int, []T, int, []T, int) {
+	return func(kv int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+		_, _, _ = a[2*lda+lanes*kv-1], b[3*ldb+lanes*kv-1], c[2*ldc+3]
+		fn(kv, (*float64)(unsafe.Pointer(&a[0])), lda, (*float64)(unsafe.Pointer(&b[0])), ldb, (*float64)(unsafe.Pointer(&c[0])), ldc)
 	}
 }
