@@ -337,153 +337,96 @@ ddotloop:
 	RET
 
 // The AVX-512 dot-product kernels: as sdot3x4 and ddot3x4 with ZMM
-// registers, reusing their stores once the accumulators are folded.
+// registers (64 bytes a step), reusing their stores (store, a macro) once
+// the accumulators are folded to YMM.
 #define ZDOTB(ld, fma, boff, acc0, acc1, acc2) \
 	ld  boff, Z3; \
 	fma Z0, Z3, acc0; \
 	fma Z1, Z3, acc1; \
 	fma Z2, Z3, acc2
 
+#define ZDOT(ld, fma, add, xor, shift, store) \
+	MOVQ kv+0(FP), CX; \
+	MOVQ a+8(FP), SI; \
+	MOVQ lda+16(FP), R8; \
+	SHLQ $shift, R8; \
+	MOVQ b+24(FP), DI; \
+	MOVQ ldb+32(FP), R9; \
+	SHLQ $shift, R9; \
+	LEAQ (R9)(R9*2), R10; \
+	MOVQ c+40(FP), DX; \
+	MOVQ ldc+48(FP), R11; \
+	SHLQ $shift, R11; \
+	xor Z4, Z4, Z4; \
+	xor Z5, Z5, Z5; \
+	xor Z6, Z6, Z6; \
+	xor Z7, Z7, Z7; \
+	xor Z8, Z8, Z8; \
+	xor Z9, Z9, Z9; \
+	xor Z10, Z10, Z10; \
+	xor Z11, Z11, Z11; \
+	xor Z12, Z12, Z12; \
+	xor Z13, Z13, Z13; \
+	xor Z14, Z14, Z14; \
+	xor Z15, Z15, Z15; \
+loop: \
+	ld   (SI), Z0; \
+	ld   (SI)(R8*1), Z1; \
+	ld   (SI)(R8*2), Z2; \
+	ZDOTB(ld, fma, (DI), Z4, Z8, Z12); \
+	ZDOTB(ld, fma, (DI)(R9*1), Z5, Z9, Z13); \
+	ZDOTB(ld, fma, (DI)(R9*2), Z6, Z10, Z14); \
+	ZDOTB(ld, fma, (DI)(R10*1), Z7, Z11, Z15); \
+	ADDQ $64, SI; \
+	ADDQ $64, DI; \
+	DECQ CX; \
+	JNZ  loop; \
+	VEXTRACTF64X4 $1, Z4, Y3; \
+	add Y3, Y4, Y4; \
+	VEXTRACTF64X4 $1, Z5, Y3; \
+	add Y3, Y5, Y5; \
+	VEXTRACTF64X4 $1, Z6, Y3; \
+	add Y3, Y6, Y6; \
+	VEXTRACTF64X4 $1, Z7, Y3; \
+	add Y3, Y7, Y7; \
+	VEXTRACTF64X4 $1, Z8, Y3; \
+	add Y3, Y8, Y8; \
+	VEXTRACTF64X4 $1, Z9, Y3; \
+	add Y3, Y9, Y9; \
+	VEXTRACTF64X4 $1, Z10, Y3; \
+	add Y3, Y10, Y10; \
+	VEXTRACTF64X4 $1, Z11, Y3; \
+	add Y3, Y11, Y11; \
+	VEXTRACTF64X4 $1, Z12, Y3; \
+	add Y3, Y12, Y12; \
+	VEXTRACTF64X4 $1, Z13, Y3; \
+	add Y3, Y13, Y13; \
+	VEXTRACTF64X4 $1, Z14, Y3; \
+	add Y3, Y14, Y14; \
+	VEXTRACTF64X4 $1, Z15, Y3; \
+	add Y3, Y15, Y15; \
+	store(); \
+	VZEROUPPER; \
+	RET
+
+#define SDOTSTORE3() \
+	SDOTSTORE(Y4, Y5, Y6, Y7, X4); \
+	SDOTSTORE(Y8, Y9, Y10, Y11, X8); \
+	SDOTSTORE(Y12, Y13, Y14, Y15, X12)
+
+#define DDOTSTORE3() \
+	DDOTSTORE(Y4, Y5, Y6, Y7); \
+	DDOTSTORE(Y8, Y9, Y10, Y11); \
+	DDOTSTORE(Y12, Y13, Y14, Y15)
+
 // func sdot3x4z(kv int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
 //
-// c[i*ldc+j] += Σ_{p<16·kv} a[i*lda+p]·b[j*ldb+p] for i < 3, j < 4; kv ≥ 1:
-// the AVX-512 version, whose ZMM accumulators are folded to YMM at the end.
+// c[i*ldc+j] += Σ_{p<16·kv} a[i*lda+p]·b[j*ldb+p] for i < 3, j < 4; kv ≥ 1.
 TEXT ·sdot3x4z(SB), NOSPLIT, $0-56
-	MOVQ kv+0(FP), CX
-	MOVQ a+8(FP), SI
-	MOVQ lda+16(FP), R8
-	SHLQ $2, R8
-	MOVQ b+24(FP), DI
-	MOVQ ldb+32(FP), R9
-	SHLQ $2, R9
-	LEAQ (R9)(R9*2), R10
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), R11
-	SHLQ $2, R11
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
-
-szloop:
-	VMOVUPS (SI), Z0
-	VMOVUPS (SI)(R8*1), Z1
-	VMOVUPS (SI)(R8*2), Z2
-	ZDOTB(VMOVUPS, VFMADD231PS, (DI), Z4, Z8, Z12)
-	ZDOTB(VMOVUPS, VFMADD231PS, (DI)(R9*1), Z5, Z9, Z13)
-	ZDOTB(VMOVUPS, VFMADD231PS, (DI)(R9*2), Z6, Z10, Z14)
-	ZDOTB(VMOVUPS, VFMADD231PS, (DI)(R10*1), Z7, Z11, Z15)
-	ADDQ $64, SI
-	ADDQ $64, DI
-	DECQ CX
-	JNZ  szloop
-
-	VEXTRACTF64X4 $1, Z4, Y3
-	VADDPS Y3, Y4, Y4
-	VEXTRACTF64X4 $1, Z5, Y3
-	VADDPS Y3, Y5, Y5
-	VEXTRACTF64X4 $1, Z6, Y3
-	VADDPS Y3, Y6, Y6
-	VEXTRACTF64X4 $1, Z7, Y3
-	VADDPS Y3, Y7, Y7
-	VEXTRACTF64X4 $1, Z8, Y3
-	VADDPS Y3, Y8, Y8
-	VEXTRACTF64X4 $1, Z9, Y3
-	VADDPS Y3, Y9, Y9
-	VEXTRACTF64X4 $1, Z10, Y3
-	VADDPS Y3, Y10, Y10
-	VEXTRACTF64X4 $1, Z11, Y3
-	VADDPS Y3, Y11, Y11
-	VEXTRACTF64X4 $1, Z12, Y3
-	VADDPS Y3, Y12, Y12
-	VEXTRACTF64X4 $1, Z13, Y3
-	VADDPS Y3, Y13, Y13
-	VEXTRACTF64X4 $1, Z14, Y3
-	VADDPS Y3, Y14, Y14
-	VEXTRACTF64X4 $1, Z15, Y3
-	VADDPS Y3, Y15, Y15
-	SDOTSTORE(Y4, Y5, Y6, Y7, X4)
-	SDOTSTORE(Y8, Y9, Y10, Y11, X8)
-	SDOTSTORE(Y12, Y13, Y14, Y15, X12)
-	VZEROUPPER
-	RET
+	ZDOT(VMOVUPS, VFMADD231PS, VADDPS, VPXORD, 2, SDOTSTORE3)
 
 // func ddot3x4z(kv int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
 //
-// c[i*ldc+j] += Σ_{p<8·kv} a[i*lda+p]·b[j*ldb+p] for i < 3, j < 4; kv ≥ 1:
-// the AVX-512 version, whose ZMM accumulators are folded to YMM at the end.
+// c[i*ldc+j] += Σ_{p<8·kv} a[i*lda+p]·b[j*ldb+p] for i < 3, j < 4; kv ≥ 1.
 TEXT ·ddot3x4z(SB), NOSPLIT, $0-56
-	MOVQ kv+0(FP), CX
-	MOVQ a+8(FP), SI
-	MOVQ lda+16(FP), R8
-	SHLQ $3, R8
-	MOVQ b+24(FP), DI
-	MOVQ ldb+32(FP), R9
-	SHLQ $3, R9
-	LEAQ (R9)(R9*2), R10
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), R11
-	SHLQ $3, R11
-	VPXORQ Z4, Z4, Z4
-	VPXORQ Z5, Z5, Z5
-	VPXORQ Z6, Z6, Z6
-	VPXORQ Z7, Z7, Z7
-	VPXORQ Z8, Z8, Z8
-	VPXORQ Z9, Z9, Z9
-	VPXORQ Z10, Z10, Z10
-	VPXORQ Z11, Z11, Z11
-	VPXORQ Z12, Z12, Z12
-	VPXORQ Z13, Z13, Z13
-	VPXORQ Z14, Z14, Z14
-	VPXORQ Z15, Z15, Z15
-
-dzloop:
-	VMOVUPD (SI), Z0
-	VMOVUPD (SI)(R8*1), Z1
-	VMOVUPD (SI)(R8*2), Z2
-	ZDOTB(VMOVUPD, VFMADD231PD, (DI), Z4, Z8, Z12)
-	ZDOTB(VMOVUPD, VFMADD231PD, (DI)(R9*1), Z5, Z9, Z13)
-	ZDOTB(VMOVUPD, VFMADD231PD, (DI)(R9*2), Z6, Z10, Z14)
-	ZDOTB(VMOVUPD, VFMADD231PD, (DI)(R10*1), Z7, Z11, Z15)
-	ADDQ $64, SI
-	ADDQ $64, DI
-	DECQ CX
-	JNZ  dzloop
-
-	VEXTRACTF64X4 $1, Z4, Y3
-	VADDPD Y3, Y4, Y4
-	VEXTRACTF64X4 $1, Z5, Y3
-	VADDPD Y3, Y5, Y5
-	VEXTRACTF64X4 $1, Z6, Y3
-	VADDPD Y3, Y6, Y6
-	VEXTRACTF64X4 $1, Z7, Y3
-	VADDPD Y3, Y7, Y7
-	VEXTRACTF64X4 $1, Z8, Y3
-	VADDPD Y3, Y8, Y8
-	VEXTRACTF64X4 $1, Z9, Y3
-	VADDPD Y3, Y9, Y9
-	VEXTRACTF64X4 $1, Z10, Y3
-	VADDPD Y3, Y10, Y10
-	VEXTRACTF64X4 $1, Z11, Y3
-	VADDPD Y3, Y11, Y11
-	VEXTRACTF64X4 $1, Z12, Y3
-	VADDPD Y3, Y12, Y12
-	VEXTRACTF64X4 $1, Z13, Y3
-	VADDPD Y3, Y13, Y13
-	VEXTRACTF64X4 $1, Z14, Y3
-	VADDPD Y3, Y14, Y14
-	VEXTRACTF64X4 $1, Z15, Y3
-	VADDPD Y3, Y15, Y15
-	DDOTSTORE(Y4, Y5, Y6, Y7)
-	DDOTSTORE(Y8, Y9, Y10, Y11)
-	DDOTSTORE(Y12, Y13, Y14, Y15)
-	VZEROUPPER
-	RET
+	ZDOT(VMOVUPD, VFMADD231PD, VADDPD, VPXORQ, 3, DDOTSTORE3)

@@ -9,7 +9,8 @@
 // a at SI (sz bytes each; the packed panel has 12 per step whichever the
 // rows) into Z2 to multiply into the row accumulators. The macros take the
 // broadcast, load, add and FMA instructions, so that one text serves
-// float32 and float64; those named …0 handle rows 0–5, …1 rows 6–11.
+// float32 and float64; those named …0 handle rows 0–5, …1 rows 6–11, and
+// the ZNONE… ones stand for the …1 ones in the 6-row kernels.
 #define ZROW(bc, fma, off, lo, hi) \
 	bc   off(SI), Z2; \
 	fma  Z0, Z2, lo; \
@@ -35,6 +36,12 @@
 	ZROW(bc, fma, aoff+9*sz, Z22, Z23); \
 	ZROW(bc, fma, aoff+10*sz, Z24, Z25); \
 	ZROW(bc, fma, aoff+11*sz, Z26, Z27)
+
+// One k step: b's row, then the rows of the tile (fma1: ZFMA1 or ZNONE4).
+#define ZSTEP(bc, ld, fma, sz, aoff, fma1) \
+	ZLOADB(ld); \
+	ZFMA0(bc, fma, sz, aoff); \
+	fma1(bc, fma, sz, aoff)
 
 // Add the accumulators to c at DX (ZADD) or store them there (ZSET), one
 // row of c (R8 bytes) after another.
@@ -96,8 +103,8 @@
 	xor Z24, Z24, Z24; xor Z25, Z25, Z25; \
 	xor Z26, Z26, Z26; xor Z27, Z27, Z27
 
-// Prefetch the 6 rows of c from AX on, leaving AX past them.
-#define ZPREFETCH6 \
+// Prefetch 6 rows of c from AX on, leaving AX past them.
+#define ZPREFETCH6() \
 	PREFETCHT0 (AX); \
 	PREFETCHT0 64(AX); \
 	ADDQ R8, AX; \
@@ -117,228 +124,78 @@
 	PREFETCHT0 64(AX); \
 	ADDQ R8, AX
 
-// Load the arguments (shift = log2 of the element size).
-#define ZARGS(shift) \
-	MOVQ k+0(FP), CX; \
-	MOVQ a+8(FP), SI; \
-	MOVQ b+16(FP), DI; \
-	MOVQ ldb+24(FP), R9; \
-	SHLQ $shift, R9; \
-	MOVQ c+32(FP), DX; \
-	MOVQ ldc+40(FP), R8; \
-	SHLQ $shift, R8; \
-	MOVQ DX, AX
+#define ZNONE0()
+#define ZNONE1(x)
+#define ZNONE2(x, y)
+#define ZNONE4(x, y, z, w)
+
+// The kernel: arguments to registers (shift = log2 of the element size),
+// c prefetched, accumulators cleared, k steps 4 at a time then one at a
+// time, and the tile added to or stored in c. The last five arguments are
+// the …1 macros, or ZNONE… for a 6-row kernel.
+#define ZKERNEL(bc, ld, fma, add, st, xor, sz, shift, pf1, clear1, fma1, add1, set1) \
+	MOVQ    k+0(FP), CX; \
+	MOVQ    a+8(FP), SI; \
+	MOVQ    b+16(FP), DI; \
+	MOVQ    ldb+24(FP), R9; \
+	SHLQ    $shift, R9; \
+	MOVQ    c+32(FP), DX; \
+	MOVQ    ldc+40(FP), R8; \
+	SHLQ    $shift, R8; \
+	MOVQ    DX, AX; \
+	ZPREFETCH6(); \
+	pf1(); \
+	ZCLEAR0(xor); \
+	clear1(xor); \
+	CMPQ    CX, $4; \
+	JLT     tail; \
+loop4: \
+	ZSTEP(bc, ld, fma, sz, 0, fma1); \
+	ZSTEP(bc, ld, fma, sz, 12*sz, fma1); \
+	ZSTEP(bc, ld, fma, sz, 24*sz, fma1); \
+	ZSTEP(bc, ld, fma, sz, 36*sz, fma1); \
+	ADDQ    $(48*sz), SI; \
+	SUBQ    $4, CX; \
+	CMPQ    CX, $4; \
+	JGE     loop4; \
+tail: \
+	TESTQ   CX, CX; \
+	JZ      store; \
+loop1: \
+	ZSTEP(bc, ld, fma, sz, 0, fma1); \
+	ADDQ    $(12*sz), SI; \
+	DECQ    CX; \
+	JNZ     loop1; \
+store: \
+	MOVBLZX add+48(FP), AX; \
+	TESTL   AX, AX; \
+	JZ      set; \
+	ZADD0(add, st); \
+	add1(add, st); \
+	VZEROUPPER; \
+	RET; \
+set: \
+	ZSET0(st); \
+	set1(st); \
+	VZEROUPPER; \
+	RET
 
 // func sgemm12x32(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
-//
-// c[i*ldc+j] += Σ_p a[p*12+i]·b[p*ldb+j] for i < 12, j < 32; k ≥ 1.
-// Without add, c is set to the sums instead, whatever it held.
-TEXT ·sgemm12x32(SB), NOSPLIT, $0-49
-	ZARGS(2)
-	ZPREFETCH6
-	ZPREFETCH6
-	ZCLEAR0(VPXORD)
-	ZCLEAR1(VPXORD)
-	CMPQ CX, $4
-	JLT  stail
-
-sloop4:
-	ZLOADB(VMOVUPS)
-	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 0)
-	ZFMA1(VBROADCASTSS, VFMADD231PS, 4, 0)
-	ZLOADB(VMOVUPS)
-	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 48)
-	ZFMA1(VBROADCASTSS, VFMADD231PS, 4, 48)
-	ZLOADB(VMOVUPS)
-	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 96)
-	ZFMA1(VBROADCASTSS, VFMADD231PS, 4, 96)
-	ZLOADB(VMOVUPS)
-	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 144)
-	ZFMA1(VBROADCASTSS, VFMADD231PS, 4, 144)
-	ADDQ $192, SI
-	SUBQ $4, CX
-	CMPQ CX, $4
-	JGE  sloop4
-
-stail:
-	TESTQ CX, CX
-	JZ    sstore
-
-sloop1:
-	ZLOADB(VMOVUPS)
-	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 0)
-	ZFMA1(VBROADCASTSS, VFMADD231PS, 4, 0)
-	ADDQ $48, SI
-	DECQ CX
-	JNZ  sloop1
-
-sstore:
-	MOVBLZX add+48(FP), AX
-	TESTL   AX, AX
-	JZ      sset
-	ZADD0(VADDPS, VMOVUPS)
-	ZADD1(VADDPS, VMOVUPS)
-	VZEROUPPER
-	RET
-
-sset:
-	ZSET0(VMOVUPS)
-	ZSET1(VMOVUPS)
-	VZEROUPPER
-	RET
-
 // func sgemm6x32(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
-//
-// c[i*ldc+j] += Σ_p a[p*12+i]·b[p*ldb+j] for i < 6, j < 32; k ≥ 1.
-// Without add, c is set to the sums instead, whatever it held.
-TEXT ·sgemm6x32(SB), NOSPLIT, $0-49
-	ZARGS(2)
-	ZPREFETCH6
-	ZCLEAR0(VPXORD)
-	CMPQ CX, $4
-	JLT  shtail
-
-shloop4:
-	ZLOADB(VMOVUPS)
-	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 0)
-	ZLOADB(VMOVUPS)
-	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 48)
-	ZLOADB(VMOVUPS)
-	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 96)
-	ZLOADB(VMOVUPS)
-	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 144)
-	ADDQ $192, SI
-	SUBQ $4, CX
-	CMPQ CX, $4
-	JGE  shloop4
-
-shtail:
-	TESTQ CX, CX
-	JZ    shstore
-
-shloop1:
-	ZLOADB(VMOVUPS)
-	ZFMA0(VBROADCASTSS, VFMADD231PS, 4, 0)
-	ADDQ $48, SI
-	DECQ CX
-	JNZ  shloop1
-
-shstore:
-	MOVBLZX add+48(FP), AX
-	TESTL   AX, AX
-	JZ      shset
-	ZADD0(VADDPS, VMOVUPS)
-	VZEROUPPER
-	RET
-
-shset:
-	ZSET0(VMOVUPS)
-	VZEROUPPER
-	RET
-
 // func dgemm12x16(k int, a, b *float64, ldb int, c *float64, ldc int, add bool)
-//
-// c[i*ldc+j] += Σ_p a[p*12+i]·b[p*ldb+j] for i < 12, j < 16; k ≥ 1.
-// Without add, c is set to the sums instead, whatever it held.
-TEXT ·dgemm12x16(SB), NOSPLIT, $0-49
-	ZARGS(3)
-	ZPREFETCH6
-	ZPREFETCH6
-	ZCLEAR0(VPXORQ)
-	ZCLEAR1(VPXORQ)
-	CMPQ CX, $4
-	JLT  dtail
-
-dloop4:
-	ZLOADB(VMOVUPD)
-	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 0)
-	ZFMA1(VBROADCASTSD, VFMADD231PD, 8, 0)
-	ZLOADB(VMOVUPD)
-	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 96)
-	ZFMA1(VBROADCASTSD, VFMADD231PD, 8, 96)
-	ZLOADB(VMOVUPD)
-	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 192)
-	ZFMA1(VBROADCASTSD, VFMADD231PD, 8, 192)
-	ZLOADB(VMOVUPD)
-	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 288)
-	ZFMA1(VBROADCASTSD, VFMADD231PD, 8, 288)
-	ADDQ $384, SI
-	SUBQ $4, CX
-	CMPQ CX, $4
-	JGE  dloop4
-
-dtail:
-	TESTQ CX, CX
-	JZ    dstore
-
-dloop1:
-	ZLOADB(VMOVUPD)
-	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 0)
-	ZFMA1(VBROADCASTSD, VFMADD231PD, 8, 0)
-	ADDQ $96, SI
-	DECQ CX
-	JNZ  dloop1
-
-dstore:
-	MOVBLZX add+48(FP), AX
-	TESTL   AX, AX
-	JZ      dset
-	ZADD0(VADDPD, VMOVUPD)
-	ZADD1(VADDPD, VMOVUPD)
-	VZEROUPPER
-	RET
-
-dset:
-	ZSET0(VMOVUPD)
-	ZSET1(VMOVUPD)
-	VZEROUPPER
-	RET
-
 // func dgemm6x16(k int, a, b *float64, ldb int, c *float64, ldc int, add bool)
 //
-// c[i*ldc+j] += Σ_p a[p*12+i]·b[p*ldb+j] for i < 6, j < 16; k ≥ 1.
-// Without add, c is set to the sums instead, whatever it held.
+// c[i*ldc+j] += Σ_p a[p*12+i]·b[p*ldb+j] for i below the rows (12 or 6)
+// and j below the columns (32 floats, 16 doubles); k ≥ 1. Without add, c
+// is set to the sums instead, whatever it held.
+TEXT ·sgemm12x32(SB), NOSPLIT, $0-49
+	ZKERNEL(VBROADCASTSS, VMOVUPS, VFMADD231PS, VADDPS, VMOVUPS, VPXORD, 4, 2, ZPREFETCH6, ZCLEAR1, ZFMA1, ZADD1, ZSET1)
+
+TEXT ·sgemm6x32(SB), NOSPLIT, $0-49
+	ZKERNEL(VBROADCASTSS, VMOVUPS, VFMADD231PS, VADDPS, VMOVUPS, VPXORD, 4, 2, ZNONE0, ZNONE1, ZNONE4, ZNONE2, ZNONE1)
+
+TEXT ·dgemm12x16(SB), NOSPLIT, $0-49
+	ZKERNEL(VBROADCASTSD, VMOVUPD, VFMADD231PD, VADDPD, VMOVUPD, VPXORQ, 8, 3, ZPREFETCH6, ZCLEAR1, ZFMA1, ZADD1, ZSET1)
+
 TEXT ·dgemm6x16(SB), NOSPLIT, $0-49
-	ZARGS(3)
-	ZPREFETCH6
-	ZCLEAR0(VPXORQ)
-	CMPQ CX, $4
-	JLT  dhtail
-
-dhloop4:
-	ZLOADB(VMOVUPD)
-	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 0)
-	ZLOADB(VMOVUPD)
-	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 96)
-	ZLOADB(VMOVUPD)
-	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 192)
-	ZLOADB(VMOVUPD)
-	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 288)
-	ADDQ $384, SI
-	SUBQ $4, CX
-	CMPQ CX, $4
-	JGE  dhloop4
-
-dhtail:
-	TESTQ CX, CX
-	JZ    dhstore
-
-dhloop1:
-	ZLOADB(VMOVUPD)
-	ZFMA0(VBROADCASTSD, VFMADD231PD, 8, 0)
-	ADDQ $96, SI
-	DECQ CX
-	JNZ  dhloop1
-
-dhstore:
-	MOVBLZX add+48(FP), AX
-	TESTL   AX, AX
-	JZ      dhset
-	ZADD0(VADDPD, VMOVUPD)
-	VZEROUPPER
-	RET
-
-dhset:
-	ZSET0(VMOVUPD)
-	VZEROUPPER
-	RET
+	ZKERNEL(VBROADCASTSD, VMOVUPD, VFMADD231PD, VADDPD, VMOVUPD, VPXORQ, 8, 3, ZNONE0, ZNONE1, ZNONE4, ZNONE2, ZNONE1)
