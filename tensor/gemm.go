@@ -6,16 +6,19 @@ import "runtime"
 // into nr-wide column panels, op(a) mc×kc at a time into mr-high row panels
 // (scaled by alpha), and a micro-kernel multiplies one row panel by one
 // column panel into an mr×nr tile of c held in registers. The micro-kernel
-// is assembly where the CPU allows (gemm_amd64.s), else goKernel. Large
+// is assembly where the CPU allows, chosen when the package loads from the
+// CPU's features (cpufeat_amd64.go): AVX-512 (gemm_avx512_amd64.s, 12×32
+// float32, 12×16 float64), else AVX2 and FMA (gemm_amd64.s, 6×16, 6×8),
+// else goKernel (4×4; the only one with -tags noasm or off amd64). Large
 // products are split into stripes of c, one per core.
 
 // microKernel is a register tile of mr×nr and the function adding
 // Σ_p a[p*mr+i]·b[p*ldb+j] over k ≥ 1 steps to c[i*ldc+j] (or, without
 // add, setting c[i*ldc+j] to it): a is a packed panel, b a packed panel
-// (ldb = nr) or nr columns of a row-major matrix.
-// Its cache blocks are kc, mc (a multiple of mr) and nc (of nr): a kc×nr
-// panel of b stays in L1, an mc×kc block of a in L2, the kc×nc block of b in
-// L3. half, where not nil, is fn for the first mr/2 rows only (the same
+// (ldb = nr) or nr columns of a row-major matrix. Its cache blocks are kc,
+// mc (a multiple of mr) and nc (of nr): a kc×nr panel of b stays in L1
+// (48 KB on Zen 5), an mc×kc block of a in L2 (1 MB), the kc×nc block of b
+// in L3. half, where not nil, is fn for the first mr/2 rows only (the same
 // panels of a), for the last rows of c.
 type microKernel[T Float] struct {
 	mr, nr     int
