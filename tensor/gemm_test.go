@@ -51,6 +51,44 @@ func isaLevels(t *testing.T) []isa {
 	return ls
 }
 
+// TestGemmAVX512MatchesAVX2: both assembly levels sum each element of c in
+// the same order (one FMA chain over each kc block, the blocks added to c),
+// so their products agree bit for bit, whatever the tiles, stripes and
+// edges: results do not depend on which of the two a CPU has.
+func TestGemmAVX512MatchesAVX2(t *testing.T) {
+	if cpuISA < isaAVX512 {
+		t.Skip("no AVX-512 on this CPU or build")
+	}
+	testGemmLevelsAgree[float32](t)
+	testGemmLevelsAgree[float64](t)
+}
+
+func testGemmLevelsAgree[T Float](t *testing.T) {
+	r := newRNG(17)
+	for _, s := range [][3]int{{200, 300, 150}, {16, 784, 150}, {150, 100, 16}, {33, 65, 600}, {7, 5, 3}} {
+		m, n, k := s[0], s[1], s[2]
+		for _, tr := range [][2]bool{{false, false}, {true, true}} {
+			a, b := randSlice[T](r, m*k), randSlice[T](r, k*n)
+			lda, ldb := k, n
+			if tr[0] {
+				lda = m
+			}
+			if tr[1] {
+				ldb = k
+			}
+			c2, c5 := make([]T, m*n), make([]T, m*n)
+			gemmWith(kernelAt[T](isaAVX2), 1, tr[0], tr[1], m, n, k, 0.5, a, lda, b, ldb, 0, c2, n)
+			gemmWith(kernelAt[T](isaAVX512), 3, tr[0], tr[1], m, n, k, 0.5, a, lda, b, ldb, 0, c5, n)
+			for i := range c2 {
+				if c2[i] != c5[i] {
+					t.Errorf("%s %dx%dx%d trans %v: (%d,%d) AVX2 %v, AVX-512 %v", DType[T](), m, n, k, tr, i/n, i%n, c2[i], c5[i])
+					break
+				}
+			}
+		}
+	}
+}
+
 // TestMatMulEveryISA runs the MatMul tests (batches, broadcasting,
 // transposed and narrowed views, empty dimensions) with the micro-kernels of
 // each level below the best, which TestMatMulFloat32/64 use.
