@@ -47,84 +47,63 @@ func ddot3x4z(kv int, a *float64, lda int, b *float64, ldb int, c *float64, ldc 
 // picking one allocates nothing. The widths below are the ones the
 // assembly relies on (tile rows and columns, lanes).
 var (
-	sgemmAVX512K = microKernel[float32]{12, 32, 256, 240, 4096, sgemmFn(sgemm12x32, 12, 12, 32), sgemmFn(sgemm6x32, 12, 6, 32)}
-	dgemmAVX512K = microKernel[float64]{12, 16, 256, 120, 4096, dgemmFn(dgemm12x16, 12, 12, 16), dgemmFn(dgemm6x16, 12, 6, 16)}
-	sgemmAVX2K   = microKernel[float32]{6, 16, 256, 144, 4096, sgemmFn(sgemm6x16, 6, 6, 16), nil}
-	dgemmAVX2K   = microKernel[float64]{6, 8, 256, 144, 4096, dgemmFn(dgemm6x8, 6, 6, 8), nil}
-	sdotAVX512K  = dotKernel[float32]{3, 4, 16, sdotFn(sdot3x4z, 16)}
-	ddotAVX512K  = dotKernel[float64]{3, 4, 8, ddotFn(ddot3x4z, 8)}
-	sdotAVX2K    = dotKernel[float32]{3, 4, 8, sdotFn(sdot3x4, 8)}
-	ddotAVX2K    = dotKernel[float64]{3, 4, 4, ddotFn(ddot3x4, 4)}
+	sgemmAVX512K = microKernel[float32]{12, 32, 256, 240, 4096, gemmFn(sgemm12x32, 12, 12, 32), gemmFn(sgemm6x32, 12, 6, 32)}
+	dgemmAVX512K = microKernel[float64]{12, 16, 256, 120, 4096, gemmFn(dgemm12x16, 12, 12, 16), gemmFn(dgemm6x16, 12, 6, 16)}
+	sgemmAVX2K   = microKernel[float32]{6, 16, 256, 144, 4096, gemmFn(sgemm6x16, 6, 6, 16), nil}
+	dgemmAVX2K   = microKernel[float64]{6, 8, 256, 144, 4096, gemmFn(dgemm6x8, 6, 6, 8), nil}
+	sdotAVX512K  = dotKernel[float32]{3, 4, 16, dotFn(sdot3x4z, 16)}
+	ddotAVX512K  = dotKernel[float64]{3, 4, 8, dotFn(ddot3x4z, 8)}
+	sdotAVX2K    = dotKernel[float32]{3, 4, 8, dotFn(sdot3x4, 8)}
+	ddotAVX2K    = dotKernel[float64]{3, 4, 4, dotFn(ddot3x4, 4)}
 )
 
 // asmKernel returns the assembly micro-kernel for T at level l (AVX-512 or
 // AVX2), or ok = false for isaGo.
-func asmKernel[T Float](l isa) (k microKernel[T], ok bool) {
-	var p any
-	switch l {
-	case isaAVX512:
-		p = pick[T](&sgemmAVX512K, &dgemmAVX512K)
-	case isaAVX2:
-		p = pick[T](&sgemmAVX2K, &dgemmAVX2K)
-	default:
-		return k, false
-	}
-	return *p.(*microKernel[T]), true
+func asmKernel[T Float](l isa) (microKernel[T], bool) {
+	return byLevel[microKernel[T], T](l, &sgemmAVX512K, &dgemmAVX512K, &sgemmAVX2K, &dgemmAVX2K)
 }
 
 // asmDotKernel returns the assembly dot-product kernel for T at level
 // gemmISA, or ok = false below AVX2.
-func asmDotKernel[T Float]() (k dotKernel[T], ok bool) {
+func asmDotKernel[T Float]() (dotKernel[T], bool) {
+	return byLevel[dotKernel[T], T](gemmISA, &sdotAVX512K, &ddotAVX512K, &sdotAVX2K, &ddotAVX2K)
+}
+
+// byLevel returns the kernel of type K (pointed to by one of the four
+// arguments, for float32 and float64 at each level) for T at level l, or
+// ok = false for isaGo.
+func byLevel[K any, T Float](l isa, s512, d512, s2, d2 any) (k K, ok bool) {
+	var z T
+	_, f32 := any(z).(float32)
 	var p any
-	switch gemmISA {
-	case isaAVX512:
-		p = pick[T](&sdotAVX512K, &ddotAVX512K)
-	case isaAVX2:
-		p = pick[T](&sdotAVX2K, &ddotAVX2K)
+	switch {
+	case l == isaAVX512 && f32:
+		p = s512
+	case l == isaAVX512:
+		p = d512
+	case l == isaAVX2 && f32:
+		p = s2
+	case l == isaAVX2:
+		p = d2
 	default:
 		return k, false
 	}
-	return *p.(*dotKernel[T]), true
+	return *p.(*K), true
 }
 
-// pick returns s for T = float32, else d.
-func pick[T Float](s, d any) any {
-	var z T
-	if _, ok := any(z).(float32); ok {
-		return s
-	}
-	return d
-}
-
-// sgemmFn wraps a float32 micro-kernel whose tile is rows×cols and whose
+// gemmFn wraps an assembly micro-kernel whose tile is rows×cols and whose
 // panels of a are mr rows high.
-func sgemmFn(fn func(int, *float32, *float32, int, *float32, int, bool), mr, rows, cols int) func(int, []float32, []float32, int, []float32, int, bool) {
-	return func(n int, a, b []float32, ldb int, c []float32, ldc int, add bool) {
+func gemmFn[T Float](fn func(int, *T, *T, int, *T, int, bool), mr, rows, cols int) func(int, []T, []T, int, []T, int, bool) {
+	return func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
 		_, _, _ = a[n*mr-1], b[(n-1)*ldb+cols-1], c[(rows-1)*ldc+cols-1] // bounds the assembly relies on
 		fn(n, &a[0], &b[0], ldb, &c[0], ldc, add)
 	}
 }
 
-// dgemmFn is sgemmFn for float64.
-func dgemmFn(fn func(int, *float64, *float64, int, *float64, int, bool), mr, rows, cols int) func(int, []float64, []float64, int, []float64, int, bool) {
-	return func(n int, a, b []float64, ldb int, c []float64, ldc int, add bool) {
-		_, _, _ = a[n*mr-1], b[(n-1)*ldb+cols-1], c[(rows-1)*ldc+cols-1]
-		fn(n, &a[0], &b[0], ldb, &c[0], ldc, add)
-	}
-}
-
-// sdotFn wraps a float32 dot-product kernel of the given lanes.
-func sdotFn(fn func(int, *float32, int, *float32, int, *float32, int), lanes int) func(int, []float32, int, []float32, int, []float32, int) {
-	return func(kv int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+// dotFn wraps an assembly dot-product kernel of the given lanes.
+func dotFn[T Float](fn func(int, *T, int, *T, int, *T, int), lanes int) func(int, []T, int, []T, int, []T, int) {
+	return func(kv int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 		_, _, _ = a[2*lda+lanes*kv-1], b[3*ldb+lanes*kv-1], c[2*ldc+3] // bounds the assembly relies on
-		fn(kv, &a[0], lda, &b[0], ldb, &c[0], ldc)
-	}
-}
-
-// ddotFn is sdotFn for float64.
-func ddotFn(fn func(int, *float64, int, *float64, int, *float64, int), lanes int) func(int, []float64, int, []float64, int, []float64, int) {
-	return func(kv int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
-		_, _, _ = a[2*lda+lanes*kv-1], b[3*ldb+lanes*kv-1], c[2*ldc+3]
 		fn(kv, &a[0], lda, &b[0], ldb, &c[0], ldc)
 	}
 }
