@@ -10,6 +10,7 @@
 #include <time.h>
 
 void openblas_set_num_threads(int);
+char *openblas_get_corename(void);
 
 static double now(void) {
 	struct timespec ts;
@@ -53,7 +54,7 @@ static void dgemm(int n, void *a, void *b, void *c) {
 int main(int argc, char **argv) {
 	int threads = argc > 1 ? atoi(argv[1]) : 2;
 	openblas_set_num_threads(threads);
-	printf("OpenBLAS %s, %d threads\n", OPENBLAS_VERSION, threads);
+	printf("%s, %s kernels, %d threads\n", OPENBLAS_VERSION, openblas_get_corename(), threads);
 	printf("%-34s %10s %9s\n", "workload", "ms/op", "GFLOP/s");
 	unsigned long long seed = 1;
 	int sizes[] = {128, 512, 1024};
