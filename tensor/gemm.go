@@ -281,13 +281,14 @@ func packB[T Float](dst []T, b operand[T], p0, kb, j0, nb, nr int) {
 }
 
 // interleave sets dst[p*w+i] to alpha·src[i*ld+p] for i < rows, p < kb:
-// rows of src become columns of dst, read four at a time.
+// rows of src become columns of dst, read four at a time (in assembly
+// where interleave4Asm can).
 func interleave[T Float](dst []T, w, rows int, src []T, ld, kb int, alpha T) {
 	i := 0
 	for ; i+4 <= rows; i += 4 {
 		s := src[i*ld:]
 		r0, r1, r2, r3 := s[:kb], s[ld:][:kb], s[2*ld:][:kb], s[3*ld:][:kb]
-		for p := range kb {
+		for p := interleave4Asm(dst[i:], w, s, ld, kb, alpha); p < kb; p++ {
 			d := dst[p*w+i : p*w+i+4 : p*w+i+4]
 			d[0], d[1], d[2], d[3] = alpha*r0[p], alpha*r1[p], alpha*r2[p], alpha*r3[p]
 		}

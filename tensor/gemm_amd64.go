@@ -43,6 +43,26 @@ func sdot3x4z(kv int, a *float32, lda int, b *float32, ldb int, c *float32, ldc 
 //go:noescape
 func ddot3x4z(kv int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
 
+// interleave4x8F32 sets dst[p*w+i] to alpha·src[i*ld+p] for i < 4 and
+// p < 8·n8, n8 ≥ 1 (AVX2).
+//
+//go:noescape
+func interleave4x8F32(dst *float32, w int, src *float32, ld int, n8 int, alpha float32)
+
+// interleave4Asm does interleave's work for four rows (dst[p*w+i] =
+// alpha·src[i*ld+p], i < 4) over the first columns, a multiple of 8, and
+// returns how many: float32 at level AVX2 or above, else none.
+func interleave4Asm[T Float](dst []T, w int, src []T, ld, kb int, alpha T) int {
+	n8 := kb / 8
+	if _, f32 := any(alpha).(float32); !f32 || gemmISA < isaAVX2 || n8 == 0 {
+		return 0
+	}
+	d, s := view[float32](dst), view[float32](src)
+	_, _ = d[(8*n8-1)*w+3], s[3*ld+8*n8-1] // bounds the assembly relies on
+	interleave4x8F32(&d[0], w, &s[0], ld, n8, float32(alpha))
+	return 8 * n8
+}
+
 // The micro-kernels and dot-product kernels by level, built once so that
 // picking one allocates nothing. The widths below are the ones the
 // assembly relies on (tile rows and columns, lanes).

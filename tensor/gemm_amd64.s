@@ -430,3 +430,50 @@ TEXT ·sdot3x4z(SB), NOSPLIT, $0-56
 // c[i*ldc+j] += Σ_{p<8·kv} a[i*lda+p]·b[j*ldb+p] for i < 3, j < 4; kv ≥ 1.
 TEXT ·ddot3x4z(SB), NOSPLIT, $0-56
 	ZDOT(VMOVUPD, VFMADD231PD, VADDPD, VPXORQ, 3, DDOTSTORE3)
+
+// func interleave4x8F32(dst *float32, w int, src *float32, ld int, n8 int, alpha float32)
+//
+// dst[p*w+i] = alpha·src[i*ld+p] for i < 4, p < 8·n8, n8 ≥ 1: four rows of
+// src, 8 columns at a time, transposed in registers (unpack, then shuffle:
+// lane halves hold columns p..p+3 and p+4..p+7) and stored 4 floats a row
+// of dst.
+TEXT ·interleave4x8F32(SB), NOSPLIT, $0-44
+	MOVQ         dst+0(FP), DI
+	MOVQ         w+8(FP), R8
+	SHLQ         $2, R8
+	MOVQ         src+16(FP), SI
+	MOVQ         ld+24(FP), R9
+	SHLQ         $2, R9
+	MOVQ         n8+32(FP), CX
+	VBROADCASTSS alpha+40(FP), Y15
+	LEAQ         (R9)(R9*2), R10
+	LEAQ         (R8)(R8*2), R11
+
+iloop:
+	VMULPS       (SI), Y15, Y0
+	VMULPS       (SI)(R9*1), Y15, Y1
+	VMULPS       (SI)(R9*2), Y15, Y2
+	VMULPS       (SI)(R10*1), Y15, Y3
+	VUNPCKLPS    Y1, Y0, Y4
+	VUNPCKHPS    Y1, Y0, Y5
+	VUNPCKLPS    Y3, Y2, Y6
+	VUNPCKHPS    Y3, Y2, Y7
+	VSHUFPS      $0x44, Y6, Y4, Y8
+	VSHUFPS      $0xEE, Y6, Y4, Y9
+	VSHUFPS      $0x44, Y7, Y5, Y10
+	VSHUFPS      $0xEE, Y7, Y5, Y11
+	VMOVUPS      X8, (DI)
+	VMOVUPS      X9, (DI)(R8*1)
+	VMOVUPS      X10, (DI)(R8*2)
+	VMOVUPS      X11, (DI)(R11*1)
+	LEAQ         (DI)(R8*4), AX
+	VEXTRACTF128 $1, Y8, (AX)
+	VEXTRACTF128 $1, Y9, (AX)(R8*1)
+	VEXTRACTF128 $1, Y10, (AX)(R8*2)
+	VEXTRACTF128 $1, Y11, (AX)(R11*1)
+	LEAQ         (AX)(R8*4), DI
+	ADDQ         $32, SI
+	DECQ         CX
+	JNZ          iloop
+	VZEROUPPER
+	RET

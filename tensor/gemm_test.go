@@ -264,3 +264,38 @@ func testGemmNT[T Float](t *testing.T, tol float64) {
 		checkGemm(t, fmt.Sprintf("%s gemmNT %dx%dx%d", DType[T](), m, n, k), c, c0, want, bound, ldc, n, tol)
 	}
 }
+
+// TestInterleave compares interleave at each level this CPU runs (float32
+// rows in assembly from AVX2 on) with the definition, bit for bit: the
+// packing of op(a) and of a transposed op(b).
+func TestInterleave(t *testing.T) {
+	defer func(l isa) { gemmISA = l }(gemmISA)
+	for _, l := range isaLevels(t) {
+		gemmISA = l
+		testInterleave[float32](t, l)
+		testInterleave[float64](t, l)
+	}
+}
+
+func testInterleave[T Float](t *testing.T, l isa) {
+	r := newRNG(19)
+	for _, s := range [][4]int{{4, 8, 12, 9}, {12, 256, 12, 300}, {7, 21, 32, 21}, {3, 16, 6, 20}, {32, 37, 32, 40}, {5, 7, 8, 7}} {
+		rows, kb, w, ld := s[0], s[1], s[2], s[3]
+		src := randSlice[T](r, rows*ld)
+		dst := randSlice[T](r, kb*w)
+		want := append([]T(nil), dst...)
+		alpha := T(-1.5)
+		for i := range rows {
+			for p := range kb {
+				want[p*w+i] = alpha * src[i*ld+p]
+			}
+		}
+		interleave(dst, w, rows, src, ld, kb, alpha)
+		for i := range dst {
+			if dst[i] != want[i] {
+				t.Errorf("%s %v interleave rows %d kb %d w %d ld %d: element %d = %v, want %v", DType[T](), l, rows, kb, w, ld, i, dst[i], want[i])
+				break
+			}
+		}
+	}
+}
