@@ -44,23 +44,41 @@ func sdot3x4z(kv int, a *float32, lda int, b *float32, ldb int, c *float32, ldc 
 func ddot3x4z(kv int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
 
 // interleave4x8F32 sets dst[p*w+i] to alpha·src[i*ld+p] for i < 4 and
-// p < 8·n8, n8 ≥ 1 (AVX2).
+// p < 8·n8, n8 ≥ 1 (AVX2); interleave4x4F64 likewise for p < 4·n4.
 //
 //go:noescape
 func interleave4x8F32(dst *float32, w int, src *float32, ld int, n8 int, alpha float32)
 
+//go:noescape
+func interleave4x4F64(dst *float64, w int, src *float64, ld int, n4 int, alpha float64)
+
 // interleave4Asm does interleave's work for four rows (dst[p*w+i] =
-// alpha·src[i*ld+p], i < 4) over the first columns, a multiple of 8, and
-// returns how many: float32 at level AVX2 or above, else none.
+// alpha·src[i*ld+p], i < 4) over the first columns, a multiple of 8
+// floats or 4 doubles, and returns how many: at level AVX2 or above, else
+// none.
 func interleave4Asm[T Float](dst []T, w int, src []T, ld, kb int, alpha T) int {
-	n8 := kb / 8
-	if _, f32 := any(alpha).(float32); !f32 || gemmISA < isaAVX2 || n8 == 0 {
+	if gemmISA < isaAVX2 {
 		return 0
 	}
-	d, s := view[float32](dst), view[float32](src)
-	_, _ = d[(8*n8-1)*w+3], s[3*ld+8*n8-1] // bounds the assembly relies on
-	interleave4x8F32(&d[0], w, &s[0], ld, n8, float32(alpha))
-	return 8 * n8
+	switch al := any(alpha).(type) {
+	case float32:
+		n := kb / 8 * 8
+		if n > 0 {
+			d, s := view[float32](dst), view[float32](src)
+			_, _ = d[(n-1)*w+3], s[3*ld+n-1] // bounds the assembly relies on
+			interleave4x8F32(&d[0], w, &s[0], ld, n/8, al)
+		}
+		return n
+	case float64:
+		n := kb / 4 * 4
+		if n > 0 {
+			d, s := view[float64](dst), view[float64](src)
+			_, _ = d[(n-1)*w+3], s[3*ld+n-1]
+			interleave4x4F64(&d[0], w, &s[0], ld, n/4, al)
+		}
+		return n
+	}
+	return 0
 }
 
 // The micro-kernels and dot-product kernels by level, built once so that

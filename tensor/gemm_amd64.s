@@ -477,3 +477,44 @@ iloop:
 	JNZ          iloop
 	VZEROUPPER
 	RET
+
+// func interleave4x4F64(dst *float64, w int, src *float64, ld int, n4 int, alpha float64)
+//
+// dst[p*w+i] = alpha·src[i*ld+p] for i < 4, p < 4·n4, n4 ≥ 1: as
+// interleave4x8F32, 4 columns at a time, the lane halves crossed by
+// VPERM2F128.
+TEXT ·interleave4x4F64(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), DI
+	MOVQ         w+8(FP), R8
+	SHLQ         $3, R8
+	MOVQ         src+16(FP), SI
+	MOVQ         ld+24(FP), R9
+	SHLQ         $3, R9
+	MOVQ         n4+32(FP), CX
+	VBROADCASTSD alpha+40(FP), Y15
+	LEAQ         (R9)(R9*2), R10
+	LEAQ         (R8)(R8*2), R11
+
+dloopi:
+	VMULPD     (SI), Y15, Y0
+	VMULPD     (SI)(R9*1), Y15, Y1
+	VMULPD     (SI)(R9*2), Y15, Y2
+	VMULPD     (SI)(R10*1), Y15, Y3
+	VUNPCKLPD  Y1, Y0, Y4
+	VUNPCKHPD  Y1, Y0, Y5
+	VUNPCKLPD  Y3, Y2, Y6
+	VUNPCKHPD  Y3, Y2, Y7
+	VPERM2F128 $0x20, Y6, Y4, Y8
+	VPERM2F128 $0x20, Y7, Y5, Y9
+	VPERM2F128 $0x31, Y6, Y4, Y10
+	VPERM2F128 $0x31, Y7, Y5, Y11
+	VMOVUPD    Y8, (DI)
+	VMOVUPD    Y9, (DI)(R8*1)
+	VMOVUPD    Y10, (DI)(R8*2)
+	VMOVUPD    Y11, (DI)(R11*1)
+	LEAQ       (DI)(R8*4), DI
+	ADDQ       $32, SI
+	DECQ       CX
+	JNZ        dloopi
+	VZEROUPPER
+	RET

@@ -265,8 +265,8 @@ func testGemmNT[T Float](t *testing.T, tol float64) {
 	}
 }
 
-// TestInterleave compares interleave at each level this CPU runs (float32
-// rows in assembly from AVX2 on) with the definition, bit for bit: the
+// TestInterleave compares interleave at each level this CPU runs (in
+// assembly from AVX2 on) with the definition, bit for bit: the
 // packing of op(a) and of a transposed op(b).
 func TestInterleave(t *testing.T) {
 	defer func(l isa) { gemmISA = l }(gemmISA)
