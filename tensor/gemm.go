@@ -6,30 +6,42 @@ import "runtime"
 // into nr-wide column panels, op(a) mc×kc at a time into mr-high row panels
 // (scaled by alpha), and a micro-kernel multiplies one row panel by one
 // column panel into an mr×nr tile of c held in registers. The micro-kernel
-// is assembly where the CPU allows (gemm_amd64.s), else goKernel. Large
+// is assembly where the CPU allows, chosen when the package loads from the
+// CPU's features (cpufeat_amd64.go): AVX-512 (gemm_avx512_amd64.s, 12×32
+// float32, 12×16 float64), else AVX2 and FMA (gemm_amd64.s, 6×16, 6×8),
+// else goKernel (4×4; the only one with -tags noasm or off amd64). Large
 // products are split into stripes of c, one per core.
 
 // microKernel is a register tile of mr×nr and the function adding
 // Σ_p a[p*mr+i]·b[p*ldb+j] over k ≥ 1 steps to c[i*ldc+j] (or, without
 // add, setting c[i*ldc+j] to it): a is a packed panel, b a packed panel
-// (ldb = nr) or nr columns of a row-major matrix.
+// (ldb = nr) or nr columns of a row-major matrix. Its cache blocks are kc,
+// mc (a multiple of mr) and nc (of nr): a kc×nr panel of b stays in L1
+// (48 KB on Zen 5), an mc×kc block of a in L2 (1 MB), the kc×nc block of b
+// in L3. half, where not nil, is fn for the first mr/2 rows only (the same
+// panels of a), for the last rows of c.
 type microKernel[T Float] struct {
-	mr, nr int
-	fn     func(k int, a, b []T, ldb int, c []T, ldc int, add bool)
+	mr, nr     int
+	kc, mc, nc int
+	fn, half   func(k int, a, b []T, ldb int, c []T, ldc int, add bool)
 }
 
-// blocks are the cache block sizes: a kc×nr panel of b stays in L1, an mc×kc
-// block of a in L2, the kc×nc block of b in L3.
-func (mk microKernel[T]) blocks() (kc, mc, nc int) {
-	return 256, 144 / mk.mr * mk.mr, 4096 / mk.nr * mk.nr
-}
+func (mk microKernel[T]) blocks() (kc, mc, nc int) { return mk.kc, mk.mc, mk.nc }
 
-// kernelFor is the fastest micro-kernel for T on this CPU.
-func kernelFor[T Float]() microKernel[T] {
-	if mk, ok := asmKernel[T](); ok {
+// gemmISA is the level whose micro-kernels kernelFor picks: the best of
+// this CPU and build; tests lower it to cover the others.
+var gemmISA = cpuISA
+
+// kernelFor is the micro-kernel for T at level gemmISA.
+func kernelFor[T Float]() microKernel[T] { return kernelAt[T](gemmISA) }
+
+// kernelAt is the micro-kernel for T at level l, or below where this
+// platform lacks it.
+func kernelAt[T Float](l isa) microKernel[T] {
+	if mk, ok := asmKernel[T](l); ok {
 		return mk
 	}
-	return microKernel[T]{4, 4, goKernel[T]}
+	return microKernel[T]{4, 4, 256, 144, 4096, goKernel[T], nil}
 }
 
 // operand is a row-major matrix: element (i, j) of op(x) is data[i*ld+j], or
@@ -43,14 +55,21 @@ type operand[T Float] struct {
 }
 
 // gemmParallelMin is the number of multiply-adds from which gemm splits the
-// product over cores.
-const gemmParallelMin = 1 << 17
+// product over cores: 4M, about 50 µs on one core with AVX-512 (128³ stays
+// on one). Below it a split saves a few µs on an idle machine, and each
+// stripe packs op(a) or op(b) again; on a loaded one it cost 2–4× (a 128³
+// float32 MatMul at 8–20 GFLOP/s split, 24–40 on one core, alternating).
+const gemmParallelMin = 1 << 22
 
 // gemm computes c = alpha·op(a)·op(b) + beta·c for row-major matrices, with
-// op(a) m×k and op(b) k×n, on all cores when the product is large. As in
-// BLAS, beta = 0 overwrites c whatever it holds.
+// op(a) m×k and op(b) k×n, on all cores from gemmParallelMin multiply-adds.
+// As in BLAS, beta = 0 overwrites c whatever it holds.
 func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	gemmWith(kernelFor[T](), runtime.GOMAXPROCS(0), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	workers := 1
+	if m*n*k >= gemmParallelMin {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	gemmWith(kernelFor[T](), workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // gemmSerial is gemm on the calling goroutine, for callers that already run
@@ -59,8 +78,9 @@ func gemmSerial[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda i
 	gemmWith(kernelFor[T](), 1, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// gemmWith is gemm with the given micro-kernel on up to workers goroutines,
-// each computing a stripe of c: columns when c is wider than tall, else rows.
+// gemmWith is gemm with the given micro-kernel on up to workers goroutines
+// whatever the size (tests split small products), each computing a stripe
+// of c: columns when c is wider than tall, else rows.
 func gemmWith[T Float](mk microKernel[T], workers int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	gemmOperands(mk, workers, m, n, k, alpha, operand[T]{data: a, ld: lda, trans: transA}, operand[T]{data: b, ld: ldb, trans: transB}, beta, c, ldc)
 }
@@ -81,7 +101,7 @@ func gemmOperands[T Float](mk microKernel[T], workers int, m, n, k int, alpha T,
 			gemmBlock(mk, i0, i1, j0, j1, k, alpha, A, B, !overwrite, c, ldc)
 		}
 	}
-	if workers <= 1 || m*n*k < gemmParallelMin {
+	if workers <= 1 {
 		block(0, m, 0, n)
 		return
 	}
@@ -166,13 +186,17 @@ func gemmBlock[T Float](mk microKernel[T], i0, i1, j0, j1, k int, alpha T, a, b 
 						rows := min(mr, mb-ir)
 						panelA := pa[ir*kb : (ir+mr)*kb]
 						off := (ic+ir)*ldc + jc + jr
-						if rows == mr && cols == nr {
-							mk.fn(kb, panelA, panelB, ldb, c[off:], ldc, acc)
+						fn, fr := mk.fn, mr // the kernel and the rows it computes
+						if rows <= mr/2 && mk.half != nil {
+							fn, fr = mk.half, mr/2
+						}
+						if rows == fr && cols == nr {
+							fn(kb, panelA, panelB, ldb, c[off:], ldc, acc)
 							continue
 						}
-						// Edge tile: compute the whole tile aside, move its
-						// valid part.
-						mk.fn(kb, panelA, panelB, ldb, tile, nr, false)
+						// Edge tile: compute the tile aside, move its valid
+						// part.
+						fn(kb, panelA, panelB, ldb, tile, nr, false)
 						for i := range rows {
 							row, t := c[off+i*ldc:off+i*ldc+cols], tile[i*nr:i*nr+cols]
 							if !acc {
@@ -210,15 +234,10 @@ func packA[T Float](dst []T, a operand[T], i0, mb, p0, kb, mr int, alpha T) {
 			}
 			continue
 		}
-		for i := range rows {
-			src := a.data[(i0+ir+i)*a.ld+p0:][:kb]
-			for p, v := range src {
-				panel[p*mr+i] = alpha * v
-			}
-		}
-		for i := rows; i < mr; i++ {
+		interleave(panel, mr, rows, a.data[(i0+ir)*a.ld+p0:], a.ld, kb, alpha)
+		if rows < mr {
 			for p := range kb {
-				panel[p*mr+i] = 0
+				clear(panel[p*mr+rows : (p+1)*mr])
 			}
 		}
 	}
@@ -252,16 +271,31 @@ func packB[T Float](dst []T, b operand[T], p0, kb, j0, nb, nr int) {
 			}
 			continue
 		}
-		for j := range cols {
-			src := b.data[(j0+jr+j)*b.ld+p0:][:kb]
-			for p, v := range src {
-				panel[p*nr+j] = v
-			}
-		}
+		interleave(panel, nr, cols, b.data[(j0+jr)*b.ld+p0:], b.ld, kb, 1)
 		if cols < nr {
 			for p := range kb {
 				clear(panel[p*nr+cols : (p+1)*nr])
 			}
+		}
+	}
+}
+
+// interleave sets dst[p*w+i] to alpha·src[i*ld+p] for i < rows, p < kb:
+// rows of src become columns of dst, read four at a time (in assembly
+// where interleave4Asm can).
+func interleave[T Float](dst []T, w, rows int, src []T, ld, kb int, alpha T) {
+	i := 0
+	for ; i+4 <= rows; i += 4 {
+		s := src[i*ld:]
+		r0, r1, r2, r3 := s[:kb], s[ld:][:kb], s[2*ld:][:kb], s[3*ld:][:kb]
+		for p := interleave4Asm(dst[i:], w, s, ld, kb, alpha); p < kb; p++ {
+			d := dst[p*w+i : p*w+i+4 : p*w+i+4]
+			d[0], d[1], d[2], d[3] = alpha*r0[p], alpha*r1[p], alpha*r2[p], alpha*r3[p]
+		}
+	}
+	for ; i < rows; i++ {
+		for p, v := range src[i*ld:][:kb] {
+			dst[p*w+i] = alpha * v
 		}
 	}
 }

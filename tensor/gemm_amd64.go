@@ -2,10 +2,9 @@
 
 package tensor
 
-import "unsafe"
-
-// The AVX2+FMA micro-kernels of gemm_amd64.s: c[i*ldc+j] += Σ_p a[p*mr+i]·b[p*ldb+j]
-// over k ≥ 1 steps (c set to the sums without add).
+// The micro-kernels of gemm_amd64.s (AVX2 and FMA) and gemm_avx512_amd64.s
+// (AVX-512): c[i*ldc+j] += Σ_p a[p*mr+i]·b[p*ldb+j] over k ≥ 1 steps (c set
+// to the sums without add).
 //
 //go:noescape
 func sgemm6x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
@@ -13,8 +12,24 @@ func sgemm6x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
 //go:noescape
 func dgemm6x8(k int, a, b *float64, ldb int, c *float64, ldc int, add bool)
 
+//go:noescape
+func sgemm12x32(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
+
+//go:noescape
+func dgemm12x16(k int, a, b *float64, ldb int, c *float64, ldc int, add bool)
+
+// The 6-row AVX-512 kernels, for the last rows of c, read the same panels
+// of a, 12 rows high.
+//
+//go:noescape
+func sgemm6x32(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
+
+//go:noescape
+func dgemm6x16(k int, a, b *float64, ldb int, c *float64, ldc int, add bool)
+
 // The dot-product kernels: c[i*ldc+j] += Σ_p a[i*lda+p]·b[j*ldb+p] for
-// i < 3, j < 4 and p below kv ≥ 1 vectors (8 floats, 4 doubles).
+// i < 3, j < 4 and p below kv ≥ 1 vectors (AVX2: 8 floats, 4 doubles;
+// AVX-512, the …z kernels: 16 floats, 8 doubles).
 //
 //go:noescape
 func sdot3x4(kv int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
@@ -22,65 +37,111 @@ func sdot3x4(kv int, a *float32, lda int, b *float32, ldb int, c *float32, ldc i
 //go:noescape
 func ddot3x4(kv int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
 
-func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
-func xgetbv() (eax uint32)
+//go:noescape
+func sdot3x4z(kv int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
 
-// hasAVX2FMA reports AVX2 and FMA support by the CPU and the OS (which must
-// save the YMM registers).
-func hasAVX2FMA() bool {
-	maxLeaf, _, _, _ := cpuid(0, 0)
-	if maxLeaf < 7 {
-		return false
+//go:noescape
+func ddot3x4z(kv int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+
+// interleave4x8F32 sets dst[p*w+i] to alpha·src[i*ld+p] for i < 4 and
+// p < 8·n8, n8 ≥ 1 (AVX2); interleave4x4F64 likewise for p < 4·n4.
+//
+//go:noescape
+func interleave4x8F32(dst *float32, w int, src *float32, ld int, n8 int, alpha float32)
+
+//go:noescape
+func interleave4x4F64(dst *float64, w int, src *float64, ld int, n4 int, alpha float64)
+
+// interleave4Asm does interleave's work for four rows (dst[p*w+i] =
+// alpha·src[i*ld+p], i < 4) over the first columns, a multiple of 8
+// floats or 4 doubles, and returns how many: at level AVX2 or above, else
+// none.
+func interleave4Asm[T Float](dst []T, w int, src []T, ld, kb int, alpha T) int {
+	if gemmISA < isaAVX2 {
+		return 0
 	}
-	_, _, ecx1, _ := cpuid(1, 0)
-	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
-	if ecx1&(fma|osxsave|avx) != fma|osxsave|avx || xgetbv()&6 != 6 {
-		return false
+	switch al := any(alpha).(type) {
+	case float32:
+		n := kb / 8 * 8
+		if n > 0 {
+			d, s := view[float32](dst), view[float32](src)
+			_, _ = d[(n-1)*w+3], s[3*ld+n-1] // bounds the assembly relies on
+			interleave4x8F32(&d[0], w, &s[0], ld, n/8, al)
+		}
+		return n
+	case float64:
+		n := kb / 4 * 4
+		if n > 0 {
+			d, s := view[float64](dst), view[float64](src)
+			_, _ = d[(n-1)*w+3], s[3*ld+n-1]
+			interleave4x4F64(&d[0], w, &s[0], ld, n/4, al)
+		}
+		return n
 	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	return ebx7&(1<<5) != 0
+	return 0
 }
 
-var asmKernels = hasAVX2FMA()
+// The micro-kernels and dot-product kernels by level, built once so that
+// picking one allocates nothing. The widths below are the ones the
+// assembly relies on (tile rows and columns, lanes).
+var (
+	sgemmAVX512K = microKernel[float32]{12, 32, 256, 240, 4096, gemmFn(sgemm12x32, 12, 12, 32), gemmFn(sgemm6x32, 12, 6, 32)}
+	dgemmAVX512K = microKernel[float64]{12, 16, 256, 120, 4096, gemmFn(dgemm12x16, 12, 12, 16), gemmFn(dgemm6x16, 12, 6, 16)}
+	sgemmAVX2K   = microKernel[float32]{6, 16, 256, 144, 4096, gemmFn(sgemm6x16, 6, 6, 16), nil}
+	dgemmAVX2K   = microKernel[float64]{6, 8, 256, 144, 4096, gemmFn(dgemm6x8, 6, 6, 8), nil}
+	sdotAVX512K  = dotKernel[float32]{3, 4, 16, dotFn(sdot3x4z, 16)}
+	ddotAVX512K  = dotKernel[float64]{3, 4, 8, dotFn(ddot3x4z, 8)}
+	sdotAVX2K    = dotKernel[float32]{3, 4, 8, dotFn(sdot3x4, 8)}
+	ddotAVX2K    = dotKernel[float64]{3, 4, 4, dotFn(ddot3x4, 4)}
+)
 
-// asmKernel returns the assembly micro-kernel for T, or ok = false where the
-// CPU lacks AVX2 or FMA.
-func asmKernel[T Float]() (k microKernel[T], ok bool) {
-	if !asmKernels {
+// asmKernel returns the assembly micro-kernel for T at level l (AVX-512 or
+// AVX2), or ok = false for isaGo.
+func asmKernel[T Float](l isa) (microKernel[T], bool) {
+	return byLevel[microKernel[T], T](l, &sgemmAVX512K, &dgemmAVX512K, &sgemmAVX2K, &dgemmAVX2K)
+}
+
+// asmDotKernel returns the assembly dot-product kernel for T at level
+// gemmISA, or ok = false below AVX2.
+func asmDotKernel[T Float]() (dotKernel[T], bool) {
+	return byLevel[dotKernel[T], T](gemmISA, &sdotAVX512K, &ddotAVX512K, &sdotAVX2K, &ddotAVX2K)
+}
+
+// byLevel returns the kernel of type K (pointed to by one of the four
+// arguments, for float32 and float64 at each level) for T at level l, or
+// ok = false for isaGo.
+func byLevel[K any, T Float](l isa, s512, d512, s2, d2 any) (k K, ok bool) {
+	var z T
+	_, f32 := any(z).(float32)
+	var p any
+	switch {
+	case l == isaAVX512 && f32:
+		p = s512
+	case l == isaAVX512:
+		p = d512
+	case l == isaAVX2 && f32:
+		p = s2
+	case l == isaAVX2:
+		p = d2
+	default:
 		return k, false
 	}
-	var z T
-	switch any(z).(type) {
-	case float32:
-		return microKernel[T]{6, 16, func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
-			_, _, _ = a[n*6-1], b[(n-1)*ldb+15], c[5*ldc+15] // bounds the assembly relies on
-			sgemm6x16(n, (*float32)(unsafe.Pointer(&a[0])), (*float32)(unsafe.Pointer(&b[0])), ldb, (*float32)(unsafe.Pointer(&c[0])), ldc, add)
-		}}, true
-	default:
-		return microKernel[T]{6, 8, func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
-			_, _, _ = a[n*6-1], b[(n-1)*ldb+7], c[5*ldc+7]
-			dgemm6x8(n, (*float64)(unsafe.Pointer(&a[0])), (*float64)(unsafe.Pointer(&b[0])), ldb, (*float64)(unsafe.Pointer(&c[0])), ldc, add)
-		}}, true
+	return *p.(*K), true
+}
+
+// gemmFn wraps an assembly micro-kernel whose tile is rows×cols and whose
+// panels of a are mr rows high.
+func gemmFn[T Float](fn func(int, *T, *T, int, *T, int, bool), mr, rows, cols int) func(int, []T, []T, int, []T, int, bool) {
+	return func(n int, a, b []T, ldb int, c []T, ldc int, add bool) {
+		_, _, _ = a[n*mr-1], b[(n-1)*ldb+cols-1], c[(rows-1)*ldc+cols-1] // bounds the assembly relies on
+		fn(n, &a[0], &b[0], ldb, &c[0], ldc, add)
 	}
 }
 
-// asmDotKernel returns the assembly dot-product kernel for T, or ok = false
-// where the CPU lacks AVX2 or FMA.
-func asmDotKernel[T Float]() (k dotKernel[T], ok bool) {
-	if !asmKernels {
-		return k, false
-	}
-	var z T
-	switch any(z).(type) {
-	case float32:
-		return dotKernel[T]{3, 4, 8, func(kv int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
-			_, _, _ = a[2*lda+8*kv-1], b[3*ldb+8*kv-1], c[2*ldc+3] // bounds the assembly relies on
-			sdot3x4(kv, (*float32)(unsafe.Pointer(&a[0])), lda, (*float32)(unsafe.Pointer(&b[0])), ldb, (*float32)(unsafe.Pointer(&c[0])), ldc)
-		}}, true
-	default:
-		return dotKernel[T]{3, 4, 4, func(kv int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
-			_, _, _ = a[2*lda+4*kv-1], b[3*ldb+4*kv-1], c[2*ldc+3]
-			ddot3x4(kv, (*float64)(unsafe.Pointer(&a[0])), lda, (*float64)(unsafe.Pointer(&b[0])), ldb, (*float64)(unsafe.Pointer(&c[0])), ldc)
-		}}, true
+// dotFn wraps an assembly dot-product kernel of the given lanes.
+func dotFn[T Float](fn func(int, *T, int, *T, int, *T, int), lanes int) func(int, []T, int, []T, int, []T, int) {
+	return func(kv int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+		_, _, _ = a[2*lda+lanes*kv-1], b[3*ldb+lanes*kv-1], c[2*ldc+3] // bounds the assembly relies on
+		fn(kv, &a[0], lda, &b[0], ldb, &c[0], ldc)
 	}
 }

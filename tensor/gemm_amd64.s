@@ -2,24 +2,6 @@
 
 #include "textflag.h"
 
-// func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
-TEXT ·cpuid(SB), NOSPLIT, $0-24
-	MOVL leaf+0(FP), AX
-	MOVL sub+4(FP), CX
-	CPUID
-	MOVL AX, eax+8(FP)
-	MOVL BX, ebx+12(FP)
-	MOVL CX, ecx+16(FP)
-	MOVL DX, edx+20(FP)
-	RET
-
-// func xgetbv() (eax uint32)
-TEXT ·xgetbv(SB), NOSPLIT, $0-4
-	MOVL $0, CX
-	XGETBV
-	MOVL AX, eax+0(FP)
-	RET
-
 // One k step of the float32 kernel: B row (16 lanes) in Y0, Y1, DI moved
 // to the next row; A column
 // element i broadcast and multiplied into accumulators Y(4+2i), Y(5+2i).
@@ -351,5 +333,188 @@ ddotloop:
 	DDOTSTORE(Y4, Y5, Y6, Y7)
 	DDOTSTORE(Y8, Y9, Y10, Y11)
 	DDOTSTORE(Y12, Y13, Y14, Y15)
+	VZEROUPPER
+	RET
+
+// The AVX-512 dot-product kernels: as sdot3x4 and ddot3x4 with ZMM
+// registers (64 bytes a step), reusing their stores (store, a macro) once
+// the accumulators are folded to YMM.
+#define ZDOTB(ld, fma, boff, acc0, acc1, acc2) \
+	ld  boff, Z3; \
+	fma Z0, Z3, acc0; \
+	fma Z1, Z3, acc1; \
+	fma Z2, Z3, acc2
+
+#define ZDOT(ld, fma, add, xor, shift, store) \
+	MOVQ kv+0(FP), CX; \
+	MOVQ a+8(FP), SI; \
+	MOVQ lda+16(FP), R8; \
+	SHLQ $shift, R8; \
+	MOVQ b+24(FP), DI; \
+	MOVQ ldb+32(FP), R9; \
+	SHLQ $shift, R9; \
+	LEAQ (R9)(R9*2), R10; \
+	MOVQ c+40(FP), DX; \
+	MOVQ ldc+48(FP), R11; \
+	SHLQ $shift, R11; \
+	xor Z4, Z4, Z4; \
+	xor Z5, Z5, Z5; \
+	xor Z6, Z6, Z6; \
+	xor Z7, Z7, Z7; \
+	xor Z8, Z8, Z8; \
+	xor Z9, Z9, Z9; \
+	xor Z10, Z10, Z10; \
+	xor Z11, Z11, Z11; \
+	xor Z12, Z12, Z12; \
+	xor Z13, Z13, Z13; \
+	xor Z14, Z14, Z14; \
+	xor Z15, Z15, Z15; \
+loop: \
+	ld   (SI), Z0; \
+	ld   (SI)(R8*1), Z1; \
+	ld   (SI)(R8*2), Z2; \
+	ZDOTB(ld, fma, (DI), Z4, Z8, Z12); \
+	ZDOTB(ld, fma, (DI)(R9*1), Z5, Z9, Z13); \
+	ZDOTB(ld, fma, (DI)(R9*2), Z6, Z10, Z14); \
+	ZDOTB(ld, fma, (DI)(R10*1), Z7, Z11, Z15); \
+	ADDQ $64, SI; \
+	ADDQ $64, DI; \
+	DECQ CX; \
+	JNZ  loop; \
+	VEXTRACTF64X4 $1, Z4, Y3; \
+	add Y3, Y4, Y4; \
+	VEXTRACTF64X4 $1, Z5, Y3; \
+	add Y3, Y5, Y5; \
+	VEXTRACTF64X4 $1, Z6, Y3; \
+	add Y3, Y6, Y6; \
+	VEXTRACTF64X4 $1, Z7, Y3; \
+	add Y3, Y7, Y7; \
+	VEXTRACTF64X4 $1, Z8, Y3; \
+	add Y3, Y8, Y8; \
+	VEXTRACTF64X4 $1, Z9, Y3; \
+	add Y3, Y9, Y9; \
+	VEXTRACTF64X4 $1, Z10, Y3; \
+	add Y3, Y10, Y10; \
+	VEXTRACTF64X4 $1, Z11, Y3; \
+	add Y3, Y11, Y11; \
+	VEXTRACTF64X4 $1, Z12, Y3; \
+	add Y3, Y12, Y12; \
+	VEXTRACTF64X4 $1, Z13, Y3; \
+	add Y3, Y13, Y13; \
+	VEXTRACTF64X4 $1, Z14, Y3; \
+	add Y3, Y14, Y14; \
+	VEXTRACTF64X4 $1, Z15, Y3; \
+	add Y3, Y15, Y15; \
+	store(); \
+	VZEROUPPER; \
+	RET
+
+#define SDOTSTORE3() \
+	SDOTSTORE(Y4, Y5, Y6, Y7, X4); \
+	SDOTSTORE(Y8, Y9, Y10, Y11, X8); \
+	SDOTSTORE(Y12, Y13, Y14, Y15, X12)
+
+#define DDOTSTORE3() \
+	DDOTSTORE(Y4, Y5, Y6, Y7); \
+	DDOTSTORE(Y8, Y9, Y10, Y11); \
+	DDOTSTORE(Y12, Y13, Y14, Y15)
+
+// func sdot3x4z(kv int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+//
+// c[i*ldc+j] += Σ_{p<16·kv} a[i*lda+p]·b[j*ldb+p] for i < 3, j < 4; kv ≥ 1.
+TEXT ·sdot3x4z(SB), NOSPLIT, $0-56
+	ZDOT(VMOVUPS, VFMADD231PS, VADDPS, VPXORD, 2, SDOTSTORE3)
+
+// func ddot3x4z(kv int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+//
+// c[i*ldc+j] += Σ_{p<8·kv} a[i*lda+p]·b[j*ldb+p] for i < 3, j < 4; kv ≥ 1.
+TEXT ·ddot3x4z(SB), NOSPLIT, $0-56
+	ZDOT(VMOVUPD, VFMADD231PD, VADDPD, VPXORQ, 3, DDOTSTORE3)
+
+// func interleave4x8F32(dst *float32, w int, src *float32, ld int, n8 int, alpha float32)
+//
+// dst[p*w+i] = alpha·src[i*ld+p] for i < 4, p < 8·n8, n8 ≥ 1: four rows of
+// src, 8 columns at a time, transposed in registers (unpack, then shuffle:
+// lane halves hold columns p..p+3 and p+4..p+7) and stored 4 floats a row
+// of dst.
+TEXT ·interleave4x8F32(SB), NOSPLIT, $0-44
+	MOVQ         dst+0(FP), DI
+	MOVQ         w+8(FP), R8
+	SHLQ         $2, R8
+	MOVQ         src+16(FP), SI
+	MOVQ         ld+24(FP), R9
+	SHLQ         $2, R9
+	MOVQ         n8+32(FP), CX
+	VBROADCASTSS alpha+40(FP), Y15
+	LEAQ         (R9)(R9*2), R10
+	LEAQ         (R8)(R8*2), R11
+
+iloop:
+	VMULPS       (SI), Y15, Y0
+	VMULPS       (SI)(R9*1), Y15, Y1
+	VMULPS       (SI)(R9*2), Y15, Y2
+	VMULPS       (SI)(R10*1), Y15, Y3
+	VUNPCKLPS    Y1, Y0, Y4
+	VUNPCKHPS    Y1, Y0, Y5
+	VUNPCKLPS    Y3, Y2, Y6
+	VUNPCKHPS    Y3, Y2, Y7
+	VSHUFPS      $0x44, Y6, Y4, Y8
+	VSHUFPS      $0xEE, Y6, Y4, Y9
+	VSHUFPS      $0x44, Y7, Y5, Y10
+	VSHUFPS      $0xEE, Y7, Y5, Y11
+	VMOVUPS      X8, (DI)
+	VMOVUPS      X9, (DI)(R8*1)
+	VMOVUPS      X10, (DI)(R8*2)
+	VMOVUPS      X11, (DI)(R11*1)
+	LEAQ         (DI)(R8*4), AX
+	VEXTRACTF128 $1, Y8, (AX)
+	VEXTRACTF128 $1, Y9, (AX)(R8*1)
+	VEXTRACTF128 $1, Y10, (AX)(R8*2)
+	VEXTRACTF128 $1, Y11, (AX)(R11*1)
+	LEAQ         (AX)(R8*4), DI
+	ADDQ         $32, SI
+	DECQ         CX
+	JNZ          iloop
+	VZEROUPPER
+	RET
+
+// func interleave4x4F64(dst *float64, w int, src *float64, ld int, n4 int, alpha float64)
+//
+// dst[p*w+i] = alpha·src[i*ld+p] for i < 4, p < 4·n4, n4 ≥ 1: as
+// interleave4x8F32, 4 columns at a time, the lane halves crossed by
+// VPERM2F128.
+TEXT ·interleave4x4F64(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), DI
+	MOVQ         w+8(FP), R8
+	SHLQ         $3, R8
+	MOVQ         src+16(FP), SI
+	MOVQ         ld+24(FP), R9
+	SHLQ         $3, R9
+	MOVQ         n4+32(FP), CX
+	VBROADCASTSD alpha+40(FP), Y15
+	LEAQ         (R9)(R9*2), R10
+	LEAQ         (R8)(R8*2), R11
+
+dloopi:
+	VMULPD     (SI), Y15, Y0
+	VMULPD     (SI)(R9*1), Y15, Y1
+	VMULPD     (SI)(R9*2), Y15, Y2
+	VMULPD     (SI)(R10*1), Y15, Y3
+	VUNPCKLPD  Y1, Y0, Y4
+	VUNPCKHPD  Y1, Y0, Y5
+	VUNPCKLPD  Y3, Y2, Y6
+	VUNPCKHPD  Y3, Y2, Y7
+	VPERM2F128 $0x20, Y6, Y4, Y8
+	VPERM2F128 $0x20, Y7, Y5, Y9
+	VPERM2F128 $0x31, Y6, Y4, Y10
+	VPERM2F128 $0x31, Y7, Y5, Y11
+	VMOVUPD    Y8, (DI)
+	VMOVUPD    Y9, (DI)(R8*1)
+	VMOVUPD    Y10, (DI)(R8*2)
+	VMOVUPD    Y11, (DI)(R11*1)
+	LEAQ       (DI)(R8*4), DI
+	ADDQ       $32, SI
+	DECQ       CX
+	JNZ        dloopi
 	VZEROUPPER
 	RET

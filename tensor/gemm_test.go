@@ -29,21 +29,81 @@ func gemmImpls[T Float](t *testing.T) []gemmImpl[T] {
 			gemmOperands(mk, workers, m, n, k, alpha, A, operand[T]{data: b, ld: ldb, trans: tb}, beta, c, ldc)
 		}
 	}
-	goK := microKernel[T]{4, 4, goKernel[T]}
-	impls := []gemmImpl[T]{
-		{"go", with(goK, 1)},
-		{"go/3 workers", with(goK, 3)},
-		{"go/packed a/3 workers", packed(goK, 3)},
-		{"gonum", gonumGemm[T]},
-		{"gemm", gemm[T]},
-	}
-	if mk, ok := asmKernel[T](); ok {
-		impls = append(impls, gemmImpl[T]{"asm", with(mk, 1)}, gemmImpl[T]{"asm/3 workers", with(mk, 3)},
-			gemmImpl[T]{"asm/packed a", packed(mk, 1)}, gemmImpl[T]{"asm/packed a/3 workers", packed(mk, 3)})
-	} else {
-		t.Log("no assembly micro-kernel on this CPU or build")
+	impls := []gemmImpl[T]{{"gonum", gonumGemm[T]}, {"gemm", gemm[T]}}
+	for _, l := range isaLevels(t) {
+		mk := kernelAt[T](l)
+		impls = append(impls, gemmImpl[T]{l.String(), with(mk, 1)}, gemmImpl[T]{l.String() + "/3 workers", with(mk, 3)},
+			gemmImpl[T]{l.String() + "/packed a", packed(mk, 1)}, gemmImpl[T]{l.String() + "/packed a/3 workers", packed(mk, 3)})
 	}
 	return impls
+}
+
+// isaLevels are the micro-kernel levels this CPU and build run: every level
+// up to cpuISA.
+func isaLevels(t *testing.T) []isa {
+	var ls []isa
+	for l := isaGo; l <= cpuISA; l++ {
+		ls = append(ls, l)
+	}
+	if cpuISA < isaAVX512 {
+		t.Logf("micro-kernels up to %v only on this CPU or build", cpuISA)
+	}
+	return ls
+}
+
+// TestGemmAVX512MatchesAVX2: both assembly levels sum each element of c in
+// the same order (one FMA chain over each kc block, the blocks added to c),
+// so their products agree bit for bit, whatever the tiles, stripes and
+// edges: results do not depend on which of the two a CPU has.
+func TestGemmAVX512MatchesAVX2(t *testing.T) {
+	if cpuISA < isaAVX512 {
+		t.Skip("no AVX-512 on this CPU or build")
+	}
+	testGemmLevelsAgree[float32](t)
+	testGemmLevelsAgree[float64](t)
+}
+
+func testGemmLevelsAgree[T Float](t *testing.T) {
+	r := newRNG(17)
+	for _, s := range [][3]int{{200, 300, 150}, {16, 784, 150}, {150, 100, 16}, {33, 65, 600}, {7, 5, 3}} {
+		m, n, k := s[0], s[1], s[2]
+		for _, tr := range [][2]bool{{false, false}, {true, true}} {
+			a, b := randSlice[T](r, m*k), randSlice[T](r, k*n)
+			lda, ldb := k, n
+			if tr[0] {
+				lda = m
+			}
+			if tr[1] {
+				ldb = k
+			}
+			c2, c5 := make([]T, m*n), make([]T, m*n)
+			gemmWith(kernelAt[T](isaAVX2), 1, tr[0], tr[1], m, n, k, 0.5, a, lda, b, ldb, 0, c2, n)
+			gemmWith(kernelAt[T](isaAVX512), 3, tr[0], tr[1], m, n, k, 0.5, a, lda, b, ldb, 0, c5, n)
+			for i := range c2 {
+				if c2[i] != c5[i] {
+					t.Errorf("%s %dx%dx%d trans %v: (%d,%d) AVX2 %v, AVX-512 %v", DType[T](), m, n, k, tr, i/n, i%n, c2[i], c5[i])
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestMatMulEveryISA runs the MatMul tests (batches, broadcasting,
+// transposed and narrowed views, empty dimensions) with the micro-kernels of
+// each level below the best, which TestMatMulFloat32/64 use.
+func TestMatMulEveryISA(t *testing.T) {
+	if cpuISA == isaGo {
+		t.Skip("no level below portable Go")
+	}
+	defer func(l isa) { gemmISA = l }(gemmISA)
+	for _, l := range isaLevels(t)[:cpuISA] {
+		gemmISA = l
+		t.Run(l.String(), func(t *testing.T) {
+			testMatMul[float32](t, 1e-5)
+			testMatMul[float64](t, 1e-13)
+		})
+	}
 }
 
 func gonumGemm[T Float](ta, tb bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
@@ -61,9 +121,10 @@ func gonumGemm[T Float](ta, tb bool, m, n, k int, alpha T, a []T, lda int, b []T
 	}
 }
 
-// TestGemm compares every implementation (packing a block by block or whole
-// beforehand) with a float64 triple loop over shapes around the tile and
-// block sizes (0, 1, odd, past kc = 256 and mc = 144),
+// TestGemm compares every implementation (the micro-kernels of each level
+// this CPU runs: portable Go, AVX2, AVX-512; one or 3 workers; packing a
+// block by block or whole beforehand; gonum) with a float64 triple loop over shapes around the tile and
+// block sizes (0, 1, odd, past kc = 256 and mc = 144 or 240),
 // transposed operands, leading dimensions past the row length, and alpha,
 // beta (0 included); c starts as NaN where beta = 0, which must overwrite it.
 func TestGemm(t *testing.T) {
@@ -75,7 +136,7 @@ func testGemm[T Float](t *testing.T, tol float64) {
 	r := newRNG(11)
 	shapes := [][3]int{
 		{0, 0, 0}, {0, 3, 2}, {3, 0, 2}, {3, 2, 0}, {1, 1, 1}, {1, 17, 1}, {7, 1, 9}, {6, 16, 1}, {6, 8, 4},
-		{5, 15, 3}, {7, 17, 5}, {13, 33, 300}, {37, 29, 257}, {6, 784, 75}, {16, 100, 150}, {150, 100, 16}, {150, 5, 520}, {61, 300, 40},
+		{5, 15, 3}, {7, 17, 5}, {13, 33, 300}, {37, 29, 257}, {250, 35, 20}, {6, 784, 75}, {16, 100, 150}, {150, 100, 16}, {150, 5, 520}, {61, 300, 40},
 	}
 	for _, s := range shapes {
 		m, n, k := s[0], s[1], s[2]
@@ -176,19 +237,22 @@ func checkGemm[T Float](t *testing.T, label string, c, c0 []T, want, bound []flo
 }
 
 // TestGemmNT compares gemmNT (c += a·bᵀ, operands read along k) with the
-// float64 triple loop, on shapes around its 3×4 tile and vector length,
-// with padded leading dimensions.
+// float64 triple loop, at every level this CPU runs, on shapes around its
+// 3×4 tile and vector lengths, with padded leading dimensions.
 func TestGemmNT(t *testing.T) {
-	testGemmNT[float32](t, 1e-5)
-	testGemmNT[float64](t, 1e-13)
+	defer func(l isa) { gemmISA = l }(gemmISA)
+	for _, l := range isaLevels(t) {
+		gemmISA = l
+		t.Run(l.String(), func(t *testing.T) {
+			testGemmNT[float32](t, 1e-5)
+			testGemmNT[float64](t, 1e-13)
+		})
+	}
 }
 
 func testGemmNT[T Float](t *testing.T, tol float64) {
-	if _, ok := asmDotKernel[T](); !ok {
-		t.Log("no assembly dot-product kernel: gemmNT is gemmSerial")
-	}
 	r := newRNG(13)
-	for _, s := range [][3]int{{0, 4, 8}, {3, 0, 8}, {1, 1, 1}, {3, 4, 8}, {3, 4, 7}, {2, 3, 9}, {6, 75, 784}, {16, 150, 64}, {16, 150, 100}, {7, 13, 37}, {5, 9, 3}, {4, 5, 16}} {
+	for _, s := range [][3]int{{0, 4, 8}, {3, 0, 8}, {1, 1, 1}, {3, 4, 8}, {3, 4, 7}, {2, 3, 9}, {6, 75, 784}, {16, 150, 64}, {16, 150, 100}, {7, 13, 37}, {5, 9, 3}, {4, 5, 16}, {3, 4, 40}, {32, 20, 50}, {40, 9, 30}} {
 		m, n, k := s[0], s[1], s[2]
 		lda, ldb, ldc := k+5, k+1, n+3
 		a, b, c0 := randSlice[T](r, m*lda), randSlice[T](r, n*ldb), randSlice[T](r, m*ldc)
@@ -198,5 +262,40 @@ func testGemmNT[T Float](t *testing.T, tol float64) {
 		c := append([]T(nil), c0...)
 		gemmNT(m, n, k, a, lda, b, ldb, c, ldc)
 		checkGemm(t, fmt.Sprintf("%s gemmNT %dx%dx%d", DType[T](), m, n, k), c, c0, want, bound, ldc, n, tol)
+	}
+}
+
+// TestInterleave compares interleave at each level this CPU runs (in
+// assembly from AVX2 on) with the definition, bit for bit: the
+// packing of op(a) and of a transposed op(b).
+func TestInterleave(t *testing.T) {
+	defer func(l isa) { gemmISA = l }(gemmISA)
+	for _, l := range isaLevels(t) {
+		gemmISA = l
+		testInterleave[float32](t, l)
+		testInterleave[float64](t, l)
+	}
+}
+
+func testInterleave[T Float](t *testing.T, l isa) {
+	r := newRNG(19)
+	for _, s := range [][4]int{{4, 8, 12, 9}, {12, 256, 12, 300}, {7, 21, 32, 21}, {3, 16, 6, 20}, {32, 37, 32, 40}, {5, 7, 8, 7}} {
+		rows, kb, w, ld := s[0], s[1], s[2], s[3]
+		src := randSlice[T](r, rows*ld)
+		dst := randSlice[T](r, kb*w)
+		want := append([]T(nil), dst...)
+		alpha := T(-1.5)
+		for i := range rows {
+			for p := range kb {
+				want[p*w+i] = alpha * src[i*ld+p]
+			}
+		}
+		interleave(dst, w, rows, src, ld, kb, alpha)
+		for i := range dst {
+			if dst[i] != want[i] {
+				t.Errorf("%s %v interleave rows %d kb %d w %d ld %d: element %d = %v, want %v", DType[T](), l, rows, kb, w, ld, i, dst[i], want[i])
+				break
+			}
+		}
 	}
 }

@@ -1,0 +1,15 @@
+package tensor
+
+// isa is an instruction-set level for the GEMM micro-kernels, each level
+// including the ones below it.
+type isa int
+
+const (
+	isaGo     isa = iota // portable Go
+	isaAVX2              // AVX2 and FMA
+	isaAVX512            // AVX-512 F
+)
+
+func (l isa) String() string {
+	return [...]string{"go", "avx2", "avx512"}[l]
+}
