@@ -145,6 +145,12 @@ var gradCases = []gradCase{
 	})},
 	{"BatchNorm", in(U(3, 2, 4, 3), P(2), U(2)), func(x []V64) V64 { return BatchNorm(x[0], x[1], x[2], 1e-5, nil, nil) }},
 	{"BatchNorm", in(TR(6, 3), P(3), U(3)), func(x []V64) V64 { return BatchNorm(x[0], x[1], x[2], 0.1, nil, nil) }},
+	{"DenseBlock", in(U(3, 3, 4, 5), P(3), U(3), U(2, 3, 3, 3), P(5), U(5), U(4, 5, 1, 1)), func(x []V64) V64 {
+		return DenseBlock(x[0], []DenseUnit[float64]{{x[1], x[2], x[3], false}, {x[4], x[5], x[6], true}}, 1e-5, nil)
+	}},
+	{"DenseBlock", in(U(3, 2, 3, 3), P(2), U(2), U(3, 2, 1, 1), P(5), U(5), U(2, 5, 3, 3)), func(x []V64) V64 {
+		return DenseBlock(x[0], []DenseUnit[float64]{{x[1], x[2], x[3], false}, {x[4], x[5], x[6], false}}, 1e-5, nil)
+	}},
 }
 
 func TestGradients(t *testing.T) {
