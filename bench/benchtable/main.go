@@ -4,8 +4,9 @@
 //	go run ./bench/benchtable [-run REGEXP]
 //
 // The training steps of LeNet-5, ResNet-20 and DenseNet-40 are rows too;
-// DenseNet-40's takes tens of seconds and 8 GB on a 2-core machine, so
-// -run 'lenet5|resnet20|matmul|conv' leaves it out.
+// DenseNet-40's takes seconds per step on a 2-core machine, so
+// -run 'lenet5|resnet20|matmul|conv' leaves it out. bench/peer/train.py
+// prints the same rows for PyTorch, bench/peer/train.sh alternates both.
 package main
 
 import (
