@@ -136,17 +136,45 @@ func columns[T Float](col, xn []T, p Conv2DParams) []T {
 	return col
 }
 
-// conv2dForward computes y [N,O,OH,OW] from x [N,C,H,W] and w [O,C,KH,KW]:
-// per image y_n = W·col_n.
-func conv2dForward[T Float](y, x, w []T, p Conv2DParams) {
+// conv2dForward computes y [N,O,OH,OW] from x [N,C,H,W], w [O,C,KH,KW] and
+// the bias b [O] (none if nil): per image y_n = W·col_n (+ b, the rows of
+// y_n set to it before the product adds into them).
+func conv2dForward[T Float](y, x, w, b []T, p Conv2DParams) {
 	rows, cols := colShape(p)
 	img, out := p.C*p.H*p.W, p.O*cols
 	mk, W, buf := packedWeights(operand[T]{data: w, ld: rows}, p.O, rows)
 	defer putScratch(buf)
+	beta := T(0)
+	if b != nil {
+		beta = 1
+	}
 	perImage(p, p.N, func(lo, hi int, col []T) {
 		for n := lo; n < hi; n++ {
-			c := columns(col, x[n*img:(n+1)*img], p)
-			gemmOperands(mk, 1, p.O, cols, rows, 1, W, operand[T]{data: c, ld: cols}, 0, y[n*out:(n+1)*out], cols)
+			c, yn := columns(col, x[n*img:(n+1)*img], p), y[n*out:(n+1)*out]
+			for o, v := range b {
+				row := yn[o*cols : (o+1)*cols]
+				for j := range row {
+					row[j] = v
+				}
+			}
+			gemmOperands(mk, 1, p.O, cols, rows, 1, W, operand[T]{data: c, ld: cols}, beta, yn, cols)
+		}
+	})
+}
+
+// conv2dBiasGrad sets db [O] to the sums of dy [N,O,OH,OW] over all but
+// the channel axis, in float64.
+func conv2dBiasGrad[T Float](db, dy []T, p Conv2DParams) {
+	cols := p.OutH() * p.OutW()
+	parallelFor(p.O, p.N*cols, func(lo, hi int) {
+		for o := lo; o < hi; o++ {
+			s := 0.0
+			for n := range p.N {
+				for _, v := range dy[(n*p.O+o)*cols : (n*p.O+o+1)*cols] {
+					s += float64(v)
+				}
+			}
+			db[o] = T(s)
 		}
 	})
 }

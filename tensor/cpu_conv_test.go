@@ -120,17 +120,29 @@ func checkConvKernels[T Float](t *testing.T, tol float64) {
 		x, x64 := randOf[T](r, p.N*p.C*p.H*p.W)
 		w, w64 := randOf[T](r, p.O*p.C*p.KH*p.KW)
 		dy, dy64 := randOf[T](r, p.N*p.O*p.OutH()*p.OutW())
+		b, b64 := randOf[T](r, p.O)
 		wantY, wantDx, wantDw := refConv(x64, w64, dy64, p)
+		// With the bias: y + b[o], and its gradient Σ dy over n and positions.
+		wantYb, wantDb := slices.Clone(wantY), make([]float64, p.O)
+		for i, g := range dy64 {
+			o := i / (p.OutH() * p.OutW()) % p.O
+			wantYb[i] += b64[o]
+			wantDb[o] += g
+		}
 
 		y, dx, dw := nans[T](len(dy)), nans[T](len(x)), nans[T](len(w))
-		conv2dForward(y, x, w, p)
+		yb, db := nans[T](len(dy)), nans[T](p.O)
+		conv2dForward(y, x, w, nil, p)
+		conv2dForward(yb, x, w, b, p)
 		conv2dBackwardInput(dx, dy, w, p)
 		conv2dBackwardWeight(dw, x, dy, p)
+		conv2dBiasGrad(db, dy, p)
 		for _, c := range []struct {
 			name string
 			got  []T
 			want []float64
-		}{{"forward", y, wantY}, {"backward input", dx, wantDx}, {"backward weight", dw, wantDw}} {
+		}{{"forward", y, wantY}, {"forward with bias", yb, wantYb}, {"backward input", dx, wantDx},
+			{"backward weight", dw, wantDw}, {"bias gradient", db, wantDb}} {
 			if e := relErr(c.got, c.want); e > tol {
 				t.Errorf("%s %s: %s differs from the direct loops by %g", DType[T](), tc.name, c.name, e)
 			}
@@ -159,7 +171,7 @@ func TestCPUConvAdjointIdentity(t *testing.T) {
 		w, _ := randOf[float64](r, p.O*p.C*p.KH*p.KW)
 		dy, _ := randOf[float64](r, p.N*p.O*p.OutH()*p.OutW())
 		y, dx, dw := make([]float64, len(dy)), make([]float64, len(x)), make([]float64, len(w))
-		conv2dForward(y, x, w, p)
+		conv2dForward(y, x, w, nil, p)
 		conv2dBackwardInput(dx, dy, w, p)
 		conv2dBackwardWeight(dw, x, dy, p)
 		ref, scale := dot(y, dy)
