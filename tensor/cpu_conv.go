@@ -152,14 +152,39 @@ func conv2dForward[T Float](y, x, w, b []T, p Conv2DParams) {
 		for n := lo; n < hi; n++ {
 			c, yn := columns(col, x[n*img:(n+1)*img], p), y[n*out:(n+1)*out]
 			for o, v := range b {
-				row := yn[o*cols : (o+1)*cols]
-				for j := range row {
-					row[j] = v
-				}
+				fill(yn[o*cols:(o+1)*cols], v)
 			}
 			gemmOperands(mk, 1, p.O, cols, rows, 1, W, operand[T]{data: c, ld: cols}, beta, yn, cols)
 		}
 	})
+}
+
+// fill sets every element of s to v, by doubling copies.
+func fill[T Float](s []T, v T) {
+	if len(s) == 0 {
+		return
+	}
+	s[0] = v
+	for k := 1; k < len(s); k *= 2 {
+		copy(s[k:], s[:k])
+	}
+}
+
+// sum64 is the sum of s in float64, in four interleaved partial sums (one
+// chain of dependent additions would wait on each).
+func sum64[T Float](s []T) float64 {
+	var a, b, c, d float64
+	i := 0
+	for ; i+4 <= len(s); i += 4 {
+		a += float64(s[i])
+		b += float64(s[i+1])
+		c += float64(s[i+2])
+		d += float64(s[i+3])
+	}
+	for ; i < len(s); i++ {
+		a += float64(s[i])
+	}
+	return (a + b) + (c + d)
 }
 
 // conv2dBiasGrad sets db [O] to the sums of dy [N,O,OH,OW] over all but
@@ -170,9 +195,7 @@ func conv2dBiasGrad[T Float](db, dy []T, p Conv2DParams) {
 		for o := lo; o < hi; o++ {
 			s := 0.0
 			for n := range p.N {
-				for _, v := range dy[(n*p.O+o)*cols : (n*p.O+o+1)*cols] {
-					s += float64(v)
-				}
+				s += sum64(dy[(n*p.O+o)*cols : (n*p.O+o+1)*cols])
 			}
 			db[o] = T(s)
 		}

@@ -234,6 +234,23 @@ func unpool2x2[T Float](dx, dy []T, c, h, w int) {
 	}
 }
 
+// dot64 is Σ g·(x − m) in float64, in four interleaved partial sums.
+func dot64[T Float](g, x []T, m float64) float64 {
+	var a, b, c, d float64
+	x = x[:len(g)]
+	i := 0
+	for ; i+4 <= len(g); i += 4 {
+		a += float64(g[i]) * (float64(x[i]) - m)
+		b += float64(g[i+1]) * (float64(x[i+1]) - m)
+		c += float64(g[i+2]) * (float64(x[i+2]) - m)
+		d += float64(g[i+3]) * (float64(x[i+3]) - m)
+	}
+	for ; i < len(g); i++ {
+		a += float64(g[i]) * (float64(x[i]) - m)
+	}
+	return (a + b) + (c + d)
+}
+
 // DenseUnitGrad holds the gradients of one unit's parameters.
 type DenseUnitGrad[T Float] struct{ Gamma, Beta, W *Tensor[T] }
 
@@ -324,17 +341,13 @@ func (s *DenseBlockState[T]) unitBackward(u DenseUnit[T], c int, dy []T, stride 
 				xi := xs[i*total*hw:]
 				for ch := range c {
 					zc, dc, m := z[ch*hw:(ch+1)*hw], dzi[ch*hw:(ch+1)*hw], mu[ch]
-					sg, sgx := 0.0, 0.0
-					for j, x := range xi[ch*hw : (ch+1)*hw] {
-						if zc[j] <= 0 {
+					for j, v := range zc {
+						if v <= 0 {
 							dc[j] = 0
-							continue
 						}
-						sg += float64(dc[j])
-						sgx += float64(dc[j]) * (float64(x) - m)
 					}
-					sum[2*ch] += sg
-					sum[2*ch+1] += sgx
+					sum[2*ch] += sum64(dc)
+					sum[2*ch+1] += dot64(dc, xi[ch*hw:(ch+1)*hw], m)
 				}
 			}
 		}
