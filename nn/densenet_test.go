@@ -10,15 +10,18 @@ import (
 	"github.com/ecl-go/ecl/tensor"
 )
 
-// denseBlock is two dense layers on 3 channels of growth 2 and, with
-// transition, the transition on the 7 channels after them, with random
-// parameters; inputs is x [2, 3, h, w] and the parameters' values.
-func denseBlock(r *rand.Rand, h, w int, transition bool) (Sequential[float64], []T64) {
-	s := Sequential[float64]{NewDenseLayer[float64](r, 3, 2), NewDenseLayer[float64](r, 5, 2)}
-	if transition {
-		s = append(s, NewTransition[float64](r, 7))
+// denseBlock is layers dense layers of growth g on c channels and, with
+// transition, the transition after them, with random parameters; inputs is
+// x [n, c, h, w] and the parameters' values.
+func denseBlock(r *rand.Rand, n, c, g, layers, h, w int, transition bool) (Sequential[float64], []T64) {
+	var s Sequential[float64]
+	for i := range layers {
+		s = append(s, NewDenseLayer[float64](r, c+i*g, g))
 	}
-	inputs := []T64{tensor.RandNormal[float64](r, 0, 1, 2, 3, h, w)}
+	if transition {
+		s = append(s, NewTransition[float64](r, c+layers*g))
+	}
+	inputs := []T64{tensor.RandNormal[float64](r, 0, 1, n, c, h, w)}
 	for _, p := range s.Params() {
 		inputs = append(inputs, tensor.RandNormal[float64](r, 0.5, 1, p.Value.Shape()...))
 	}
@@ -52,17 +55,22 @@ func TestDenseBlockGradients(t *testing.T) {
 		h, w       int
 		transition bool
 	}{{4, 4, true}, {5, 3, true}, {3, 4, false}} {
-		s, inputs := denseBlock(rand.New(rand.NewPCG(8, uint64(c.h))), c.h, c.w, c.transition)
+		s, inputs := denseBlock(rand.New(rand.NewPCG(8, uint64(c.h))), 2, 3, 2, 2, c.h, c.w, c.transition)
 		check(t, "DenseBlock", 1e-4, func(xs []V) V { return withParams(s, xs).Forward(xs[0]) }, inputs...)
 	}
 }
 
 // TestDenseBlockMatchesLayers compares the fused block with the layers
 // applied one by one (concatenating, batch norm and ReLU stored): outputs,
-// every gradient and the running statistics.
+// every gradient and the running statistics; the larger block splits over
+// cores.
 func TestDenseBlockMatchesLayers(t *testing.T) {
-	for _, transition := range []bool{true, false} {
-		s, inputs := denseBlock(rand.New(rand.NewPCG(9, 9)), 6, 5, transition)
+	for _, c := range []struct {
+		n, c, g, layers, h, w int
+		transition            bool
+	}{{2, 3, 2, 2, 6, 5, true}, {2, 3, 2, 2, 6, 5, false}, {5, 8, 4, 3, 10, 9, true}} {
+		transition := c.transition
+		s, inputs := denseBlock(rand.New(rand.NewPCG(9, 9)), c.n, c.c, c.g, c.layers, c.h, c.w, transition)
 		run := func(fused bool) (out [][]float64) {
 			vars := make([]V, len(inputs))
 			for i, x := range inputs {
