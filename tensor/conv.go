@@ -53,7 +53,8 @@ func Conv2D[T Float](x, w *Tensor[T], o ConvOptions) *Tensor[T] {
 }
 
 // Conv2DBias is Conv2D(x, w) plus the bias b [O] on each output channel: on
-// the CPU added in the convolution's pass, elsewhere as a broadcast Add.
+// the CPU added in the convolution's pass (to the same rounding),
+// elsewhere as a broadcast Add.
 func Conv2DBias[T Float](x, w, b *Tensor[T], o ConvOptions) *Tensor[T] {
 	dev := sameDevice("Conv2DBias", x, w, b)
 	p := must(NewConv2DParams(x.shape, w.shape, o))
@@ -69,18 +70,13 @@ func Conv2DBias[T Float](x, w, b *Tensor[T], o ConvOptions) *Tensor[T] {
 }
 
 // Conv2DBiasBackward is the gradient of Σ Conv2DBias(x, w, b)·dy with
-// respect to b: dy [N,O,OH,OW] summed over all but axis 1.
+// respect to b: dy [N,O,OH,OW] summed over all but axis 1 (as a broadcast
+// Add's gradient, to the same rounding).
 func Conv2DBiasBackward[T Float](dy *Tensor[T]) *Tensor[T] {
 	if len(dy.shape) != 4 {
 		panic(fmt.Sprintf("tensor.Conv2DBiasBackward: gradient %v, want [N,O,OH,OW]", dy.shape))
 	}
-	if _, ok := dy.Device().(CPU[T]); !ok {
-		return Reshape(Sum(Sum(Sum(dy, 3, false), 2, false), 0, false), dy.shape[1])
-	}
-	db := Zeros[T](dy.shape[1])
-	p := Conv2DParams{N: dy.shape[0], O: dy.shape[1], H: dy.shape[2], W: dy.shape[3], KH: 1, KW: 1, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1}
-	conv2dBiasGrad(HostData(db), HostData(Contiguous(dy)), p)
-	return db
+	return Reshape(SumTo(dy, 1, dy.shape[1], 1, 1), dy.shape[1])
 }
 
 // Conv2DBackwardInput is the gradient of Σ Conv2D(x, w)·dy with respect to x.

@@ -137,24 +137,29 @@ func columns[T Float](col, xn []T, p Conv2DParams) []T {
 }
 
 // conv2dForward computes y [N,O,OH,OW] from x [N,C,H,W], w [O,C,KH,KW] and
-// the bias b [O] (none if nil): per image y_n = W·col_n (+ b, the rows of
-// y_n set to it before the product adds into them).
+// the bias b [O] (none if nil): per image y_n = W·col_n, then b added to
+// each row (rounded as a separate addition, as a broadcast Add would).
 func conv2dForward[T Float](y, x, w, b []T, p Conv2DParams) {
 	rows, cols := colShape(p)
 	img, out := p.C*p.H*p.W, p.O*cols
 	mk, W, buf := packedWeights(operand[T]{data: w, ld: rows}, p.O, rows)
 	defer putScratch(buf)
-	beta := T(0)
+	var bias []T // b broadcast to [O, cols]
 	if b != nil {
-		beta = 1
+		bb := getScratch[T](out)
+		defer putScratch(bb)
+		bias = *bb
+		for o, v := range b {
+			fill(bias[o*cols:(o+1)*cols], v)
+		}
 	}
 	perImage(p, p.N, func(lo, hi int, col []T) {
 		for n := lo; n < hi; n++ {
 			c, yn := columns(col, x[n*img:(n+1)*img], p), y[n*out:(n+1)*out]
-			for o, v := range b {
-				fill(yn[o*cols:(o+1)*cols], v)
+			gemmOperands(mk, 1, p.O, cols, rows, 1, W, operand[T]{data: c, ld: cols}, 0, yn, cols)
+			if bias != nil {
+				moveRows(yn, bias, 1, out, out, out, true)
 			}
-			gemmOperands(mk, 1, p.O, cols, rows, 1, W, operand[T]{data: c, ld: cols}, beta, yn, cols)
 		}
 	})
 }
@@ -168,38 +173,6 @@ func fill[T Float](s []T, v T) {
 	for k := 1; k < len(s); k *= 2 {
 		copy(s[k:], s[:k])
 	}
-}
-
-// sum64 is the sum of s in float64, in four interleaved partial sums (one
-// chain of dependent additions would wait on each).
-func sum64[T Float](s []T) float64 {
-	var a, b, c, d float64
-	i := 0
-	for ; i+4 <= len(s); i += 4 {
-		a += float64(s[i])
-		b += float64(s[i+1])
-		c += float64(s[i+2])
-		d += float64(s[i+3])
-	}
-	for ; i < len(s); i++ {
-		a += float64(s[i])
-	}
-	return (a + b) + (c + d)
-}
-
-// conv2dBiasGrad sets db [O] to the sums of dy [N,O,OH,OW] over all but
-// the channel axis, in float64.
-func conv2dBiasGrad[T Float](db, dy []T, p Conv2DParams) {
-	cols := p.OutH() * p.OutW()
-	parallelFor(p.O, p.N*cols, func(lo, hi int) {
-		for o := lo; o < hi; o++ {
-			s := 0.0
-			for n := range p.N {
-				s += sum64(dy[(n*p.O+o)*cols : (n*p.O+o+1)*cols])
-			}
-			db[o] = T(s)
-		}
-	})
 }
 
 // packedWeights is w, op(w) m×k, packed for gemmOperands once for all

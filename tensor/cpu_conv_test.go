@@ -122,27 +122,23 @@ func checkConvKernels[T Float](t *testing.T, tol float64) {
 		dy, dy64 := randOf[T](r, p.N*p.O*p.OutH()*p.OutW())
 		b, b64 := randOf[T](r, p.O)
 		wantY, wantDx, wantDw := refConv(x64, w64, dy64, p)
-		// With the bias: y + b[o], and its gradient Σ dy over n and positions.
-		wantYb, wantDb := slices.Clone(wantY), make([]float64, p.O)
-		for i, g := range dy64 {
-			o := i / (p.OutH() * p.OutW()) % p.O
-			wantYb[i] += b64[o]
-			wantDb[o] += g
+		wantYb := slices.Clone(wantY) // y + b[o]
+		for i := range wantYb {
+			wantYb[i] += b64[i/(p.OutH()*p.OutW())%p.O]
 		}
 
 		y, dx, dw := nans[T](len(dy)), nans[T](len(x)), nans[T](len(w))
-		yb, db := nans[T](len(dy)), nans[T](p.O)
+		yb := nans[T](len(dy))
 		conv2dForward(y, x, w, nil, p)
 		conv2dForward(yb, x, w, b, p)
 		conv2dBackwardInput(dx, dy, w, p)
 		conv2dBackwardWeight(dw, x, dy, p)
-		conv2dBiasGrad(db, dy, p)
 		for _, c := range []struct {
 			name string
 			got  []T
 			want []float64
 		}{{"forward", y, wantY}, {"forward with bias", yb, wantYb}, {"backward input", dx, wantDx},
-			{"backward weight", dw, wantDw}, {"bias gradient", db, wantDb}} {
+			{"backward weight", dw, wantDw}} {
 			if e := relErr(c.got, c.want); e > tol {
 				t.Errorf("%s %s: %s differs from the direct loops by %g", DType[T](), tc.name, c.name, e)
 			}
@@ -222,6 +218,22 @@ func TestCPUConvSpan(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// The fused bias rounds as the composed broadcast Add: results agree to the
+// bit.
+func TestConv2DBiasMatchesAdd(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range cpuConvCases[1:] {
+		p := tc.p
+		x := RandNormal[float32](r, 0, 1, p.N, p.C, p.H, p.W)
+		w := RandNormal[float32](r, 0, 1, p.O, p.C, p.KH, p.KW)
+		b := RandNormal[float32](r, 0, 1, p.O)
+		o := ConvOptions{StrideH: p.StrideH, StrideW: p.StrideW, PadH: p.PadH, PadW: p.PadW, DilH: p.DilH, DilW: p.DilW}
+		if !slices.Equal(Conv2DBias(x, w, b, o).Data(), Add(Conv2D(x, w, o), Reshape(b, 1, p.O, 1, 1)).Data()) {
+			t.Errorf("%s: fused bias differs from Conv2D + Add", tc.name)
 		}
 	}
 }

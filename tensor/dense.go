@@ -234,6 +234,23 @@ func unpool2x2[T Float](dx, dy []T, c, h, w int) {
 	}
 }
 
+// sum64 is the sum of s in float64, in four interleaved partial sums (one
+// chain of dependent additions would wait on each).
+func sum64[T Float](s []T) float64 {
+	var a, b, c, d float64
+	i := 0
+	for ; i+4 <= len(s); i += 4 {
+		a += float64(s[i])
+		b += float64(s[i+1])
+		c += float64(s[i+2])
+		d += float64(s[i+3])
+	}
+	for ; i < len(s); i++ {
+		a += float64(s[i])
+	}
+	return (a + b) + (c + d)
+}
+
 // dot64 is Σ g·(x − m) in float64, in four interleaved partial sums.
 func dot64[T Float](g, x []T, m float64) float64 {
 	var a, b, c, d float64
