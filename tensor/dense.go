@@ -19,7 +19,9 @@ import (
 // DenseUnit is one layer of a dense block: batch normalisation of its input
 // channels with the batch's statistics, scale γ and shift β, ReLU, then a
 // convolution by W [o, c, k, k] (k odd, stride 1, padding k/2) and, for a
-// transition, 2×2 average pooling with stride 2.
+// transition (k = 1), 2×2 average pooling with stride 2. Both are linear
+// and a 1×1 convolution acts on each position alone, so a transition pools
+// first and convolves a quarter of the positions.
 type DenseUnit[T Float] struct {
 	Gamma, Beta, W *Tensor[T]
 	Pool           bool
@@ -52,7 +54,7 @@ func DenseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Tensor[T],
 		ws := u.W.Shape()
 		if len(ws) != 4 || ws[1] != total || ws[2] != ws[3] || ws[2]%2 == 0 ||
 			!slices.Equal(u.Gamma.Shape(), []int{total}) || !slices.Equal(u.Beta.Shape(), []int{total}) ||
-			u.Pool && (i != len(units)-1 || h < 2 || w < 2) {
+			u.Pool && (i != len(units)-1 || ws[2] != 1 || h < 2 || w < 2) {
 			panic(fmt.Sprintf("tensor.DenseBlock: unit %d (weight %v, γ %v, β %v, pool %v) on %d channels of %d×%d, %d units",
 				i, ws, u.Gamma.Shape(), u.Beta.Shape(), u.Pool, total, h, w, len(units)))
 		}
@@ -110,11 +112,15 @@ func (s *DenseBlockState[T]) stats(lo, hi int) {
 	})
 }
 
-// params is the convolution of unit u on c channels.
+// params is the convolution of unit u on c channels (on the pooled size
+// for a transition).
 func (s *DenseBlockState[T]) params(u DenseUnit[T], c int) Conv2DParams {
 	sh := s.buf.Shape()
-	k := u.W.Dim(2)
-	return Conv2DParams{N: sh[0], C: c, H: sh[2], W: sh[3], O: u.W.Dim(0), KH: k, KW: k,
+	k, h, w := u.W.Dim(2), sh[2], sh[3]
+	if u.Pool {
+		h, w = h/2, w/2
+	}
+	return Conv2DParams{N: sh[0], C: c, H: h, W: w, O: u.W.Dim(0), KH: k, KW: k,
 		StrideH: 1, StrideW: 1, PadH: k / 2, PadW: k / 2, DilH: 1, DilW: 1}
 }
 
@@ -143,33 +149,44 @@ func (s *DenseBlockState[T]) normalize(z []T, i int, scale, shift []T) {
 	}
 }
 
-// widest is the most input channels, output channels and kernel values
-// k² of the units: scratch sized for them serves every unit, so that
-// buffers from the pool fit from one layer to the next.
-func (s *DenseBlockState[T]) widest() (c, o, kk int) {
+// widest is the most input channels and kernel values k² of the units:
+// scratch sized for them serves every unit, so that buffers from the pool
+// fit from one layer to the next.
+func (s *DenseBlockState[T]) widest() (c, kk int) {
 	for _, u := range s.units {
 		ws := u.W.Shape()
-		c, o, kk = max(c, ws[1]), max(o, ws[0]), max(kk, ws[2]*ws[3])
+		c, kk = max(c, ws[1]), max(kk, ws[2]*ws[3])
 	}
-	return c, o, kk
+	return c, kk
 }
 
 // unitScratch is one worker's buffers for unit u with convolution p: the
-// normalised image z, its columns (nil for a 1×1 kernel, whose columns are
-// z) and the unpooled output t (nil without pooling), carved from one
-// buffer of the block's widest size, to give back with putScratch.
-func (s *DenseBlockState[T]) unitScratch(u DenseUnit[T], p Conv2DParams) (z, col, t []T, buf *[]T) {
+// normalised image z and its column matrix col (im2col's columns, the
+// pooled z for a transition, nil for another 1×1 kernel, whose columns are
+// z), carved from one buffer of the block's widest size, to give back with
+// putScratch.
+func (s *DenseBlockState[T]) unitScratch(u DenseUnit[T], p Conv2DParams) (z, col []T, buf *[]T) {
 	rows, cols := colShape(p)
-	c, o, kk := s.widest()
-	buf = getScratch[T]((c + c*kk + o) * cols)
-	z = (*buf)[:p.C*cols]
-	if !pointwise(p) {
-		col = (*buf)[c*cols:][:rows*cols]
+	c, kk := s.widest()
+	hw := s.buf.Dim(2) * s.buf.Dim(3)
+	buf = getScratch[T]((c + c*kk) * hw)
+	z = (*buf)[:p.C*hw]
+	if u.Pool || !pointwise(p) {
+		col = (*buf)[c*hw:][:rows*cols]
 	}
+	return z, col, buf
+}
+
+// columnsOf normalises image i into z and returns unit u's column matrix
+// of it: pooled into col for a transition, z itself for another 1×1
+// kernel, else im2col's columns in col.
+func (s *DenseBlockState[T]) columnsOf(z, col []T, i int, u DenseUnit[T], p Conv2DParams, scale, shift []T) []T {
+	s.normalize(z, i, scale, shift)
 	if u.Pool {
-		t = (*buf)[(c+c*kk)*cols:][:p.O*cols]
+		pool2x2(col, z, p.C, s.buf.Dim(2), s.buf.Dim(3))
+		return col
 	}
-	return z, col, t, buf
+	return columns(col, z, p)
 }
 
 // unitForward writes unit u's output for each image i, on the first c
@@ -181,18 +198,11 @@ func (s *DenseBlockState[T]) unitForward(u DenseUnit[T], c int, dst []T, stride 
 	mk, W, wbuf := packedWeights(operand[T]{data: HostData(Contiguous(u.W)), ld: rows}, p.O, rows)
 	defer putScratch(wbuf)
 	parallelFor(p.N, p.O*rows*cols, func(lo, hi int) {
-		z, col, t, buf := s.unitScratch(u, p)
+		z, col, buf := s.unitScratch(u, p)
 		defer putScratch(buf)
 		for i := lo; i < hi; i++ {
-			s.normalize(z, i, scale, shift)
-			out := dst[i*stride:]
-			if u.Pool {
-				out = t
-			}
-			gemmOperands(mk, 1, p.O, cols, rows, 1, W, operand[T]{data: columns(col, z, p), ld: cols}, 0, out, cols)
-			if u.Pool {
-				pool2x2(dst[i*stride:], t, p.O, p.H, p.W)
-			}
+			cm := s.columnsOf(z, col, i, u, p, scale, shift)
+			gemmOperands(mk, 1, p.O, cols, rows, 1, W, operand[T]{data: cm, ld: cols}, 0, dst[i*stride:], cols)
 		}
 	})
 }
@@ -277,7 +287,7 @@ func DenseBlockBackward[T Float](g *Tensor[T], s *DenseBlockState[T]) (dx *Tenso
 	n, total, hw := s.dims()
 	dbuf := getScratch[T](n * total * hw)
 	defer putScratch(dbuf)
-	widest, _, _ := s.widest()
+	widest, _ := s.widest()
 	dz := getScratch[T](n * widest * hw)
 	defer putScratch(dz)
 	grads = make([]DenseUnitGrad[T], len(s.units))
@@ -332,26 +342,26 @@ func (s *DenseBlockState[T]) unitBackward(u DenseUnit[T], c int, dy []T, stride 
 	sums := make([]float64, parts*2*c) // per part and channel: Σ g and Σ g·(x − μ)
 	xs := HostData(s.buf)
 	parallelFor(parts, p.O*rows*cols*n/parts, func(lo, hi int) {
-		z, col, t, buf := s.unitScratch(u, p)
+		z, col, buf := s.unitScratch(u, p)
 		defer putScratch(buf)
 		for part := lo; part < hi; part++ {
 			acc := (*accs)[part*p.O*rows : (part+1)*p.O*rows]
 			clear(acc)
 			sum := sums[part*2*c : (part+1)*2*c]
 			for i := part * n / parts; i < (part+1)*n/parts; i++ {
-				s.normalize(z, i, scale, shift)
-				cm := columns(col, z, p)
+				cm := s.columnsOf(z, col, i, u, p, scale, shift)
 				gi := dy[i*stride:]
-				if u.Pool {
-					unpool2x2(t, gi, p.O, p.H, p.W)
-					gi = t
-				}
 				gemmNT(p.O, rows, cols, gi, cols, cm, cols, acc, rows)
-				dzi := dz[i*c*hw : (i+1)*c*hw]
+				// The gradient of the columns, then of z.
+				dzi, dcol := dz[i*c*hw:(i+1)*c*hw], col
 				if col == nil {
-					gemmOperands(mk, 1, rows, cols, p.O, 1, Wt, operand[T]{data: gi, ld: cols}, 0, dzi, cols)
-				} else {
-					gemmOperands(mk, 1, rows, cols, p.O, 1, Wt, operand[T]{data: gi, ld: cols}, 0, col, cols)
+					dcol = dzi
+				}
+				gemmOperands(mk, 1, rows, cols, p.O, 1, Wt, operand[T]{data: gi, ld: cols}, 0, dcol, cols)
+				switch {
+				case u.Pool:
+					unpool2x2(dzi, col, c, s.buf.Dim(2), s.buf.Dim(3))
+				case col != nil:
 					clear(dzi)
 					col2im(dzi, col, p)
 				}
