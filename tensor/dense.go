@@ -142,10 +142,7 @@ func (s *DenseBlockState[T]) normalize(z []T, i int, scale, shift []T) {
 	_, total, hw := s.dims()
 	xs := HostData(s.buf)[i*total*hw:]
 	for ch, a := range scale {
-		b, zc := shift[ch], z[ch*hw:(ch+1)*hw]
-		for j, v := range xs[ch*hw : (ch+1)*hw] {
-			zc[j] = max(v*a+b, 0)
-		}
+		affineRelu(z[ch*hw:(ch+1)*hw], xs[ch*hw:(ch+1)*hw], a, shift[ch])
 	}
 }
 
@@ -158,6 +155,14 @@ func (s *DenseBlockState[T]) widest() (c, kk int) {
 		c, kk = max(c, ws[1]), max(kk, ws[2]*ws[3])
 	}
 	return c, kk
+}
+
+// affineRelu sets dst[i] = max(src[i]·a + b, 0), in assembly where it can.
+func affineRelu[T Float](dst, src []T, a, b T) {
+	src = src[:len(dst)]
+	for j := affineReluAsm(dst, src, a, b); j < len(dst); j++ {
+		dst[j] = max(src[j]*a+b, 0)
+	}
 }
 
 // unitScratch is one worker's buffers for unit u with convolution p: the
@@ -321,7 +326,7 @@ func DenseBlockBackward[T Float](g *Tensor[T], s *DenseBlockState[T]) (dx *Tenso
 // inputs and columns, adds its weight gradient and per-channel sums into
 // its own buffers, which are then added in slice order (the result does
 // not depend on scheduling), and stores the gradient with respect to the
-// normalised input; a second pass over channels applies batch
+// normalised input in dz; a second pass over channels applies batch
 // normalisation's backward rule.
 func (s *DenseBlockState[T]) unitBackward(u DenseUnit[T], c int, dy []T, stride int, dbuf, dz []T) DenseUnitGrad[T] {
 	p := s.params(u, c)

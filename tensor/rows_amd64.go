@@ -32,3 +32,31 @@ func rowsAsm[T Float](dst, src []T, rows, cols, ldd, lds int, add bool) bool {
 	}
 	return true
 }
+
+//go:noescape
+func affineRelu32(dst, src *float32, n int, a, b float32)
+
+//go:noescape
+func affineRelu64(dst, src *float64, n int, a, b float64)
+
+// affineReluAsm sets dst[i] = max(src[i]·a + b, 0) over the longest prefix
+// of dst that the assembly takes, where the CPU has AVX2, and returns its
+// length.
+func affineReluAsm[T Float](dst, src []T, a, b T) int {
+	if !asmKernels {
+		return 0
+	}
+	src = src[:len(dst)]
+	if unsafe.Sizeof(dst[0]) == 4 {
+		n := len(dst) &^ 7
+		if n > 0 {
+			affineRelu32(&view[float32](dst)[0], &view[float32](src)[0], n, float32(a), float32(b))
+		}
+		return n
+	}
+	n := len(dst) &^ 3
+	if n > 0 {
+		affineRelu64(&view[float64](dst)[0], &view[float64](src)[0], n, float64(a), float64(b))
+	}
+	return n
+}

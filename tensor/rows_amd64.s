@@ -155,3 +155,64 @@ dnext:
 ddone:
 	VZEROUPPER
 	RET
+
+// func affineRelu32(dst, src *float32, n int, a, b float32)
+//
+// dst[i] = max(src[i]·a + b, 0) for n a multiple of 8: a product and a sum
+// rounded apart, as Go computes src[i]*a + b; a NaN passes through.
+TEXT ·affineRelu32(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVSS        a+24(FP), X0
+	MOVSS        b+28(FP), X1
+	VBROADCASTSS X0, Y0
+	VBROADCASTSS X1, Y1
+	VXORPS       Y2, Y2, Y2
+	SHRQ         $3, CX
+	JZ           adone32
+
+aloop32:
+	VMOVUPS (SI), Y3
+	VMULPS  Y0, Y3, Y3
+	VADDPS  Y1, Y3, Y3
+	VMAXPS  Y3, Y2, Y3
+	VMOVUPS Y3, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     aloop32
+
+adone32:
+	VZEROUPPER
+	RET
+
+// func affineRelu64(dst, src *float64, n int, a, b float64)
+//
+// affineRelu32 in float64, n a multiple of 4.
+TEXT ·affineRelu64(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVSD        a+24(FP), X0
+	MOVSD        b+32(FP), X1
+	VBROADCASTSD X0, Y0
+	VBROADCASTSD X1, Y1
+	VXORPD       Y2, Y2, Y2
+	SHRQ         $2, CX
+	JZ           adone64
+
+aloop64:
+	VMOVUPD (SI), Y3
+	VMULPD  Y0, Y3, Y3
+	VADDPD  Y1, Y3, Y3
+	VMAXPD  Y3, Y2, Y3
+	VMOVUPD Y3, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     aloop64
+
+adone64:
+	VZEROUPPER
+	RET

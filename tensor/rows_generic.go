@@ -4,3 +4,6 @@ package tensor
 
 // rowsAsm reports that there are no assembly row moves.
 func rowsAsm[T Float](dst, src []T, rows, cols, ldd, lds int, add bool) bool { return false }
+
+// affineReluAsm reports that there is no assembly: it took no prefix.
+func affineReluAsm[T Float](dst, src []T, a, b T) int { return 0 }

@@ -1,6 +1,9 @@
 package tensor
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // moveRows copies and adds as the element loops do for row lengths around
 // the vector widths, padded strides and both element types, leave the
@@ -44,5 +47,33 @@ func testRowMoves[T Float](t *testing.T) {
 		func() { moveRows(make([]T, 20), short, 3, 4, 4, 4, true) },
 	} {
 		mustPanic(t, f, "row move out of range")
+	}
+}
+
+// affineRelu (assembly where the CPU allows) agrees with the Go formula to
+// the bit, up to the sign of a zero, NaN passing through, at every length.
+func TestAffineRelu(t *testing.T) {
+	checkAffineRelu[float32](t)
+	checkAffineRelu[float64](t)
+}
+
+func checkAffineRelu[T Float](t *testing.T) {
+	r := newRNG(5)
+	for n := range 37 {
+		src, dst := make([]T, n), make([]T, n)
+		for i := range src {
+			src[i] = T(r.NormFloat64())
+		}
+		if n > 9 {
+			src[9] = T(math.NaN())
+		}
+		a, b := T(r.NormFloat64()), T(r.NormFloat64())
+		affineRelu(dst, src, a, b)
+		for i, v := range src {
+			want := max(v*a+b, 0)
+			if dst[i] != want && !(want != want && dst[i] != dst[i]) {
+				t.Fatalf("%s n=%d: dst[%d] = %v, want %v", DType[T](), n, i, dst[i], want)
+			}
+		}
 	}
 }
