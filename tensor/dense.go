@@ -165,6 +165,17 @@ func affineRelu[T Float](dst, src []T, a, b T) {
 	}
 }
 
+// keepPositive clears d[i] where z[i] ≤ 0 (ReLU's gradient for its output
+// z), in assembly where it can.
+func keepPositive[T Float](d, z []T) {
+	z = z[:len(d)]
+	for j := keepPositiveAsm(d, z); j < len(d); j++ {
+		if z[j] <= 0 {
+			d[j] = 0
+		}
+	}
+}
+
 // unitScratch is one worker's buffers for unit u with convolution p: the
 // normalised image z and its column matrix col (im2col's columns, the
 // pooled z for a transition, nil for another 1×1 kernel, whose columns are
@@ -373,11 +384,7 @@ func (s *DenseBlockState[T]) unitBackward(u DenseUnit[T], c int, dy []T, stride 
 				xi := xs[i*total*hw:]
 				for ch := range c {
 					zc, dc, m := z[ch*hw:(ch+1)*hw], dzi[ch*hw:(ch+1)*hw], mu[ch]
-					for j, v := range zc {
-						if v <= 0 {
-							dc[j] = 0
-						}
-					}
+					keepPositive(dc, zc)
 					sum[2*ch] += sum64(dc)
 					sum[2*ch+1] += dot64(dc, xi[ch*hw:(ch+1)*hw], m)
 				}

@@ -60,3 +60,30 @@ func affineReluAsm[T Float](dst, src []T, a, b T) int {
 	}
 	return n
 }
+
+//go:noescape
+func keepPositive32(d, z *float32, n int)
+
+//go:noescape
+func keepPositive64(d, z *float64, n int)
+
+// keepPositiveAsm clears d[i] where z[i] ≤ 0 over the longest prefix of d
+// that the assembly takes, where the CPU has AVX2, and returns its length.
+func keepPositiveAsm[T Float](d, z []T) int {
+	if !asmKernels {
+		return 0
+	}
+	z = z[:len(d)]
+	if unsafe.Sizeof(d[0]) == 4 {
+		n := len(d) &^ 7
+		if n > 0 {
+			keepPositive32(&view[float32](d)[0], &view[float32](z)[0], n)
+		}
+		return n
+	}
+	n := len(d) &^ 3
+	if n > 0 {
+		keepPositive64(&view[float64](d)[0], &view[float64](z)[0], n)
+	}
+	return n
+}

@@ -7,3 +7,6 @@ func rowsAsm[T Float](dst, src []T, rows, cols, ldd, lds int, add bool) bool { r
 
 // affineReluAsm reports that there is no assembly: it took no prefix.
 func affineReluAsm[T Float](dst, src []T, a, b T) int { return 0 }
+
+// keepPositiveAsm reports that there is no assembly: it took no prefix.
+func keepPositiveAsm[T Float](d, z []T) int { return 0 }

@@ -77,3 +77,35 @@ func checkAffineRelu[T Float](t *testing.T) {
 		}
 	}
 }
+
+// keepPositive (assembly where the CPU allows) clears exactly where z ≤ 0,
+// keeping NaN's, at every length.
+func TestKeepPositive(t *testing.T) {
+	checkKeepPositive[float32](t)
+	checkKeepPositive[float64](t)
+}
+
+func checkKeepPositive[T Float](t *testing.T) {
+	r := newRNG(7)
+	for n := range 37 {
+		d, z := make([]T, n), make([]T, n)
+		for i := range d {
+			d[i], z[i] = T(r.NormFloat64()), T(r.NormFloat64())
+		}
+		if n > 11 {
+			z[9], z[10], z[11] = T(math.NaN()), 0, T(math.Copysign(0, -1))
+		}
+		want := append([]T(nil), d...)
+		for i, v := range z {
+			if v <= 0 {
+				want[i] = 0
+			}
+		}
+		keepPositive(d, z)
+		for i := range d {
+			if d[i] != want[i] {
+				t.Fatalf("%s n=%d: d[%d] = %v, want %v (z %v)", DType[T](), n, i, d[i], want[i], z[i])
+			}
+		}
+	}
+}
