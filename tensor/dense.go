@@ -247,7 +247,9 @@ func pool2x2[T Float](y, x []T, c, h, w int) {
 // (zero in a last odd row or column).
 func unpool2x2[T Float](dx, dy []T, c, h, w int) {
 	oh, ow := h/2, w/2
-	clear(dx[:c*h*w])
+	if h%2 != 0 || w%2 != 0 { // a last row or column outside every window
+		clear(dx[:c*h*w])
+	}
 	for ch := range c {
 		plane, g := dx[ch*h*w:], dy[ch*oh*ow:]
 		for oy := range oh {
