@@ -176,6 +176,14 @@ func keepPositive[T Float](d, z []T) {
 	}
 }
 
+// axpbyc adds a·g[i] + b·x[i] + c to d[i], in assembly where it can.
+func axpbyc[T Float](d, g, x []T, a, b, c T) {
+	g, x = g[:len(d)], x[:len(d)]
+	for j := axpbycAsm(d, g, x, a, b, c); j < len(d); j++ {
+		d[j] += a*g[j] + b*x[j] + c
+	}
+}
+
 // unitScratch is one worker's buffers for unit u with convolution p: the
 // normalised image z and its column matrix col (im2col's columns, the
 // pooled z for a transition, nil for another 1×1 kernel, whose columns are
@@ -419,9 +427,7 @@ func (s *DenseBlockState[T]) unitBackward(u DenseUnit[T], c int, dy []T, stride 
 			for i := range n {
 				off := (i*total + ch) * hw
 				dc := dz[(i*c+ch)*hw : (i*c+ch+1)*hw]
-				for j, x := range xs[off : off+hw] {
-					dbuf[off+j] += ta*dc[j] + tkx*x + tk0
-				}
+				axpbyc(dbuf[off:off+hw], dc, xs[off:off+hw], ta, tkx, tk0)
 			}
 		}
 	})

@@ -87,3 +87,30 @@ func keepPositiveAsm[T Float](d, z []T) int {
 	}
 	return n
 }
+
+//go:noescape
+func axpbyc32(d, grad, x *float32, n int, a, b, c float32)
+
+//go:noescape
+func axpbyc64(d, grad, x *float64, n int, a, b, c float64)
+
+// axpbycAsm adds a·g[i] + b·x[i] + c to d[i] over the longest prefix of d
+// that the assembly takes, where the CPU has AVX2, and returns its length.
+func axpbycAsm[T Float](d, g, x []T, a, b, c T) int {
+	if !asmKernels {
+		return 0
+	}
+	g, x = g[:len(d)], x[:len(d)]
+	if unsafe.Sizeof(d[0]) == 4 {
+		n := len(d) &^ 7
+		if n > 0 {
+			axpbyc32(&view[float32](d)[0], &view[float32](g)[0], &view[float32](x)[0], n, float32(a), float32(b), float32(c))
+		}
+		return n
+	}
+	n := len(d) &^ 3
+	if n > 0 {
+		axpbyc64(&view[float64](d)[0], &view[float64](g)[0], &view[float64](x)[0], n, float64(a), float64(b), float64(c))
+	}
+	return n
+}

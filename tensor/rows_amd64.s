@@ -267,3 +267,73 @@ kloop64:
 kdone64:
 	VZEROUPPER
 	RET
+
+// func axpbyc32(d, grad, x *float32, n int, a, b, c float32)
+//
+// d[i] += a·grad[i] + b·x[i] + c for n a multiple of 8, each product and sum
+// rounded apart in Go's order: batch normalisation's input gradient added
+// into d.
+TEXT ·axpbyc32(SB), NOSPLIT, $0-44
+	MOVQ         d+0(FP), DI
+	MOVQ         grad+8(FP), SI
+	MOVQ         x+16(FP), DX
+	MOVQ         n+24(FP), CX
+	MOVSS        a+32(FP), X0
+	MOVSS        b+36(FP), X1
+	MOVSS        c+40(FP), X2
+	VBROADCASTSS X0, Y0
+	VBROADCASTSS X1, Y1
+	VBROADCASTSS X2, Y2
+	SHRQ         $3, CX
+	JZ           xdone32
+
+xloop32:
+	VMULPS  (SI), Y0, Y3
+	VMULPS  (DX), Y1, Y4
+	VADDPS  Y4, Y3, Y3
+	VADDPS  Y2, Y3, Y3
+	VADDPS  (DI), Y3, Y3
+	VMOVUPS Y3, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     xloop32
+
+xdone32:
+	VZEROUPPER
+	RET
+
+// func axpbyc64(d, grad, x *float64, n int, a, b, c float64)
+//
+// axpbyc32 in float64, n a multiple of 4.
+TEXT ·axpbyc64(SB), NOSPLIT, $0-56
+	MOVQ         d+0(FP), DI
+	MOVQ         grad+8(FP), SI
+	MOVQ         x+16(FP), DX
+	MOVQ         n+24(FP), CX
+	MOVSD        a+32(FP), X0
+	MOVSD        b+40(FP), X1
+	MOVSD        c+48(FP), X2
+	VBROADCASTSD X0, Y0
+	VBROADCASTSD X1, Y1
+	VBROADCASTSD X2, Y2
+	SHRQ         $2, CX
+	JZ           xdone64
+
+xloop64:
+	VMULPD  (SI), Y0, Y3
+	VMULPD  (DX), Y1, Y4
+	VADDPD  Y4, Y3, Y3
+	VADDPD  Y2, Y3, Y3
+	VADDPD  (DI), Y3, Y3
+	VMOVUPD Y3, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     xloop64
+
+xdone64:
+	VZEROUPPER
+	RET

@@ -10,3 +10,6 @@ func affineReluAsm[T Float](dst, src []T, a, b T) int { return 0 }
 
 // keepPositiveAsm reports that there is no assembly: it took no prefix.
 func keepPositiveAsm[T Float](d, z []T) int { return 0 }
+
+// axpbycAsm reports that there is no assembly: it took no prefix.
+func axpbycAsm[T Float](d, g, x []T, a, b, c T) int { return 0 }

@@ -109,3 +109,31 @@ func checkKeepPositive[T Float](t *testing.T) {
 		}
 	}
 }
+
+// axpbyc (assembly where the CPU allows) rounds as the Go expression, at
+// every length.
+func TestAxpbyc(t *testing.T) {
+	checkAxpbyc[float32](t)
+	checkAxpbyc[float64](t)
+}
+
+func checkAxpbyc[T Float](t *testing.T) {
+	r := newRNG(8)
+	for n := range 37 {
+		d, g, x := make([]T, n), make([]T, n), make([]T, n)
+		for i := range d {
+			d[i], g[i], x[i] = T(r.NormFloat64()), T(r.NormFloat64()), T(r.NormFloat64())
+		}
+		a, b, c := T(r.NormFloat64()), T(r.NormFloat64()), T(r.NormFloat64())
+		want := append([]T(nil), d...)
+		for i := range want {
+			want[i] += a*g[i] + b*x[i] + c
+		}
+		axpbyc(d, g, x, a, b, c)
+		for i := range d {
+			if d[i] != want[i] {
+				t.Fatalf("%s n=%d: d[%d] = %v, want %v", DType[T](), n, i, d[i], want[i])
+			}
+		}
+	}
+}
