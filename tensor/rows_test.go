@@ -50,89 +50,48 @@ func testRowMoves[T Float](t *testing.T) {
 	}
 }
 
-// affineRelu (assembly where the CPU allows) agrees with the Go formula to
-// the bit, up to the sign of a zero, NaN passing through, at every length.
-func TestAffineRelu(t *testing.T) {
-	checkAffineRelu[float32](t)
-	checkAffineRelu[float64](t)
+// The dense block's element-wise kernels (assembly where the CPU allows)
+// agree with their Go expressions to the bit, up to the sign of a zero, at
+// every length, NaNs and zeros among the inputs.
+func TestElementwiseKernels(t *testing.T) {
+	checkElementwise[float32](t)
+	checkElementwise[float64](t)
 }
 
-func checkAffineRelu[T Float](t *testing.T) {
+func checkElementwise[T Float](t *testing.T) {
 	r := newRNG(5)
-	for n := range 37 {
-		src, dst := make([]T, n), make([]T, n)
-		for i := range src {
-			src[i] = T(r.NormFloat64())
-		}
-		if n > 9 {
-			src[9] = T(math.NaN())
-		}
-		a, b := T(r.NormFloat64()), T(r.NormFloat64())
-		affineRelu(dst, src, a, b)
-		for i, v := range src {
-			want := max(v*a+b, 0)
-			if dst[i] != want && !(want != want && dst[i] != dst[i]) {
-				t.Fatalf("%s n=%d: dst[%d] = %v, want %v", DType[T](), n, i, dst[i], want)
+	a, b, c := T(r.NormFloat64()), T(r.NormFloat64()), T(r.NormFloat64())
+	for _, k := range []struct {
+		name string
+		run  func(d, x, y []T)
+		want func(d, x, y T) T
+	}{
+		{"affineRelu", func(d, x, _ []T) { affineRelu(d, x, a, b) }, func(_, x, _ T) T { return max(x*a+b, 0) }},
+		{"keepPositive", func(d, z, _ []T) { keepPositive(d, z) }, func(d, z, _ T) T {
+			if z <= 0 {
+				return 0
 			}
-		}
-	}
-}
-
-// keepPositive (assembly where the CPU allows) clears exactly where z ≤ 0,
-// keeping NaN's, at every length.
-func TestKeepPositive(t *testing.T) {
-	checkKeepPositive[float32](t)
-	checkKeepPositive[float64](t)
-}
-
-func checkKeepPositive[T Float](t *testing.T) {
-	r := newRNG(7)
-	for n := range 37 {
-		d, z := make([]T, n), make([]T, n)
-		for i := range d {
-			d[i], z[i] = T(r.NormFloat64()), T(r.NormFloat64())
-		}
-		if n > 11 {
-			z[9], z[10], z[11] = T(math.NaN()), 0, T(math.Copysign(0, -1))
-		}
-		want := append([]T(nil), d...)
-		for i, v := range z {
-			if v <= 0 {
-				want[i] = 0
+			return d
+		}},
+		{"axpbyc", func(d, g, x []T) { axpbyc(d, g, x, a, b, c) }, func(d, g, x T) T { return d + (a*g + b*x + c) }},
+	} {
+		for n := range 37 {
+			d, x, y := make([]T, n), make([]T, n), make([]T, n)
+			for i := range d {
+				d[i], x[i], y[i] = T(r.NormFloat64()), T(r.NormFloat64()), T(r.NormFloat64())
 			}
-		}
-		keepPositive(d, z)
-		for i := range d {
-			if d[i] != want[i] {
-				t.Fatalf("%s n=%d: d[%d] = %v, want %v (z %v)", DType[T](), n, i, d[i], want[i], z[i])
+			if n > 11 {
+				x[9], x[10], x[11] = T(math.NaN()), 0, T(math.Copysign(0, -1))
 			}
-		}
-	}
-}
-
-// axpbyc (assembly where the CPU allows) rounds as the Go expression, at
-// every length.
-func TestAxpbyc(t *testing.T) {
-	checkAxpbyc[float32](t)
-	checkAxpbyc[float64](t)
-}
-
-func checkAxpbyc[T Float](t *testing.T) {
-	r := newRNG(8)
-	for n := range 37 {
-		d, g, x := make([]T, n), make([]T, n), make([]T, n)
-		for i := range d {
-			d[i], g[i], x[i] = T(r.NormFloat64()), T(r.NormFloat64()), T(r.NormFloat64())
-		}
-		a, b, c := T(r.NormFloat64()), T(r.NormFloat64()), T(r.NormFloat64())
-		want := append([]T(nil), d...)
-		for i := range want {
-			want[i] += a*g[i] + b*x[i] + c
-		}
-		axpbyc(d, g, x, a, b, c)
-		for i := range d {
-			if d[i] != want[i] {
-				t.Fatalf("%s n=%d: d[%d] = %v, want %v", DType[T](), n, i, d[i], want[i])
+			want := make([]T, n)
+			for i := range want {
+				want[i] = k.want(d[i], x[i], y[i])
+			}
+			k.run(d, x, y)
+			for i := range d {
+				if d[i] != want[i] && !(d[i] != d[i] && want[i] != want[i]) {
+					t.Fatalf("%s %s n=%d: [%d] = %v, want %v", k.name, DType[T](), n, i, d[i], want[i])
+				}
 			}
 		}
 	}
