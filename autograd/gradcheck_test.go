@@ -135,6 +135,12 @@ var gradCases = []gradCase{
 		return Conv2D(x, w, tensor.ConvOptions{StrideH: 2, PadH: 1, PadW: 1, DilW: 2})
 	})},
 	{"Conv2D", in(U(1, 2, 4, 4), U(3, 2, 1, 1)), bin(func(x, w V64) V64 { return Conv2D(x, w, tensor.ConvOptions{}) })},
+	{"Conv2DBias", in(U(2, 3, 5, 6), U(4, 3, 3, 3), U(4)), func(x []V64) V64 {
+		return Conv2DBias(x[0], x[1], x[2], tensor.ConvOptions{PadH: 1, PadW: 2, StrideW: 2})
+	}},
+	{"Conv2DBias", in(U(3, 2, 4, 4), TR(3, 2), U(3)), func(x []V64) V64 {
+		return Conv2DBias(x[0], Reshape(x[1], 3, 2, 1, 1), x[2], tensor.ConvOptions{})
+	}},
 	{"MaxPool2D", in(U(2, 2, 5, 6)), un(func(x V64) V64 { return MaxPool2D(x, 2, 2, tensor.ConvOptions{StrideH: 2, StrideW: 2}) })},
 	{"MaxPool2D", in(U(1, 2, 5, 5)), un(func(x V64) V64 {
 		return MaxPool2D(x, 3, 3, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1})
@@ -151,6 +157,12 @@ var gradCases = []gradCase{
 	{"BinStats", in(TR(3, 1, 4), SL(3, 1, 1)), bin(BinStats[float64])},
 	{"SoftBinStats", in(U(5, 1, 3), U(5, 1, 3)), bin(func(x, p V64) V64 { return SoftBinStats(x, p, softBins(3, 6)) })},
 	{"SoftBinStats", in(U(4, 3, 1), TR(4, 3, 2)), bin(func(x, p V64) V64 { return SoftBinStats(x, p, softBins(1, 5)) })},
+	{"DenseBlock", in(U(2, 1, 4, 3), P(1), U(1), U(1, 1, 3, 3), P(2), U(2), U(2, 2, 1, 1)), func(x []V64) V64 {
+		return DenseBlock(x[0], []DenseUnit[float64]{{x[1], x[2], x[3], false}, {x[4], x[5], x[6], true}}, 1e-5, nil)
+	}},
+	{"DenseBlock", in(U(2, 1, 3, 3), P(1), U(1), U(1, 1, 1, 1), P(2), U(2), U(1, 2, 3, 3)), func(x []V64) V64 {
+		return DenseBlock(x[0], []DenseUnit[float64]{{x[1], x[2], x[3], false}, {x[4], x[5], x[6], false}}, 1e-5, nil)
+	}},
 }
 
 // softBins are b fixed anchors of dimension e in [−1, 1]^e, temperature 0.5.

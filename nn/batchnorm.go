@@ -33,11 +33,7 @@ func (b *BatchNorm2d[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 		dev := x.Value.Device()
 		m, v := tensor.ZerosOn(dev, c), tensor.ZerosOn(dev, c)
 		y := autograd.BatchNorm(x, b.Gamma, b.Beta, b.Eps, m, v)
-		count := T(x.Value.Len() / c)
-		unbiased := tensor.Scale(v, count/max(count-1, 1))
-		// In place: the running estimates outlive a training step's arena.
-		tensor.CopyInto(b.RunMean, tensor.Add(tensor.Scale(b.RunMean, 1-b.Momentum), tensor.Scale(m, b.Momentum)))
-		tensor.CopyInto(b.RunVar, tensor.Add(tensor.Scale(b.RunVar, 1-b.Momentum), tensor.Scale(unbiased, b.Momentum)))
+		b.track(m, v, x.Value.Len()/c)
 		return y
 	}
 	// y = x·scale + shift with the per-channel scale = γ/√(var+ε) and shift =
@@ -47,6 +43,16 @@ func (b *BatchNorm2d[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 	scale := autograd.Div(autograd.Reshape(b.Gamma, 1, c, 1, 1), autograd.Sqrt(autograd.AddScalar(variance, b.Eps)))
 	shift := autograd.Sub(autograd.Reshape(b.Beta, 1, c, 1, 1), autograd.Mul(mean, scale))
 	return autograd.Add(autograd.Mul(x, scale), shift)
+}
+
+// track moves the running estimates towards the batch mean m and biased
+// variance v of count values per channel.
+func (b *BatchNorm2d[T]) track(m, v *tensor.Tensor[T], count int) {
+	n := T(count)
+	unbiased := tensor.Scale(v, n/max(n-1, 1))
+	// In place: the running estimates outlive a training step's arena.
+	tensor.CopyInto(b.RunMean, tensor.Add(tensor.Scale(b.RunMean, 1-b.Momentum), tensor.Scale(m, b.Momentum)))
+	tensor.CopyInto(b.RunVar, tensor.Add(tensor.Scale(b.RunVar, 1-b.Momentum), tensor.Scale(unbiased, b.Momentum)))
 }
 
 // Params is [γ, β].

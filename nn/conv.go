@@ -27,11 +27,10 @@ func NewConv2d[T tensor.Float](rng *rand.Rand, in, out, k int, opt tensor.ConvOp
 
 // Forward convolves x [N, C, H, W].
 func (c *Conv2d[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
-	y := autograd.Conv2D(x, c.W, c.Opt)
 	if c.B == nil {
-		return y
+		return autograd.Conv2D(x, c.W, c.Opt)
 	}
-	return autograd.Add(y, autograd.Reshape(c.B, 1, c.B.Value.Len(), 1, 1))
+	return autograd.Conv2DBias(x, c.W, c.B, c.Opt)
 }
 
 // Params is [W] or [W, B].

@@ -11,9 +11,13 @@ import (
 // 2017): it appends to x [N, C, H, W] the growth channels
 // conv3×3(relu(bn(x))), giving [N, C+growth, H, W].
 //
-// Each layer copies the whole concatenation, so a block of L layers stores
-// O(L²) channels for backward; the shared-memory layout of Pleiss et al.
-// (2017) that avoids it is not implemented.
+// On its own, a layer copies the whole concatenation, so a block of L
+// layers would store O(L²) channels for backward. In a Sequential, in
+// training on the CPU, a run of consecutive layers and the Transition after
+// them run as one autograd.DenseBlock instead: one feature buffer that each
+// layer appends to, batch normalisation and ReLU recomputed in the backward
+// pass (Pleiss et al. 2017), memory linear in depth; the results are the
+// same up to rounding.
 type DenseLayer[T tensor.Float] struct {
 	BN   *BatchNorm2d[T]
 	Conv *Conv2d[T]
@@ -29,6 +33,43 @@ func (l *DenseLayer[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 	return autograd.Concat(1, x, l.Conv.Forward(autograd.Relu(l.BN.Forward(x))))
 }
 
+// forwardRun runs l and the dense layers that follow it in rest, and the
+// Transition after them, as one dense block where it can (see DenseLayer);
+// it returns the output and how many modules of rest it consumed.
+func (l *DenseLayer[T]) forwardRun(x *autograd.Var[T], rest []Module[T]) (*autograd.Var[T], int) {
+	bns, convs := []*BatchNorm2d[T]{l.BN}, []*Conv2d[T]{l.Conv}
+	used, pool := 0, false
+run:
+	for _, m := range rest {
+		switch m := m.(type) {
+		case *DenseLayer[T]:
+			bns, convs = append(bns, m.BN), append(convs, m.Conv)
+		case *Transition[T]:
+			bns, convs, pool = append(bns, m.BN), append(convs, m.Conv), true
+			used++
+			break run
+		default:
+			break run
+		}
+		used++
+	}
+	_, fused := x.Value.Device().(tensor.CPU[T])
+	for _, b := range bns {
+		fused = fused && b.training
+	}
+	if !fused {
+		return l.Forward(x), 0
+	}
+	units := make([]autograd.DenseUnit[T], len(bns))
+	for i, b := range bns {
+		units[i] = autograd.DenseUnit[T]{Gamma: b.Gamma, Beta: b.Beta, W: convs[i].W, Pool: pool && i == len(bns)-1}
+	}
+	s := x.Shape()
+	count := s[0] * s[2] * s[3]
+	y := autograd.DenseBlock(x, units, l.BN.Eps, func(i int, m, v *tensor.Tensor[T]) { bns[i].track(m, v, count) })
+	return y, used
+}
+
 // Params is [bn γ, bn β, conv W].
 func (l *DenseLayer[T]) Params() []*autograd.Var[T] {
 	return append(l.BN.Params(), l.Conv.Params()...)
@@ -42,10 +83,35 @@ func (l *DenseLayer[T]) State() []Named[T] {
 	return join(prefixed("bn", l.BN), prefixed("conv", l.Conv))
 }
 
-// NewTransition is the DenseNet transition between blocks on c channels:
+// Transition is the DenseNet transition between blocks on c channels:
 // BN–ReLU–conv1×1 (c→c, no compression)–average pooling 2×2.
-func NewTransition[T tensor.Float](rng *rand.Rand, c int) Sequential[T] {
-	return Sequential[T]{NewBatchNorm2d[T](c), ReLU[T](), heConv[T](rng, c, c, 1, 1), AvgPool2d[T](2, 2)}
+type Transition[T tensor.Float] struct {
+	BN   *BatchNorm2d[T]
+	Conv *Conv2d[T]
+}
+
+// NewTransition makes the transition on c channels.
+func NewTransition[T tensor.Float](rng *rand.Rand, c int) *Transition[T] {
+	return &Transition[T]{BN: NewBatchNorm2d[T](c), Conv: heConv[T](rng, c, c, 1, 1)}
+}
+
+// Forward is pool(conv(relu(bn(x)))).
+func (t *Transition[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
+	return AvgPool2d[T](2, 2).Forward(t.Conv.Forward(autograd.Relu(t.BN.Forward(x))))
+}
+
+// Params is [bn γ, bn β, conv W].
+func (t *Transition[T]) Params() []*autograd.Var[T] {
+	return append(t.BN.Params(), t.Conv.Params()...)
+}
+
+// SetTraining sets the mode of the batch normalisation.
+func (t *Transition[T]) SetTraining(b bool) { t.BN.SetTraining(b) }
+
+// State names the tensors of bn and conv "0" and "2", their indices in the
+// Sequential BN–ReLU–conv–pool.
+func (t *Transition[T]) State() []Named[T] {
+	return join(prefixed("0", t.BN), prefixed("2", t.Conv))
 }
 
 // NewDenseNet40 is the DenseNet of depth 40 and growth rate 12 of Huang et

@@ -1,28 +1,117 @@
 package nn
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/tensor"
 )
 
-func TestDenseLayerTransitionGradients(t *testing.T) {
-	r := rand.New(rand.NewPCG(8, 8))
-	l, tr := NewDenseLayer[float64](r, 3, 2), NewTransition[float64](r, 5)
-	x := tensor.RandNormal[float64](r, 0, 1, 2, 3, 4, 4)
-	inputs := []T64{x}
-	for _, p := range append(l.Params(), tr.Params()...) {
-		inputs = append(inputs, tensor.RandNormal[float64](r, 0, 1, p.Value.Shape()...))
+// denseBlock is layers dense layers of growth g on c channels and, with
+// transition, the transition after them, with random parameters; inputs is
+// x [n, c, h, w] and the parameters' values.
+func denseBlock(r *rand.Rand, n, c, g, layers, h, w int, transition bool) (Sequential[float64], []T64) {
+	var s Sequential[float64]
+	for i := range layers {
+		s = append(s, NewDenseLayer[float64](r, c+i*g, g))
 	}
-	// Batch normalisation in training mode, as built.
-	check(t, "DenseLayer+Transition", 1e-5, func(xs []V) V {
-		conv, tconv := *l.Conv, *tr[2].(*Conv2d[float64])
-		conv.W, tconv.W = xs[3], xs[6]
-		dense := &DenseLayer[float64]{BN: bnOver(xs[1], xs[2]), Conv: &conv}
-		return Sequential[float64]{dense, bnOver(xs[4], xs[5]), tr[1], &tconv, tr[3]}.Forward(xs[0])
-	}, inputs...)
+	if transition {
+		s = append(s, NewTransition[float64](r, c+layers*g))
+	}
+	inputs := []T64{tensor.RandNormal[float64](r, 0, 1, n, c, h, w)}
+	for _, p := range s.Params() {
+		inputs = append(inputs, tensor.RandNormal[float64](r, 0.5, 1, p.Value.Shape()...))
+	}
+	return s, inputs
+}
+
+// withParams is s with its parameters replaced by xs[1:], in order.
+func withParams(s Sequential[float64], xs []V) Sequential[float64] {
+	var out Sequential[float64]
+	for i, m := range s {
+		bn := bnOver(xs[1+3*i], xs[2+3*i])
+		switch m := m.(type) {
+		case *DenseLayer[float64]:
+			c := *m.Conv
+			c.W = xs[3+3*i]
+			out = append(out, &DenseLayer[float64]{BN: bn, Conv: &c})
+		case *Transition[float64]:
+			c := *m.Conv
+			c.W = xs[3+3*i]
+			out = append(out, &Transition[float64]{BN: bn, Conv: &c})
+		}
+	}
+	return out
+}
+
+// TestDenseBlockGradients checks the gradients of dense layers and a
+// transition run as one block (autograd.DenseBlock, as a Sequential runs
+// them in training on the CPU), odd sizes included.
+func TestDenseBlockGradients(t *testing.T) {
+	for _, c := range []struct {
+		h, w       int
+		transition bool
+	}{{4, 4, true}, {5, 3, true}, {3, 4, false}} {
+		s, inputs := denseBlock(rand.New(rand.NewPCG(8, uint64(c.h))), 2, 3, 2, 2, c.h, c.w, c.transition)
+		check(t, "DenseBlock", 1e-4, func(xs []V) V { return withParams(s, xs).Forward(xs[0]) }, inputs...)
+	}
+}
+
+// TestDenseBlockMatchesLayers compares the fused block with the layers
+// applied one by one (concatenating, batch norm and ReLU stored): outputs,
+// every gradient and the running statistics; the larger block splits over
+// cores.
+func TestDenseBlockMatchesLayers(t *testing.T) {
+	for _, c := range []struct {
+		n, c, g, layers, h, w int
+		transition            bool
+	}{{2, 3, 2, 2, 6, 5, true}, {2, 3, 2, 2, 6, 5, false}, {5, 8, 4, 3, 10, 9, true}} {
+		transition := c.transition
+		s, inputs := denseBlock(rand.New(rand.NewPCG(9, 9)), c.n, c.c, c.g, c.layers, c.h, c.w, transition)
+		run := func(fused bool) (out [][]float64) {
+			vars := make([]V, len(inputs))
+			for i, x := range inputs {
+				vars[i] = autograd.Param(x)
+			}
+			m := withParams(s, vars)
+			y := vars[0]
+			if fused {
+				y = m.Forward(y)
+			} else {
+				for _, l := range m {
+					y = l.Forward(y)
+				}
+			}
+			g := tensor.RandNormal[float64](rand.New(rand.NewPCG(1, 1)), 0, 1, y.Shape()...)
+			y.BackwardWith(g)
+			out = append(out, y.Value.Data())
+			for _, v := range vars {
+				out = append(out, v.Grad.Data())
+			}
+			for _, st := range State[float64](m) {
+				out = append(out, st.Value().Data())
+			}
+			return out
+		}
+		want, got := run(false), run(true)
+		if len(want) != len(got) {
+			t.Fatalf("transition %v: %d tensors, want %d", transition, len(got), len(want))
+		}
+		for i := range want {
+			if len(want[i]) != len(got[i]) {
+				t.Fatalf("transition %v, tensor %d: %d values, want %d", transition, i, len(got[i]), len(want[i]))
+			}
+			for j := range want[i] {
+				if d := math.Abs(got[i][j] - want[i][j]); d > 1e-12*(1+math.Abs(want[i][j])) {
+					t.Errorf("transition %v, tensor %d [%d]: %v, want %v", transition, i, j, got[i][j], want[i][j])
+					break
+				}
+			}
+		}
+	}
 }
 
 func TestDenseNet40(t *testing.T) {

@@ -22,12 +22,26 @@ type Module[T tensor.Float] interface {
 // Sequential applies its layers in order.
 type Sequential[T tensor.Float] []Module[T]
 
-// Forward applies each layer in turn.
+// Forward applies each layer in turn; a layer that can run together with
+// the layers after it (a DenseLayer) runs them in one go.
 func (s Sequential[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
-	for _, m := range s {
-		x = m.Forward(x)
+	for i := 0; i < len(s); i++ {
+		if r, ok := s[i].(runner[T]); ok {
+			var used int
+			x, used = r.forwardRun(x, s[i+1:])
+			i += used
+			continue
+		}
+		x = s[i].Forward(x)
 	}
 	return x
+}
+
+// runner is a layer that can run together with some of the layers that
+// follow it in a Sequential: forwardRun returns the output and how many of
+// rest it ran.
+type runner[T tensor.Float] interface {
+	forwardRun(x *autograd.Var[T], rest []Module[T]) (*autograd.Var[T], int)
 }
 
 // Params concatenates the layers' parameters.

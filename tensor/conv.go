@@ -52,6 +52,33 @@ func Conv2D[T Float](x, w *Tensor[T], o ConvOptions) *Tensor[T] {
 	return y
 }
 
+// Conv2DBias is Conv2D(x, w) plus the bias b [O] on each output channel: on
+// the CPU added in the convolution's pass (to the same rounding),
+// elsewhere as a broadcast Add.
+func Conv2DBias[T Float](x, w, b *Tensor[T], o ConvOptions) *Tensor[T] {
+	dev := sameDevice("Conv2DBias", x, w, b)
+	p := must(NewConv2DParams(x.shape, w.shape, o))
+	if b.Len() != p.O || len(b.shape) != 1 {
+		panic(fmt.Sprintf("tensor.Conv2DBias: bias %v for %d output channels", b.shape, p.O))
+	}
+	if _, ok := dev.(CPU[T]); !ok || p.N == 0 {
+		return Add(Conv2D(x, w, o), Reshape(b, 1, p.O, 1, 1))
+	}
+	y := ZerosOn(dev, p.N, p.O, p.OutH(), p.OutW())
+	conv2dForward(HostData(y), HostData(Contiguous(x)), HostData(Contiguous(w)), HostData(Contiguous(b)), p)
+	return y
+}
+
+// Conv2DBiasBackward is the gradient of Σ Conv2DBias(x, w, b)·dy with
+// respect to b: dy [N,O,OH,OW] summed over all but axis 1 (as a broadcast
+// Add's gradient, to the same rounding).
+func Conv2DBiasBackward[T Float](dy *Tensor[T]) *Tensor[T] {
+	if len(dy.shape) != 4 {
+		panic(fmt.Sprintf("tensor.Conv2DBiasBackward: gradient %v, want [N,O,OH,OW]", dy.shape))
+	}
+	return Reshape(SumTo(dy, 1, dy.shape[1], 1, 1), dy.shape[1])
+}
+
 // Conv2DBackwardInput is the gradient of Σ Conv2D(x, w)·dy with respect to x.
 func Conv2DBackwardInput[T Float](dy, w *Tensor[T], p Conv2DParams) *Tensor[T] {
 	dev := sameDevice("Conv2DBackwardInput", dy, w)

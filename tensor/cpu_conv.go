@@ -136,19 +136,43 @@ func columns[T Float](col, xn []T, p Conv2DParams) []T {
 	return col
 }
 
-// conv2dForward computes y [N,O,OH,OW] from x [N,C,H,W] and w [O,C,KH,KW]:
-// per image y_n = W·col_n.
-func conv2dForward[T Float](y, x, w []T, p Conv2DParams) {
+// conv2dForward computes y [N,O,OH,OW] from x [N,C,H,W], w [O,C,KH,KW] and
+// the bias b [O] (none if nil): per image y_n = W·col_n, then b added to
+// each row (rounded as a separate addition, as a broadcast Add would).
+func conv2dForward[T Float](y, x, w, b []T, p Conv2DParams) {
 	rows, cols := colShape(p)
 	img, out := p.C*p.H*p.W, p.O*cols
 	mk, W, buf := packedWeights(operand[T]{data: w, ld: rows}, p.O, rows)
 	defer putScratch(buf)
+	var bias []T // b broadcast to [O, cols]
+	if b != nil {
+		bb := getScratch[T](out)
+		defer putScratch(bb)
+		bias = *bb
+		for o, v := range b {
+			fill(bias[o*cols:(o+1)*cols], v)
+		}
+	}
 	perImage(p, p.N, func(lo, hi int, col []T) {
 		for n := lo; n < hi; n++ {
-			c := columns(col, x[n*img:(n+1)*img], p)
-			gemmOperands(mk, 1, p.O, cols, rows, 1, W, operand[T]{data: c, ld: cols}, 0, y[n*out:(n+1)*out], cols)
+			c, yn := columns(col, x[n*img:(n+1)*img], p), y[n*out:(n+1)*out]
+			gemmOperands(mk, 1, p.O, cols, rows, 1, W, operand[T]{data: c, ld: cols}, 0, yn, cols)
+			if bias != nil {
+				moveRows(yn, bias, 1, out, out, out, true)
+			}
 		}
 	})
+}
+
+// fill sets every element of s to v, by doubling copies.
+func fill[T Float](s []T, v T) {
+	if len(s) == 0 {
+		return
+	}
+	s[0] = v
+	for k := 1; k < len(s); k *= 2 {
+		copy(s[k:], s[:k])
+	}
 }
 
 // packedWeights is w, op(w) m×k, packed for gemmOperands once for all

@@ -120,17 +120,25 @@ func checkConvKernels[T Float](t *testing.T, tol float64) {
 		x, x64 := randOf[T](r, p.N*p.C*p.H*p.W)
 		w, w64 := randOf[T](r, p.O*p.C*p.KH*p.KW)
 		dy, dy64 := randOf[T](r, p.N*p.O*p.OutH()*p.OutW())
+		b, b64 := randOf[T](r, p.O)
 		wantY, wantDx, wantDw := refConv(x64, w64, dy64, p)
+		wantYb := slices.Clone(wantY) // y + b[o]
+		for i := range wantYb {
+			wantYb[i] += b64[i/(p.OutH()*p.OutW())%p.O]
+		}
 
 		y, dx, dw := nans[T](len(dy)), nans[T](len(x)), nans[T](len(w))
-		conv2dForward(y, x, w, p)
+		yb := nans[T](len(dy))
+		conv2dForward(y, x, w, nil, p)
+		conv2dForward(yb, x, w, b, p)
 		conv2dBackwardInput(dx, dy, w, p)
 		conv2dBackwardWeight(dw, x, dy, p)
 		for _, c := range []struct {
 			name string
 			got  []T
 			want []float64
-		}{{"forward", y, wantY}, {"backward input", dx, wantDx}, {"backward weight", dw, wantDw}} {
+		}{{"forward", y, wantY}, {"forward with bias", yb, wantYb}, {"backward input", dx, wantDx},
+			{"backward weight", dw, wantDw}} {
 			if e := relErr(c.got, c.want); e > tol {
 				t.Errorf("%s %s: %s differs from the direct loops by %g", DType[T](), tc.name, c.name, e)
 			}
@@ -159,7 +167,7 @@ func TestCPUConvAdjointIdentity(t *testing.T) {
 		w, _ := randOf[float64](r, p.O*p.C*p.KH*p.KW)
 		dy, _ := randOf[float64](r, p.N*p.O*p.OutH()*p.OutW())
 		y, dx, dw := make([]float64, len(dy)), make([]float64, len(x)), make([]float64, len(w))
-		conv2dForward(y, x, w, p)
+		conv2dForward(y, x, w, nil, p)
 		conv2dBackwardInput(dx, dy, w, p)
 		conv2dBackwardWeight(dw, x, dy, p)
 		ref, scale := dot(y, dy)
@@ -210,6 +218,22 @@ func TestCPUConvSpan(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// The fused bias rounds as the composed broadcast Add: results agree to the
+// bit.
+func TestConv2DBiasMatchesAdd(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range cpuConvCases[1:] {
+		p := tc.p
+		x := RandNormal[float32](r, 0, 1, p.N, p.C, p.H, p.W)
+		w := RandNormal[float32](r, 0, 1, p.O, p.C, p.KH, p.KW)
+		b := RandNormal[float32](r, 0, 1, p.O)
+		o := ConvOptions{StrideH: p.StrideH, StrideW: p.StrideW, PadH: p.PadH, PadW: p.PadW, DilH: p.DilH, DilW: p.DilW}
+		if !slices.Equal(Conv2DBias(x, w, b, o).Data(), Add(Conv2D(x, w, o), Reshape(b, 1, p.O, 1, 1)).Data()) {
+			t.Errorf("%s: fused bias differs from Conv2D + Add", tc.name)
 		}
 	}
 }

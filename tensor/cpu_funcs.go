@@ -216,7 +216,7 @@ func (c CPU[T]) MatMul(dst, a, b *Tensor[T]) {
 }
 
 func (CPU[T]) Conv2D(y, x, w *Tensor[T], p Conv2DParams) {
-	conv2dForward(HostData(y), HostData(x), HostData(w), p)
+	conv2dForward(HostData(y), HostData(x), HostData(w), nil, p)
 }
 
 func (CPU[T]) Conv2DBackwardInput(dx, dy, w *Tensor[T], p Conv2DParams) {

@@ -32,3 +32,77 @@ func rowsAsm[T Float](dst, src []T, rows, cols, ldd, lds int, add bool) bool {
 	}
 	return true
 }
+
+// The element-wise AVX kernels of rows_amd64.s, for the dense block: n a
+// multiple of 8 (float32) or 4 (float64).
+
+//go:noescape
+func affineRelu32(dst, src *float32, n int, a, b float32)
+
+//go:noescape
+func affineRelu64(dst, src *float64, n int, a, b float64)
+
+//go:noescape
+func keepPositive32(d, z *float32, n int)
+
+//go:noescape
+func keepPositive64(d, z *float64, n int)
+
+//go:noescape
+func axpbyc32(d, grad, x *float32, n int, a, b, c float32)
+
+//go:noescape
+func axpbyc64(d, grad, x *float64, n int, a, b, c float64)
+
+// vectorPrefix runs the float32 or float64 kernel, by T, over the longest
+// prefix of n elements that it takes, where the CPU has AVX2, and returns
+// that prefix's length.
+func vectorPrefix[T Float](n int, f32, f64 func(n int)) int {
+	if !asmKernels {
+		return 0
+	}
+	var zero T
+	if unsafe.Sizeof(zero) == 4 {
+		n &^= 7
+		if n > 0 {
+			f32(n)
+		}
+		return n
+	}
+	n &^= 3
+	if n > 0 {
+		f64(n)
+	}
+	return n
+}
+
+// f32 and f64 are the first element of s as the kernels take it.
+func f32[T Float](s []T) *float32 { return &view[float32](s)[0] }
+func f64[T Float](s []T) *float64 { return &view[float64](s)[0] }
+
+// affineReluAsm sets dst[i] = max(src[i]·a + b, 0) over the prefix of dst
+// that the assembly takes and returns its length.
+func affineReluAsm[T Float](dst, src []T, a, b T) int {
+	src = src[:len(dst)]
+	return vectorPrefix[T](len(dst),
+		func(n int) { affineRelu32(f32(dst), f32(src), n, float32(a), float32(b)) },
+		func(n int) { affineRelu64(f64(dst), f64(src), n, float64(a), float64(b)) })
+}
+
+// keepPositiveAsm clears d[i] where z[i] ≤ 0 over the prefix of d that the
+// assembly takes and returns its length.
+func keepPositiveAsm[T Float](d, z []T) int {
+	z = z[:len(d)]
+	return vectorPrefix[T](len(d),
+		func(n int) { keepPositive32(f32(d), f32(z), n) },
+		func(n int) { keepPositive64(f64(d), f64(z), n) })
+}
+
+// axpbycAsm adds a·g[i] + b·x[i] + c to d[i] over the prefix of d that the
+// assembly takes and returns its length.
+func axpbycAsm[T Float](d, g, x []T, a, b, c T) int {
+	g, x = g[:len(d)], x[:len(d)]
+	return vectorPrefix[T](len(d),
+		func(n int) { axpbyc32(f32(d), f32(g), f32(x), n, float32(a), float32(b), float32(c)) },
+		func(n int) { axpbyc64(f64(d), f64(g), f64(x), n, float64(a), float64(b), float64(c)) })
+}

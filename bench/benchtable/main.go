@@ -8,7 +8,8 @@
 // too; DenseNet-40's takes seconds and about 0.3 GB per step, so
 // -run 'lenet5|resnet20|matmul|conv|sim-mlp|ece-kde' leaves it out. The ECL
 // loss rows (ecl/paradigm/kK/nN/float32) at N = 10⁷ need several GB:
-// -run 'ecl/.*/n(100|10000|1000000)/' leaves them out.
+// -run 'ecl/.*/n(100|10000|1000000)/' leaves them out. bench/peer/ holds the
+// PyTorch and OpenBLAS peers that print the same rows.
 package main
 
 import (

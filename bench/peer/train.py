@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+"""PyTorch CPU peer of the Go training-step and convolution rows.
+
+Prints the rows of `go run ./bench/benchtable` that it can measure, with the
+same names and columns: the training steps of LeNet-5, ResNet-20 and
+DenseNet-40 (batch 100 of random 3x28x28 images, cross-entropy, Adam,
+float32) and the convolution layers (forward and both backward passes).
+The networks are those of nn/ (nn/lenet.go, nn/resnet.go, nn/densenet.go):
+LeNet-5 pools before its ReLUs, ResNet-20 has option-A shortcuts,
+DenseNet-40 the basic layers with growth 12 and uncompressed transitions.
+
+    /usr/bin/python3 bench/peer/train.py [-run REGEXP] [-threads 2]
+
+Debian's python3-torch (PyTorch 1.13, CPU) is /usr/bin/python3; go test never
+needs this script.
+"""
+import argparse
+import re
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class LeNet5(nn.Module):
+    def __init__(self, classes=10):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 6, 5, padding=2)
+        self.conv2 = nn.Conv2d(6, 16, 5)
+        self.fc1, self.fc2 = nn.Linear(400, 120), nn.Linear(120, 84)
+        self.main = nn.Linear(84, classes)
+
+    def forward(self, x):
+        x = F.relu(F.max_pool2d(self.conv1(x), 2))
+        x = F.relu(F.max_pool2d(self.conv2(x), 2))
+        x = F.relu(self.fc1(x.flatten(1)))
+        return self.main(F.relu(self.fc2(x)))
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.stride, self.extra = stride, cout - cin
+
+    def forward(self, x):
+        h = F.relu(self.bn1(self.conv1(x)))
+        h = self.bn2(self.conv2(h))
+        s = x[:, :, ::self.stride, ::self.stride] if self.stride > 1 else x
+        if self.extra:  # option A: zero channels, extra//2 before
+            lo = self.extra // 2
+            s = F.pad(s, (0, 0, 0, 0, lo, self.extra - lo))
+        return F.relu(h + s)
+
+
+class ResNet20(nn.Module):
+    def __init__(self, classes=10):
+        super().__init__()
+        layers = [nn.Conv2d(3, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU()]
+        cin = 16
+        for stage, cout in enumerate([16, 32, 64]):
+            for i in range(3):
+                layers.append(BasicBlock(cin, cout, 2 if stage > 0 and i == 0 else 1))
+                cin = cout
+        self.backbone = nn.Sequential(*layers)
+        self.main = nn.Linear(cin, classes)
+
+    def forward(self, x):
+        return self.main(self.backbone(x).mean((2, 3)))
+
+
+class DenseLayer(nn.Module):
+    def __init__(self, cin, growth):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(cin)
+        self.conv = nn.Conv2d(cin, growth, 3, 1, 1, bias=False)
+
+    def forward(self, x):
+        return torch.cat([x, self.conv(F.relu(self.bn(x)))], 1)
+
+
+class DenseNet40(nn.Module):
+    def __init__(self, classes=10, growth=12, layers=12):
+        super().__init__()
+        c = 16
+        mods = [nn.Conv2d(3, c, 3, 1, 1, bias=False)]
+        for block in range(3):
+            if block > 0:
+                mods += [nn.BatchNorm2d(c), nn.ReLU(), nn.Conv2d(c, c, 1, bias=False), nn.AvgPool2d(2)]
+            for _ in range(layers):
+                mods.append(DenseLayer(c, growth))
+                c += growth
+        mods += [nn.BatchNorm2d(c), nn.ReLU()]
+        self.backbone = nn.Sequential(*mods)
+        self.main = nn.Linear(c, classes)
+
+    def forward(self, x):
+        return self.main(self.backbone(x).mean((2, 3)))
+
+
+NETS = {"lenet5": (LeNet5, 62006), "resnet20": (ResNet20, 269722), "densenet40": (DenseNet40, 1019722)}
+
+# name, (N, C, H, W, O, K, pad): the layers of bench.Cases.
+CONVS = {"lenet5": (100, 6, 12, 12, 16, 5, 0), "resnet20": (100, 16, 32, 32, 16, 3, 1)}
+
+
+def measure(f, min_time=1.0, min_runs=1):
+    """Mean seconds per call of f after one warm-up call, over at least
+    min_runs calls and min_time seconds (as Go's testing.Benchmark)."""
+    f()
+    n, start = 0, time.perf_counter()
+    while True:
+        f()
+        n += 1
+        el = time.perf_counter() - start
+        if n >= min_runs and el >= min_time:
+            return el / n
+
+
+def train_step(net):
+    torch.manual_seed(1)
+    m = NETS[net][0]()
+    params = sum(p.numel() for p in m.parameters())
+    if params != NETS[net][1]:
+        raise SystemExit(f"train.py: {net} has {params} parameters, want {NETS[net][1]}")
+    x = torch.rand(100, 3, 28, 28)
+    y = torch.randint(0, 10, (100,))
+    opt = torch.optim.Adam(m.parameters(), lr=1e-3, weight_decay=0)
+
+    def step():
+        opt.zero_grad()
+        F.cross_entropy(m(x), y).backward()
+        opt.step()
+    return step
+
+
+def conv_case(name, dtype):
+    n, c, h, w, o, k, pad = CONVS[name]
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(n, c, h, w, generator=g, dtype=dtype, requires_grad=True)
+    wt = (0.1 * torch.randn(o, c, k, k, generator=g, dtype=dtype)).requires_grad_()
+    oh, ow = h + 2 * pad - k + 1, w + 2 * pad - k + 1
+    dy = torch.randn(n, o, oh, ow, generator=g, dtype=dtype)
+    flops = 3 * 2 * n * o * oh * ow * c * k * k
+
+    def run():
+        x.grad = wt.grad = None
+        F.conv2d(x, wt, padding=pad).backward(dy)
+    return run, flops
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-run", default=".", help="regular expression selecting rows by name")
+    ap.add_argument("-threads", type=int, default=2, help="torch.set_num_threads")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.set_num_interop_threads(1)
+    re_run = re.compile(args.run)
+    print(f"torch {torch.__version__} CPU, {torch.get_num_threads()} threads")
+    print(f"{'workload':<34} {'ms/op':>10} {'GFLOP/s':>9}")
+    for name in CONVS:
+        for dtype, dn in ((torch.float32, "float32"), (torch.float64, "float64")):
+            row = f"conv2d-fwd+bwd/{dn}/{name}"
+            if re_run.search(row):
+                run, flops = conv_case(name, dtype)
+                s = measure(run)
+                print(f"{row:<34} {s * 1e3:10.3f} {flops / s / 1e9:9.2f}", flush=True)
+    for net in NETS:
+        row = f"{net}-train-step/float32"
+        if re_run.search(row):
+            s = measure(train_step(net))
+            print(f"{row:<34} {s * 1e3:10.3f} {'':>9}  ({100 / s:.0f} images/s, batch 100, Adam)", flush=True)
+
+
+if __name__ == "__main__":
+    main()
