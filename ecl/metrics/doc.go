@@ -10,10 +10,10 @@
 // (multiply by 100 for %). Binned results also carry per-bin statistics for
 // reliability diagrams.
 //
-// Defaults follow the paper (../shared/SPEC.md §3): 15 equal-width bins
+// Defaults follow the paper (docs/method.md, "Metrics"): 15 equal-width bins
 // (lo, hi], the first closed at 0, every sample in some bin, L1, class-wise
 // errors averaged over classes. ReferenceOptions reproduces the reference
-// metrics.py (§6): a confidence of exactly 0 lies in no bin, and bins with at
+// metrics.py: a confidence of exactly 0 lies in no bin, and bins with at
 // most 5 samples are dropped from ECE and class-wise ECE while n stays the
 // divisor.
 package metrics
