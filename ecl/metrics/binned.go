@@ -197,8 +197,7 @@ func ClasswiseECE(probs []float64, k int, labels []int, o Options) (Classwise, e
 }
 
 // DebiasedL2ECE returns the debiased top-label L2 calibration error of Kumar
-// et al. (2019): sqrt(max(0, Σ_m (|B_m|/n)·(gap_m² − acc_m(1−acc_m)/(|B_m|−1)))),
-// where bins with fewer than 2 samples (or not Used) contribute nothing.
+// et al. (2019): sqrt(max(0, DebiasedSquared(cal))) for the top-label bins.
 // Options.Norm is ignored; Kumar et al. use equal-mass bins.
 func DebiasedL2ECE(probs []float64, k int, labels []int, o Options) (float64, error) {
 	o, err := o.check("DebiasedL2ECE")
@@ -209,7 +208,14 @@ func DebiasedL2ECE(probs []float64, k int, labels []int, o Options) (float64, er
 		return 0, err
 	}
 	conf, correct := TopLabel(probs, k, labels)
-	cal := binned(conf, correct, o)
+	return math.Sqrt(max(DebiasedSquared(binned(conf, correct, o)), 0)), nil
+}
+
+// DebiasedSquared returns Kumar et al.'s (2019) unbiased estimate of the
+// squared L2 calibration error of cal's bins:
+// Σ_m (|B_m|/n)·(gap_m² − acc_m(1−acc_m)/(|B_m|−1)), where bins with fewer
+// than 2 samples (or not Used) contribute nothing. It can be negative.
+func DebiasedSquared(cal Calibration) float64 {
 	sq := 0.0
 	for _, b := range cal.Bins {
 		if !b.Used || b.Count < 2 {
@@ -218,5 +224,18 @@ func DebiasedL2ECE(probs []float64, k int, labels []int, o Options) (float64, er
 		bias := b.Acc * (1 - b.Acc) / float64(b.Count-1)
 		sq += float64(b.Count) / float64(cal.N) * (b.Gap()*b.Gap() - bias)
 	}
-	return math.Sqrt(max(sq, 0)), nil
+	return sq
+}
+
+// DebiasedSquaredClasswise is the mean (or sum, as the error) over classes of
+// DebiasedSquared.
+func DebiasedSquaredClasswise(cw Classwise, sum bool) float64 {
+	sq := 0.0
+	for _, c := range cw.Classes {
+		sq += DebiasedSquared(c)
+	}
+	if !sum {
+		sq /= float64(len(cw.Classes))
+	}
+	return sq
 }
