@@ -142,8 +142,13 @@ func TestEvalLogitsNPY(t *testing.T) {
 	if !near(rep.ECE, ece.Error) || math.Abs(rep.NLL-nll) > 1e-12 || rep.KDE != nil {
 		t.Errorf("ECE %v NLL %v KDE %v, want %v %v none", rep.ECE, rep.NLL, rep.KDE, ece.Error, nll)
 	}
-	if _, err := captureStdout(t, func() error { return runEval([]string{"-probs", pp, "-labels", lp}) }); err == nil || !strings.Contains(err.Error(), "z.npy: row 1") {
-		t.Errorf("logits without -logits: error %v", err)
+	// Without -logits they are detected (values outside [0, 1]) and reported.
+	auto := evalJSON(t, "-probs", pp, "-labels", lp, "-bins", "5", "-kde=false")
+	if auto.Input != "logits" || !near(auto.ECE, ece.Error) || len(auto.Notes) != 1 || !strings.Contains(auto.Notes[0], "read as logits") {
+		t.Errorf("auto: input %q ECE %v notes %q", auto.Input, auto.ECE, auto.Notes)
+	}
+	if _, err := captureStdout(t, func() error { return runEval([]string{"-probs", pp, "-labels", lp, "-input", "probs"}) }); err == nil || !strings.Contains(err.Error(), "z.npy: row 1, column 1: 2 is not a probability") {
+		t.Errorf("-input probs on logits: error %v", err)
 	}
 }
 
@@ -201,6 +206,10 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"-probs", filepath.Join(dir, "none.csv"), "-labels", two}, "none.csv"},
 		{[]string{"-probs", good, "-labels", two, "-scheme", "quantile"}, "-scheme"},
 		{[]string{"-probs", good, "-labels", two, "-bins", "0"}, "-bins"},
+		{[]string{"-probs", good, "-labels", two, "-bins", "2000000000"}, "-bins 2000000000: want 1 to 100000"},
+		{[]string{"-probs", writeFile(t, dir, "empty.csv", []byte("p0,p1\n")), "-labels", two}, "empty.csv: no numeric rows"},
+		{[]string{"-probs", good, "-labels", writeFile(t, dir, "e.npy", npyFloat32(0, 1, nil))}, "e.npy: no labels (0 rows)"},
+		{[]string{"-probs", good, "-labels", two, "-logits"}, "good.csv: -logits, but every row is already probabilities"},
 		{[]string{"-labels", two}, "required"},
 	} {
 		_, err := captureStdout(t, func() error { return runEval(c.args) })
@@ -210,6 +219,9 @@ func TestEvalErrors(t *testing.T) {
 	}
 	if _, err := captureStdout(t, func() error { return runEval([]string{"-probs", pp, "-labels", two, "-logits"}) }); err != nil {
 		t.Errorf("-logits: %v", err)
+	}
+	if _, err := captureStdout(t, func() error { return runEval([]string{"-probs", good, "-labels", two, "-input", "logits"}) }); err != nil {
+		t.Errorf("-input logits forces: %v", err)
 	}
 	if err := runEval([]string{"-h"}); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v", err)
