@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -667,34 +668,58 @@ func bootstrap(r *evalReport, p1 predictions, p2 *predictions, labels []int, o m
 	return notes, nil
 }
 
-// printReport prints r as a table, calibration errors in %.
+// printReport prints r as a table, calibration errors in %, then the notes.
 func printReport(w io.Writer, r evalReport) {
 	ref := ""
 	if r.Reference {
 		ref = ", reference conventions"
 	}
-	fmt.Fprintf(w, "%s (labels %s): %d samples, %d classes; %d %s bins%s\n", r.Probs, r.Labels, r.N, r.K, r.Bins, r.Scheme, ref)
-	line := func(name string, v float64, note string) { fmt.Fprintf(w, "  %-22s %8.3f %%%s\n", name, 100*v, note) }
-	interval := func(name string) string {
-		if c, ok := r.CI[name]; ok {
-			return fmt.Sprintf("   95%% CI [%.3f, %.3f] (%d resamples)", 100*c[0], 100*c[1], r.Bootstrap)
+	fmt.Fprintf(w, "%s (labels %s): %d samples, %d classes (%s); %d %s bins%s\n", r.Probs, r.Labels, r.N, r.K, r.Input, r.Bins, r.Scheme, ref)
+	interval := func(name string, scale float64) string {
+		c, ok := r.CI[name]
+		if !ok {
+			return ""
 		}
-		return ""
+		s := fmt.Sprintf("   95%% CI [%.3f, %.3f]", scale*c[0], scale*c[1])
+		if d, ok := r.Debiased[name]; ok {
+			s += fmt.Sprintf(" around the bias-corrected %.3f", scale*d)
+		}
+		return s
 	}
-	line("ACC", r.ACC, "")
-	line("ECE (top-label, L1)", r.ECE, interval("ece"))
-	line("MCE", r.MCE, "")
-	line("ECE L2", r.ECEL2, "")
-	line("debiased ECE L2", r.DebiasedL2, "")
-	line("CwECE", r.CwECE, interval("cwece"))
-	line("canonical ECE", r.CanECE, interval("canonical_ece"))
+	line := func(name, key string, v float64) {
+		fmt.Fprintf(w, "  %-22s %8.3f %%%s\n", name, 100*v, interval(key, 100))
+	}
+	line("ACC", "acc", r.ACC)
+	line("ECE (top-label, L1)", "ece", r.ECE)
+	line("MCE", "mce", r.MCE)
+	line("ECE L2", "ece_l2", r.ECEL2)
+	line("debiased ECE L2", "debiased_ece_l2", r.DebiasedL2)
+	line("CwECE", "cwece", r.CwECE)
+	line("canonical ECE", "canonical_ece", r.CanECE)
 	if r.KDE != nil {
 		for _, m := range kdeModes {
-			line("ECE^KDE "+m.name, r.KDE[m.name], fmt.Sprintf("   bandwidth %.4g", r.KDEBandwidth))
+			fmt.Fprintf(w, "  %-22s %8.3f %%   bandwidth %.4g%s\n", "ECE^KDE "+m.name, 100*r.KDE[m.name], r.KDEBandwidth, interval("ece_kde_"+m.name, 100))
 		}
 	}
-	fmt.Fprintf(w, "  %-22s %8.4f\n", "NLL", r.NLL)
-	line("Brier", r.Brier, "")
+	fmt.Fprintf(w, "  %-22s %8.4f%s\n", "NLL", r.NLL, interval("nll", 1))
+	line("Brier", "brier", r.Brier)
+	if r.Bootstrap > 0 {
+		fmt.Fprintf(w, "  (%d bootstrap resamples, seed %d)\n", r.Bootstrap, r.Seed)
+	}
+	if c := r.Compare; c != nil {
+		fmt.Fprintf(w, "minus %s (same samples):\n", c.Probs)
+		for _, name := range slices.Sorted(maps.Keys(c.Diff)) {
+			ci := ""
+			if v, ok := c.DiffCI[name]; ok {
+				ci = fmt.Sprintf("   95%% CI [%+.4f, %+.4f]", v[0], v[1])
+			}
+			fmt.Fprintf(w, "  %-22s %+9.4f%s\n", name, c.Diff[name], ci)
+		}
+		r.Notes = append(r.Notes, c.Notes...)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 }
 
 // writeDiagrams writes the top-label, class-wise and (for K = 3) canonical

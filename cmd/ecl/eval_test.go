@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
@@ -254,5 +255,87 @@ func TestSimCommandShortRun(t *testing.T) {
 	ds, _ := os.ReadDir(filepath.Join(dir, "diagrams"))
 	if len(ds) != 5*3*2 {
 		t.Errorf("%d diagram files, want 5 models × 3 diagrams × 2 formats", len(ds))
+	}
+}
+
+// TestEvalEverydayFiles feeds prediction files as other tools write them.
+func TestEvalEverydayFiles(t *testing.T) {
+	dir := t.TempDir()
+	lp := writeFile(t, dir, "y.txt", []byte("0\n1\n2\n0\n"))
+	exact := evalJSON(t, "-probs", writeFile(t, dir, "p.csv", []byte("0.25,0.20,0.55\n0.55,0.05,0.40\n0.10,0.30,0.60\n0.90,0.05,0.05\n")), "-labels", lp, "-bins", "3", "-kde=false")
+	// Rounded to 4 decimals: rows sum to 0.9999 or 1.0001; renormalised with a note.
+	rounded := evalJSON(t, "-probs", writeFile(t, dir, "r.csv", []byte("0.2500,0.2000,0.5499\n0.5501,0.0500,0.4000\n0.1,0.3,0.6\n0.9,0.05,0.05\n")), "-labels", lp, "-bins", "3", "-kde=false")
+	if math.Abs(rounded.ECE-exact.ECE) > 1e-3 || len(rounded.Notes) != 1 || !strings.Contains(rounded.Notes[0], "renormalised") {
+		t.Errorf("rounded: ECE %v (exact %v), notes %q", rounded.ECE, exact.ECE, rounded.Notes)
+	}
+	// pandas to_csv with its index column.
+	pandas := evalJSON(t, "-probs", writeFile(t, dir, "pd.csv", []byte(",0,1,2\n0,0.25,0.20,0.55\n1,0.55,0.05,0.40\n2,0.10,0.30,0.60\n3,0.90,0.05,0.05\n")), "-labels", lp, "-bins", "3", "-kde=false")
+	if pandas.K != 3 || !near(pandas.ECE, exact.ECE) || len(pandas.Notes) != 1 || !strings.Contains(pandas.Notes[0], "index column") {
+		t.Errorf("pandas: K %d ECE %v notes %q", pandas.K, pandas.ECE, pandas.Notes)
+	}
+	// Binary P(y = 1) as (N,), in float16 inside a deflated .npz: [.75 .25 .5 1].
+	var z bytes.Buffer
+	zw := zip.NewWriter(&z)
+	h := "{'descr': '<f2', 'fortran_order': False, 'shape': (4,), }\n"
+	var npy bytes.Buffer
+	npy.WriteString("\x93NUMPY\x01\x00")
+	binary.Write(&npy, binary.LittleEndian, uint16(len(h)))
+	npy.WriteString(h)
+	binary.Write(&npy, binary.LittleEndian, []uint16{0x3a00, 0x3400, 0x3800, 0x3c00})
+	w, _ := zw.Create("p1.npy")
+	w.Write(npy.Bytes())
+	zw.Close()
+	zp := writeFile(t, dir, "b.npz", z.Bytes())
+	bl := writeFile(t, dir, "b.txt", []byte("1\n0\n1\n1\n"))
+	bin := evalJSON(t, "-probs", zp, "-labels", bl, "-bins", "2", "-kde=false")
+	// Top-label confidences .75 .75 .5 1, correct 1 1 0 1 (the tie .5 predicts class 0):
+	// bin (0, .5]: conf .5, acc 0; bin (.5, 1]: conf 2.5/3, acc 1. ECE = .25·.5 + .75·(1/6).
+	if bin.K != 2 || math.Abs(bin.ECE-(0.125+0.125)) > 1e-12 || bin.TopBins[1].Count != 3 {
+		t.Errorf("binary npz: K %d ECE %v bins %+v notes %q", bin.K, bin.ECE, bin.TopBins, bin.Notes)
+	}
+}
+
+// TestEvalIntervalsAndCompare checks that every metric gets an interval,
+// that the binned errors' intervals hold their bias-corrected estimates,
+// and that -probs2 gives sample-matched differences.
+func TestEvalIntervalsAndCompare(t *testing.T) {
+	dir := t.TempDir()
+	var a, b, ys strings.Builder
+	for i := range 300 {
+		c := 0.5 + 0.5*float64(i%50)/50
+		fmt.Fprintf(&a, "%v,%v\n", c, 1-c)
+		fmt.Fprintf(&b, "%v,%v\n", 0.9, 0.1)
+		fmt.Fprintf(&ys, "%d\n", (i*7)%3%2)
+	}
+	pa, pb := writeFile(t, dir, "a.csv", []byte(a.String())), writeFile(t, dir, "b.csv", []byte(b.String()))
+	lp := writeFile(t, dir, "y.csv", []byte(ys.String()))
+	rep := evalJSON(t, "-probs", pa, "-probs2", pb, "-labels", lp, "-bootstrap", "100", "-kde")
+	for _, name := range []string{"acc", "ece", "mce", "ece_l2", "debiased_ece_l2", "cwece", "canonical_ece", "nll", "brier", "ece_kde_canonical", "ece_kde_top-label", "ece_kde_marginal"} {
+		ci, ok := rep.CI[name]
+		if !ok || !(ci[0] <= ci[1]) || rep.CIMethod[name] == "" {
+			t.Errorf("%s: interval %v (%v), method %q", name, ci, ok, rep.CIMethod[name])
+		}
+	}
+	for name, d := range rep.Debiased {
+		if ci := rep.CI[name]; !(ci[0] <= d && d <= ci[1]) || d > map[string]float64{"ece": rep.ECE, "cwece": rep.CwECE, "canonical_ece": rep.CanECE}[name] {
+			t.Errorf("%s: bias-corrected %v outside %v or above the plug-in", name, d, ci)
+		}
+	}
+	c := rep.Compare
+	if c == nil || !near(c.Diff["ece"], rep.ECE-c.Metrics["ece"]) || !near(c.Diff["acc"], rep.ACC-c.Metrics["acc"]) {
+		t.Fatalf("compare %+v", c)
+	}
+	if ci := c.DiffCI["acc"]; !(ci[0] <= c.Diff["acc"] && c.Diff["acc"] <= ci[1]) {
+		t.Errorf("accuracy difference %v outside %v", c.Diff["acc"], ci)
+	}
+	if len(rep.TopBins) != 15 || len(rep.ClasswiseBins) != 2 || len(rep.CanonicalBins) == 0 {
+		t.Errorf("bins: %d top, %d classes, %d canonical", len(rep.TopBins), len(rep.ClasswiseBins), len(rep.CanonicalBins))
+	}
+	n := 0
+	for _, bin := range rep.TopBins {
+		n += bin.Count
+	}
+	if n != 300 {
+		t.Errorf("top-label bins hold %d samples, want 300", n)
 	}
 }
