@@ -274,7 +274,9 @@ func decodeNPY(f io.Reader, size int64, name string) (data []float64, shape []in
 	if n > MaxValues {
 		return nil, nil, fail(start, "shape %v holds %d values, more than the %d this reader accepts (arrays.MaxValues)", h.shape, n, MaxValues)
 	}
-	data = make([]float64, n)
+	// The data grow as they arrive: a stream (a .npz member) may promise
+	// more than it holds.
+	data = make([]float64, 0, min(n, 1<<16))
 	chunk := make([]byte, min(n*esize, 1<<20)/esize*esize)
 	for i := int64(0); i < n; {
 		m := min(int64(len(chunk))/esize, n-i)
@@ -282,7 +284,7 @@ func decodeNPY(f io.Reader, size int64, name string) (data []float64, shape []in
 			return nil, nil, fail(start+i*esize, "reading the data: %v", err)
 		}
 		for j := range m {
-			data[i+j] = decode(chunk[j*esize:])
+			data = append(data, decode(chunk[j*esize:]))
 		}
 		i += m
 	}
