@@ -259,15 +259,8 @@ func FuzzReadNPY(f *testing.F) {
 	f.Add(npy("|u1", false, "3,", []byte{1, 2, 3}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		data, shape, err := ReadNPY(write(t, "f.npy", b))
-		if err != nil {
-			return
-		}
-		n := 1
-		for _, s := range shape {
-			n *= s
-		}
-		if n != len(data) {
-			t.Fatalf("shape %v for %d values", shape, len(data))
+		if err == nil {
+			checkShape(t, data, shape)
 		}
 	})
 }
@@ -391,15 +384,8 @@ func FuzzReadNPZ(f *testing.F) {
 	f.Add(npzFile(f, false, map[string][]byte{"a": npy("<f8", true, "1, 2", encode(le, []float64{1, 2}))}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		data, shape, err := ReadNPZ(write(t, "f.npz", b), "")
-		if err != nil {
-			return
-		}
-		n := 1
-		for _, s := range shape {
-			n *= s
-		}
-		if n != len(data) {
-			t.Fatalf("shape %v for %d values", shape, len(data))
+		if err == nil {
+			checkShape(t, data, shape)
 		}
 	})
 }
@@ -416,4 +402,15 @@ func FuzzLoadCSV(f *testing.F) {
 			t.Fatalf("%d×%d for %d values", m.Rows, m.Cols, len(m.Data))
 		}
 	})
+}
+
+// checkShape fails when data do not hold the values shape promises.
+func checkShape(t *testing.T, data []float64, shape []int) {
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	if n != len(data) {
+		t.Fatalf("shape %v for %d values", shape, len(data))
+	}
 }

@@ -230,12 +230,17 @@ func DebiasedSquared(cal Calibration) float64 {
 // DebiasedSquaredClasswise is the mean (or sum, as the error) over classes of
 // DebiasedSquared.
 func DebiasedSquaredClasswise(cw Classwise, sum bool) float64 {
-	sq := 0.0
+	return overClasses(cw, sum, DebiasedSquared)
+}
+
+// overClasses is the mean (or sum) of f over cw's classes.
+func overClasses(cw Classwise, sum bool, f func(Calibration) float64) float64 {
+	s := 0.0
 	for _, c := range cw.Classes {
-		sq += DebiasedSquared(c)
+		s += f(c)
 	}
 	if !sum {
-		sq /= float64(len(cw.Classes))
+		s /= float64(len(cw.Classes))
 	}
-	return sq
+	return s
 }

@@ -210,14 +210,7 @@ func DebiasedL1(cal Calibration) float64 {
 
 // DebiasedL1Classwise is the mean (or sum) over classes of DebiasedL1.
 func DebiasedL1Classwise(cw Classwise, sum bool) float64 {
-	s := 0.0
-	for _, c := range cw.Classes {
-		s += DebiasedL1(c)
-	}
-	if !sum {
-		s /= float64(len(cw.Classes))
-	}
-	return s
+	return overClasses(cw, sum, DebiasedL1)
 }
 
 // DebiasedL1Canonical is DebiasedL1 for the canonical bins, with the norm
