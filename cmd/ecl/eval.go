@@ -33,6 +33,8 @@ type evalReport struct {
 	Bins      int    `json:"bins"`
 	Scheme    string `json:"scheme"`
 	Reference bool   `json:"reference"`
+	// Convention names the binning rules (metrics.Conventions).
+	Convention string `json:"convention"`
 	// Input says how the predictions were read: "probabilities" or "logits"
 	// (softmax applied), and Notes what was detected or repaired on the way.
 	Input string   `json:"input"`
@@ -160,7 +162,8 @@ func runEval(args []string) error {
 	logits := fs.Bool("logits", false, "the predictions are logits (refused when they look like probabilities: use -input logits to force)")
 	nbins := fs.Int("bins", metrics.DefaultBins, fmt.Sprintf("number of bins, at most %d (canonical: anchors requested)", maxBins))
 	scheme := fs.String("scheme", "width", "bins of equal `width` or equal mass")
-	reference := fs.Bool("reference", false, "the reference metrics.py conventions (bins with ≤5 samples left out, confidence 0 in no bin, float32 anchors)")
+	reference := fs.Bool("reference", false, "the reference metrics.py conventions (bins with ≤5 samples left out, confidence 0 in no bin, float32 anchors): -convention reference")
+	convention := fs.String("convention", "ours", "binning rules of a library: ours, reference (ECL metrics.py), torchmetrics, netcal, kumar (see docs/conventions.md)")
 	boot := fs.Int("bootstrap", 0, "bootstrap resamples for 95% intervals of every metric (0: none)")
 	seed := fs.Uint64("seed", 1, "seed of the bootstrap")
 	kde := triState("auto")
@@ -188,11 +191,17 @@ func runEval(args []string) error {
 	if *logits {
 		mode = "logits?"
 	}
-	o := metrics.Options{Bins: *nbins}
-	if *reference {
-		o = metrics.ReferenceOptions()
-		o.Bins = *nbins
+	conv, ok := metrics.Conventions[*convention]
+	switch {
+	case !ok:
+		return fmt.Errorf("-convention %q: want ours, reference, torchmetrics, netcal or kumar", *convention)
+	case *reference && conv != metrics.Ours && conv != metrics.ReferenceECL:
+		return fmt.Errorf("-reference and -convention %s: give one", *convention)
+	case *reference:
+		conv, *convention = metrics.ReferenceECL, "reference"
 	}
+	o := metrics.ConventionOptions(conv)
+	o.Bins = *nbins
 	switch *scheme {
 	case "width":
 	case "mass":
@@ -228,7 +237,7 @@ func runEval(args []string) error {
 	if err != nil {
 		return err
 	}
-	rep.Probs, rep.Labels, rep.Scheme, rep.Reference = *probsPath, *labelsPath, *scheme, *reference
+	rep.Probs, rep.Labels, rep.Scheme, rep.Reference, rep.Convention = *probsPath, *labelsPath, *scheme, conv == metrics.ReferenceECL, *convention
 	rep.Input, rep.Notes = p1.input, p1.notes
 	if !canonical {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("canonical ECE skipped: the simplex for %d bins and %d classes has more than %d anchor values", o.Bins, p1.k, maxAnchorValues))
@@ -671,8 +680,8 @@ func bootstrap(r *evalReport, p1 predictions, p2 *predictions, labels []int, o m
 // printReport prints r as a table, calibration errors in %, then the notes.
 func printReport(w io.Writer, r evalReport) {
 	ref := ""
-	if r.Reference {
-		ref = ", reference conventions"
+	if r.Convention != "" && r.Convention != "ours" {
+		ref = ", " + r.Convention + " conventions"
 	}
 	fmt.Fprintf(w, "%s (labels %s): %d samples, %d classes (%s); %d %s bins%s\n", r.Probs, r.Labels, r.N, r.K, r.Input, r.Bins, r.Scheme, ref)
 	interval := func(name string, scale float64) string {

@@ -339,3 +339,32 @@ func TestEvalIntervalsAndCompare(t *testing.T) {
 		t.Errorf("top-label bins hold %d samples, want 300", n)
 	}
 }
+
+// TestEvalConvention: the torchmetrics example's binary case under each
+// library's rules, worked out by hand. P(y = 1) = .25 .25 .55 .75 .75 with
+// y = 0 0 1 1 1 as a one-column file, top-label over [1 − p, p]: confidences
+// .75 .75 .55 .75 .75, correct 1 1 1 1 1; 2 bins: every convention puts all
+// in (.5, 1] → ECE = |mean conf − 1| = 1 − 3.55/5 = .29.
+func TestEvalConvention(t *testing.T) {
+	dir := t.TempDir()
+	pp := writeFile(t, dir, "p.csv", []byte("0.25\n0.25\n0.55\n0.75\n0.75\n"))
+	lp := writeFile(t, dir, "y.csv", []byte("0\n0\n1\n1\n1\n"))
+	for _, conv := range []string{"ours", "torchmetrics", "netcal", "kumar"} {
+		rep := evalJSON(t, "-probs", pp, "-labels", lp, "-bins", "2", "-kde=false", "-convention", conv)
+		if math.Abs(rep.ECE-0.29) > 1e-12 || rep.Convention != conv {
+			t.Errorf("%s: ECE %v (%q), want 0.29", conv, rep.ECE, rep.Convention)
+		}
+	}
+	// Confidence exactly 1: torchmetrics gives it a third bin [1, 1].
+	one := writeFile(t, dir, "one.csv", []byte("1,0\n0.75,0.25\n"))
+	y := writeFile(t, dir, "y2.csv", []byte("1\n0\n"))
+	tm := evalJSON(t, "-probs", one, "-labels", y, "-bins", "2", "-kde=false", "-convention", "torchmetrics")
+	if len(tm.TopBins) != 3 || tm.TopBins[2].Count != 1 || tm.TopBins[2].Lo != 1 {
+		t.Errorf("torchmetrics bins %+v", tm.TopBins)
+	}
+	for _, args := range [][]string{{"-convention", "sklearn"}, {"-convention", "netcal", "-reference"}} {
+		if _, err := captureStdout(t, func() error { return runEval(append([]string{"-probs", pp, "-labels", lp}, args...)) }); err == nil || !strings.Contains(err.Error(), "-convention") {
+			t.Errorf("%v: error %v", args, err)
+		}
+	}
+}
