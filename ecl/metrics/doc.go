@@ -3,7 +3,9 @@
 // equal-width or equal-mass bins and L1, L2 or max aggregation, plus a
 // debiased L2 estimate), the canonical binned error on simplex anchors, the
 // kernel estimate ECE^KDE of Popordanoska et al. (2022), NLL, Brier score and
-// accuracy, and percentile bootstrap confidence intervals.
+// accuracy, and bootstrap confidence intervals that correct the binned
+// errors' upward bias (L1Interval, DebiasedInterval; checked for coverage on
+// data with a known error).
 //
 // Probabilities are row-major: probs holds n rows of k class probabilities
 // (n = len(probs)/k) and labels the n class indices. Results are fractions
@@ -15,5 +17,6 @@
 // errors averaged over classes. ReferenceOptions reproduces the reference
 // metrics.py: a confidence of exactly 0 lies in no bin, and bins with at
 // most 5 samples are dropped from ECE and class-wise ECE while n stays the
-// divisor.
+// divisor. Options.Convention reproduces the binning rules of torchmetrics,
+// netcal and Kumar et al.'s verified_calibration (docs/conventions.md).
 package metrics
