@@ -125,9 +125,11 @@ const (
 	// maxAnchorValues caps anchors×K of the canonical error's simplex.
 	maxAnchorValues = 20_000_000
 	// kdeAutoWork is the N²K up to which -kde auto computes ECE^KDE (about
-	// a second on one core); kdeBootWork caps the work of its bootstrap.
-	kdeAutoWork = 2.5e8
-	kdeBootWork = 2e10
+	// 2 s on one core of the project's machine, which does kdeRate units a
+	// second); kdeBootWork caps the work of its bootstrap (about a minute).
+	kdeAutoWork = 5e7
+	kdeRate     = 2.5e7
+	kdeBootWork = 1.5e9
 	// minKDEReps is the fewest resamples an ECE^KDE interval is built from.
 	minKDEReps = 100
 )
@@ -228,10 +230,8 @@ func runEval(args []string) error {
 		}
 		p2 = &q
 	}
-	withKDE, err := kdeWanted(string(kde), len(labels), p1.k)
-	if err != nil {
-		return err
-	}
+	work := float64(len(labels)) * float64(len(labels)) * float64(p1.k) // ECE^KDE's N²K
+	withKDE := len(labels) >= 2 && (kde == "true" || (kde == "auto" && work <= kdeAutoWork))
 	canonical := canonicalAffordable(o.Bins, p1.k)
 	rep, cals, err := evaluate(p1.probs, p1.k, labels, o, withKDE, canonical)
 	if err != nil {
@@ -242,11 +242,11 @@ func runEval(args []string) error {
 	if !canonical {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("canonical ECE skipped: the simplex for %d bins and %d classes has more than %d anchor values", o.Bins, p1.k, maxAnchorValues))
 	}
-	if string(kde) == "auto" && !withKDE {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("ECE^KDE skipped: N²K = %.3g > %.3g (about N²K/2.5e8 seconds); -kde to compute it", float64(len(labels))*float64(len(labels))*float64(p1.k), kdeAutoWork))
+	if kde == "auto" && !withKDE && len(labels) >= 2 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("ECE^KDE skipped: N²K = %.4g > %.3g (it would take about %.0f s); -kde to compute it", work, kdeAutoWork, work/kdeRate))
 	}
-	if withKDE && float64(len(labels))*float64(len(labels))*float64(p1.k) > kdeAutoWork {
-		fmt.Fprintf(os.Stderr, "ecl eval: computing ECE^KDE on N = %d, K = %d (O(N²K), about %.0f s)...\n", len(labels), p1.k, float64(len(labels))*float64(len(labels))*float64(p1.k)/2.5e8)
+	if withKDE && work > kdeAutoWork {
+		fmt.Fprintf(os.Stderr, "ecl eval: computing ECE^KDE on N = %d, K = %d (O(N²K), about %.0f s)...\n", len(labels), p1.k, work/kdeRate)
 	}
 	if p2 != nil {
 		rep.Compare = &compareReport{Probs: *probs2Path, Input: p2.input, Notes: p2.notes}
@@ -287,17 +287,6 @@ func runEval(args []string) error {
 		return writeDiagrams(*out, "", "", cals)
 	}
 	return nil
-}
-
-// kdeWanted decides whether ECE^KDE is computed for the -kde setting.
-func kdeWanted(setting string, n, k int) (bool, error) {
-	switch setting {
-	case "true":
-		return n >= 2, nil
-	case "false":
-		return false, nil
-	}
-	return n >= 2 && float64(n)*float64(n)*float64(k) <= kdeAutoWork, nil
 }
 
 // canonicalAffordable reports whether the simplex anchors of b bins and k
@@ -596,7 +585,7 @@ func bootstrap(r *evalReport, p1 predictions, p2 *predictions, labels []int, o m
 	if r.KDE != nil {
 		kdeReps = min(reps, int(kdeBootWork/(float64(n)*float64(n)*float64(p1.k))))
 		if kdeReps < minKDEReps {
-			notes = append(notes, fmt.Sprintf("ECE^KDE intervals skipped: %d resamples of O(N²K) = %.3g would take too long", reps, float64(reps)*float64(n)*float64(n)*float64(p1.k)))
+			notes = append(notes, fmt.Sprintf("ECE^KDE intervals skipped: fewer than %d resamples fit the budget of %.3g N²K units (about %.0f s)", minKDEReps, kdeBootWork, kdeBootWork/kdeRate))
 			kdeReps = 0
 		} else if kdeReps < reps {
 			notes = append(notes, fmt.Sprintf("ECE^KDE intervals from the first %d of the %d resamples (cost O(N²K) each)", kdeReps, reps))

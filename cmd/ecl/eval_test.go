@@ -368,3 +368,18 @@ func TestEvalConvention(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalKDEAuto: beyond N²K = 5e7 ECE^KDE is left out unless asked for,
+// and the report says so.
+func TestEvalKDEAuto(t *testing.T) {
+	dir := t.TempDir()
+	var p, y strings.Builder
+	for i := range 5001 {
+		fmt.Fprintf(&p, "%v,%v\n", 0.6, 0.4)
+		fmt.Fprintf(&y, "%d\n", i%2)
+	}
+	rep := evalJSON(t, "-probs", writeFile(t, dir, "p.csv", []byte(p.String())), "-labels", writeFile(t, dir, "y.csv", []byte(y.String())))
+	if rep.KDE != nil || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "ECE^KDE skipped: N²K = 5.002e+07 > 5e+07") {
+		t.Errorf("KDE %v, notes %q", rep.KDE, rep.Notes)
+	}
+}
