@@ -632,7 +632,7 @@ func bootstrap(r *evalReport, p1 predictions, p2 *predictions, labels []int, o m
 	}
 	for _, name := range []string{"ece", "cwece", "canonical_ece"} {
 		if _, ok := vals1[name]; ok {
-			lo, hi := metrics.L1Interval(full["_deb_"+name], vals1[name], full["_sq_"+name], vals1["_sq_"+name], level)
+			lo, hi := metrics.L1Interval(full["_deb_"+name], vals1["_deb_"+name], full["_sq_"+name], vals1["_sq_"+name], level)
 			set(name, "bias-corrected normal (metrics.L1Interval)", lo, hi)
 		}
 	}

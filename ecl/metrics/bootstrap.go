@@ -170,7 +170,7 @@ func unfold(a, s float64) float64 {
 		return 0
 	}
 	lo, hi := 0.0, a // foldedMean(a, s) ≥ a
-	for range 60 {
+	for range 40 {
 		m := (lo + hi) / 2
 		if foldedMean(m, s) < a {
 			lo = m
@@ -235,14 +235,15 @@ func DebiasedL1Canonical(c Canonical) float64 {
 
 // L1Interval returns the interval of an L1 binned calibration error from its
 // bias-corrected estimate deb (DebiasedL1, DebiasedL1Classwise,
-// DebiasedL1Canonical), the bootstrap values vals of the plug-in error, and
+// DebiasedL1Canonical) with the bootstrap values vals of that estimate, and
 // the debiased squared error sq with its bootstrap values sqVals:
 // deb ± z·sd(vals), clipped at 0, with the lower bound 0 whenever the normal
 // interval of sq reaches 0 (the data are consistent with zero gaps in every
 // bin). Percentile intervals of the plug-in error, which is biased upwards,
-// exclude the truth and often the estimate itself; the coverage test of this
-// package checks L1Interval on data with a known error (covering it in 94%
-// to 100% of draws at the 95% level, against 0% to 81% for percentiles).
+// exclude the truth and often the estimate itself. The coverage test of this
+// package draws data with a hand-computed error: at the 95% level these
+// intervals covered it in 93% to 100% of 300 draws (errors 0 to 12.5%, 300
+// to 2000 samples), percentile intervals in 0% to 81%.
 func L1Interval(deb float64, vals []float64, sq float64, sqVals []float64, level float64) (lo, hi float64) {
 	lo, hi = NormalInterval(deb, vals, level)
 	return clipAtZero(lo, hi, sq, sqVals, level)
