@@ -705,13 +705,17 @@ func printReport(w io.Writer, r evalReport) {
 		fmt.Fprintf(w, "  (%d bootstrap resamples, seed %d)\n", r.Bootstrap, r.Seed)
 	}
 	if c := r.Compare; c != nil {
-		fmt.Fprintf(w, "minus %s (same samples):\n", c.Probs)
+		fmt.Fprintf(w, "minus %s on the same samples (points of %%, NLL as is):\n", c.Probs)
 		for _, name := range slices.Sorted(maps.Keys(c.Diff)) {
+			scale := 100.0
+			if name == "nll" {
+				scale = 1
+			}
 			ci := ""
 			if v, ok := c.DiffCI[name]; ok {
-				ci = fmt.Sprintf("   95%% CI [%+.4f, %+.4f]", v[0], v[1])
+				ci = fmt.Sprintf("   95%% CI [%+.3f, %+.3f]", scale*v[0], scale*v[1])
 			}
-			fmt.Fprintf(w, "  %-22s %+9.4f%s\n", name, c.Diff[name], ci)
+			fmt.Fprintf(w, "  %-22s %+9.3f%s\n", name, scale*c.Diff[name], ci)
 		}
 		r.Notes = append(r.Notes, c.Notes...)
 	}

@@ -338,6 +338,13 @@ func TestEvalIntervalsAndCompare(t *testing.T) {
 	if n != 300 {
 		t.Errorf("top-label bins hold %d samples, want 300", n)
 	}
+	out, err := captureStdout(t, func() error {
+		return runEval([]string{"-probs", pa, "-probs2", pb, "-labels", lp, "-bootstrap", "100", "-kde=false"})
+	})
+	want := fmt.Sprintf("  %-22s %+9.3f   95%% CI [", "acc", 100*c.Diff["acc"])
+	if err != nil || !strings.Contains(out, "minus "+pb) || !strings.Contains(out, want) {
+		t.Errorf("table (%v) lacks %q:\n%s", err, want, out)
+	}
 }
 
 // TestEvalConvention: the torchmetrics example's binary case under each
