@@ -47,6 +47,8 @@ type evalReport struct {
 	DebiasedL2 float64 `json:"debiased_ece_l2"`
 	CwECE      float64 `json:"cwece"`
 	CanECE     float64 `json:"canonical_ece"`
+	// CanonicalSkipped: the simplex was too large to build (see Notes).
+	CanonicalSkipped bool `json:"canonical_skipped,omitempty"`
 	// KDE holds ECE^KDE by mode (canonical, top-label, marginal); all
 	// modes use the bandwidth selected on the probability matrix.
 	KDE          map[string]float64 `json:"ece_kde,omitempty"`
@@ -64,7 +66,8 @@ type evalReport struct {
 	Bootstrap int                   `json:"bootstrap,omitempty"`
 	Seed      uint64                `json:"seed,omitempty"`
 
-	// Per-bin values, from which any tool can draw the reliability diagrams.
+	// Per-bin values of the non-empty bins, from which any tool can draw the
+	// reliability diagrams.
 	TopBins       []binJSON    `json:"bins_top_label"`
 	ClasswiseBins [][]binJSON  `json:"bins_classwise"`
 	CanonicalBins []vecBinJSON `json:"bins_canonical,omitempty"`
@@ -74,7 +77,8 @@ type evalReport struct {
 	Compare *compareReport `json:"compare,omitempty"`
 }
 
-// compareReport is a second prediction file's metrics and the differences.
+// compareReport is a second prediction file's metrics and the differences
+// (ECE^KDE with the first file's bandwidth).
 type compareReport struct {
 	Probs   string                `json:"probs"`
 	Input   string                `json:"input"`
@@ -106,9 +110,11 @@ type vecBinJSON struct {
 }
 
 func binsJSON(c metrics.Calibration) []binJSON {
-	out := make([]binJSON, len(c.Bins))
-	for i, b := range c.Bins {
-		out[i] = binJSON{b.Lo, b.Hi, b.Count, b.Conf, b.Acc, b.Used}
+	var out []binJSON
+	for _, b := range c.Bins {
+		if b.Count > 0 {
+			out = append(out, binJSON{b.Lo, b.Hi, b.Count, b.Conf, b.Acc, b.Used})
+		}
 	}
 	return out
 }
@@ -122,6 +128,8 @@ var kdeModes = []struct {
 // Limits checked before anything is allocated from a flag.
 const (
 	maxBins = 100_000
+	// maxClassBins caps K×bins, the bins of the class-wise error.
+	maxClassBins = 2_000_000
 	// maxAnchorValues caps anchors×K of the canonical error's simplex.
 	maxAnchorValues = 20_000_000
 	// kdeAutoWork is the N²K up to which -kde auto computes ECE^KDE (about
@@ -230,6 +238,9 @@ func runEval(args []string) error {
 		}
 		p2 = &q
 	}
+	if p1.k*o.Bins > maxClassBins {
+		return fmt.Errorf("-bins %d with the %d classes of %s: the class-wise error would hold %d bins, more than %d: use fewer bins", o.Bins, p1.k, *probsPath, p1.k*o.Bins, maxClassBins)
+	}
 	work := float64(len(labels)) * float64(len(labels)) * float64(p1.k) // ECE^KDE's N²K
 	withKDE := len(labels) >= 2 && (kde == "true" || (kde == "auto" && work <= kdeAutoWork))
 	canonical := canonicalAffordable(o.Bins, p1.k)
@@ -240,6 +251,7 @@ func runEval(args []string) error {
 	rep.Probs, rep.Labels, rep.Scheme, rep.Reference, rep.Convention = *probsPath, *labelsPath, *scheme, conv == metrics.ReferenceECL, *convention
 	rep.Input, rep.Notes = p1.input, p1.notes
 	if !canonical {
+		rep.CanonicalSkipped = true
 		rep.Notes = append(rep.Notes, fmt.Sprintf("canonical ECE skipped: the simplex for %d bins and %d classes has more than %d anchor values", o.Bins, p1.k, maxAnchorValues))
 	}
 	if kde == "auto" && !withKDE && len(labels) >= 2 {
@@ -249,21 +261,8 @@ func runEval(args []string) error {
 		fmt.Fprintf(os.Stderr, "ecl eval: computing ECE^KDE on N = %d, K = %d (O(N²K), about %.0f s)...\n", len(labels), p1.k, work/kdeRate)
 	}
 	if p2 != nil {
-		rep.Compare = &compareReport{Probs: *probs2Path, Input: p2.input, Notes: p2.notes}
-		if rep.Compare.Metrics, err = statistics(p2.probs, p2.k, labels, o, rep.KDEBandwidth, canonical); err != nil {
+		if rep.Compare, err = compare(p1, *p2, *probs2Path, labels, o, rep.KDEBandwidth, canonical); err != nil {
 			return err
-		}
-		m1, _ := statistics(p1.probs, p1.k, labels, o, rep.KDEBandwidth, canonical)
-		rep.Compare.Diff = map[string]float64{}
-		for name, v := range m1 {
-			if !strings.HasPrefix(name, "_") {
-				rep.Compare.Diff[name] = v - rep.Compare.Metrics[name]
-			}
-		}
-		for name := range rep.Compare.Metrics {
-			if strings.HasPrefix(name, "_") {
-				delete(rep.Compare.Metrics, name)
-			}
 		}
 	}
 	if *boot > 0 {
@@ -287,6 +286,26 @@ func runEval(args []string) error {
 		return writeDiagrams(*out, "", "", cals)
 	}
 	return nil
+}
+
+// compare evaluates p2 (read from path) and its differences from p1 on the
+// same labels; ECE^KDE with p1's bandwidth h when h > 0.
+func compare(p1, p2 predictions, path string, labels []int, o metrics.Options, h float64, canonical bool) (*compareReport, error) {
+	m1, err := statistics(p1.probs, p1.k, labels, o, h, canonical)
+	if err != nil {
+		return nil, err
+	}
+	m2, err := statistics(p2.probs, p2.k, labels, o, h, canonical)
+	if err != nil {
+		return nil, err
+	}
+	c := &compareReport{Probs: path, Input: p2.input, Notes: p2.notes, Metrics: map[string]float64{}, Diff: map[string]float64{}}
+	for name, v := range m2 {
+		if !strings.HasPrefix(name, "_") { // the intervals' helpers
+			c.Metrics[name], c.Diff[name] = v, m1[name]-v
+		}
+	}
+	return c, nil
 }
 
 // canonicalAffordable reports whether the simplex anchors of b bins and k
@@ -693,7 +712,11 @@ func printReport(w io.Writer, r evalReport) {
 	line("ECE L2", "ece_l2", r.ECEL2)
 	line("debiased ECE L2", "debiased_ece_l2", r.DebiasedL2)
 	line("CwECE", "cwece", r.CwECE)
-	line("canonical ECE", "canonical_ece", r.CanECE)
+	if r.CanonicalSkipped {
+		fmt.Fprintf(w, "  %-22s  skipped (see the note)\n", "canonical ECE")
+	} else {
+		line("canonical ECE", "canonical_ece", r.CanECE)
+	}
 	if r.KDE != nil {
 		for _, m := range kdeModes {
 			fmt.Fprintf(w, "  %-22s %8.3f %%   bandwidth %.4g%s\n", "ECE^KDE "+m.name, 100*r.KDE[m.name], r.KDEBandwidth, interval("ece_kde_"+m.name, 100))

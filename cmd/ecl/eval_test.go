@@ -290,7 +290,7 @@ func TestEvalEverydayFiles(t *testing.T) {
 	bin := evalJSON(t, "-probs", zp, "-labels", bl, "-bins", "2", "-kde=false")
 	// Top-label confidences .75 .75 .5 1, correct 1 1 0 1 (the tie .5 predicts class 0):
 	// bin (0, .5]: conf .5, acc 0; bin (.5, 1]: conf 2.5/3, acc 1. ECE = .25·.5 + .75·(1/6).
-	if bin.K != 2 || math.Abs(bin.ECE-(0.125+0.125)) > 1e-12 || bin.TopBins[1].Count != 3 {
+	if bin.K != 2 || math.Abs(bin.ECE-(0.125+0.125)) > 1e-12 || len(bin.TopBins) != 2 || bin.TopBins[1].Count != 3 {
 		t.Errorf("binary npz: K %d ECE %v bins %+v notes %q", bin.K, bin.ECE, bin.TopBins, bin.Notes)
 	}
 }
@@ -328,7 +328,7 @@ func TestEvalIntervalsAndCompare(t *testing.T) {
 	if ci := c.DiffCI["acc"]; !(ci[0] <= c.Diff["acc"] && c.Diff["acc"] <= ci[1]) {
 		t.Errorf("accuracy difference %v outside %v", c.Diff["acc"], ci)
 	}
-	if len(rep.TopBins) != 15 || len(rep.ClasswiseBins) != 2 || len(rep.CanonicalBins) == 0 {
+	if len(rep.TopBins) == 0 || len(rep.TopBins) > 15 || len(rep.ClasswiseBins) != 2 || len(rep.CanonicalBins) == 0 {
 		t.Errorf("bins: %d top, %d classes, %d canonical", len(rep.TopBins), len(rep.ClasswiseBins), len(rep.CanonicalBins))
 	}
 	n := 0
@@ -362,11 +362,11 @@ func TestEvalConvention(t *testing.T) {
 			t.Errorf("%s: ECE %v (%q), want 0.29", conv, rep.ECE, rep.Convention)
 		}
 	}
-	// Confidence exactly 1: torchmetrics gives it a third bin [1, 1].
+	// Confidence exactly 1: torchmetrics gives it a bin [1, 1] of its own, after (.5, 1].
 	one := writeFile(t, dir, "one.csv", []byte("1,0\n0.75,0.25\n"))
 	y := writeFile(t, dir, "y2.csv", []byte("1\n0\n"))
 	tm := evalJSON(t, "-probs", one, "-labels", y, "-bins", "2", "-kde=false", "-convention", "torchmetrics")
-	if len(tm.TopBins) != 3 || tm.TopBins[2].Count != 1 || tm.TopBins[2].Lo != 1 {
+	if b := tm.TopBins; len(b) != 2 || b[1].Count != 1 || b[1].Lo != 1 || b[1].Hi != 1 || b[0].Hi != 1 {
 		t.Errorf("torchmetrics bins %+v", tm.TopBins)
 	}
 	for _, args := range [][]string{{"-convention", "sklearn"}, {"-convention", "netcal", "-reference"}} {
@@ -388,5 +388,23 @@ func TestEvalKDEAuto(t *testing.T) {
 	rep := evalJSON(t, "-probs", writeFile(t, dir, "p.csv", []byte(p.String())), "-labels", writeFile(t, dir, "y.csv", []byte(y.String())))
 	if rep.KDE != nil || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "ECE^KDE skipped: N²K = 5.002e+07 > 5e+07") {
 		t.Errorf("KDE %v, notes %q", rep.KDE, rep.Notes)
+	}
+}
+
+// TestEvalTooManyBins: 1,000 classes and 1,001 or 100,000 bins. The
+// class-wise error would hold K·B bins: 1e8 are refused before anything is
+// allocated. With 1,001 bins the canonical simplex would need C(1001, 2) =
+// 500,500 anchors of 1,000 values: it is skipped with a note.
+func TestEvalTooManyBins(t *testing.T) {
+	dir := t.TempDir()
+	row := strings.TrimSuffix(strings.Repeat("0.001,", 1000), ",") + "\n"
+	pp := writeFile(t, dir, "p.csv", []byte(row+row))
+	lp := writeFile(t, dir, "y.csv", []byte("0\n999\n"))
+	if _, err := captureStdout(t, func() error { return runEval([]string{"-probs", pp, "-labels", lp, "-bins", "100000"}) }); err == nil || !strings.Contains(err.Error(), "-bins 100000 with the 1000 classes of "+pp) {
+		t.Errorf("error %v", err)
+	}
+	rep := evalJSON(t, "-probs", pp, "-labels", lp, "-bins", "1001", "-kde=false")
+	if !rep.CanonicalSkipped || rep.CanonicalBins != nil || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "canonical ECE skipped") {
+		t.Errorf("skipped %v, notes %q", rep.CanonicalSkipped, rep.Notes)
 	}
 }
