@@ -248,6 +248,7 @@ func runEval(args []string) error {
 	if err != nil {
 		return err
 	}
+	addBins(&rep, cals)
 	rep.Probs, rep.Labels, rep.Scheme, rep.Reference, rep.Convention = *probsPath, *labelsPath, *scheme, conv == metrics.ReferenceECL, *convention
 	rep.Input, rep.Notes = p1.input, p1.notes
 	if !canonical {
@@ -521,19 +522,24 @@ func evaluate(probs []float64, k int, labels []int, o metrics.Options, kde, cano
 		}
 	}
 	r.Debiased = map[string]float64{"ece": metrics.DebiasedL1(c.top), "cwece": metrics.DebiasedL1Classwise(c.cw, o.SumClasses)}
+	if canonical {
+		r.Debiased["canonical_ece"] = metrics.DebiasedL1Canonical(c.can)
+	}
+	return r, c, nil
+}
+
+// addBins fills r's per-bin values from c.
+func addBins(r *evalReport, c calibrations) {
 	r.TopBins = binsJSON(c.top)
 	for _, cl := range c.cw.Classes {
 		r.ClasswiseBins = append(r.ClasswiseBins, binsJSON(cl))
 	}
-	if canonical {
-		r.Debiased["canonical_ece"] = metrics.DebiasedL1Canonical(c.can)
-		for j, b := range c.can.Bins {
-			if b.Count > 0 {
-				r.CanonicalBins = append(r.CanonicalBins, vecBinJSON{c.can.Anchors[j*k : (j+1)*k], b.Count, b.Conf, b.Freq})
-			}
+	k := c.can.K
+	for j, b := range c.can.Bins {
+		if b.Count > 0 {
+			r.CanonicalBins = append(r.CanonicalBins, vecBinJSON{c.can.Anchors[j*k : (j+1)*k], b.Count, b.Conf, b.Freq})
 		}
 	}
-	return r, c, nil
 }
 
 // kdeAll fills r's ECE^KDE of every mode, selecting the bandwidth once.
