@@ -210,6 +210,7 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"-probs", good, "-labels", two, "-bins", "2000000000"}, "-bins 2000000000: want 1 to 100000"},
 		{[]string{"-probs", writeFile(t, dir, "empty.csv", []byte("p0,p1\n")), "-labels", two}, "empty.csv: no numeric rows"},
 		{[]string{"-probs", good, "-labels", writeFile(t, dir, "e.npy", npyFloat32(0, 1, nil))}, "e.npy: no labels (0 rows)"},
+		{[]string{"-probs", writeFile(t, dir, "e3.npy", npyFloat32(0, 3, nil)), "-labels", two}, "e3.npy: no predictions (0 rows)"},
 		{[]string{"-probs", good, "-labels", two, "-logits"}, "good.csv: -logits, but every row is already probabilities"},
 		{[]string{"-labels", two}, "required"},
 	} {
