@@ -11,7 +11,7 @@
 //
 // The auxiliary head p estimates P(Y|X) (class-wise, canonical) or
 // P(prediction correct | X) (top-label). Defaults follow the public reference
-// code (../shared/SPEC.md §1 and §6): B = 15 bins, τ = −1/(ln 0.9·B²),
+// code (docs/method.md): B = 15 bins, τ = −1/(ln 0.9·B²),
 // N_prox = 5, EMA weight 0.9 on the new value, L1 norm, skip threshold 2⁻²³,
 // and a loss summed over samples; the mean over samples is an option.
 package ecl

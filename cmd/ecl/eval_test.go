@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
@@ -142,8 +143,13 @@ func TestEvalLogitsNPY(t *testing.T) {
 	if !near(rep.ECE, ece.Error) || math.Abs(rep.NLL-nll) > 1e-12 || rep.KDE != nil {
 		t.Errorf("ECE %v NLL %v KDE %v, want %v %v none", rep.ECE, rep.NLL, rep.KDE, ece.Error, nll)
 	}
-	if _, err := captureStdout(t, func() error { return runEval([]string{"-probs", pp, "-labels", lp}) }); err == nil || !strings.Contains(err.Error(), "z.npy: row 1") {
-		t.Errorf("logits without -logits: error %v", err)
+	// Without -logits they are detected (values outside [0, 1]) and reported.
+	auto := evalJSON(t, "-probs", pp, "-labels", lp, "-bins", "5", "-kde=false")
+	if auto.Input != "logits" || !near(auto.ECE, ece.Error) || len(auto.Notes) != 1 || !strings.Contains(auto.Notes[0], "read as logits") {
+		t.Errorf("auto: input %q ECE %v notes %q", auto.Input, auto.ECE, auto.Notes)
+	}
+	if _, err := captureStdout(t, func() error { return runEval([]string{"-probs", pp, "-labels", lp, "-input", "probs"}) }); err == nil || !strings.Contains(err.Error(), "z.npy: row 1, column 1: 2 is not a probability") {
+		t.Errorf("-input probs on logits: error %v", err)
 	}
 }
 
@@ -201,6 +207,11 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"-probs", filepath.Join(dir, "none.csv"), "-labels", two}, "none.csv"},
 		{[]string{"-probs", good, "-labels", two, "-scheme", "quantile"}, "-scheme"},
 		{[]string{"-probs", good, "-labels", two, "-bins", "0"}, "-bins"},
+		{[]string{"-probs", good, "-labels", two, "-bins", "2000000000"}, "-bins 2000000000: want 1 to 100000"},
+		{[]string{"-probs", writeFile(t, dir, "empty.csv", []byte("p0,p1\n")), "-labels", two}, "empty.csv: no numeric rows"},
+		{[]string{"-probs", good, "-labels", writeFile(t, dir, "e.npy", npyFloat32(0, 1, nil))}, "e.npy: no labels (0 rows)"},
+		{[]string{"-probs", writeFile(t, dir, "e3.npy", npyFloat32(0, 3, nil)), "-labels", two}, "e3.npy: no predictions (0 rows)"},
+		{[]string{"-probs", good, "-labels", two, "-logits"}, "good.csv: -logits, but every row is already probabilities"},
 		{[]string{"-labels", two}, "required"},
 	} {
 		_, err := captureStdout(t, func() error { return runEval(c.args) })
@@ -210,6 +221,9 @@ func TestEvalErrors(t *testing.T) {
 	}
 	if _, err := captureStdout(t, func() error { return runEval([]string{"-probs", pp, "-labels", two, "-logits"}) }); err != nil {
 		t.Errorf("-logits: %v", err)
+	}
+	if _, err := captureStdout(t, func() error { return runEval([]string{"-probs", good, "-labels", two, "-input", "logits"}) }); err != nil {
+		t.Errorf("-input logits forces: %v", err)
 	}
 	if err := runEval([]string{"-h"}); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v", err)
@@ -242,5 +256,156 @@ func TestSimCommandShortRun(t *testing.T) {
 	ds, _ := os.ReadDir(filepath.Join(dir, "diagrams"))
 	if len(ds) != 5*3*2 {
 		t.Errorf("%d diagram files, want 5 models × 3 diagrams × 2 formats", len(ds))
+	}
+}
+
+// TestEvalEverydayFiles feeds prediction files as other tools write them.
+func TestEvalEverydayFiles(t *testing.T) {
+	dir := t.TempDir()
+	lp := writeFile(t, dir, "y.txt", []byte("0\n1\n2\n0\n"))
+	exact := evalJSON(t, "-probs", writeFile(t, dir, "p.csv", []byte("0.25,0.20,0.55\n0.55,0.05,0.40\n0.10,0.30,0.60\n0.90,0.05,0.05\n")), "-labels", lp, "-bins", "3", "-kde=false")
+	// Rounded to 4 decimals: rows sum to 0.9999 or 1.0001; renormalised with a note.
+	rounded := evalJSON(t, "-probs", writeFile(t, dir, "r.csv", []byte("0.2500,0.2000,0.5499\n0.5501,0.0500,0.4000\n0.1,0.3,0.6\n0.9,0.05,0.05\n")), "-labels", lp, "-bins", "3", "-kde=false")
+	if math.Abs(rounded.ECE-exact.ECE) > 1e-3 || len(rounded.Notes) != 1 || !strings.Contains(rounded.Notes[0], "renormalised") {
+		t.Errorf("rounded: ECE %v (exact %v), notes %q", rounded.ECE, exact.ECE, rounded.Notes)
+	}
+	// pandas to_csv with its index column.
+	pandas := evalJSON(t, "-probs", writeFile(t, dir, "pd.csv", []byte(",0,1,2\n0,0.25,0.20,0.55\n1,0.55,0.05,0.40\n2,0.10,0.30,0.60\n3,0.90,0.05,0.05\n")), "-labels", lp, "-bins", "3", "-kde=false")
+	if pandas.K != 3 || !near(pandas.ECE, exact.ECE) || len(pandas.Notes) != 1 || !strings.Contains(pandas.Notes[0], "index column") {
+		t.Errorf("pandas: K %d ECE %v notes %q", pandas.K, pandas.ECE, pandas.Notes)
+	}
+	// Binary P(y = 1) as (N,), in float16 inside a deflated .npz: [.75 .25 .5 1].
+	var z bytes.Buffer
+	zw := zip.NewWriter(&z)
+	h := "{'descr': '<f2', 'fortran_order': False, 'shape': (4,), }\n"
+	var npy bytes.Buffer
+	npy.WriteString("\x93NUMPY\x01\x00")
+	binary.Write(&npy, binary.LittleEndian, uint16(len(h)))
+	npy.WriteString(h)
+	binary.Write(&npy, binary.LittleEndian, []uint16{0x3a00, 0x3400, 0x3800, 0x3c00})
+	w, _ := zw.Create("p1.npy")
+	w.Write(npy.Bytes())
+	zw.Close()
+	zp := writeFile(t, dir, "b.npz", z.Bytes())
+	bl := writeFile(t, dir, "b.txt", []byte("1\n0\n1\n1\n"))
+	bin := evalJSON(t, "-probs", zp, "-labels", bl, "-bins", "2", "-kde=false")
+	// Top-label confidences .75 .75 .5 1, correct 1 1 0 1 (the tie .5 predicts class 0):
+	// bin (0, .5]: conf .5, acc 0; bin (.5, 1]: conf 2.5/3, acc 1. ECE = .25·.5 + .75·(1/6).
+	if bin.K != 2 || math.Abs(bin.ECE-(0.125+0.125)) > 1e-12 || len(bin.TopBins) != 2 || bin.TopBins[1].Count != 3 {
+		t.Errorf("binary npz: K %d ECE %v bins %+v notes %q", bin.K, bin.ECE, bin.TopBins, bin.Notes)
+	}
+}
+
+// TestEvalIntervalsAndCompare checks that every metric gets an interval,
+// that the binned errors' intervals hold their bias-corrected estimates,
+// and that -probs2 gives sample-matched differences.
+func TestEvalIntervalsAndCompare(t *testing.T) {
+	dir := t.TempDir()
+	var a, b, ys strings.Builder
+	for i := range 300 {
+		c := 0.5 + 0.5*float64(i%50)/50
+		fmt.Fprintf(&a, "%v,%v\n", c, 1-c)
+		fmt.Fprintf(&b, "%v,%v\n", 0.9, 0.1)
+		fmt.Fprintf(&ys, "%d\n", (i*7)%3%2)
+	}
+	pa, pb := writeFile(t, dir, "a.csv", []byte(a.String())), writeFile(t, dir, "b.csv", []byte(b.String()))
+	lp := writeFile(t, dir, "y.csv", []byte(ys.String()))
+	rep := evalJSON(t, "-probs", pa, "-probs2", pb, "-labels", lp, "-bootstrap", "100", "-kde")
+	for _, name := range []string{"acc", "ece", "mce", "ece_l2", "debiased_ece_l2", "cwece", "canonical_ece", "nll", "brier", "ece_kde_canonical", "ece_kde_top-label", "ece_kde_marginal"} {
+		ci, ok := rep.CI[name]
+		if !ok || !(ci[0] <= ci[1]) || rep.CIMethod[name] == "" {
+			t.Errorf("%s: interval %v (%v), method %q", name, ci, ok, rep.CIMethod[name])
+		}
+	}
+	for name, d := range rep.Debiased {
+		if ci := rep.CI[name]; !(ci[0] <= d && d <= ci[1]) || d > map[string]float64{"ece": rep.ECE, "cwece": rep.CwECE, "canonical_ece": rep.CanECE}[name] {
+			t.Errorf("%s: bias-corrected %v outside %v or above the plug-in", name, d, ci)
+		}
+	}
+	c := rep.Compare
+	if c == nil || !near(c.Diff["ece"], rep.ECE-c.Metrics["ece"]) || !near(c.Diff["acc"], rep.ACC-c.Metrics["acc"]) {
+		t.Fatalf("compare %+v", c)
+	}
+	if ci := c.DiffCI["acc"]; !(ci[0] <= c.Diff["acc"] && c.Diff["acc"] <= ci[1]) {
+		t.Errorf("accuracy difference %v outside %v", c.Diff["acc"], ci)
+	}
+	if len(rep.TopBins) == 0 || len(rep.TopBins) > 15 || len(rep.ClasswiseBins) != 2 || len(rep.CanonicalBins) == 0 {
+		t.Errorf("bins: %d top, %d classes, %d canonical", len(rep.TopBins), len(rep.ClasswiseBins), len(rep.CanonicalBins))
+	}
+	n := 0
+	for _, bin := range rep.TopBins {
+		n += bin.Count
+	}
+	if n != 300 {
+		t.Errorf("top-label bins hold %d samples, want 300", n)
+	}
+	out, err := captureStdout(t, func() error {
+		return runEval([]string{"-probs", pa, "-probs2", pb, "-labels", lp, "-bootstrap", "100", "-kde=false"})
+	})
+	want := fmt.Sprintf("  %-22s %+9.3f   95%% CI [", "acc", 100*c.Diff["acc"])
+	if err != nil || !strings.Contains(out, "minus "+pb) || !strings.Contains(out, want) {
+		t.Errorf("table (%v) lacks %q:\n%s", err, want, out)
+	}
+}
+
+// TestEvalConvention: the torchmetrics example's binary case under each
+// library's rules, worked out by hand. P(y = 1) = .25 .25 .55 .75 .75 with
+// y = 0 0 1 1 1 as a one-column file, top-label over [1 − p, p]: confidences
+// .75 .75 .55 .75 .75, correct 1 1 1 1 1; 2 bins: every convention puts all
+// in (.5, 1] → ECE = |mean conf − 1| = 1 − 3.55/5 = .29.
+func TestEvalConvention(t *testing.T) {
+	dir := t.TempDir()
+	pp := writeFile(t, dir, "p.csv", []byte("0.25\n0.25\n0.55\n0.75\n0.75\n"))
+	lp := writeFile(t, dir, "y.csv", []byte("0\n0\n1\n1\n1\n"))
+	for _, conv := range []string{"ours", "torchmetrics", "netcal", "kumar"} {
+		rep := evalJSON(t, "-probs", pp, "-labels", lp, "-bins", "2", "-kde=false", "-convention", conv)
+		if math.Abs(rep.ECE-0.29) > 1e-12 || rep.Convention != conv {
+			t.Errorf("%s: ECE %v (%q), want 0.29", conv, rep.ECE, rep.Convention)
+		}
+	}
+	// Confidence exactly 1: torchmetrics gives it a bin [1, 1] of its own, after (.5, 1].
+	one := writeFile(t, dir, "one.csv", []byte("1,0\n0.75,0.25\n"))
+	y := writeFile(t, dir, "y2.csv", []byte("1\n0\n"))
+	tm := evalJSON(t, "-probs", one, "-labels", y, "-bins", "2", "-kde=false", "-convention", "torchmetrics")
+	if b := tm.TopBins; len(b) != 2 || b[1].Count != 1 || b[1].Lo != 1 || b[1].Hi != 1 || b[0].Hi != 1 {
+		t.Errorf("torchmetrics bins %+v", tm.TopBins)
+	}
+	for _, args := range [][]string{{"-convention", "sklearn"}, {"-convention", "netcal", "-reference"}} {
+		if _, err := captureStdout(t, func() error { return runEval(append([]string{"-probs", pp, "-labels", lp}, args...)) }); err == nil || !strings.Contains(err.Error(), "-convention") {
+			t.Errorf("%v: error %v", args, err)
+		}
+	}
+}
+
+// TestEvalKDEAuto: beyond N²K = 5e7 ECE^KDE is left out unless asked for,
+// and the report says so.
+func TestEvalKDEAuto(t *testing.T) {
+	dir := t.TempDir()
+	var p, y strings.Builder
+	for i := range 5001 {
+		fmt.Fprintf(&p, "%v,%v\n", 0.6, 0.4)
+		fmt.Fprintf(&y, "%d\n", i%2)
+	}
+	rep := evalJSON(t, "-probs", writeFile(t, dir, "p.csv", []byte(p.String())), "-labels", writeFile(t, dir, "y.csv", []byte(y.String())))
+	if rep.KDE != nil || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "ECE^KDE skipped: N²K = 5.002e+07 > 5e+07") {
+		t.Errorf("KDE %v, notes %q", rep.KDE, rep.Notes)
+	}
+}
+
+// TestEvalTooManyBins: 1,000 classes and 1,001 or 100,000 bins. The
+// class-wise error would hold K·B bins: 1e8 are refused before anything is
+// allocated. With 1,001 bins the canonical simplex would need C(1001, 2) =
+// 500,500 anchors of 1,000 values: it is skipped with a note.
+func TestEvalTooManyBins(t *testing.T) {
+	dir := t.TempDir()
+	row := strings.TrimSuffix(strings.Repeat("0.001,", 1000), ",") + "\n"
+	pp := writeFile(t, dir, "p.csv", []byte(row+row))
+	lp := writeFile(t, dir, "y.csv", []byte("0\n999\n"))
+	if _, err := captureStdout(t, func() error { return runEval([]string{"-probs", pp, "-labels", lp, "-bins", "100000"}) }); err == nil || !strings.Contains(err.Error(), "-bins 100000 with the 1000 classes of "+pp) {
+		t.Errorf("error %v", err)
+	}
+	rep := evalJSON(t, "-probs", pp, "-labels", lp, "-bins", "1001", "-kde=false")
+	if !rep.CanonicalSkipped || rep.CanonicalBins != nil || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "canonical ECE skipped") {
+		t.Errorf("skipped %v, notes %q", rep.CanonicalSkipped, rep.Notes)
 	}
 }

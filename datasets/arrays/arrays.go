@@ -15,49 +15,121 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// Read reads a matrix by the file's extension: .npy as NumPy, anything else
-// as CSV. A 1-D array has one column.
+// MaxValues is the most values a file may hold; larger files are refused
+// before anything is allocated for them (the default, 2²⁸, is 2 GiB of
+// float64).
+var MaxValues int64 = 1 << 28
+
+// Matrix is a matrix read from a file, row-major, with notes on what was
+// detected on the way (an index column dropped, the array picked from a
+// .npz archive).
+type Matrix struct {
+	Data       []float64
+	Rows, Cols int
+	Notes      []string
+}
+
+// Read reads a matrix by the file's extension: .npy as NumPy, .npz (or
+// "file.npz:name") as a NumPy archive, anything else as CSV. A 1-D array has
+// one column.
 func Read(path string) (data []float64, rows, cols int, err error) {
+	m, err := Load(path)
+	return m.Data, m.Rows, m.Cols, err
+}
+
+// Load is Read with notes: a CSV's index column (a header whose first field
+// is empty, "index" or "Unnamed: 0", or a first column counting 0, 1, 2, …
+// from the first row of at least three) is dropped, and the array picked
+// from a .npz archive is named. A .npz path may end in ":name" to pick the
+// array name(.npy); without it the archive must hold one array.
+func Load(path string) (Matrix, error) {
+	if file, name, ok := npzPath(path); ok {
+		return loadNPZ(file, name)
+	}
 	if !strings.EqualFold(filepath.Ext(path), ".npy") {
-		return ReadCSV(path)
+		return loadCSV(path)
 	}
 	data, shape, err := ReadNPY(path)
 	if err != nil {
-		return nil, 0, 0, err
+		return Matrix{}, err
 	}
+	return matrixOf(path, data, shape)
+}
+
+// matrixOf checks that shape has 1 or 2 dimensions.
+func matrixOf(path string, data []float64, shape []int) (Matrix, error) {
 	switch len(shape) {
 	case 1:
-		return data, shape[0], 1, nil
+		return Matrix{Data: data, Rows: shape[0], Cols: 1}, nil
 	case 2:
-		return data, shape[0], shape[1], nil
+		return Matrix{Data: data, Rows: shape[0], Cols: shape[1]}, nil
 	}
-	return nil, 0, 0, fmt.Errorf("%s: array of shape %v, want 1 or 2 dimensions", path, shape)
+	return Matrix{}, fmt.Errorf("%s: array of shape %v, want 1 or 2 dimensions", path, shape)
 }
 
 // ReadCSV reads a numeric CSV file into row-major data. A first row that
 // does not parse as numbers is taken as a header; every other row must have
 // as many numeric fields as the first data row.
 func ReadCSV(path string) (data []float64, rows, cols int, err error) {
+	m, _, err := readCSV(path)
+	return m.Data, m.Rows, m.Cols, err
+}
+
+// loadCSV is ReadCSV dropping an index column (see Load).
+func loadCSV(path string) (Matrix, error) {
+	m, header, err := readCSV(path)
+	if err != nil || m.Cols < 2 {
+		return m, err
+	}
+	counts := m.Rows >= 3 || header != nil
+	for i := 0; i < m.Rows && counts; i++ {
+		counts = m.Data[i*m.Cols] == float64(i)
+	}
+	named := header != nil && slices.Contains([]string{"", "index", "unnamed: 0"}, strings.ToLower(strings.TrimSpace(header[0])))
+	if !counts || (header != nil && !named) {
+		return m, nil
+	}
+	out := make([]float64, 0, m.Rows*(m.Cols-1))
+	for i := range m.Rows {
+		out = append(out, m.Data[i*m.Cols+1:(i+1)*m.Cols]...)
+	}
+	m.Data, m.Cols = out, m.Cols-1
+	m.Notes = append(m.Notes, fmt.Sprintf("%s: first column counts the rows 0, 1, 2, …: dropped as an index column", path))
+	return m, nil
+}
+
+// readCSV reads a numeric CSV file and its header row, if any.
+func readCSV(path string) (m Matrix, header []string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, 0, err
+		return m, nil, err
 	}
 	defer f.Close()
+	var head [4]byte
+	if n, _ := io.ReadFull(f, head[:]); bytes.HasPrefix(head[:n], []byte("PK\x03\x04")) || bytes.HasPrefix(head[:n], npyMagic[:4]) {
+		return m, nil, fmt.Errorf("%s: a binary file (zip or .npy), not CSV: name it .npz or .npy", path)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return m, nil, err
+	}
 	r := csv.NewReader(bufio.NewReader(f))
 	r.TrimLeadingSpace = true
 	r.FieldsPerRecord = -1 // checked below, after the header
 	r.ReuseRecord = true
+	var data []float64
+	rows, cols := 0, 0
 	for first := true; ; first = false {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, 0, 0, fmt.Errorf("%s: %w", path, err)
+			return m, nil, fmt.Errorf("%s: %w", path, err)
 		}
 		line, _ := r.FieldPos(0)
 		start := len(data)
@@ -67,25 +139,29 @@ func ReadCSV(path string) (data []float64, rows, cols int, err error) {
 				if first {
 					break // a header
 				}
-				return nil, 0, 0, fmt.Errorf("%s: line %d, column %d: %q is not a number", path, line, i+1, s)
+				return m, nil, fmt.Errorf("%s: line %d, column %d: %q is not a number", path, line, i+1, s)
 			}
 			data = append(data, v)
 		}
 		if len(data)-start != len(rec) {
 			data = data[:start]
+			header = slices.Clone(rec)
 			continue
 		}
 		if rows == 0 {
 			cols = len(rec)
 		} else if len(rec) != cols {
-			return nil, 0, 0, fmt.Errorf("%s: line %d: %d fields, want %d like the first row", path, line, len(rec), cols)
+			return m, nil, fmt.Errorf("%s: line %d: %d fields, want %d like the first row", path, line, len(rec), cols)
+		}
+		if int64(len(data)) > MaxValues {
+			return m, nil, fmt.Errorf("%s: more than %d values (arrays.MaxValues)", path, MaxValues)
 		}
 		rows++
 	}
 	if rows == 0 {
-		return nil, 0, 0, fmt.Errorf("%s: no numeric rows", path)
+		return m, nil, fmt.Errorf("%s: no numeric rows", path)
 	}
-	return data, rows, cols, nil
+	return Matrix{Data: data, Rows: rows, Cols: cols}, header, nil
 }
 
 // ReadLabels reads integer class labels: one per row of a one-column CSV or
@@ -112,7 +188,7 @@ func ReadLabels(path string) ([]int, error) {
 var npyMagic = []byte("\x93NUMPY")
 
 // ReadNPY reads a NumPy .npy file (format versions 1.0, 2.0 and 3.0) of
-// float32, float64, signed or unsigned 8- to 64-bit integers or booleans in
+// float16, float32, float64, signed or unsigned 8- to 64-bit integers or booleans in
 // either byte order and either memory order; values come back as float64 in
 // row-major (C) order, with the array's shape. The header must be the
 // dictionary NumPy writes, with exactly the keys descr, fortran_order and
@@ -128,8 +204,13 @@ func ReadNPY(path string) (data []float64, shape []int, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return decodeNPY(f, st.Size(), path)
+}
+
+// decodeNPY reads a .npy stream of exactly size bytes; name labels errors.
+func decodeNPY(f io.Reader, size int64, name string) (data []float64, shape []int, err error) {
 	fail := func(off int64, format string, a ...any) error {
-		return fmt.Errorf("%s: offset %d: %s", path, off, fmt.Sprintf(format, a...))
+		return fmt.Errorf("%s: offset %d: %s", name, off, fmt.Sprintf(format, a...))
 	}
 	var pre [8]byte
 	if _, err := io.ReadFull(f, pre[:]); err != nil || !bytes.Equal(pre[:6], npyMagic) {
@@ -155,8 +236,8 @@ func ReadNPY(path string) (data []float64, shape []int, err error) {
 	default:
 		return nil, nil, fail(6, "unsupported format version %d.%d", pre[6], pre[7])
 	}
-	if hlen > st.Size()-off {
-		return nil, nil, fail(off, "header of %d bytes runs past the end of the %d-byte file", hlen, st.Size())
+	if hlen > size-off {
+		return nil, nil, fail(off, "header of %d bytes runs past the end of the %d-byte file", hlen, size)
 	}
 	header := make([]byte, hlen)
 	if _, err := io.ReadFull(f, header); err != nil {
@@ -170,7 +251,7 @@ func ReadNPY(path string) (data []float64, shape []int, err error) {
 		}
 		return nil, nil, fail(off, "header %q: %v", text, err)
 	}
-	decode, size, err := decoder(h.descr)
+	decode, esize, err := decoder(h.descr)
 	if err != nil {
 		return nil, nil, fail(off, "%v", err)
 	}
@@ -183,20 +264,29 @@ func ReadNPY(path string) (data []float64, shape []int, err error) {
 		shape = append(shape, int(v))
 	}
 	start := off + hlen
-	body := st.Size() - start
-	if n > body/size {
+	body := size - start
+	if n > body/esize {
 		return nil, nil, fail(start, "shape %v of %s needs %d values, the file has %d bytes of data", h.shape, h.descr, n, body)
 	}
-	if body != n*size {
-		return nil, nil, fail(start+n*size, "%d bytes after the data of shape %v", body-n*size, h.shape)
+	if body != n*esize {
+		return nil, nil, fail(start+n*esize, "%d bytes after the data of shape %v", body-n*esize, h.shape)
 	}
-	raw := make([]byte, n*size)
-	if _, err := io.ReadFull(f, raw); err != nil {
-		return nil, nil, fail(start, "reading the data: %v", err)
+	if n > MaxValues {
+		return nil, nil, fail(start, "shape %v holds %d values, more than the %d this reader accepts (arrays.MaxValues)", h.shape, n, MaxValues)
 	}
-	data = make([]float64, n)
-	for i := range data {
-		data[i] = decode(raw[int64(i)*size:])
+	// The data grow as they arrive: a stream (a .npz member) may promise
+	// more than it holds.
+	data = make([]float64, 0, min(n, 1<<16))
+	chunk := make([]byte, min(n*esize, 1<<20)/esize*esize)
+	for i := int64(0); i < n; {
+		m := min(int64(len(chunk))/esize, n-i)
+		if _, err := io.ReadFull(f, chunk[:m*esize]); err != nil {
+			return nil, nil, fail(start+i*esize, "reading the data: %v", err)
+		}
+		for j := range m {
+			data = append(data, decode(chunk[j*esize:]))
+		}
+		i += m
 	}
 	if h.fortran && len(shape) > 1 {
 		data = fortranToC(data, shape)
@@ -373,6 +463,8 @@ func decoder(descr string) (func([]byte) float64, int64, error) {
 	}
 	var dec func([]byte) float64
 	switch string(kind) + strconv.Itoa(size) {
+	case "f2":
+		dec = func(b []byte) float64 { return float16(bo.Uint16(b)) }
 	case "f4":
 		dec = func(b []byte) float64 { return float64(math.Float32frombits(bo.Uint32(b))) }
 	case "f8":
@@ -399,6 +491,25 @@ func decoder(descr string) (func([]byte) float64, int64, error) {
 		return nil, 0, fmt.Errorf("unsupported dtype %q", descr)
 	}
 	return dec, int64(size), nil
+}
+
+// float16 decodes an IEEE 754 half-precision value.
+func float16(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	exp, frac := int(h>>10&0x1f), float64(h&0x3ff)
+	switch exp {
+	case 0: // zero or subnormal
+		return sign * math.Ldexp(frac, -24)
+	case 0x1f:
+		if frac != 0 {
+			return math.NaN()
+		}
+		return math.Inf(int(sign))
+	}
+	return sign * math.Ldexp(1024+frac, exp-25)
 }
 
 // fortranToC reorders column-major data of shape into row-major order.

@@ -1,9 +1,12 @@
 package arrays
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -170,7 +173,7 @@ func TestReadNPYBadInput(t *testing.T) {
 		"fortran":    {dict("{'descr': '<f8', 'fortran_order': 0, 'shape': (2,)}"), "True or False"},
 		"object":     {npy("|O", false, "2,", make([]byte, 16)), "object arrays"},
 		"structured": {dict("{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2,)}"), "structured"},
-		"float16":    {npy("<f2", false, "2,", make([]byte, 4)), "unsupported dtype"},
+		"float128":   {npy("<f16", false, "2,", make([]byte, 32)), "unsupported dtype"},
 		"order":      {npy("|f8", false, "2,", make([]byte, 16)), "byte order"},
 		"header":     {good[:12], "past the end"},
 		"newline":    {bytes.Replace(good, []byte(" \n"), []byte("  "), 1), "newline"},
@@ -256,15 +259,158 @@ func FuzzReadNPY(f *testing.F) {
 	f.Add(npy("|u1", false, "3,", []byte{1, 2, 3}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		data, shape, err := ReadNPY(write(t, "f.npy", b))
-		if err != nil {
-			return
-		}
-		n := 1
-		for _, s := range shape {
-			n *= s
-		}
-		if n != len(data) {
-			t.Fatalf("shape %v for %d values", shape, len(data))
+		if err == nil {
+			checkShape(t, data, shape)
 		}
 	})
+}
+
+func TestFloat16(t *testing.T) {
+	// Bit patterns worked out by hand: sign, 5-bit exponent (bias 15), 10-bit fraction.
+	for bits, want := range map[uint16]float64{
+		0x3c00: 1, 0xc000: -2, 0x3800: 0.5, 0x3555: 1365.0 / 4096, 0x7bff: 65504,
+		0x0001: 0x1p-24, 0x0000: 0, 0x7c00: math.Inf(1), 0xfc00: math.Inf(-1),
+	} {
+		if got := float16(bits); got != want {
+			t.Errorf("float16(%#04x) = %v, want %v", bits, got, want)
+		}
+	}
+	if !math.IsNaN(float16(0x7e00)) {
+		t.Error("0x7e00 is NaN")
+	}
+	data, shape, err := ReadNPY(write(t, "h.npy", npy("<f2", true, "2, 2", encode(binary.LittleEndian, []uint16{0x3800, 0x3400, 0x3800, 0x3a00}))))
+	// Fortran order: columns [.5 .25] and [.5 .75].
+	if err != nil || !slices.Equal(shape, []int{2, 2}) || !slices.Equal(data, []float64{0.5, 0.5, 0.25, 0.75}) {
+		t.Errorf("float16 Fortran: %v %v %v", data, shape, err)
+	}
+}
+
+// npzFile builds a .npz archive of the named .npy members, deflated or stored.
+func npzFile(t testing.TB, deflate bool, members map[string][]byte) []byte {
+	var b bytes.Buffer
+	z := zip.NewWriter(&b)
+	names := slices.Sorted(maps.Keys(members))
+	for _, name := range names {
+		m := zip.Store
+		if deflate {
+			m = zip.Deflate
+		}
+		w, err := z.CreateHeader(&zip.FileHeader{Name: name + ".npy", Method: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(members[name])
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestReadNPZ(t *testing.T) {
+	le := binary.LittleEndian
+	logits := npy("<f4", false, "2, 2", encode(le, []float32{1, -1, 0.5, 2}))
+	labels := npy("<i8", false, "2,", encode(le, []int64{0, 1}))
+	for _, deflate := range []bool{false, true} {
+		p := write(t, "a.npz", npzFile(t, deflate, map[string][]byte{"logits": logits, "labels": labels}))
+		data, rows, cols, err := Read(p + ":logits")
+		if err != nil || rows != 2 || cols != 2 || !slices.Equal(data, []float64{1, -1, 0.5, 2}) {
+			t.Errorf("deflate %v: logits %v %d %d %v", deflate, data, rows, cols, err)
+		}
+		if y, err := ReadLabels(p + ":labels"); err != nil || !slices.Equal(y, []int{0, 1}) {
+			t.Errorf("deflate %v: labels %v %v", deflate, y, err)
+		}
+		if _, _, _, err := Read(p); err == nil || !strings.Contains(err.Error(), "2 arrays (labels, logits): pick one as "+p+":NAME") {
+			t.Errorf("no name: %v", err)
+		}
+		if _, _, _, err := Read(p + ":probs"); err == nil || !strings.Contains(err.Error(), `no array "probs" (it has labels, logits)`) {
+			t.Errorf("wrong name: %v", err)
+		}
+	}
+	one := write(t, "one.npz", npzFile(t, true, map[string][]byte{"arr_0": labels}))
+	m, err := Load(one)
+	if err != nil || m.Rows != 2 || len(m.Notes) != 1 || !strings.Contains(m.Notes[0], `only array "arr_0"`) {
+		t.Errorf("single array: %+v %v", m, err)
+	}
+	if _, _, _, err := Read(write(t, "bad.npz", []byte("not a zip"))); err == nil || !strings.Contains(err.Error(), "bad.npz: not a .npz") {
+		t.Errorf("not a zip: %v", err)
+	}
+	// A .npz given a CSV name is recognised rather than parsed as text.
+	if _, _, _, err := Read(write(t, "z.csv", npzFile(t, false, map[string][]byte{"a": labels}))); err == nil || !strings.Contains(err.Error(), "name it .npz") {
+		t.Errorf("zip as CSV: %v", err)
+	}
+}
+
+func TestMaxValues(t *testing.T) {
+	old := MaxValues
+	defer func() { MaxValues = old }()
+	MaxValues = 3
+	if _, _, err := ReadNPY(write(t, "big.npy", npy("<f8", false, "4,", make([]byte, 32)))); err == nil || !strings.Contains(err.Error(), "more than the 3") {
+		t.Errorf("npy: %v", err)
+	}
+	if _, _, _, err := ReadCSV(write(t, "big.csv", []byte("1,2\n3,4\n"))); err == nil || !strings.Contains(err.Error(), "big.csv: more than 3 values") {
+		t.Errorf("csv: %v", err)
+	}
+}
+
+func TestLoadIndexColumn(t *testing.T) {
+	for name, text := range map[string]string{
+		"pandas.csv":  ",p0,p1\n0,0.25,0.75\n1,0.5,0.5\n",
+		"named.csv":   "index,p0,p1\n0,0.25,0.75\n1,0.5,0.5\n",
+		"unnamed.csv": "Unnamed: 0,p0,p1\n0,0.25,0.75\n1,0.5,0.5\n",
+	} {
+		m, err := Load(write(t, name, []byte(text)))
+		if err != nil || m.Cols != 2 || !slices.Equal(m.Data, []float64{0.25, 0.75, 0.5, 0.5}) || len(m.Notes) != 1 {
+			t.Errorf("%s: %+v %v", name, m, err)
+		}
+	}
+	m, err := Load(write(t, "noheader.csv", []byte("0,0.1,0.9\n1,0.2,0.8\n2,0.3,0.7\n")))
+	if err != nil || m.Cols != 2 || len(m.Notes) != 1 {
+		t.Errorf("index without header: %+v %v", m, err)
+	}
+	// Kept: a named first column, or two rows without a header.
+	for name, text := range map[string]string{"p.csv": "p0,p1\n0,1\n1,0\n", "two.csv": "0,1\n1,0\n"} {
+		if m, err := Load(write(t, name, []byte(text))); err != nil || m.Cols != 2 || m.Notes != nil {
+			t.Errorf("%s: %+v %v", name, m, err)
+		}
+	}
+}
+
+// FuzzReadNPZ checks that no archive makes ReadNPZ panic or return data that
+// disagrees with its shape.
+func FuzzReadNPZ(f *testing.F) {
+	le := binary.LittleEndian
+	f.Add(npzFile(f, true, map[string][]byte{"a": npy("<f2", false, "2,", encode(le, []uint16{0x3c00, 0}))}))
+	f.Add(npzFile(f, false, map[string][]byte{"a": npy("<f8", true, "1, 2", encode(le, []float64{1, 2}))}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		data, shape, err := ReadNPZ(write(t, "f.npz", b), "")
+		if err == nil {
+			checkShape(t, data, shape)
+		}
+	})
+}
+
+// FuzzLoadCSV checks that no text makes Load panic or return data that
+// disagrees with its rows and columns.
+func FuzzLoadCSV(f *testing.F) {
+	f.Add([]byte(",p0,p1\n0,0.25,0.75\n1,0.5,0.5\n"))
+	f.Add([]byte("0,0.1,0.9\n1,0.2,0.8\n2,0.3,0.7\n"))
+	f.Add([]byte("y\n1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := Load(write(t, "f.csv", b))
+		if err == nil && len(m.Data) != m.Rows*m.Cols {
+			t.Fatalf("%d×%d for %d values", m.Rows, m.Cols, len(m.Data))
+		}
+	})
+}
+
+// checkShape fails when data do not hold the values shape promises.
+func checkShape(t *testing.T, data []float64, shape []int) {
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	if n != len(data) {
+		t.Fatalf("shape %v for %d values", shape, len(data))
+	}
 }

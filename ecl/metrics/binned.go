@@ -3,6 +3,8 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 
 	"github.com/ecl-go/ecl/ecl/bins"
 )
@@ -48,6 +50,48 @@ type Options struct {
 	Reference bool
 	// SumClasses sums class-wise errors over classes instead of averaging.
 	SumClasses bool
+	// Convention chooses another library's binning rules (edges, where a
+	// confidence of exactly 0 or 1 goes); see docs/conventions.md. The
+	// zero value is this project's.
+	Convention Convention
+}
+
+// Convention is a library's rule for placing confidences in bins.
+type Convention int
+
+const (
+	// Ours: bins (lo, hi], the first closed at 0; edges as numpy.linspace.
+	Ours Convention = iota
+	// ReferenceECL: the ECL reference metrics.py, as Options.Reference.
+	ReferenceECL
+	// TorchMetrics: bins [lo, hi) (torch.bucketize(right=True) − 1 on
+	// linspace(0, 1, B+1)); a confidence of exactly 1 gets a bin of its own,
+	// an extra bin [1, 1] after the B others.
+	TorchMetrics
+	// NetCal: confidences clipped to [ε, 1−ε] (ε = 2⁻⁵²), then numpy
+	// histogram bins [lo, hi), the last closed; equal-mass edges are
+	// numpy.quantile values with the outer edges 0 and 1.
+	NetCal
+	// Kumar: Kumar et al.'s verified_calibration: bins (lo, hi] located by
+	// searchsorted on the upper edges i/B (division, not i·(1/B)), so 0 is
+	// in the first bin; equal-mass bins are consecutive chunks of
+	// ⌈n/B⌉ sorted values split at midpoints, duplicate edges merged.
+	Kumar
+)
+
+// Conventions lists the conventions by their command-line names.
+var Conventions = map[string]Convention{"ours": Ours, "reference": ReferenceECL, "torchmetrics": TorchMetrics, "netcal": NetCal, "kumar": Kumar}
+
+// ConventionOptions returns the defaults of a library: 15 bins, L1, and its
+// minimum count (the ECL reference drops bins of at most 5 samples; netcal's
+// default sample_threshold of 1 drops only empty bins).
+func ConventionOptions(c Convention) Options {
+	if c == ReferenceECL {
+		o := ReferenceOptions()
+		o.Convention = c
+		return o
+	}
+	return Options{Bins: DefaultBins, Convention: c}
 }
 
 // ReferenceOptions returns the settings of the reference metrics.py:
@@ -69,6 +113,13 @@ func (o Options) check(fn string) (Options, error) {
 		return o, fmt.Errorf("metrics.%s: unknown binning scheme %d", fn, o.Scheme)
 	case o.Norm != L1 && o.Norm != L2 && o.Norm != Max:
 		return o, fmt.Errorf("metrics.%s: unknown norm %d", fn, o.Norm)
+	case o.Convention < Ours || o.Convention > Kumar:
+		return o, fmt.Errorf("metrics.%s: unknown convention %d", fn, o.Convention)
+	case o.Reference && o.Convention != Ours && o.Convention != ReferenceECL:
+		return o, fmt.Errorf("metrics.%s: Reference with convention %d", fn, o.Convention)
+	}
+	if o.Convention == ReferenceECL {
+		o.Reference = true
 	}
 	return o, nil
 }
@@ -97,19 +148,14 @@ type Calibration struct {
 // binned computes the binned calibration error of confidences against 0/1
 // outcomes; o has been checked.
 func binned(conf, outcome []float64, o Options) Calibration {
-	var edges []float64
-	if o.Scheme == EqualMass {
-		edges = bins.EqualMassEdges(conf, o.Bins)
-	} else {
-		edges = bins.Edges(o.Bins)
+	edges, index := binning(conf, o)
+	nb := len(edges) - 1
+	if o.Convention == TorchMetrics {
+		nb++ // the bin [1, 1]
 	}
-	index := bins.Index
-	if o.Reference {
-		index = bins.IndexStrict
-	}
-	res := Calibration{N: len(conf), Bins: make([]Bin, o.Bins)}
+	res := Calibration{N: len(conf), Bins: make([]Bin, nb)}
 	for i, c := range conf {
-		j := index(c, edges)
+		j := index(c)
 		if j < 0 {
 			res.Unbinned++
 			continue
@@ -122,7 +168,10 @@ func binned(conf, outcome []float64, o Options) Calibration {
 	agg := aggregator{norm: o.Norm, n: float64(res.N)}
 	for j := range res.Bins {
 		b := &res.Bins[j]
-		b.Lo, b.Hi = edges[j], edges[j+1]
+		b.Lo, b.Hi = 1, 1
+		if j < len(edges)-1 {
+			b.Lo, b.Hi = edges[j], edges[j+1]
+		}
 		if b.Count == 0 {
 			continue
 		}
@@ -135,6 +184,79 @@ func binned(conf, outcome []float64, o Options) Calibration {
 	}
 	res.Error = agg.value()
 	return res
+}
+
+// netcalEps is numpy's float64 machine epsilon, netcal's clipping margin.
+const netcalEps = 0x1p-52
+
+// binning returns o's bin edges for conf and the function placing one
+// confidence among them (−1: no bin). The confidence averaged in a bin stays
+// the unclipped one for every convention (netcal averages the clipped
+// values; the difference is at most 2⁻⁵² per sample).
+func binning(conf []float64, o Options) ([]float64, func(float64) int) {
+	var edges []float64
+	switch {
+	case o.Scheme == EqualMass && o.Convention == Kumar:
+		edges = kumarMassEdges(conf, o.Bins)
+	case o.Scheme == EqualMass && o.Convention == NetCal:
+		edges = quantileEdges(conf, o.Bins)
+	case o.Scheme == EqualMass:
+		edges = bins.EqualMassEdges(conf, o.Bins)
+	case o.Convention == Kumar:
+		edges = make([]float64, o.Bins+1)
+		for i := range edges {
+			edges[i] = float64(i) / float64(o.Bins)
+		}
+	default:
+		edges = bins.Edges(o.Bins)
+	}
+	b := len(edges) - 1
+	// atOrBelow counts the inner and upper edges ≤ x: the index of a bin
+	// [lo, hi).
+	atOrBelow := func(x float64) int { return sort.Search(b, func(i int) bool { return edges[i+1] > x }) }
+	switch {
+	case o.Reference:
+		return edges, func(x float64) int { return bins.IndexStrict(x, edges) }
+	case o.Convention == TorchMetrics:
+		return edges, func(x float64) int {
+			if x >= edges[b] {
+				return b // the bin [1, 1]
+			}
+			return atOrBelow(x)
+		}
+	case o.Convention == NetCal:
+		return edges, func(x float64) int { return min(atOrBelow(min(max(x, netcalEps), 1-netcalEps)), b-1) }
+	}
+	return edges, func(x float64) int { return bins.Index(x, edges) }
+}
+
+// kumarMassEdges are verified_calibration's get_equal_bins edges: sorted
+// values cut into chunks of ⌈n/b⌉, an edge at the midpoint between chunks,
+// then 1; duplicates merged (fewer bins when values repeat or n < b·⌈n/b⌉).
+func kumarMassEdges(conf []float64, b int) []float64 {
+	s := slices.Sorted(slices.Values(conf))
+	if len(s) == 0 {
+		return bins.Edges(b)
+	}
+	part := (len(s) + b - 1) / b
+	edges := []float64{0}
+	for i := part; i < len(s); i += part {
+		edges = append(edges, (s[i-1]+s[i])/2)
+	}
+	edges = append(edges, 1)
+	return slices.Compact(edges)
+}
+
+// quantileEdges are netcal's equal-mass edges: numpy.quantile (linear
+// interpolation) of conf at i/b, with the outer edges set to 0 and 1.
+func quantileEdges(conf []float64, b int) []float64 {
+	s := slices.Sorted(slices.Values(conf))
+	edges := make([]float64, b+1)
+	edges[b] = 1
+	for i := 1; i < b && len(s) > 0; i++ {
+		edges[i] = quantile(s, float64(i)/float64(b))
+	}
+	return edges
 }
 
 // ECE returns the top-label calibration error: bins on the top confidence
@@ -197,8 +319,7 @@ func ClasswiseECE(probs []float64, k int, labels []int, o Options) (Classwise, e
 }
 
 // DebiasedL2ECE returns the debiased top-label L2 calibration error of Kumar
-// et al. (2019): sqrt(max(0, Σ_m (|B_m|/n)·(gap_m² − acc_m(1−acc_m)/(|B_m|−1)))),
-// where bins with fewer than 2 samples (or not Used) contribute nothing.
+// et al. (2019): sqrt(max(0, DebiasedSquared(cal))) for the top-label bins.
 // Options.Norm is ignored; Kumar et al. use equal-mass bins.
 func DebiasedL2ECE(probs []float64, k int, labels []int, o Options) (float64, error) {
 	o, err := o.check("DebiasedL2ECE")
@@ -209,7 +330,14 @@ func DebiasedL2ECE(probs []float64, k int, labels []int, o Options) (float64, er
 		return 0, err
 	}
 	conf, correct := TopLabel(probs, k, labels)
-	cal := binned(conf, correct, o)
+	return math.Sqrt(max(DebiasedSquared(binned(conf, correct, o)), 0)), nil
+}
+
+// DebiasedSquared returns Kumar et al.'s (2019) unbiased estimate of the
+// squared L2 calibration error of cal's bins:
+// Σ_m (|B_m|/n)·(gap_m² − acc_m(1−acc_m)/(|B_m|−1)), where bins with fewer
+// than 2 samples (or not Used) contribute nothing. It can be negative.
+func DebiasedSquared(cal Calibration) float64 {
 	sq := 0.0
 	for _, b := range cal.Bins {
 		if !b.Used || b.Count < 2 {
@@ -218,5 +346,23 @@ func DebiasedL2ECE(probs []float64, k int, labels []int, o Options) (float64, er
 		bias := b.Acc * (1 - b.Acc) / float64(b.Count-1)
 		sq += float64(b.Count) / float64(cal.N) * (b.Gap()*b.Gap() - bias)
 	}
-	return math.Sqrt(max(sq, 0)), nil
+	return sq
+}
+
+// DebiasedSquaredClasswise is the mean (or sum, as the error) over classes of
+// DebiasedSquared.
+func DebiasedSquaredClasswise(cw Classwise, sum bool) float64 {
+	return overClasses(cw, sum, DebiasedSquared)
+}
+
+// overClasses is the mean (or sum) of f over cw's classes.
+func overClasses(cw Classwise, sum bool, f func(Calibration) float64) float64 {
+	s := 0.0
+	for _, c := range cw.Classes {
+		s += f(c)
+	}
+	if !sum {
+		s /= float64(len(cw.Classes))
+	}
+	return s
 }

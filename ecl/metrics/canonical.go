@@ -80,3 +80,20 @@ func CanonicalECE(probs []float64, k int, labels []int, o Options) (Canonical, e
 	res.Error = agg.value()
 	return res, nil
 }
+
+// DebiasedSquaredCanonical is DebiasedSquared for the canonical bins:
+// Σ_m (|B_m|/n)·(‖conf_m − freq_m‖² − Σ_c freq_mc(1−freq_mc)/(|B_m|−1)).
+func DebiasedSquaredCanonical(c Canonical) float64 {
+	sq := 0.0
+	for _, b := range c.Bins {
+		if b.Count < 2 {
+			continue
+		}
+		bias := 0.0
+		for _, f := range b.Freq {
+			bias += f * (1 - f)
+		}
+		sq += float64(b.Count) / float64(c.N) * (b.Err*b.Err - bias/float64(b.Count-1))
+	}
+	return sq
+}

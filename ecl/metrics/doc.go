@@ -3,17 +3,20 @@
 // equal-width or equal-mass bins and L1, L2 or max aggregation, plus a
 // debiased L2 estimate), the canonical binned error on simplex anchors, the
 // kernel estimate ECE^KDE of Popordanoska et al. (2022), NLL, Brier score and
-// accuracy, and percentile bootstrap confidence intervals.
+// accuracy, and bootstrap confidence intervals that correct the binned
+// errors' upward bias (L1Interval, DebiasedInterval; checked for coverage on
+// data with a known error).
 //
 // Probabilities are row-major: probs holds n rows of k class probabilities
 // (n = len(probs)/k) and labels the n class indices. Results are fractions
 // (multiply by 100 for %). Binned results also carry per-bin statistics for
 // reliability diagrams.
 //
-// Defaults follow the paper (../shared/SPEC.md §3): 15 equal-width bins
+// Defaults follow the paper (docs/method.md, "Metrics"): 15 equal-width bins
 // (lo, hi], the first closed at 0, every sample in some bin, L1, class-wise
 // errors averaged over classes. ReferenceOptions reproduces the reference
-// metrics.py (§6): a confidence of exactly 0 lies in no bin, and bins with at
+// metrics.py: a confidence of exactly 0 lies in no bin, and bins with at
 // most 5 samples are dropped from ECE and class-wise ECE while n stays the
-// divisor.
+// divisor. Options.Convention reproduces the binning rules of torchmetrics,
+// netcal and Kumar et al.'s verified_calibration (docs/conventions.md).
 package metrics
