@@ -2,13 +2,13 @@ package calib
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/ecl/baselines"
 	"github.com/ecl-go/ecl/ecl/metrics"
 	"github.com/ecl-go/ecl/nn"
-	"github.com/ecl-go/ecl/optim"
 	"github.com/ecl-go/ecl/tensor"
 	"gonum.org/v1/gonum/optimize"
 )
@@ -21,8 +21,7 @@ type ECLOptions struct {
 	Head     string
 	Paradigm ecl.Paradigm // default canonical (the zero value)
 	Lambda   float64      // weight of the ECL term (default 1)
-	Steps    int          // full-batch Adam steps (default 300)
-	LR       float64      // Adam's learning rate (default 0.01)
+	Steps    int          // L-BFGS iterations at most (default 100)
 	Bins     int          // bins of the soft-binned estimator (default 15)
 	AuxL2    float64      // ridge penalty of the auxiliary head (default 1e-3)
 }
@@ -35,10 +34,7 @@ func (o ECLOptions) withDefaults() ECLOptions {
 		o.Lambda = 1
 	}
 	if o.Steps == 0 {
-		o.Steps = 300
-	}
-	if o.LR == 0 {
-		o.LR = 0.01
+		o.Steps = 100
 	}
 	if o.Bins == 0 {
 		o.Bins = 15
@@ -52,8 +48,9 @@ func (o ECLOptions) withDefaults() ECLOptions {
 // FitECLHead trains a calibration head on frozen logits with the ECL
 // (ecl.SoftBinned, the differentiable soft-binned estimator of Eq. 7 on the
 // full source and target sets, L1) added to the cross-entropy on the
-// labelled source: loss = CE(head(z_s), y_s) + λ·ECL. The head starts from
-// the source temperature-scaling fit. The ECL's auxiliary estimate of
+// labelled source: loss = CE(head(z_s), y_s) + λ·ECL, minimised by L-BFGS
+// on full-batch gradients (autograd) from the source temperature-scaling
+// fit. The ECL's auxiliary estimate of
 // P(Y|X) is a multinomial logistic regression fitted on the source labels
 // over the features src/tgt (rows of d values, standardised with the
 // pooled mean and deviation); for top-label its probability of the head's
@@ -77,8 +74,8 @@ func FitECLHead(srcLogits []float64, k int, srcLabels []int, tgtLogits, src, tgt
 	if d < 1 || len(src) != ns*d || len(tgt) != nt*d {
 		return nil, fmt.Errorf("calib.FitECLHead: %d source and %d target feature values for %d and %d rows of %d", len(src), len(tgt), ns, nt, d)
 	}
-	if o.Head != "ts" && o.Head != "vs" || o.Steps < 1 || !(o.LR > 0) || !(o.Lambda >= 0) || o.Bins < 1 || o.AuxL2 < 0 {
-		return nil, fmt.Errorf("calib.FitECLHead: head %q (ts or vs), %d steps, learning rate %v, λ %v, %d bins, aux L2 %v", o.Head, o.Steps, o.LR, o.Lambda, o.Bins, o.AuxL2)
+	if o.Head != "ts" && o.Head != "vs" || o.Steps < 1 || !(o.Lambda >= 0) || o.Bins < 1 || o.AuxL2 < 0 {
+		return nil, fmt.Errorf("calib.FitECLHead: head %q (ts or vs), %d steps, λ %v, %d bins, aux L2 %v", o.Head, o.Steps, o.Lambda, o.Bins, o.AuxL2)
 	}
 	auxS, auxT, err := auxiliary(src, tgt, d, k, srcLabels, o.AuxL2)
 	if err != nil {
@@ -90,41 +87,54 @@ func FitECLHead(srcLogits []float64, k int, srcLabels []int, tgtLogits, src, tgt
 	}
 	zs := autograd.Const(tensor.FromSlice(srcLogits, ns, k))
 	zt := autograd.Const(tensor.FromSlice(tgtLogits, nt, k))
-	var params []*autograd.Var[float64]
-	var head func(z *autograd.Var[float64]) *autograd.Var[float64]
-	if o.Head == "ts" {
-		inv := autograd.Param(tensor.FromSlice([]float64{1 / ts.T}, 1, 1)) // 1/T
-		params = []*autograd.Var[float64]{inv}
-		head = func(z *autograd.Var[float64]) *autograd.Var[float64] { return autograd.Mul(z, inv) }
-	} else {
-		w := make([]float64, k)
-		for i := range w {
-			w[i] = 1 / ts.T
-		}
-		wv, bv := autograd.Param(tensor.FromSlice(w, 1, k)), autograd.Param(tensor.Zeros[float64](1, k))
-		params = []*autograd.Var[float64]{wv, bv}
-		head = func(z *autograd.Var[float64]) *autograd.Var[float64] { return autograd.Add(autograd.Mul(z, wv), bv) }
-	}
 	cfg := ecl.Config{Paradigm: o.Paradigm, Classes: k, Bins: o.Bins}
-	opt := optim.NewAdam(params, o.LR, 0)
-	for range o.Steps {
+	// θ is 1/T for the "ts" head, (w, b) for "vs"; the head maps z to z/T
+	// or w⊙z + b.
+	theta := []float64{1 / ts.T}
+	if o.Head == "vs" {
+		theta = make([]float64, 2*k)
+		for i := range k {
+			theta[i] = 1 / ts.T
+		}
+	}
+	loss := func(th, grad []float64) float64 {
+		var params []*autograd.Var[float64]
+		var head func(z *autograd.Var[float64]) *autograd.Var[float64]
+		if o.Head == "ts" {
+			inv := autograd.Param(tensor.FromSlice(slices.Clone(th), 1, 1))
+			params = []*autograd.Var[float64]{inv}
+			head = func(z *autograd.Var[float64]) *autograd.Var[float64] { return autograd.Mul(z, inv) }
+		} else {
+			w, b := autograd.Param(tensor.FromSlice(slices.Clone(th[:k]), 1, k)), autograd.Param(tensor.FromSlice(slices.Clone(th[k:]), 1, k))
+			params = []*autograd.Var[float64]{w, b}
+			head = func(z *autograd.Var[float64]) *autograd.Var[float64] { return autograd.Add(autograd.Mul(z, w), b) }
+		}
 		hs, ht := head(zs), head(zt)
 		ps, pt := autograd.Softmax(hs, 1), autograd.Softmax(ht, 1)
-		as, at := auxFor(o.Paradigm, auxS, ps, k), auxFor(o.Paradigm, auxT, pt, k)
-		loss := nn.CrossEntropy(hs, srcLabels)
+		f := nn.CrossEntropy(hs, srcLabels)
 		if o.Lambda > 0 {
-			loss = autograd.Add(loss, autograd.Scale(ecl.SoftBinned(cfg, ecl.L1, 0, ps, pt, as, at), o.Lambda))
+			as, at := auxFor(o.Paradigm, auxS, ps, k), auxFor(o.Paradigm, auxT, pt, k)
+			f = autograd.Add(f, autograd.Scale(ecl.SoftBinned(cfg, ecl.L1, 0, ps, pt, as, at), o.Lambda))
 		}
+		f.Backward()
+		off := 0
 		for _, p := range params {
-			p.ZeroGrad()
+			off += copy(grad[off:], p.Grad.Data())
 		}
-		loss.Backward()
-		opt.Step()
+		return f.Value.Item()
+	}
+	res, err := baselines.MinimizeSmooth(loss, theta, &optimize.Settings{GradientThreshold: 1e-7, MajorIterations: o.Steps}, &optimize.LBFGS{})
+	if res == nil {
+		return nil, fmt.Errorf("calib.FitECLHead: %w", err)
 	}
 	if o.Head == "ts" {
-		return &Temperature{T: 1 / params[0].Value.Data()[0]}, nil
+		c := &Temperature{T: 1 / res.X[0]}
+		if err := c.check(k); err != nil {
+			return nil, fmt.Errorf("calib.FitECLHead: %w", err)
+		}
+		return c, nil
 	}
-	c := &Affine{Space: "logits", Diagonal: true, W: params[0].Value.Data(), B: params[1].Value.Data()}
+	c := &Affine{Space: "logits", Diagonal: true, W: res.X[:k], B: res.X[k:]}
 	if err := c.check(k); err != nil {
 		return nil, fmt.Errorf("calib.FitECLHead: %w", err)
 	}

@@ -50,13 +50,16 @@ func WeightedECE(probs []float64, k int, labels []int, w []float64, b int) (floa
 	return e, nil
 }
 
-// Interval is an estimate with its bootstrap interval.
+// Interval is an estimate with its bootstrap interval. Corrected is the
+// bootstrap bias-corrected estimate 2·Value − mean of the resampled values
+// (floored at 0), near the interval's centre.
 type Interval struct {
-	Value float64 `json:"value"`
-	Lo    float64 `json:"lo"`
-	Hi    float64 `json:"hi"`
-	Level float64 `json:"level"`
-	Reps  int     `json:"reps"`
+	Value     float64 `json:"value"`
+	Corrected float64 `json:"bias_corrected"`
+	Lo        float64 `json:"lo"`
+	Hi        float64 `json:"hi"`
+	Level     float64 `json:"level"`
+	Reps      int     `json:"reps"`
 }
 
 // ECEInterval is WeightedECE with a basic (reverse-percentile) bootstrap
@@ -65,21 +68,23 @@ type Interval struct {
 // [2·value − q_hi, 2·value − q_lo], floored at 0. The binned ECE is biased
 // upwards, more so on a resample than on the sample; the basic interval
 // carries that bias back instead of adding it, so it does not lie above its
-// own estimate as a percentile interval does. The importance weights are
+// own estimate as a percentile interval does; it may lie below the raw
+// estimate, around the bias-corrected one. The importance weights are
 // held fixed (the domain classifier is not refitted per resample). reps 0
 // gives the value alone.
 func ECEInterval(probs []float64, k int, labels []int, w []float64, b, reps int, level float64, seed uint64) (Interval, error) {
 	v, err := WeightedECE(probs, k, labels, w, b)
 	if err != nil || reps == 0 {
-		return Interval{Value: v, Lo: v, Hi: v}, err
+		return Interval{Value: v, Corrected: v, Lo: v, Hi: v}, err
 	}
 	if reps < 0 || !(level > 0 && level < 1) {
 		return Interval{}, fmt.Errorf("calib.ECEInterval: %d resamples at level %v", reps, level)
 	}
 	n := len(labels)
 	p, y, ws := make([]float64, n*k), make([]int, n), make([]float64, n)
+	sum, count := 0.0, 0
 	lo, hi := metrics.Bootstrap(n, func(idx []int) float64 {
-		sum := 0.0
+		total := 0.0
 		for j, i := range idx {
 			copy(p[j*k:(j+1)*k], probs[i*k:(i+1)*k])
 			y[j] = labels[i]
@@ -87,18 +92,24 @@ func ECEInterval(probs []float64, k int, labels []int, w []float64, b, reps int,
 			if w != nil {
 				ws[j] = w[i]
 			}
-			sum += ws[j]
+			total += ws[j]
 		}
-		if sum == 0 {
+		if total == 0 {
 			return math.NaN()
 		}
 		e, err := WeightedECE(p, k, y, ws, b)
 		if err != nil {
 			return math.NaN()
 		}
+		sum += e
+		count++
 		return e
 	}, reps, level, rand.New(rand.NewPCG(seed, 0xb007)))
-	return Interval{Value: v, Lo: max(2*v-hi, 0), Hi: max(2*v-lo, 0), Level: level, Reps: reps}, nil
+	iv := Interval{Value: v, Corrected: v, Lo: max(2*v-hi, 0), Hi: max(2*v-lo, 0), Level: level, Reps: reps}
+	if count > 0 {
+		iv.Corrected = max(2*v-sum/float64(count), 0)
+	}
+	return iv, nil
 }
 
 // PseudoSet is a labelled pseudo-target set built from unlabelled target
