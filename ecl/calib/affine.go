@@ -171,18 +171,9 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 		for s, y := range labels {
 			row := x[s*d : (s+1)*d]
 			affineRow(z, w, b, row, diag)
-			m := math.Inf(-1)
-			for _, v := range z {
-				m = max(m, v)
-			}
-			sum := 0.0
-			for i, v := range z {
-				q[i] = math.Exp(v - m)
-				sum += q[i]
-			}
-			f += m + math.Log(sum) - z[y]
+			f += softmaxRow(q, z) - z[y]
 			for i := range q {
-				g := q[i] / sum
+				g := q[i]
 				if i == y {
 					g--
 				}

@@ -123,8 +123,8 @@ func Softmax(logits []float64, k int) []float64 {
 	return out
 }
 
-// softmaxRow sets p = softmax(z).
-func softmaxRow(p, z []float64) {
+// softmaxRow sets p = softmax(z) and returns ln Σ exp(z).
+func softmaxRow(p, z []float64) float64 {
 	m := math.Inf(-1)
 	for _, v := range z {
 		m = max(m, v)
@@ -137,23 +137,15 @@ func softmaxRow(p, z []float64) {
 	for j := range p {
 		p[j] /= s
 	}
+	return m + math.Log(s)
 }
 
 // logSoftmax returns the row-wise log-softmax of logits [n, k].
 func logSoftmax(logits []float64, k int) []float64 {
-	out := make([]float64, len(logits))
+	out, p := make([]float64, len(logits)), make([]float64, k)
 	for i := 0; i < len(logits); i += k {
-		z := logits[i : i+k]
-		m := math.Inf(-1)
-		for _, v := range z {
-			m = max(m, v)
-		}
-		s := 0.0
-		for _, v := range z {
-			s += math.Exp(v - m)
-		}
-		lse := m + math.Log(s)
-		for j, v := range z {
+		lse := softmaxRow(p, logits[i:i+k])
+		for j, v := range logits[i : i+k] {
 			out[i+j] = v - lse
 		}
 	}
