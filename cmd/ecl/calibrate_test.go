@@ -281,3 +281,90 @@ func TestCalibrateBinaryProbabilities(t *testing.T) {
 		t.Errorf("unknown method: %v", err)
 	}
 }
+
+func TestReadScoresDetection(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, csv, mode string
+		kind, how       string // want; how: a substring of the report
+		k               int
+		err             string
+	}{
+		{"rounded", "0.3333,0.3333,0.3333\n0.1,0.2,0.7\n", "auto", "probabilities", "renormalised", 3, ""},
+		{"logits", "2.5,-1,0.3\n0.1,4,0.2\n", "auto", "logits", "detected", 3, ""},
+		{"unit-not-simplex", "0.5,0.9,0.1\n0.2,0.2,0.2\n", "auto", "logits", "pass -input probs", 3, ""},
+		{"probs-as-logits", "0.2,0.8\n0.6,0.4\n", "logits", "logits", "warning", 2, ""},
+		{"binary-prob", "p\n0.2\n0.9\n", "auto", "probabilities", "one column", 2, ""},
+		{"binary-logit", "-2.5\n3\n", "auto", "logits", "one column", 2, ""},
+		{"forced-probs", "1.5,-0.5\n0.2,0.8\n", "probs", "", "", 0, "outside [0, 1]"},
+		{"header-only", "a,b\n", "auto", "", "", 0, "no numeric rows"},
+	} {
+		p := filepath.Join(dir, c.name+".csv")
+		if err := os.WriteFile(p, []byte(c.csv), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := readScores(p, c.mode)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), c.name) {
+				t.Errorf("%s: error %v, want one naming the file and %q", c.name, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if s.Kind != c.kind || s.k != c.k || !strings.Contains(s.How, c.how) {
+			t.Errorf("%s: %s, %d classes, %q; want %s, %d, containing %q", c.name, s.Kind, s.k, s.How, c.kind, c.k, c.how)
+		}
+	}
+	// Probabilities become logits whose softmax gives them back,
+	// renormalised: the rounded row (⅓ each to 4 decimals) is uniform.
+	s, _ := readScores(filepath.Join(dir, "rounded.csv"), "auto")
+	p := calib.Softmax(s.logits, 3)
+	for j, want := range []float64{1. / 3, 1. / 3, 1. / 3, 0.1, 0.2, 0.7} {
+		if math.Abs(p[j]-want) > 1e-12 {
+			t.Errorf("probabilities read back %v", p)
+			break
+		}
+	}
+	// A single column of P(class 1) gives [1 − p, p].
+	s, _ = readScores(filepath.Join(dir, "binary-prob.csv"), "auto")
+	if p := calib.Softmax(s.logits, 2); math.Abs(p[1]-0.2) > 1e-12 || math.Abs(p[3]-0.9) > 1e-12 {
+		t.Errorf("binary column read as %v", p)
+	}
+}
+
+func TestCalibrateBadInputs(t *testing.T) {
+	dir := t.TempDir()
+	w := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	z := w("z.csv", "1,2,3\n3,2,1\n0,1,0\n")
+	zt := w("zt.csv", "1,2\n3,2\n")
+	y := w("y.csv", "0\n1\n2\n")
+	bad := w("ybad.csv", "0\n1\n3\n")
+	short := w("yshort.csv", "0\n1\n")
+	f1 := w("f1.csv", "1\n2\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-source", z, "-source-labels", y, "-target", zt, "-out", dir}, "zt.csv has 2"},
+		{[]string{"-source", z, "-source-labels", bad, "-target", z, "-out", dir}, "ybad.csv: row 3: label 3 outside [0, 3)"},
+		{[]string{"-source", z, "-source-labels", short, "-target", z, "-out", dir}, "yshort.csv: 2 labels for the 3 rows"},
+		{[]string{"-source", z, "-source-labels", y, "-target", z, "-source-features", f1, "-target-features", f1, "-out", dir}, "f1.csv: 2 rows"},
+		{[]string{"-source", z, "-source-labels", y, "-target", z, "-method", "platt", "-out", dir}, "two classes"},
+		{[]string{"-source", z, "-source-labels", y, "-target", z}, "-out is required"},
+		{[]string{"-source", z, "-source-labels", y, "-target", z, "-source-features", f1, "-out", dir}, "go together"},
+		{[]string{"-apply", w("p.json", `{"method":"x","family":"nope","classes":3}`), "-probs", z, "-out", dir}, `unknown family "nope"`},
+	} {
+		err := runCalibrate(c.args)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+}
