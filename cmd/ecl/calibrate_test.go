@@ -273,6 +273,23 @@ func TestCalibrateBinaryProbabilities(t *testing.T) {
 	if a := c.(*calib.Platt).A; math.Abs(a-0.5) > 0.1 {
 		t.Errorf("Platt slope %v, want 0.5", a)
 	}
+	// Without target labels: estimates only, no diagrams.
+	out2 := filepath.Join(dir, "unlabelled")
+	printed, err = captureStdout(t, func() error {
+		return runCalibrate([]string{"-source", sp, "-source-labels", sy, "-target", tp, "-method", "ts", "-out", out2, "-bootstrap", "20"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(printed, "true target ECE") || !strings.Contains(printed, "est. IW source ECE") {
+		t.Errorf("unlabelled run printed:\n%s", printed)
+	}
+	if _, err := os.Stat(filepath.Join(out2, "diagrams")); !os.IsNotExist(err) {
+		t.Errorf("diagrams without target labels: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out2, "target_probs_ts.npy")); err != nil {
+		t.Error(err)
+	}
 	err = runCalibrate([]string{"-apply", filepath.Join(out, "params_vs.json"), "-probs", tp, "-out", out, "-input", "logits"})
 	if err == nil || !strings.Contains(err.Error(), "reads the logits themselves") {
 		t.Errorf("vector scaling fitted on probabilities applied to logits: %v", err)
