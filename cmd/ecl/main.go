@@ -3,6 +3,7 @@
 //	ecl sim  [flags]   train Uncal and ECL on the simulated covariate shifts and print the comparison
 //	ecl eval [flags]   compute every calibration metric of given predictions and draw reliability diagrams
 //	ecl digits [flags] train a digit network on source domains and compare calibration methods on the target
+//	ecl calibrate [flags] calibrate a model's predictions under covariate shift from files
 //	ecl data fetch     download MNIST, USPS and SVHN into the data directory and verify their checksums
 //
 // Run "ecl COMMAND -h" for a command's flags.

@@ -3,7 +3,6 @@ package baselines
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/optimize"
 )
@@ -55,23 +54,8 @@ func FitDomain(src, tgt []float64, d int, l2 float64) (*Domain, error) {
 		}
 		return f / n
 	}
-	// The optimiser asks for the value and the gradient at the same points,
-	// one call each; one pass computes both, kept for the last point.
-	var at, lastGrad []float64
-	var lastF float64
-	eval := func(x []float64) {
-		if at != nil && slices.Equal(at, x) {
-			return
-		}
-		at, lastGrad = slices.Clone(x), make([]float64, len(x))
-		lastF = loss(x, lastGrad)
-	}
-	prob := optimize.Problem{
-		Func: func(x []float64) float64 { eval(x); return lastF },
-		Grad: func(g, x []float64) { eval(x); copy(g, lastGrad) },
-	}
-	res, err := optimize.Minimize(prob, make([]float64, d+1), &optimize.Settings{GradientThreshold: 1e-9}, &optimize.BFGS{})
-	if err != nil && res == nil {
+	res, err := MinimizeSmooth(loss, make([]float64, d+1), &optimize.Settings{GradientThreshold: 1e-9}, nil)
+	if res == nil {
 		return nil, fmt.Errorf("baselines.FitDomain: %w", err)
 	}
 	return &Domain{W: res.X[:d], B: res.X[d], prior: math.Log(float64(ns) / float64(nt))}, nil

@@ -1,0 +1,202 @@
+// Package calib holds post-hoc calibrators of a classifier's outputs: maps
+// fitted on held-out, labelled source predictions (and, for the methods made
+// for covariate shift, on unlabelled target predictions) that turn scores
+// into calibrated probabilities. Each family has its own file:
+//
+//   - temperature.go: temperature scaling (Guo et al., 2017) and its forms
+//     under shift — importance-weighted TS (NLL weighted by density ratios),
+//     CPCS and TransCal (both from ecl/baselines);
+//   - affine.go: vector and matrix scaling on logits, and Dirichlet
+//     calibration (Kull et al., 2019: an affine map of log-probabilities with
+//     off-diagonal and intercept regularisation, ODIR);
+//   - histogram.go and isotonic.go: histogram binning and isotonic
+//     regression (pool-adjacent-violators), one-vs-rest for K > 2 and
+//     renormalised;
+//   - binary.go: Platt scaling and beta calibration (Kull et al., 2017) for
+//     two classes;
+//   - shift.go: the domain classifier behind the importance weights, with
+//     its diagnostics (AUC, weight quantiles, effective sample size,
+//     clipping rate);
+//   - eclhead.go: a temperature or vector-scaling head trained on frozen
+//     logits with cross-entropy on the source plus the ECL between source and
+//     target;
+//   - estimate.go: label-free estimates of the target's calibration error
+//     (importance-weighted source ECE, a PseudoCal-style pseudo-target ECE)
+//     with bootstrap intervals.
+//
+// Every calibrator reads logits: n rows of k scores, row-major. A file of
+// probabilities is turned into logits by LogProbs (ln p, which softmax maps
+// back to p). Calibrators that read only the probabilities (temperature,
+// Dirichlet, binning, isotonic, Platt, beta) give the same result on a
+// model's logits and on ln of its probabilities; vector and matrix scaling
+// read the logits themselves. Fitted calibrators serialise to JSON with Save
+// and come back with Load.
+package calib
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+)
+
+// Calibrator maps logits [n, k] to calibrated probabilities [n, k].
+type Calibrator interface {
+	Apply(logits []float64, k int) ([]float64, error)
+	// family names the calibrator's type in saved files.
+	family() string
+}
+
+// families makes an empty calibrator of each saved family, for Load.
+var families = map[string]func() Calibrator{
+	"temperature": func() Calibrator { return new(Temperature) },
+	"affine":      func() Calibrator { return new(Affine) },
+	"histogram":   func() Calibrator { return new(Histogram) },
+	"isotonic":    func() Calibrator { return new(Isotonic) },
+	"platt":       func() Calibrator { return new(Platt) },
+	"beta":        func() Calibrator { return new(Beta) },
+}
+
+// Saved is the JSON form of a fitted calibrator: the method's name, the
+// family that decodes Params, the number of classes and the kind of scores
+// it was fitted on ("logits" or "probabilities").
+type Saved struct {
+	Method  string          `json:"method"`
+	Family  string          `json:"family"`
+	Classes int             `json:"classes"`
+	Input   string          `json:"input"`
+	Params  json.RawMessage `json:"params"`
+}
+
+// Save returns the indented JSON of c under the method's name.
+func Save(method string, classes int, input string, c Calibrator) ([]byte, error) {
+	p, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("calib.Save %s: %w", method, err)
+	}
+	return json.MarshalIndent(Saved{Method: method, Family: c.family(), Classes: classes, Input: input, Params: p}, "", "  ")
+}
+
+// Load decodes a file written by Save.
+func Load(data []byte) (Saved, Calibrator, error) {
+	var s Saved
+	if err := json.Unmarshal(data, &s); err != nil {
+		return s, nil, fmt.Errorf("calib.Load: %w", err)
+	}
+	mk := families[s.Family]
+	if mk == nil {
+		return s, nil, fmt.Errorf("calib.Load: unknown family %q (method %q)", s.Family, s.Method)
+	}
+	if s.Classes < 2 {
+		return s, nil, fmt.Errorf("calib.Load: %d classes", s.Classes)
+	}
+	c := mk()
+	if err := json.Unmarshal(s.Params, c); err != nil {
+		return s, nil, fmt.Errorf("calib.Load %s: params: %w", s.Method, err)
+	}
+	if v, ok := c.(interface{ check(k int) error }); ok {
+		if err := v.check(s.Classes); err != nil {
+			return s, nil, fmt.Errorf("calib.Load %s: %w", s.Method, err)
+		}
+	}
+	return s, c, nil
+}
+
+// ProbFloor is the smallest probability LogProbs takes the logarithm of.
+const ProbFloor = 1e-15
+
+// LogProbs returns ln max(p, ProbFloor) elementwise: logits whose softmax is
+// p (to within the floor).
+func LogProbs(probs []float64) []float64 {
+	out := make([]float64, len(probs))
+	for i, p := range probs {
+		out[i] = math.Log(max(p, ProbFloor))
+	}
+	return out
+}
+
+// Softmax returns the row-wise softmax of logits [n, k], computed stably.
+func Softmax(logits []float64, k int) []float64 {
+	out := make([]float64, len(logits))
+	for i := 0; i < len(logits); i += k {
+		softmaxRow(out[i:i+k], logits[i:i+k])
+	}
+	return out
+}
+
+// softmaxRow sets p = softmax(z) and returns ln Σ exp(z).
+func softmaxRow(p, z []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range z {
+		m = max(m, v)
+	}
+	s := 0.0
+	for j, v := range z {
+		p[j] = math.Exp(v - m)
+		s += p[j]
+	}
+	for j := range p {
+		p[j] /= s
+	}
+	return m + math.Log(s)
+}
+
+// logSoftmax returns the row-wise log-softmax of logits [n, k].
+func logSoftmax(logits []float64, k int) []float64 {
+	out, p := make([]float64, len(logits)), make([]float64, k)
+	for i := 0; i < len(logits); i += k {
+		lse := softmaxRow(p, logits[i:i+k])
+		for j, v := range logits[i : i+k] {
+			out[i+j] = v - lse
+		}
+	}
+	return out
+}
+
+// checkScores validates logits [n, k] with finite values, and labels when
+// given (nil skips), for the function fn.
+func checkScores(fn string, logits []float64, k int, labels []int) (n int, err error) {
+	if k < 2 {
+		return 0, fmt.Errorf("calib.%s: %d classes, need at least 2", fn, k)
+	}
+	if len(logits) == 0 || len(logits)%k != 0 {
+		return 0, fmt.Errorf("calib.%s: %d scores do not make rows of %d classes", fn, len(logits), k)
+	}
+	n = len(logits) / k
+	for i, v := range logits {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("calib.%s: row %d, column %d: score %v is not finite", fn, i/k, i%k, v)
+		}
+	}
+	if labels != nil {
+		if len(labels) != n {
+			return 0, fmt.Errorf("calib.%s: %d labels for %d rows", fn, len(labels), n)
+		}
+		for i, y := range labels {
+			if y < 0 || y >= k {
+				return 0, fmt.Errorf("calib.%s: label %d at row %d outside [0, %d)", fn, y, i, k)
+			}
+		}
+	}
+	return n, nil
+}
+
+// checkWeights validates per-sample importance weights (nil for none).
+func checkWeights(fn string, w []float64, n int) error {
+	if w == nil {
+		return nil
+	}
+	if len(w) != n {
+		return fmt.Errorf("calib.%s: %d weights for %d rows", fn, len(w), n)
+	}
+	total := 0.0
+	for i, v := range w {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("calib.%s: weight %v at row %d", fn, v, i)
+		}
+		total += v
+	}
+	if total == 0 {
+		return fmt.Errorf("calib.%s: all weights are 0", fn)
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package calib
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/ecl/baselines"
+	"github.com/ecl-go/ecl/ecl/metrics"
+	"github.com/ecl-go/ecl/nn"
+	"github.com/ecl-go/ecl/tensor"
+	"gonum.org/v1/gonum/optimize"
+)
+
+// ECLOptions configures the ECL-trained calibration head. Zero values mean
+// the defaults.
+type ECLOptions struct {
+	// Head is "ts" (one temperature, default) or "vs" (vector scaling on
+	// the logits).
+	Head     string
+	Paradigm ecl.Paradigm // default canonical (the zero value)
+	Lambda   float64      // weight of the ECL term (default 1)
+	Steps    int          // L-BFGS iterations at most (default 100)
+	Bins     int          // bins of the soft-binned estimator (default 15)
+	AuxL2    float64      // ridge penalty of the auxiliary head (default 1e-3)
+}
+
+func (o ECLOptions) withDefaults() ECLOptions {
+	if o.Head == "" {
+		o.Head = "ts"
+	}
+	if o.Lambda == 0 {
+		o.Lambda = 1
+	}
+	if o.Steps == 0 {
+		o.Steps = 100
+	}
+	if o.Bins == 0 {
+		o.Bins = 15
+	}
+	if o.AuxL2 == 0 {
+		o.AuxL2 = 1e-3
+	}
+	return o
+}
+
+// FitECLHead trains a calibration head on frozen logits with the ECL
+// (ecl.SoftBinned, the differentiable soft-binned estimator of Eq. 7 on the
+// full source and target sets, L1) added to the cross-entropy on the
+// labelled source: loss = CE(head(z_s), y_s) + λ·ECL, minimised by L-BFGS
+// on full-batch gradients (autograd) from the source temperature-scaling
+// fit. The ECL's auxiliary estimate of
+// P(Y|X) is a multinomial logistic regression fitted on the source labels
+// over the features src/tgt (rows of d values, standardised with the
+// pooled mean and deviation); for top-label its probability of the head's
+// predicted class. Without features (src, tgt nil) it is fitted on the
+// logits, and since the head is then a function of the same logits the
+// loss carries little beyond the cross-entropy; features from the model's
+// backbone are what make the ECL informative.
+func FitECLHead(srcLogits []float64, k int, srcLabels []int, tgtLogits, src, tgt []float64, d int, o ECLOptions) (Calibrator, error) {
+	o = o.withDefaults()
+	ns, err := checkScores("FitECLHead", srcLogits, k, srcLabels)
+	if err != nil {
+		return nil, err
+	}
+	nt, err := checkScores("FitECLHead", tgtLogits, k, nil)
+	if err != nil {
+		return nil, err
+	}
+	if src == nil && tgt == nil {
+		src, tgt, d = srcLogits, tgtLogits, k
+	}
+	if d < 1 || len(src) != ns*d || len(tgt) != nt*d {
+		return nil, fmt.Errorf("calib.FitECLHead: %d source and %d target feature values for %d and %d rows of %d", len(src), len(tgt), ns, nt, d)
+	}
+	if o.Head != "ts" && o.Head != "vs" || o.Steps < 1 || !(o.Lambda >= 0) || o.Bins < 1 || o.AuxL2 < 0 {
+		return nil, fmt.Errorf("calib.FitECLHead: head %q (ts or vs), %d steps, λ %v, %d bins, aux L2 %v", o.Head, o.Steps, o.Lambda, o.Bins, o.AuxL2)
+	}
+	auxS, auxT, err := auxiliary(src, tgt, d, k, srcLabels, o.AuxL2)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := FitTemperature(srcLogits, k, srcLabels, nil)
+	if err != nil {
+		return nil, err
+	}
+	zs := autograd.Const(tensor.FromSlice(srcLogits, ns, k))
+	zt := autograd.Const(tensor.FromSlice(tgtLogits, nt, k))
+	cfg := ecl.Config{Paradigm: o.Paradigm, Classes: k, Bins: o.Bins}
+	// θ is 1/T for the "ts" head, (w, b) for "vs"; the head maps z to z/T
+	// or w⊙z + b.
+	theta := []float64{1 / ts.T}
+	if o.Head == "vs" {
+		theta = make([]float64, 2*k)
+		for i := range k {
+			theta[i] = 1 / ts.T
+		}
+	}
+	loss := func(th, grad []float64) float64 {
+		var params []*autograd.Var[float64]
+		var head func(z *autograd.Var[float64]) *autograd.Var[float64]
+		if o.Head == "ts" {
+			inv := autograd.Param(tensor.FromSlice(slices.Clone(th), 1, 1))
+			params = []*autograd.Var[float64]{inv}
+			head = func(z *autograd.Var[float64]) *autograd.Var[float64] { return autograd.Mul(z, inv) }
+		} else {
+			w, b := autograd.Param(tensor.FromSlice(slices.Clone(th[:k]), 1, k)), autograd.Param(tensor.FromSlice(slices.Clone(th[k:]), 1, k))
+			params = []*autograd.Var[float64]{w, b}
+			head = func(z *autograd.Var[float64]) *autograd.Var[float64] { return autograd.Add(autograd.Mul(z, w), b) }
+		}
+		hs, ht := head(zs), head(zt)
+		ps, pt := autograd.Softmax(hs, 1), autograd.Softmax(ht, 1)
+		f := nn.CrossEntropy(hs, srcLabels)
+		if o.Lambda > 0 {
+			as, at := auxFor(o.Paradigm, auxS, ps, k), auxFor(o.Paradigm, auxT, pt, k)
+			f = autograd.Add(f, autograd.Scale(ecl.SoftBinned(cfg, ecl.L1, 0, ps, pt, as, at), o.Lambda))
+		}
+		f.Backward()
+		off := 0
+		for _, p := range params {
+			off += copy(grad[off:], p.Grad.Data())
+		}
+		return f.Value.Item()
+	}
+	res, err := baselines.MinimizeSmooth(loss, theta, &optimize.Settings{GradientThreshold: 1e-7, MajorIterations: o.Steps}, &optimize.LBFGS{})
+	if res == nil {
+		return nil, fmt.Errorf("calib.FitECLHead: %w", err)
+	}
+	if o.Head == "ts" {
+		c := &Temperature{T: 1 / res.X[0]}
+		if err := c.check(k); err != nil {
+			return nil, fmt.Errorf("calib.FitECLHead: %w", err)
+		}
+		return c, nil
+	}
+	c := &Affine{Space: "logits", Diagonal: true, W: res.X[:k], B: res.X[k:]}
+	if err := c.check(k); err != nil {
+		return nil, fmt.Errorf("calib.FitECLHead: %w", err)
+	}
+	return c, nil
+}
+
+// auxFor shapes the auxiliary estimate P(Y|X) [n, k] for a paradigm: as is
+// for class-wise and canonical, its entry at the head's predicted class for
+// top-label (a constant: the prediction is not differentiated).
+func auxFor(p ecl.Paradigm, aux []float64, probs *autograd.Var[float64], k int) *autograd.Var[float64] {
+	n := len(aux) / k
+	if p != ecl.TopLabel {
+		return autograd.Const(tensor.FromSlice(aux, n, k))
+	}
+	pv := probs.Value.Data()
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = aux[i*k+metrics.Argmax(pv[i*k:(i+1)*k])]
+	}
+	return autograd.Const(tensor.FromSlice(out, n))
+}
+
+// auxiliary fits the auxiliary estimate of P(Y|X): a multinomial logistic
+// regression on standardised features with an L2 penalty, fitted on the
+// source labels; it returns its probabilities on both domains.
+func auxiliary(src, tgt []float64, d, k int, labels []int, l2 float64) (ps, pt []float64, err error) {
+	src, tgt = standardise(src, tgt, d)
+	loss := linearLoss(src, d, k, labels, false, func(int, int) float64 { return l2 / 2 }, 0)
+	res, err := baselines.MinimizeSmooth(loss, make([]float64, k*d+k), &optimize.Settings{GradientThreshold: 1e-8, MajorIterations: affineIterations}, &optimize.LBFGS{})
+	if res == nil {
+		return nil, nil, fmt.Errorf("calib.FitECLHead: auxiliary head: %w", err)
+	}
+	w, b := res.X[:k*d], res.X[k*d:]
+	predict := func(x []float64) []float64 {
+		n := len(x) / d
+		out, z := make([]float64, n*k), make([]float64, k)
+		for i := range n {
+			affineRow(z, w, b, x[i*d:(i+1)*d], false)
+			softmaxRow(out[i*k:(i+1)*k], z)
+		}
+		return out
+	}
+	return predict(src), predict(tgt), nil
+}

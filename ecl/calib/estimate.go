@@ -1,0 +1,142 @@
+package calib
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/ecl-go/ecl/ecl/baselines"
+	"github.com/ecl-go/ecl/ecl/bins"
+	"github.com/ecl-go/ecl/ecl/metrics"
+)
+
+// WeightedECE is the top-label ECE with per-sample weights: b equal-width
+// bins (lo, hi] on the top confidence, the first closed at 0 (as
+// metrics.ECE), each bin's weighted mean confidence against its weighted
+// accuracy, weighted by its share of the total weight. With importance
+// weights p_t/p_s on labelled source samples it estimates the target's ECE
+// under covariate shift; with w nil it is metrics.ECE.
+func WeightedECE(probs []float64, k int, labels []int, w []float64, b int) (float64, error) {
+	n, err := checkScores("WeightedECE", probs, k, labels)
+	if err != nil {
+		return 0, err
+	}
+	if err := checkWeights("WeightedECE", w, n); err != nil {
+		return 0, err
+	}
+	if b < 1 {
+		return 0, fmt.Errorf("calib.WeightedECE: %d bins", b)
+	}
+	conf, correct := metrics.TopLabel(probs, k, labels)
+	mass, sc, sa := make([]float64, b), make([]float64, b), make([]float64, b)
+	total := 0.0
+	for i, c := range conf {
+		wi := 1.0
+		if w != nil {
+			wi = w[i]
+		}
+		j := bins.EqualWidth(c, b)
+		mass[j] += wi
+		sc[j] += wi * c
+		sa[j] += wi * correct[i]
+		total += wi
+	}
+	e := 0.0
+	for j := range mass {
+		if mass[j] > 0 {
+			e += math.Abs(sc[j]-sa[j]) / total
+		}
+	}
+	return e, nil
+}
+
+// Interval is an estimate with its bootstrap interval. Corrected is the
+// bootstrap bias-corrected estimate 2·Value − mean of the resampled values
+// (floored at 0), near the interval's centre.
+type Interval struct {
+	Value     float64 `json:"value"`
+	Corrected float64 `json:"bias_corrected"`
+	Lo        float64 `json:"lo"`
+	Hi        float64 `json:"hi"`
+	Level     float64 `json:"level"`
+	Reps      int     `json:"reps"`
+}
+
+// ECEInterval is WeightedECE with a basic (reverse-percentile) bootstrap
+// interval: rows are resampled with their weights, and with q_lo, q_hi the
+// percentiles of the resampled values the interval is
+// [2·value − q_hi, 2·value − q_lo], floored at 0. The binned ECE is biased
+// upwards, more so on a resample than on the sample; the basic interval
+// carries that bias back instead of adding it, so it does not lie above its
+// own estimate as a percentile interval does; it may lie below the raw
+// estimate, around the bias-corrected one. The importance weights are
+// held fixed (the domain classifier is not refitted per resample). reps 0
+// gives the value alone.
+func ECEInterval(probs []float64, k int, labels []int, w []float64, b, reps int, level float64, seed uint64) (Interval, error) {
+	v, err := WeightedECE(probs, k, labels, w, b)
+	if err != nil || reps == 0 {
+		return Interval{Value: v, Corrected: v, Lo: v, Hi: v}, err
+	}
+	if reps < 0 || !(level > 0 && level < 1) {
+		return Interval{}, fmt.Errorf("calib.ECEInterval: %d resamples at level %v", reps, level)
+	}
+	n := len(labels)
+	p, y, ws := make([]float64, n*k), make([]int, n), make([]float64, n)
+	sum, count := 0.0, 0
+	lo, hi := metrics.Bootstrap(n, func(idx []int) float64 {
+		total := 0.0
+		for j, i := range idx {
+			copy(p[j*k:(j+1)*k], probs[i*k:(i+1)*k])
+			y[j] = labels[i]
+			ws[j] = 1
+			if w != nil {
+				ws[j] = w[i]
+			}
+			total += ws[j]
+		}
+		if total == 0 {
+			return math.NaN()
+		}
+		e, err := WeightedECE(p, k, y, ws, b)
+		if err != nil {
+			return math.NaN()
+		}
+		sum += e
+		count++
+		return e
+	}, reps, level, rand.New(rand.NewPCG(seed, 0xb007)))
+	iv := Interval{Value: v, Corrected: v, Lo: max(2*v-hi, 0), Hi: max(2*v-lo, 0), Level: level, Reps: reps}
+	if count > 0 {
+		iv.Corrected = max(2*v-sum/float64(count), 0)
+	}
+	return iv, nil
+}
+
+// PseudoSet is a labelled pseudo-target set built from unlabelled target
+// logits.
+type PseudoSet struct {
+	Logits []float64
+	Labels []int
+}
+
+// PseudoTarget builds PseudoCal's pseudo-target set (Hu et al., 2024; the
+// mixup of ecl/baselines.PseudoMixup, λ = 0.65, within shuffled batches)
+// on the target logits themselves: each kept pair's mixed logits
+// λ·z_a + (1−λ)·z_b stand for the model's output on the mixed input, which
+// is exact only for a model linear in its input. The pseudo-label is the
+// class of λ·p_a + (1−λ)·p_b. The ECE of a calibrator's output on this set
+// is a label-free estimate of its target ECE.
+func PseudoTarget(tgtLogits []float64, k, batch int, seed uint64) (PseudoSet, error) {
+	if _, err := checkScores("PseudoTarget", tgtLogits, k, nil); err != nil {
+		return PseudoSet{}, err
+	}
+	probs := Softmax(tgtLogits, k)
+	mixed, labels, err := baselines.PseudoMixup(tgtLogits, k, probs, k, batch, 0.65, false, rand.New(rand.NewPCG(seed, 0x9c)))
+	if err != nil {
+		return PseudoSet{}, fmt.Errorf("calib.PseudoTarget: %w", err)
+	}
+	if len(labels) == 0 {
+		return PseudoSet{}, fmt.Errorf("calib.PseudoTarget: every target pair has the same predicted class")
+	}
+	return PseudoSet{Logits: mixed, Labels: labels}, nil
+}

@@ -1,0 +1,83 @@
+package calib
+
+import (
+	"fmt"
+
+	"github.com/ecl-go/ecl/ecl/bins"
+)
+
+// Histogram is histogram binning (Zadrozny & Elkan, 2001): each class
+// probability (P(class 1) alone for two classes) is replaced by the
+// frequency of that class among the fitting samples in its bin
+// (Edges[c][j], Edges[c][j+1]], the first bin closed at 0; an empty bin
+// keeps its midpoint. With more than two classes the row is renormalised.
+type Histogram struct {
+	Edges  [][]float64 `json:"edges"`
+	Values [][]float64 `json:"values"`
+}
+
+func (*Histogram) family() string { return "histogram" }
+
+func (c *Histogram) check(k int) error {
+	if len(c.Edges) != fittedClasses(k) || len(c.Values) != len(c.Edges) {
+		return fmt.Errorf("%d edge and %d value lists for %d classes", len(c.Edges), len(c.Values), k)
+	}
+	for i, e := range c.Edges {
+		if len(e) < 2 || len(c.Values[i]) != len(e)-1 {
+			return fmt.Errorf("class %d: %d edges for %d values", i, len(e), len(c.Values[i]))
+		}
+		for j := 1; j < len(e); j++ {
+			if !(e[j] >= e[j-1]) {
+				return fmt.Errorf("class %d: edges not increasing at %d", i, j)
+			}
+		}
+	}
+	return nil
+}
+
+// FitHistogram fits histogram binning with b bins of equal width on [0, 1]
+// or, with equalMass, of equal counts of each class's probabilities.
+func FitHistogram(logits []float64, k int, labels []int, b int, equalMass bool) (*Histogram, error) {
+	if _, err := checkScores("FitHistogram", logits, k, labels); err != nil {
+		return nil, err
+	}
+	if b < 1 {
+		return nil, fmt.Errorf("calib.FitHistogram: %d bins", b)
+	}
+	scores, outcomes := perClass(logits, k, labels)
+	c := &Histogram{}
+	for i, s := range scores {
+		edges := bins.Edges(b)
+		if equalMass {
+			edges = bins.EqualMassEdges(s, b)
+		}
+		sum, count := make([]float64, b), make([]float64, b)
+		for j, v := range s {
+			bin := bins.Index(v, edges)
+			sum[bin] += outcomes[i][j]
+			count[bin]++
+		}
+		for j := range sum {
+			if count[j] == 0 {
+				sum[j] = (edges[j] + edges[j+1]) / 2
+			} else {
+				sum[j] /= count[j]
+			}
+		}
+		c.Edges, c.Values = append(c.Edges, edges), append(c.Values, sum)
+	}
+	return c, nil
+}
+
+// Apply maps every class probability to its bin's value.
+func (c *Histogram) Apply(logits []float64, k int) ([]float64, error) {
+	if err := c.check(k); err != nil {
+		return nil, fmt.Errorf("calib.Histogram.Apply: %w", err)
+	}
+	maps := make([]func(float64) float64, len(c.Edges))
+	for i := range maps {
+		edges, values := c.Edges[i], c.Values[i]
+		maps[i] = func(p float64) float64 { return values[bins.Index(p, edges)] }
+	}
+	return oneVsRest("Histogram.Apply", logits, k, maps)
+}
