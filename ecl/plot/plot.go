@@ -350,12 +350,25 @@ func Save(p *plot.Plot, path string, w, h vg.Length) error {
 	return SaveFigure(Figure{{p}}, path, w, h)
 }
 
+// DefaultDPI is the resolution of PNG output unless SaveFigureDPI says
+// otherwise.
+const DefaultDPI = 96
+
 // SaveFigure renders fig with width w per panel column and height h per
-// panel row into path, as PNG (.png) or SVG (.svg) by its extension. The
-// image is rendered first and then written to a temporary file in the same
-// directory that replaces path only once complete, so an existing file is
-// never lost half-written.
+// panel row into path at DefaultDPI; see SaveFigureDPI.
 func SaveFigure(fig Figure, path string, w, h vg.Length) error {
+	return SaveFigureDPI(fig, path, w, h, DefaultDPI)
+}
+
+// SaveFigureDPI renders fig with width w per panel column and height h per
+// panel row into path, as PNG (.png, at dpi dots per inch) or SVG (.svg,
+// vector) by its extension. The image is rendered first and then written
+// to a temporary file in the same directory that replaces path only once
+// complete, so an existing file is never lost half-written.
+func SaveFigureDPI(fig Figure, path string, w, h vg.Length, dpi int) error {
+	if dpi < 1 {
+		return fmt.Errorf("plot.SaveFigure: %s: %d dots per inch", path, dpi)
+	}
 	if len(fig) == 0 || len(fig[0]) == 0 {
 		return fmt.Errorf("plot.SaveFigure: %s: empty figure", path)
 	}
@@ -371,7 +384,7 @@ func SaveFigure(fig Figure, path string, w, h vg.Length) error {
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".png":
-		canvas = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
+		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(dpi))}
 	case ".svg":
 		canvas = vgsvg.New(width, height)
 	default:
