@@ -86,8 +86,10 @@ type Record struct {
 type Store struct {
 	// Dir is the study's output directory; empty keeps nothing.
 	Dir string
-	// Resume reuses a run whose record is in Dir/runs with the same key.
+	// Resume reuses a run whose record is in Dir/runs with the same key;
+	// Reused, when set, is called with each reused run's label.
 	Resume bool
+	Reused func(label string) `json:"-"`
 }
 
 // runSpec identifies one run of a study.
@@ -182,6 +184,9 @@ func (st Store) do(s runSpec, exec func() ([]Result, error)) ([]Result, error) {
 	path := filepath.Join(st.Dir, "runs", fileName(s.label, key))
 	if st.Resume {
 		if r, err := ReadRecord(path); err == nil && r.Key == key {
+			if st.Reused != nil {
+				st.Reused(s.label)
+			}
 			return r.Results, nil
 		}
 	}

@@ -59,7 +59,11 @@ mem=$(awk '/^MemTotal:/ { printf "%d", $2 / 1024 * 0.9 }' /proc/meminfo)
 off=$(( $(cksum <<<"$dir" | cut -d' ' -f1) % 1000 ))
 ctldport=$((17000 + 2 * off)) slurmdport=$((17001 + 2 * off))
 
+# munged runs as the munge user: it must reach its folder.
+chmod 0755 "$dir"
 mkdir -p "$dir/munge" "$dir/state" "$dir/spool" "$dir/log"
+setpriv --reuid munge --regid munge --init-groups test -x "$dir" ||
+	die "the munge user cannot reach $dir (a parent folder is not world-searchable)"
 chown munge:munge "$dir/munge"
 chmod 0700 "$dir/munge"
 : >"$dir/pids"

@@ -122,6 +122,9 @@ func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func(out
 	fs.BoolVar(&s.Store.Resume, "resume", true, "reuse the runs whose result file is in -out/runs with the same configuration")
 	return func(out string, args []string) error {
 		s.Store.Dir, s.Args = out, args
+		s.Store.Reused = func(label string) {
+			fmt.Fprintf(os.Stderr, "reusing the result file of %s in %s\n", label, filepath.Join(out, "runs"))
+		}
 		var err error
 		if s.Paradigms, err = parseList(*paradigms, ecl.ParseParadigm); err != nil {
 			return err
