@@ -29,6 +29,7 @@ func runDigits(args []string) error {
 	fs.IntVar(&c.Split.MaxTest, "max-test", 2000, "target test samples kept (0: all)")
 	fs.Float64Var(&c.Split.ValFraction, "val", 0.1, "fraction of the source held out for the post-hoc methods")
 	out := fs.String("out", "out/digits", "directory for one result file per run (runs/), results.json, results.csv and reliability diagrams (empty: none)")
+	style := diagramFlags(fs)
 	profiled := cpuProfile(fs)
 	quiet := fs.Bool("quiet", false, "no progress messages")
 	if err := fs.Parse(args); err != nil {
@@ -58,5 +59,5 @@ func runDigits(args []string) error {
 	summaries := experiment.Summarize(results)
 	head := fmt.Sprintf("digits %s, %s, %d runs from seed %d, %d/%d/%d epochs, batch %d, lr %g", "→"+c.Split.Target, c.Arch, c.Runs, c.Seed, c.Epochs, c.AuxEpochs, c.ECLEpochs, c.Batch, c.LR)
 	printTables(os.Stdout, head, summaries, time.Since(start))
-	return writeAll(*out, args, results, summaries)
+	return writeAll(*out, args, results, summaries, *style)
 }

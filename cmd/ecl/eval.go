@@ -70,6 +70,7 @@ func runEval(args []string) error {
 	seed := fs.Uint64("seed", 1, "seed of the bootstrap")
 	kde := fs.Bool("kde", true, "compute ECE^KDE (costs O(N²K))")
 	out := fs.String("out", "", "directory for reliability diagrams as PNG and SVG (empty: none)")
+	style := diagramFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON (metrics as fractions) instead of a table")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -118,7 +119,7 @@ func runEval(args []string) error {
 		printReport(os.Stdout, rep)
 	}
 	if *out != "" {
-		return writeDiagrams(*out, "", "", cals)
+		return writeDiagrams(*out, "", "", cals, *style)
 	}
 	return nil
 }
@@ -321,8 +322,8 @@ func printReport(w io.Writer, r evalReport) {
 
 // writeDiagrams writes the top-label, class-wise and (for K = 3) canonical
 // reliability diagrams as PNG and SVG into dir, file names prefixed by
-// prefix, with the given title.
-func writeDiagrams(dir, prefix, title string, c calibrations) error {
+// prefix, with the given title, in the given style.
+func writeDiagrams(dir, prefix, title string, c calibrations, style diagramStyle) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -349,7 +350,7 @@ func writeDiagrams(dir, prefix, title string, c calibrations) error {
 	}
 	for _, d := range diagrams {
 		for _, ext := range []string{".png", ".svg"} {
-			if err := plot.SaveFigure(d.fig, filepath.Join(dir, prefix+d.name+ext), d.w, d.h); err != nil {
+			if err := plot.SaveFigureDPI(d.fig, filepath.Join(dir, prefix+d.name+ext), d.w*style.scale(), d.h*style.scale(), style.DPI); err != nil {
 				return err
 			}
 		}

@@ -34,7 +34,7 @@ func runReport(args []string) error {
 		fs.PrintDefaults()
 	}
 	format := fs.String("format", "text", "table on standard output: text, md, latex, csv or none")
-	out := fs.String("out", "", "directory for report.md, report.tex, report.csv and the figures (empty: none)")
+	out := fs.String("out", "", "directory for report.md, report.tex, report.csv, report.txt, the per-metric figures and the reliability diagram grids (empty: none)")
 	metricList := fs.String("metrics", "ACC,ECE,CwECE,CanECE,KDE,NLL", "comma list of target metrics: "+strings.Join(experiment.ScoreNames, ", "))
 	shifts := fs.String("shifts", "", "comma list of shifts (or →targets) to keep (empty: all)")
 	compare := fs.String("compare", "", "A,B: paired per-seed differences B − A between two methods, with bootstrap intervals")
@@ -98,7 +98,11 @@ func runReport(args []string) error {
 			return err
 		}
 	}
-	return writeMetricFigures(*out, strings.Split(*figs, ","), figureSize{*width, *height, *dpi}, rep)
+	if err := writeMetricFigures(*out, strings.Split(*figs, ","), figureSize{*width, *height, *dpi}, rep); err != nil {
+		return err
+	}
+	// The first seed's reliability diagrams, from the records that keep them.
+	return writeGrids(*out, rep.results, diagramStyle{Scale: 1, DPI: *dpi})
 }
 
 // loadReport reads the records and plans under dirs, keeps the results of

@@ -37,6 +37,7 @@ func runSim(args []string) error {
 	fs.Float64Var(&c.ECLLR, "ecl-lr", 0, "learning rate of the ECL stage (0: recipe default)")
 	fs.BoolVar(&c.NonTrainable, "nontrainable", false, "use the soft-binned estimator on each mini-batch instead of Algorithm 1 (ablation)")
 	out := fs.String("out", "out/sim", "directory for one result file per run (runs/), results.json, results.csv and reliability diagrams (empty: none)")
+	style := diagramFlags(fs)
 	profiled := cpuProfile(fs)
 	quiet := fs.Bool("quiet", false, "no progress display")
 	if err := fs.Parse(args); err != nil {
@@ -70,13 +71,13 @@ func runSim(args []string) error {
 	}
 	summaries := experiment.Summarize(results)
 	printTables(os.Stdout, fmt.Sprintf("recipe %s, %d runs from seed %d", c.Recipe, c.Runs, c.Seed), summaries, time.Since(start))
-	return writeAll(*out, args, results, summaries)
+	return writeAll(*out, args, results, summaries, *style)
 }
 
 // writeAll writes the results files and the first seed's reliability
 // diagrams into dir, unless dir is empty; the runs' own files are there
 // already.
-func writeAll(dir string, args []string, results []experiment.Result, summaries []experiment.Summary) error {
+func writeAll(dir string, args []string, results []experiment.Result, summaries []experiment.Summary, style diagramStyle) error {
 	if dir == "" {
 		return nil
 	}
@@ -86,7 +87,7 @@ func writeAll(dir string, args []string, results []experiment.Result, summaries 
 	if err := writeResults(dir, args, results, summaries); err != nil {
 		return err
 	}
-	if err := writeStudyDiagrams(dir, results); err != nil {
+	if err := writeStudyDiagrams(dir, results, style); err != nil {
 		return err
 	}
 	fmt.Printf("results and diagrams in %s\n", dir)
