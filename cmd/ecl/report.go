@@ -288,16 +288,27 @@ func wins(n, runs int, delta float64) string {
 	return fmt.Sprintf("%d/%d %+.2f", n, runs, 100*delta)
 }
 
-// blocks splits the summaries by shift, in order.
+// blocks splits the summaries by shift and setup, in order.
 func (r report) blocks() [][]experiment.Summary {
 	var out [][]experiment.Summary
 	for i, s := range r.summaries {
-		if i == 0 || s.Shift != r.summaries[i-1].Shift {
+		if i == 0 || s.Shift != r.summaries[i-1].Shift || s.Setup != r.summaries[i-1].Setup {
 			out = append(out, nil)
 		}
 		out[len(out)-1] = append(out[len(out)-1], s)
 	}
 	return out
+}
+
+// title names a block: its shift, and its setup too when the shift has
+// several.
+func (r report) title(block []experiment.Summary) string {
+	for _, s := range r.summaries {
+		if s.Shift == block[0].Shift && s.Setup != block[0].Setup {
+			return block[0].Shift + " (" + block[0].Setup + ")"
+		}
+	}
+	return block[0].Shift
 }
 
 // textWidths are the column widths of the text table (the README's).
@@ -318,7 +329,7 @@ func (r report) text(w io.Writer) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "shift %s: target metrics in %%, mean ± std over seeds\n", block[0].Shift)
+		fmt.Fprintf(&b, "shift %s: target metrics in %%, mean ± std over seeds\n", r.title(block))
 		line := pad("method", textWidths["method"])
 		for _, m := range r.metrics {
 			line += pad(m, textWidths[m])
@@ -485,11 +496,11 @@ func writeMetricFigures(dir string, formats []string, size figureSize, r report)
 			if m == "NLL" {
 				unit = ""
 			}
-			p, err := plot.SeedSpread(fmt.Sprintf("%s: target %s, %d seeds", block[0].Shift, m, block[0].Runs), m+unit, methods, values)
+			p, err := plot.SeedSpread(fmt.Sprintf("%s: target %s, %d seeds", r.title(block), m, block[0].Runs), m+unit, methods, values)
 			if err != nil {
 				return err
 			}
-			name := strings.NewReplacer(" ", "_", "=", "", "/", "-", "→", "to-").Replace(block[0].Shift + "-" + m)
+			name := slug(block[0].Setup) + "-" + m
 			w := size.w
 			if w == 0 {
 				w = max(14, 2*float64(len(methods)))
