@@ -1,5 +1,12 @@
 // Package experiment runs the project's comparisons end to end: data,
 // training recipes, calibration methods and metrics over several seeds.
+//
+// A study is a list of runs, each the models trained on one base model
+// (one seed of one setting). With a Store, every run's results go to their
+// own file (a Record) as the run ends, keyed by a hash of its
+// configuration, and a study run again reuses the files that are there, so
+// a killed study loses at most the run in flight; ReadRecords gathers the
+// files of any number of studies for a report.
 package experiment
 
 import (

@@ -211,7 +211,11 @@ func pairedDiffs(rs []experiment.Result, a, b string, names []string, reps int, 
 			order = append(order, k)
 		}
 		p := pairs[k][r.Seed]
-		p[map[bool]int{true: 0, false: 1}[r.Method == a]] = r
+		if r.Method == a {
+			p[0] = r
+		} else {
+			p[1] = r
+		}
 		pairs[k][r.Seed] = p
 	}
 	var out []diff

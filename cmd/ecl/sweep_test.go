@@ -80,3 +80,25 @@ func TestSweepRunsOneJob(t *testing.T) {
 		t.Error("-run past the last job accepted")
 	}
 }
+
+// A grid file gives the command, fixed flags and axes; -vary adds axes and
+// a command line more flags.
+func TestSweepGridFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "grid.json")
+	os.WriteFile(path, []byte(`{"command": "digits", "args": ["-epochs", "100"], "vary": [{"flag": "methods", "values": ["ts,cpcs", "all"]}]}`), 0o644)
+	out, err := captureStdout(t, func() error {
+		return runSweep([]string{"-grid", path, "-out", "o", "-vary", "target=mnist,usps", "digits", "-runs", "1"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[1], "methods=ts+cpcs_target=usps\tecl digits -epochs 100 -runs 1 -methods=ts,cpcs -target=usps -out o/methods=ts+cpcs_target=usps") {
+		t.Errorf("jobs:\n%s", out)
+	}
+	os.WriteFile(path, []byte(`{"command": "digits", "seeds": [1]}`), 0o644)
+	if err := runSweep([]string{"-grid", path}); err == nil || !strings.Contains(err.Error(), "seeds") {
+		t.Errorf("unknown grid field: %v", err)
+	}
+}
