@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -273,9 +272,6 @@ func ReadRecords(dirs ...string) ([]*Record, []Plan, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-	}
-	if len(recs) == 0 && len(plans) == 0 {
-		return nil, nil, errors.New("experiment: no run records or plans in " + strings.Join(dirs, ", "))
 	}
 	sort.SliceStable(recs, func(i, j int) bool {
 		a, b := recs[i], recs[j]

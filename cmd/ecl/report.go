@@ -120,6 +120,9 @@ func loadReport(dirs, shifts, names []string) (report, error) {
 	if err != nil {
 		return report{}, err
 	}
+	if len(recs) == 0 && len(missing) == 0 {
+		return report{}, fmt.Errorf("no run records in %s", strings.Join(dirs, ", "))
+	}
 	return report{metrics: names, summaries: experiment.Summarize(results), results: results, missing: missing}, nil
 }
 
