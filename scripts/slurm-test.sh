@@ -22,7 +22,9 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$tmp/ecl" ./cmd/ecl
+echo "slurm-test: ecl built in $SECONDS s"
 "$repo/scripts/slurm-local.sh" start "$tmp/cluster" || fail "the Slurm cluster did not start (see above)"
+echo "slurm-test: cluster up at $SECONDS s"
 . "$tmp/cluster/env"
 
 # Each job: one seed, two runs (the shifts), a few seconds each.
@@ -91,5 +93,5 @@ grep -q "reusing the result file" "$tmp"/b/logs/ecl-ci-*_0.out || fail "the resu
 [ ! -s "$tmp/b.err" ] || fail "runs still missing after the resume: $(cat "$tmp/b.err")"
 cmp "$tmp/a/seed=1/results.csv" "$tmp/b/seed=1/results.csv" || fail "the resumed task's results differ from the uninterrupted one's"
 diff -r "$tmp/a/seed=1/diagrams" "$tmp/b/seed=1/diagrams" || fail "the resumed task's diagrams differ from the uninterrupted one's"
-echo "slurm-test: ok (task 0 cancelled with $n of 2 run files, resumed: same results and diagrams)"
+echo "slurm-test: ok at $SECONDS s (task 0 cancelled with $n of 2 run files, resumed: same results and diagrams)"
 cat "$tmp/a.txt"
