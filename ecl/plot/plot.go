@@ -87,7 +87,7 @@ func labels(p *plot.Plot, xys plotter.XYs, text []string) error {
 // in the band above it, clear of bars and counts.
 const (
 	countY = 1.1
-	panelY = 1.6
+	panelY = 1.5
 )
 
 // stacked is a legend thumbnail drawn as its parts over each other: a
@@ -114,7 +114,7 @@ func reliability(c metrics.Calibration, title, ylabel string) (*plot.Plot, error
 		{Value: 0.6, Label: "0.6"}, {Value: 0.8, Label: "0.8"}, {Value: 1, Label: "1"}, {Value: countY, Label: "count"}}
 	var at plotter.XYs
 	var counts []string
-	var used, excluded, over, under bool
+	var used, excluded, over, under, underExcluded bool
 	for _, b := range c.Bins {
 		if b.Count == 0 {
 			continue
@@ -132,7 +132,9 @@ func reliability(c metrics.Calibration, title, ylabel string) (*plot.Plot, error
 			return nil, err
 		}
 		used, excluded = used || b.Used, excluded || !b.Used
-		over, under = over || b.Conf > b.Acc, under || b.Conf < b.Acc
+		over = over || b.Conf > b.Acc
+		under = under || b.Conf < b.Acc && b.Used
+		underExcluded = underExcluded || b.Conf < b.Acc && !b.Used
 		p.Add(bar, gap)
 		at = append(at, plotter.XY{X: (b.Lo + b.Hi) / 2, Y: countY})
 		counts = append(counts, strconv.Itoa(b.Count))
@@ -161,6 +163,9 @@ func reliability(c metrics.Calibration, title, ylabel string) (*plot.Plot, error
 	}
 	if under {
 		p.Legend.Add("under-confidence: gap (over the bar)", stacked{swatch(barColor), swatch(gapColor)})
+	}
+	if underExcluded {
+		p.Legend.Add("under-confidence over a left-out bin", stacked{swatch(excludedColor), swatch(gapColor)})
 	}
 	p.Legend.Add("perfect calibration", diag)
 	p.Legend.Top, p.Legend.Left = true, true
