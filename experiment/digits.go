@@ -1,8 +1,13 @@
 package experiment
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ecl-go/ecl/datasets/digits"
@@ -23,8 +28,9 @@ var Archs = []string{"lenet5", "resnet20", "densenet40"}
 // settings make a CPU run practical.
 type DigitsConfig struct {
 	Study
-	// Dir is the data directory (see digits.Load).
-	Dir  string
+	// Dir is the data directory (see digits.Load); the run records hold
+	// its files' checksums instead.
+	Dir  string `json:"-"`
 	Arch string
 	// Split chooses the domains and subsets; its Seed is set per run.
 	Split digits.SplitOptions
@@ -34,7 +40,7 @@ type DigitsConfig struct {
 	Batch                        int
 	LR                           float64
 	// Log, when set, receives progress messages.
-	Log func(format string, args ...any)
+	Log func(format string, args ...any) `json:"-"`
 }
 
 // recipe is the paper's: Adam at LR in every stage, with the
@@ -84,7 +90,11 @@ func NewDigitNet(arch string, rng *rand.Rand, auxOut int) (*nn.Classifier[float3
 // (and on the held-out source). The backbone is fixed after the base
 // training, as in the reference code's ECL stage: the auxiliary head, the
 // fine-tuned main heads and the post-hoc methods work on its features,
-// which are computed once (evaluation mode).
+// which are computed once (evaluation mode). A run is one seed (every
+// method shares its base network); with Store.Dir set, its results go to
+// their own file as it ends, keyed by the configuration and the data
+// files' checksums, and a run whose file is there is skipped
+// (Store.Resume).
 func RunDigits(c DigitsConfig) ([]Result, error) {
 	r, err := c.recipe()
 	if err != nil {
@@ -93,70 +103,138 @@ func RunDigits(c DigitsConfig) ([]Result, error) {
 	if c.Runs < 1 {
 		return nil, fmt.Errorf("experiment: %d runs", c.Runs)
 	}
+	sums, err := dataChecksums(c.Dir, c.Split)
+	if err != nil {
+		return nil, err
+	}
+	// A run's results depend on the configuration without the study's
+	// seeds and on the data files (its record's Config and key).
+	rc := c
+	rc.Runs, rc.Seed, rc.Log, rc.Split.Seed = 0, 0, nil, 0
+	var specs []runSpec
+	for run := range c.Runs {
+		seed := c.Seed + uint64(run)
+		specs = append(specs, runSpec{study: "digits", label: fmt.Sprintf("%s %s seed %d", c.Split.Target, c.Arch, seed), seed: seed,
+			config: rc, data: sums, dataDir: c.Dir})
+	}
+	if err := c.Store.writePlan("digits", c.Args, specs); err != nil {
+		return nil, err
+	}
+	var out []Result
+	for _, s := range specs {
+		rows, err := c.Store.do(s, func() ([]Result, error) { return c.run(r, s.seed) })
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
+}
+
+// run trains and evaluates every model of one seed.
+func (c DigitsConfig) run(r train.Recipe, seed uint64) ([]Result, error) {
 	logf := c.Log
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	var out []Result
-	for run := range c.Runs {
-		seed := c.Seed + uint64(run)
-		o := c.Split
-		o.Seed = seed
-		sp, err := digits.NewSplit(c.Dir, o)
-		if err != nil {
-			return nil, err
-		}
-		setup := fmt.Sprintf("%s %s→%s n=%d/%d/%d", c.Arch, strings.Join(sp.Sources, "+"), sp.Target, sp.Source.Len(), sp.Unlabelled.Len(), sp.Test.Len())
-		logf("seed %d: %s (source %d train + %d validation, target %d unlabelled + %d test)", seed, setup, sp.Source.Len(), sp.Val.Len(), sp.Unlabelled.Len(), sp.Test.Len())
-		model, err := NewDigitNet(c.Arch, rand.New(rand.NewPCG(seed, 1)), DigitClasses)
-		if err != nil {
-			return nil, err
-		}
-		base := r
-		base.Base.OnEpoch = func(epoch int, loss float64) {
-			logf("seed %d: base epoch %d/%d, loss %.4f", seed, epoch, r.Base.Epochs, loss)
-		}
-		train.Base(rand.New(rand.NewPCG(seed, 2)), base, model, data(sp.Source))
+	o := c.Split
+	o.Seed = seed
+	sp, err := digits.NewSplit(c.Dir, o)
+	if err != nil {
+		return nil, err
+	}
+	setup := fmt.Sprintf("%s %s→%s n=%d/%d/%d", c.Arch, strings.Join(sp.Sources, "+"), sp.Target, sp.Source.Len(), sp.Unlabelled.Len(), sp.Test.Len())
+	logf("seed %d: %s (source %d train + %d validation, target %d unlabelled + %d test)", seed, setup, sp.Source.Len(), sp.Val.Len(), sp.Unlabelled.Len(), sp.Test.Len())
+	model, err := NewDigitNet(c.Arch, rand.New(rand.NewPCG(seed, 1)), DigitClasses)
+	if err != nil {
+		return nil, err
+	}
+	base := r
+	base.Base.OnEpoch = func(epoch int, loss float64) {
+		logf("seed %d: base epoch %d/%d, loss %.4f", seed, epoch, r.Base.Epochs, loss)
+	}
+	train.Base(rand.New(rand.NewPCG(seed, 2)), base, model, data(sp.Source))
 
-		feat := func(s *digits.Set) train.Data[float32] {
-			return train.Data[float32]{X: featureTensor(model.Backbone, s.X), Y: s.Y}
-		}
-		src, val, tgt, test := feat(sp.Source), feat(sp.Val), feat(sp.Unlabelled), feat(sp.Test)
-		dim := src.X.Dim(1)
-		a := &arm[float32]{
-			recipe: r, classes: DigitClasses, seed: seed,
-			base: &nn.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: model.Main, Aux: model.Aux},
-			clone: func(auxOut int) (*nn.Classifier[float32], error) {
-				rng := rand.New(rand.NewPCG(seed, 3))
-				m := &nn.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: nn.NewLinear[float32](rng, dim, DigitClasses), Aux: nn.NewLinear[float32](rng, dim, auxOut)}
-				return m, nn.CopyState(m.Main, model.Main)
-			},
-			src: src, val: val, tgt: tgt, evalSrc: val, evalTgt: test,
-			full: model, inputs: sp.Unlabelled.X,
-			record: func(method string, srcProbs, tgtProbs []float64) error {
-				ts, err := Evaluate(tgtProbs, DigitClasses, test.Y, c.Metrics)
-				if err != nil {
-					return err
-				}
-				ss, err := Evaluate(srcProbs, DigitClasses, val.Y, c.Metrics)
-				if err != nil {
-					return err
-				}
-				logf("seed %d: %-14s target ACC %.2f ECE %.2f CwECE %.2f", seed, method, 100*ts.ACC, 100*ts.ECE, 100*ts.CwECE)
-				out = append(out, Result{Shift: "→" + sp.Target, Method: method, Setup: setup, Seed: seed, Target: ts, Source: ss, TargetProbs: tgtProbs, TargetLabels: test.Y})
-				return nil
-			},
-		}
-		if err := a.baselines(c.Methods, c.Control); err != nil {
-			return nil, err
-		}
-		for _, p := range c.Paradigms {
-			if err := a.ecl(p); err != nil {
-				return nil, err
+	feat := func(s *digits.Set) train.Data[float32] {
+		return train.Data[float32]{X: featureTensor(model.Backbone, s.X), Y: s.Y}
+	}
+	src, val, tgt, test := feat(sp.Source), feat(sp.Val), feat(sp.Unlabelled), feat(sp.Test)
+	dim := src.X.Dim(1)
+	var out []Result
+	a := &arm[float32]{
+		recipe: r, classes: DigitClasses, seed: seed,
+		base: &nn.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: model.Main, Aux: model.Aux},
+		clone: func(auxOut int) (*nn.Classifier[float32], error) {
+			rng := rand.New(rand.NewPCG(seed, 3))
+			m := &nn.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: nn.NewLinear[float32](rng, dim, DigitClasses), Aux: nn.NewLinear[float32](rng, dim, auxOut)}
+			return m, nn.CopyState(m.Main, model.Main)
+		},
+		src: src, val: val, tgt: tgt, evalSrc: val, evalTgt: test,
+		full: model, inputs: sp.Unlabelled.X,
+		record: func(method string, srcProbs, tgtProbs []float64) error {
+			res, err := evaluateBoth(c.Metrics, DigitClasses, srcProbs, val.Y, tgtProbs, test.Y)
+			if err != nil {
+				return err
 			}
+			logf("seed %d: %-14s target ACC %.2f ECE %.2f CwECE %.2f", seed, method, 100*res.Target.ACC, 100*res.Target.ECE, 100*res.Target.CwECE)
+			res.Shift, res.Method, res.Setup, res.Seed = "→"+sp.Target, method, setup, seed
+			out = append(out, res)
+			return nil
+		},
+	}
+	if err := a.baselines(c.Methods, c.Control); err != nil {
+		return nil, err
+	}
+	for _, p := range c.Paradigms {
+		if err := a.ecl(p); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// dataChecksums maps each file of the domains o reads (relative to dir)
+// to its SHA-256; synth is rendered, not read.
+func dataChecksums(dir string, o digits.SplitOptions) (map[string]string, error) {
+	domains := append([]string{o.Target}, o.Sources...)
+	if o.Sources == nil {
+		domains = digits.Domains
+	}
+	sums := map[string]string{}
+	for _, d := range domains {
+		if d == "synth" || !digits.Available(dir, d) {
+			continue
+		}
+		entries, err := os.ReadDir(filepath.Join(dir, d))
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			sum, err := fileSHA256(filepath.Join(dir, d, e.Name()))
+			if err != nil {
+				return nil, err
+			}
+			sums[d+"/"+e.Name()] = sum
+		}
+	}
+	return sums, nil
+}
+
+// fileSHA256 is the hex SHA-256 of the file at path.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("experiment: checksum of %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func data(s *digits.Set) train.Data[float32] { return train.Data[float32]{X: s.X, Y: s.Y} }

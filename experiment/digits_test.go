@@ -28,8 +28,8 @@ func TestRunDigitsIsSeeded(t *testing.T) {
 		t.Fatalf("%d rows, want %v", len(a), want)
 	}
 	for i, r := range a {
-		if r.Method != want[i] || len(r.TargetLabels) != 30 || r.Target.ACC < 0 || r.Target.ACC > 1 {
-			t.Errorf("row %d: %s with %d target labels, ACC %v", i, r.Method, len(r.TargetLabels), r.Target.ACC)
+		if r.Method != want[i] || r.Diagram == nil || r.Diagram.TopLabel.N != 30 || r.Target.ACC < 0 || r.Target.ACC > 1 {
+			t.Errorf("row %d: %s with diagram %v, ACC %v", i, r.Method, r.Diagram, r.Target.ACC)
 		}
 	}
 	if a[1].Target.ACC != a[0].Target.ACC {

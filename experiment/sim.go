@@ -1,10 +1,20 @@
 // Package experiment runs the project's comparisons end to end: data,
 // training recipes, calibration methods and metrics over several seeds.
+//
+// A study is a list of runs, each the models trained on one base model
+// (one seed of one setting). With a Store, every run's results go to their
+// own file (a Record) as the run ends, keyed by a hash of its
+// configuration, and a study run again reuses the files that are there, so
+// a killed study loses at most the run in flight; ReadRecords gathers the
+// files of any number of studies for a report.
 package experiment
 
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
 
 	"github.com/ecl-go/ecl/datasets/sim"
 	"github.com/ecl-go/ecl/ecl"
@@ -36,6 +46,10 @@ type Study struct {
 	Methods []string
 	Loss    ecl.Config // Bins, Tau, NProx, EMA, Reduce
 	Metrics metrics.Options
+	// Store keeps one result file per run (see Store); Args, the command
+	// line, goes into the study's plan.
+	Store Store    `json:"-"`
+	Args  []string `json:"-"`
 }
 
 // adaptive reports whether Lambda asks for the paper's adaptive weight
@@ -61,8 +75,9 @@ type SimConfig struct {
 	BaseEpochs, AuxEpochs, ECLEpochs int
 	BaseLR, AuxLR, ECLLR             float64
 	NonTrainable                     bool
-	// Progress, when set, is called after each trained model.
-	Progress func(done, total int)
+	// Progress, when set, is called after each run with the paradigms
+	// done and in all.
+	Progress func(done, total int) `json:"-"`
 }
 
 // Setup is what one paradigm's experiment trains on: the notebook recipe
@@ -159,10 +174,9 @@ type Result struct {
 	Seed   uint64
 	Target Scores
 	Source Scores
-	// TargetProbs and TargetLabels keep the target predictions for
-	// diagrams (not written to the results files).
-	TargetProbs  []float64 `json:"-"`
-	TargetLabels []int     `json:"-"`
+	// Diagram is the target's calibrations, which the reliability
+	// diagrams draw (kept in the run's record, not in results files).
+	Diagram *Calibrations `json:"-"`
 }
 
 // Evaluate computes the Scores of probabilities probs [N, k] against labels.
@@ -193,75 +207,172 @@ func toData(d sim.Domain) train.Data[float64] {
 	return train.Data[float64]{X: tensor.FromSlice(d.X, d.Len(), 2), Y: d.Y}
 }
 
-// RunSim trains, for every shift and seed, the uncalibrated model of each
-// setup and ECL in each paradigm, and evaluates them on source and target.
-// Seeds are Seed, Seed+1, …; every random choice derives from them.
-func RunSim(c SimConfig) ([]Result, error) {
+// simRun is one run of the simulation study: the models trained on one
+// base model (one shift, setup and seed), that is Uncal, the baselines,
+// the control and ECL in each paradigm sharing the setup; pos holds those
+// paradigms' positions in the study's list.
+type simRun struct {
+	shift     sim.Kind
+	setup     Setup
+	recipe    train.Recipe
+	seed      uint64
+	paradigms []ecl.Paradigm
+	pos       []int
+}
+
+// simRunConfig is what a simulation run's results depend on besides its
+// seed: the study's configuration narrowed to the run's shift and
+// paradigms (its record's Config and key).
+type simRunConfig struct {
+	SimConfig
+	Setup Setup
+}
+
+// plan lists the study's runs, seed by seed and shift by shift, and their
+// record specifications.
+func (c SimConfig) plan() ([]simRun, []runSpec, error) {
 	if c.Runs < 1 || len(c.Shifts) == 0 || len(c.Paradigms) == 0 {
-		return nil, fmt.Errorf("experiment: need at least one run, shift and paradigm")
+		return nil, nil, fmt.Errorf("experiment: need at least one run, shift and paradigm")
 	}
-	total := c.Runs * len(c.Shifts) * len(c.Paradigms)
-	done := 0
-	var out []Result
+	var runs []simRun
+	var specs []runSpec
 	for run := range c.Runs {
 		seed := c.Seed + uint64(run)
 		for _, k := range c.Shifts {
-			arms := map[Setup]*arm[float64]{}
-			for _, p := range c.Paradigms {
+			first := len(runs)
+			for i, p := range c.Paradigms {
 				r, s, err := c.recipe(k, p)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
-				a, ok := arms[s]
-				if !ok {
-					// Data and initial weights depend on the seed and the setup
-					// only, so every method of a setup sees the same data and
-					// base model.
-					srcD, tgtD := sim.Generate(s.Shift, s.Points, rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points))))
-					src, tgt := toData(srcD), toData(tgtD)
-					// A held-out source sample for the post-hoc methods, drawn
-					// apart so that the other methods' data stay the same.
-					valD, _ := sim.Generate(s.Shift, max(s.Points/4, 2), rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points)|1<<63)))
-					base := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 1)), 2, s.Hidden, Classes, Classes)
-					train.Base(rand.New(rand.NewPCG(seed, 2)), r, base, src)
-					a = &arm[float64]{
-						recipe: r, classes: Classes, seed: seed, base: base,
-						clone: func(auxOut int) (*nn.Classifier[float64], error) {
-							m := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, auxOut)
-							return m, copyBase(m, base)
-						},
-						src: src, val: toData(valD), tgt: tgt, evalSrc: src, evalTgt: tgt,
-						full: base, inputs: tgt.X,
-						record: func(method string, sp, tp []float64) error {
-							ts, err := Evaluate(tp, Classes, tgt.Y, c.Metrics)
-							if err != nil {
-								return err
-							}
-							ss, err := Evaluate(sp, Classes, src.Y, c.Metrics)
-							if err != nil {
-								return err
-							}
-							out = append(out, Result{Shift: k.String(), Method: method, Setup: s.String(), Seed: seed, Target: ts, Source: ss, TargetProbs: tp, TargetLabels: tgt.Y})
-							return nil
-						},
-					}
-					arms[s] = a
-					if err := a.baselines(c.Methods, c.Control); err != nil {
-						return nil, err
-					}
+				j := first
+				for j < len(runs) && runs[j].setup != s {
+					j++
 				}
-				a.recipe = r
-				if err := a.ecl(p); err != nil {
-					return nil, err
+				if j == len(runs) {
+					runs = append(runs, simRun{shift: k, setup: s, recipe: r, seed: seed})
 				}
-				done++
-				if c.Progress != nil {
-					c.Progress(done, total)
-				}
+				runs[j].paradigms = append(runs[j].paradigms, p)
+				runs[j].pos = append(runs[j].pos, i)
 			}
 		}
 	}
+	for _, r := range runs {
+		rc := simRunConfig{SimConfig: c, Setup: r.setup}
+		rc.Runs, rc.Seed, rc.Shifts, rc.Paradigms = 0, 0, []sim.Kind{r.shift}, r.paradigms
+		specs = append(specs, runSpec{study: "sim", label: fmt.Sprintf("%s seed %d", r.setup, r.seed), seed: r.seed, config: rc})
+	}
+	return runs, specs, nil
+}
+
+// RunSim trains, for every shift and seed, the uncalibrated model of each
+// setup and ECL in each paradigm, and evaluates them on source and target.
+// Seeds are Seed, Seed+1, …; every random choice derives from them. With
+// Store.Dir set, each run's results go to their own file as the run ends,
+// and a run whose file is there is not trained again (Store.Resume).
+func RunSim(c SimConfig) ([]Result, error) {
+	runs, specs, err := c.plan()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Store.writePlan("sim", c.Args, specs); err != nil {
+		return nil, err
+	}
+	total := c.Runs * len(c.Shifts) * len(c.Paradigms)
+	done := 0
+	// Rows go back in the order of the paradigms that made them, as if
+	// every paradigm were trained in turn: slots[i] holds run i's rows
+	// made at position pos (the baselines at its first paradigm's).
+	type slot struct {
+		seed, shift, pos int
+		rows             []Result
+	}
+	var slots []slot
+	for i, r := range runs {
+		rows, err := c.Store.do(specs[i], func() ([]Result, error) { return c.simulate(r) })
+		if err != nil {
+			return nil, err
+		}
+		shift := slices.Index(c.Shifts, r.shift)
+		seed := int(r.seed - c.Seed)
+		for j, row := range rows {
+			pos := r.pos[0]
+			if p, err := ecl.ParseParadigm(strings.TrimPrefix(row.Method, "ECL-")); err == nil && strings.HasPrefix(row.Method, "ECL-") {
+				pos = r.pos[slices.Index(r.paradigms, p)]
+			}
+			if len(slots) == 0 || j == 0 || slots[len(slots)-1].pos != pos {
+				slots = append(slots, slot{seed: seed, shift: shift, pos: pos})
+			}
+			slots[len(slots)-1].rows = append(slots[len(slots)-1].rows, row)
+		}
+		done += len(r.paradigms)
+		if c.Progress != nil {
+			c.Progress(done, total)
+		}
+	}
+	sort.SliceStable(slots, func(i, j int) bool {
+		a, b := slots[i], slots[j]
+		return a.seed < b.seed || a.seed == b.seed && (a.shift < b.shift || a.shift == b.shift && a.pos < b.pos)
+	})
+	var out []Result
+	for _, s := range slots {
+		out = append(out, s.rows...)
+	}
 	return out, nil
+}
+
+// simulate trains and evaluates the models of one run.
+func (c SimConfig) simulate(r simRun) ([]Result, error) {
+	s, seed := r.setup, r.seed
+	// Data and initial weights depend on the seed and the setup only, so
+	// every method of a setup sees the same data and base model.
+	srcD, tgtD := sim.Generate(s.Shift, s.Points, rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points))))
+	src, tgt := toData(srcD), toData(tgtD)
+	// A held-out source sample for the post-hoc methods, drawn apart so
+	// that the other methods' data stay the same.
+	valD, _ := sim.Generate(s.Shift, max(s.Points/4, 2), rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points)|1<<63)))
+	base := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 1)), 2, s.Hidden, Classes, Classes)
+	train.Base(rand.New(rand.NewPCG(seed, 2)), r.recipe, base, src)
+	var out []Result
+	a := &arm[float64]{
+		recipe: r.recipe, classes: Classes, seed: seed, base: base,
+		clone: func(auxOut int) (*nn.Classifier[float64], error) {
+			m := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, auxOut)
+			return m, copyBase(m, base)
+		},
+		src: src, val: toData(valD), tgt: tgt, evalSrc: src, evalTgt: tgt,
+		full: base, inputs: tgt.X,
+		record: func(method string, sp, tp []float64) error {
+			res, err := evaluateBoth(c.Metrics, Classes, sp, src.Y, tp, tgt.Y)
+			res.Shift, res.Method, res.Setup, res.Seed = r.shift.String(), method, s.String(), seed
+			out = append(out, res)
+			return err
+		},
+	}
+	if err := a.baselines(c.Methods, c.Control); err != nil {
+		return nil, err
+	}
+	for _, p := range r.paradigms {
+		if err := a.ecl(p); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// evaluateBoth scores source and target predictions of k classes and
+// computes the target's calibrations for the diagrams.
+func evaluateBoth(o metrics.Options, k int, sp []float64, sy []int, tp []float64, ty []int) (Result, error) {
+	var r Result
+	var err error
+	if r.Target, err = Evaluate(tp, k, ty, o); err != nil {
+		return r, err
+	}
+	if r.Source, err = Evaluate(sp, k, sy, o); err != nil {
+		return r, err
+	}
+	r.Diagram, err = calibrate(tp, k, ty)
+	return r, err
 }
 
 // copyBase copies the backbone and main head of base into m (whose

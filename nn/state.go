@@ -80,8 +80,10 @@ const (
 	maxDims      = 8
 )
 
-// Save writes the State of m to path, atomically: a failed save leaves any
-// existing file as it was.
+// Save writes the State of m to path, atomically (internal/atomicfile): a
+// failed save leaves any existing file as it was, the directory is synced
+// after the rename, and the temporary file of a save killed before its
+// rename is removed by the next Save of the same path.
 func Save[T tensor.Float](path string, m Module[T]) error {
 	st := State(m)
 	return atomicfile.Write(path, func(f io.Writer) error {

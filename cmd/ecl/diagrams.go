@@ -1,41 +1,138 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/ecl-go/ecl/ecl/metrics"
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/ecl-go/ecl/ecl/plot"
 	"github.com/ecl-go/ecl/experiment"
 )
 
+// diagramStyle is the reliability diagrams' size, as a factor on each
+// panel's default size, and their PNG resolution (SVG is vector).
+type diagramStyle struct {
+	Scale float64
+	DPI   int
+}
+
+// scale is the size factor as a length ratio.
+func (s diagramStyle) scale() vg.Length { return vg.Length(s.Scale) }
+
+// diagramFlags registers -diagram-scale and -diagram-dpi on fs.
+func diagramFlags(fs *flag.FlagSet) *diagramStyle {
+	s := &diagramStyle{}
+	fs.Float64Var(&s.Scale, "diagram-scale", 1, "size of the reliability diagrams, a factor on each panel's default (12×10 cm top-label)")
+	fs.IntVar(&s.DPI, "diagram-dpi", plot.DefaultDPI, "resolution of the PNG reliability diagrams, dots per inch (SVG is vector)")
+	return s
+}
+
 // writeStudyDiagrams draws the reliability diagrams of the first seed's
-// models (k classes) on the target into dir/diagrams, one set per setup
-// (which names the shift) and method.
-func writeStudyDiagrams(dir string, k int, rs []experiment.Result) error {
+// models on the target into dir/diagrams, one set per setup (which names
+// the shift) and method, from the calibrations their runs recorded. The
+// folder is replaced as a whole: the diagrams are rendered into a
+// temporary folder that takes its place once complete, so that they always
+// belong to the results beside them; the temporary folders of a study
+// killed while drawing are removed first.
+func writeStudyDiagrams(dir string, rs []experiment.Result, style diagramStyle) error {
 	if len(rs) == 0 {
 		return nil
 	}
+	stale, err := filepath.Glob(filepath.Join(dir, ".diagrams.tmp*"))
+	if err != nil {
+		return err
+	}
+	for _, s := range stale {
+		if err := os.RemoveAll(s); err != nil {
+			return err
+		}
+	}
+	tmp, err := os.MkdirTemp(dir, ".diagrams.tmp")
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
 	first := rs[0].Seed
 	for _, r := range rs {
-		if r.Seed != first {
+		if r.Seed != first || r.Diagram == nil {
 			continue
 		}
-		var c calibrations
-		var err error
-		if c.top, err = metrics.ECE(r.TargetProbs, k, r.TargetLabels, metrics.Options{}); err != nil {
+		c := calibrations{top: r.Diagram.TopLabel, cw: r.Diagram.Classwise}
+		if r.Diagram.Canonical != nil {
+			c.can = *r.Diagram.Canonical
+		}
+		prefix := fmt.Sprintf("%s-%s-", slug(r.Setup), r.Method)
+		if err := writeDiagrams(tmp, prefix, fmt.Sprintf("%s, %s, seed %d", r.Method, r.Shift, r.Seed), c, style); err != nil {
 			return err
 		}
-		if c.cw, err = metrics.ClasswiseECE(r.TargetProbs, k, r.TargetLabels, metrics.Options{}); err != nil {
+	}
+	if err := writeGrids(tmp, rs, style); err != nil {
+		return err
+	}
+	final, old := filepath.Join(dir, "diagrams"), filepath.Join(dir, ".diagrams.tmp-old")
+	if err := os.Rename(final, old); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return err
+	}
+	return os.RemoveAll(old)
+}
+
+// slug makes a setup's description a file name.
+func slug(setup string) string {
+	return strings.NewReplacer(" ", "_", "=", "", "/", "-", "→", "-to-").Replace(setup)
+}
+
+// writeGrids draws, for each setup, the first seed's reliability diagrams
+// as one figure, like the paper's: a row per method, a column per
+// paradigm (top-label, class-wise with the classes pooled, and canonical
+// for 3 classes), into dir/grid-SETUP.png and .svg.
+func writeGrids(dir string, rs []experiment.Result, style diagramStyle) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	var setups []string
+	rows := map[string]plot.Figure{}
+	for _, r := range rs {
+		if r.Seed != rs[0].Seed || r.Diagram == nil {
+			continue
+		}
+		if rows[r.Setup] == nil {
+			setups = append(setups, r.Setup)
+		}
+		title := fmt.Sprintf("%s, %s, seed %d", r.Method, r.Shift, r.Seed)
+		top, err := plot.TopLabel(r.Diagram.TopLabel, title)
+		if err != nil {
 			return err
 		}
-		if c.can, err = metrics.CanonicalECE(r.TargetProbs, k, r.TargetLabels, metrics.Options{}); err != nil {
+		cw, err := plot.ClasswisePooled(r.Diagram.Classwise, title)
+		if err != nil {
 			return err
 		}
-		setup := strings.NewReplacer(" ", "_", "=", "", "/", "-", "→", "-to-").Replace(r.Setup)
-		prefix := fmt.Sprintf("%s-%s-", setup, r.Method)
-		if err := writeDiagrams(filepath.Join(dir, "diagrams"), prefix, fmt.Sprintf("%s, %s, seed %d", r.Method, r.Shift, r.Seed), c); err != nil {
-			return err
+		row := []*gplot.Plot{top, cw}
+		if r.Diagram.Canonical != nil {
+			can, err := plot.Canonical(*r.Diagram.Canonical, title)
+			if err != nil {
+				return err
+			}
+			row = append(row, can)
+		}
+		rows[r.Setup] = append(rows[r.Setup], row)
+	}
+	for _, setup := range setups {
+		for _, ext := range []string{".png", ".svg"} {
+			path := filepath.Join(dir, "grid-"+slug(setup)+ext)
+			if err := plot.SaveFigureDPI(rows[setup], path, 13*vg.Centimeter*style.scale(), 11*vg.Centimeter*style.scale(), style.DPI); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

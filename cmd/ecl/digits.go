@@ -28,7 +28,8 @@ func runDigits(args []string) error {
 	fs.IntVar(&c.Split.MaxTarget, "max-target", 10000, "unlabelled target training samples kept (0: all)")
 	fs.IntVar(&c.Split.MaxTest, "max-test", 2000, "target test samples kept (0: all)")
 	fs.Float64Var(&c.Split.ValFraction, "val", 0.1, "fraction of the source held out for the post-hoc methods")
-	out := fs.String("out", "out/digits", "directory for results.json, results.csv and reliability diagrams (empty: none)")
+	out := fs.String("out", "out/digits", "directory for one result file per run (runs/), results.json, results.csv and reliability diagrams (empty: none)")
+	style := diagramFlags(fs)
 	profiled := cpuProfile(fs)
 	quiet := fs.Bool("quiet", false, "no progress messages")
 	if err := fs.Parse(args); err != nil {
@@ -38,7 +39,7 @@ func runDigits(args []string) error {
 	if *sources != "" {
 		c.Split.Sources = strings.Split(*sources, ",")
 	}
-	if err := parseStudy(); err != nil {
+	if err := parseStudy(*out, args); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -58,5 +59,5 @@ func runDigits(args []string) error {
 	summaries := experiment.Summarize(results)
 	head := fmt.Sprintf("digits %s, %s, %d runs from seed %d, %d/%d/%d epochs, batch %d, lr %g", "→"+c.Split.Target, c.Arch, c.Runs, c.Seed, c.Epochs, c.AuxEpochs, c.ECLEpochs, c.Batch, c.LR)
 	printTables(os.Stdout, head, summaries, time.Since(start))
-	return writeAll(*out, args, experiment.DigitClasses, results, summaries)
+	return writeAll(*out, args, results, summaries, *style)
 }

@@ -179,6 +179,7 @@ func runEval(args []string) error {
 	kde := triState("auto")
 	fs.Var(&kde, "kde", fmt.Sprintf("compute ECE^KDE, O(N²K): true, false, or auto (only while N²K ≤ %.3g)", kdeAutoWork))
 	out := fs.String("out", "", "directory for reliability diagrams as PNG and SVG (empty: none)")
+	style := diagramFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON (metrics as fractions) instead of a table")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -284,7 +285,7 @@ func runEval(args []string) error {
 		printReport(os.Stdout, rep)
 	}
 	if *out != "" {
-		return writeDiagrams(*out, "", "", cals)
+		return writeDiagrams(*out, "", "", cals, *style)
 	}
 	return nil
 }
@@ -755,8 +756,8 @@ func printReport(w io.Writer, r evalReport) {
 
 // writeDiagrams writes the top-label, class-wise and (for K = 3) canonical
 // reliability diagrams as PNG and SVG into dir, file names prefixed by
-// prefix, with the given title.
-func writeDiagrams(dir, prefix, title string, c calibrations) error {
+// prefix, with the given title, in the given style.
+func writeDiagrams(dir, prefix, title string, c calibrations, style diagramStyle) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -783,7 +784,7 @@ func writeDiagrams(dir, prefix, title string, c calibrations) error {
 	}
 	for _, d := range diagrams {
 		for _, ext := range []string{".png", ".svg"} {
-			if err := plot.SaveFigure(d.fig, filepath.Join(dir, prefix+d.name+ext), d.w, d.h); err != nil {
+			if err := plot.SaveFigureDPI(d.fig, filepath.Join(dir, prefix+d.name+ext), d.w*style.scale(), d.h*style.scale(), style.DPI); err != nil {
 				return err
 			}
 		}

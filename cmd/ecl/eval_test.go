@@ -254,8 +254,8 @@ func TestSimCommandShortRun(t *testing.T) {
 		t.Errorf("cpu.pprof: %v, %d bytes, not gzip", err, len(b))
 	}
 	ds, _ := os.ReadDir(filepath.Join(dir, "diagrams"))
-	if len(ds) != 5*3*2 {
-		t.Errorf("%d diagram files, want 5 models × 3 diagrams × 2 formats", len(ds))
+	if len(ds) != 5*3*2+2 {
+		t.Errorf("%d diagram files, want 5 models × 3 diagrams × 2 formats and the grid in 2 formats", len(ds))
 	}
 }
 

@@ -5,6 +5,8 @@
 //	ecl digits [flags] train a digit network on source domains and compare calibration methods on the target
 //	ecl calibrate [flags] calibrate a model's predictions under covariate shift from files
 //	ecl data fetch     download MNIST, USPS and SVHN into the data directory and verify their checksums
+//	ecl report DIR…    merge run files of studies and sweeps into tables (text, Markdown, LaTeX, CSV) and figures
+//	ecl sweep [flags]  expand a grid of study flags into jobs; run one, or write a Slurm/Kubernetes job array
 //
 // Run "ecl COMMAND -h" for a command's flags.
 package main
@@ -23,6 +25,8 @@ var commands = map[string]func(args []string) error{
 	"eval":   runEval,
 	"digits": runDigits,
 	"data":   runData,
+	"sweep":  runSweep,
+	"report": runReport,
 }
 
 func main() {

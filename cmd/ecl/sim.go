@@ -36,7 +36,8 @@ func runSim(args []string) error {
 	fs.Float64Var(&c.AuxLR, "aux-lr", 0, "learning rate of the auxiliary head (0: recipe default)")
 	fs.Float64Var(&c.ECLLR, "ecl-lr", 0, "learning rate of the ECL stage (0: recipe default)")
 	fs.BoolVar(&c.NonTrainable, "nontrainable", false, "use the soft-binned estimator on each mini-batch instead of Algorithm 1 (ablation)")
-	out := fs.String("out", "out/sim", "directory for results.json, results.csv and reliability diagrams (empty: none)")
+	out := fs.String("out", "out/sim", "directory for one result file per run (runs/), results.json, results.csv and reliability diagrams (empty: none)")
+	style := diagramFlags(fs)
 	profiled := cpuProfile(fs)
 	quiet := fs.Bool("quiet", false, "no progress display")
 	if err := fs.Parse(args); err != nil {
@@ -46,7 +47,7 @@ func runSim(args []string) error {
 	if c.Shifts, err = parseList(*shifts, sim.ParseKind); err != nil {
 		return err
 	}
-	if err := parseStudy(); err != nil {
+	if err := parseStudy(*out, args); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -70,12 +71,13 @@ func runSim(args []string) error {
 	}
 	summaries := experiment.Summarize(results)
 	printTables(os.Stdout, fmt.Sprintf("recipe %s, %d runs from seed %d", c.Recipe, c.Runs, c.Seed), summaries, time.Since(start))
-	return writeAll(*out, args, experiment.Classes, results, summaries)
+	return writeAll(*out, args, results, summaries, *style)
 }
 
 // writeAll writes the results files and the first seed's reliability
-// diagrams (k classes) into dir, unless dir is empty.
-func writeAll(dir string, args []string, k int, results []experiment.Result, summaries []experiment.Summary) error {
+// diagrams into dir, unless dir is empty; the runs' own files are there
+// already.
+func writeAll(dir string, args []string, results []experiment.Result, summaries []experiment.Summary, style diagramStyle) error {
 	if dir == "" {
 		return nil
 	}
@@ -85,7 +87,7 @@ func writeAll(dir string, args []string, k int, results []experiment.Result, sum
 	if err := writeResults(dir, args, results, summaries); err != nil {
 		return err
 	}
-	if err := writeStudyDiagrams(dir, k, results); err != nil {
+	if err := writeStudyDiagrams(dir, results, style); err != nil {
 		return err
 	}
 	fmt.Printf("results and diagrams in %s\n", dir)
@@ -102,8 +104,8 @@ type studyDefaults struct {
 
 // studyFlags registers the flags of the settings every study shares on fs
 // and returns the function that, after fs.Parse, checks and stores those
-// that need parsing.
-func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func() error {
+// that need parsing, with the study's output directory and command line.
+func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func(out string, args []string) error {
 	paradigms := fs.String("paradigms", d.paradigms, "comma list of ECL paradigms: toplabel, classwise, canonical")
 	methods := fs.String("methods", d.methods, "comma list of baselines to add: "+strings.Join(experiment.Methods, ", ")+", all, or none")
 	fs.BoolVar(&s.Control, "control", true, "add the CE-finetune row (the ECL stage without ECL)")
@@ -118,7 +120,12 @@ func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func() e
 	fs.Float64Var(&s.Loss.EMA, "ema", 0.9, "weight of the new value in the cache update")
 	reduce := fs.String("reduce", "mean", "mini-batch loss over samples: mean (default) or sum (reference code)")
 	metricConv := fs.String("metrics", "paper", "metric conventions: paper (15 equal-width bins) or reference (metrics.py: bins with ≤5 samples dropped, 0 in no bin)")
-	return func() error {
+	fs.BoolVar(&s.Store.Resume, "resume", true, "reuse the runs whose result file is in -out/runs with the same configuration")
+	return func(out string, args []string) error {
+		s.Store.Dir, s.Args = out, args
+		s.Store.Reused = func(label string) {
+			fmt.Fprintf(os.Stderr, "reusing the result file of %s in %s\n", label, filepath.Join(out, "runs"))
+		}
 		var err error
 		if s.Paradigms, err = parseList(*paradigms, ecl.ParseParadigm); err != nil {
 			return err

@@ -82,19 +82,39 @@ func labels(p *plot.Plot, xys plotter.XYs, text []string) error {
 	return nil
 }
 
+// Layout of a reliability panel: the data occupy [0, 1]; the bin counts
+// form a row at countY, labelled "count" on the y axis, and the legend sits
+// in the band above it, clear of bars and counts.
+const (
+	countY = 1.1
+	panelY = 1.5
+)
+
+// stacked is a legend thumbnail drawn as its parts over each other: a
+// translucent overlay shows the colour it makes over a bar.
+type stacked []plot.Thumbnailer
+
+func (s stacked) Thumbnail(c *draw.Canvas) {
+	for _, t := range s {
+		t.Thumbnail(c)
+	}
+}
+
 // reliability is one panel: per non-empty bin a bar over [Lo, Hi] up to the
 // outcome frequency (pale when the bin is left out of the error), a
-// translucent red bar between it and the mean confidence, and the count
-// above; the dashed diagonal is perfect calibration.
+// translucent red bar between it and the mean confidence (over the bar when
+// under-confident), and the count in the row above; the dashed diagonal is
+// perfect calibration. The legend names every colour drawn.
 func reliability(c metrics.Calibration, title, ylabel string) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = "confidence", ylabel
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1.1
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, panelY
+	p.Y.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.2, Label: "0.2"}, {Value: 0.4, Label: "0.4"},
+		{Value: 0.6, Label: "0.6"}, {Value: 0.8, Label: "0.8"}, {Value: 1, Label: "1"}, {Value: countY, Label: "count"}}
 	var at plotter.XYs
 	var counts []string
-	var excluded *plotter.Polygon
-	var gap *plotter.Polygon
+	var used, excluded, over, under, underExcluded bool
 	for _, b := range c.Bins {
 		if b.Count == 0 {
 			continue
@@ -107,14 +127,16 @@ func reliability(c metrics.Calibration, title, ylabel string) (*plot.Plot, error
 		if err != nil {
 			return nil, err
 		}
-		if gap, err = rect(b.Lo, b.Hi, min(b.Acc, b.Conf), max(b.Acc, b.Conf), gapColor); err != nil {
+		gap, err := rect(b.Lo, b.Hi, min(b.Acc, b.Conf), max(b.Acc, b.Conf), gapColor)
+		if err != nil {
 			return nil, err
 		}
-		if !b.Used {
-			excluded = bar
-		}
+		used, excluded = used || b.Used, excluded || !b.Used
+		over = over || b.Conf > b.Acc
+		under = under || b.Conf < b.Acc && b.Used
+		underExcluded = underExcluded || b.Conf < b.Acc && !b.Used
 		p.Add(bar, gap)
-		at = append(at, plotter.XY{X: (b.Lo + b.Hi) / 2, Y: 1.05})
+		at = append(at, plotter.XY{X: (b.Lo + b.Hi) / 2, Y: countY})
 		counts = append(counts, strconv.Itoa(b.Count))
 	}
 	diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
@@ -126,21 +148,29 @@ func reliability(c metrics.Calibration, title, ylabel string) (*plot.Plot, error
 	if err := labels(p, at, counts); err != nil {
 		return nil, err
 	}
-	legend, err := rect(0, 1, 0, 1, barColor)
-	if err != nil {
-		return nil, err
+	swatch := func(c color.Color) *plotter.Polygon {
+		r, _ := rect(0, 1, 0, 1, c) // a fixed unit square: no error
+		return r
 	}
-	p.Legend.Add(ylabel, legend)
-	if gap != nil {
-		p.Legend.Add("gap to confidence", gap)
+	if used || len(at) == 0 {
+		p.Legend.Add(ylabel, swatch(barColor))
 	}
-	if excluded != nil {
-		p.Legend.Add("bin left out (few samples)", excluded)
+	if excluded {
+		p.Legend.Add("bin left out (few samples)", swatch(excludedColor))
+	}
+	if over {
+		p.Legend.Add("over-confidence: gap to confidence", swatch(gapColor))
+	}
+	if under {
+		p.Legend.Add("under-confidence: gap (over the bar)", stacked{swatch(barColor), swatch(gapColor)})
+	}
+	if underExcluded {
+		p.Legend.Add("under-confidence over a left-out bin", stacked{swatch(excludedColor), swatch(gapColor)})
 	}
 	p.Legend.Add("perfect calibration", diag)
 	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.YOffs = -vg.Points(12) // below the count labels
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	p.Legend.ThumbnailWidth = vg.Points(14)
 	return p, nil
 }
 
@@ -150,12 +180,13 @@ func TopLabel(c metrics.Calibration, title string) (*plot.Plot, error) {
 	return reliability(c, heading(title, fmt.Sprintf("ECE %.2f%%", 100*c.Error)), "accuracy")
 }
 
-// heading joins a diagram's title, which may be empty, and its detail.
+// heading puts a diagram's detail on a line below its title, which may be
+// empty, so that panels side by side keep their titles apart.
 func heading(title, detail string) string {
 	if title == "" {
 		return detail
 	}
-	return title + " — " + detail
+	return title + "\n" + detail
 }
 
 // Classwise is one reliability panel per class (frequency of the class
@@ -308,6 +339,7 @@ func Canonical(c metrics.Canonical, title string) (*plot.Plot, error) {
 		return nil, err
 	}
 	p.Legend.Add("empty bin", empty)
+	p.Legend.Add("numbers: samples in the region", stacked{})
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	return p, nil
@@ -350,12 +382,25 @@ func Save(p *plot.Plot, path string, w, h vg.Length) error {
 	return SaveFigure(Figure{{p}}, path, w, h)
 }
 
+// DefaultDPI is the resolution of PNG output unless SaveFigureDPI says
+// otherwise: a 12 cm panel is 709 pixels wide.
+const DefaultDPI = 150
+
 // SaveFigure renders fig with width w per panel column and height h per
-// panel row into path, as PNG (.png) or SVG (.svg) by its extension. The
-// image is rendered first and then written to a temporary file in the same
-// directory that replaces path only once complete, so an existing file is
-// never lost half-written.
+// panel row into path at DefaultDPI; see SaveFigureDPI.
 func SaveFigure(fig Figure, path string, w, h vg.Length) error {
+	return SaveFigureDPI(fig, path, w, h, DefaultDPI)
+}
+
+// SaveFigureDPI renders fig with width w per panel column and height h per
+// panel row into path, as PNG (.png, at dpi dots per inch) or SVG (.svg,
+// vector) by its extension. The image is rendered first and then written
+// to a temporary file in the same directory that replaces path only once
+// complete, so an existing file is never lost half-written.
+func SaveFigureDPI(fig Figure, path string, w, h vg.Length, dpi int) error {
+	if dpi < 1 {
+		return fmt.Errorf("plot.SaveFigure: %s: %d dots per inch", path, dpi)
+	}
 	if len(fig) == 0 || len(fig[0]) == 0 {
 		return fmt.Errorf("plot.SaveFigure: %s: empty figure", path)
 	}
@@ -371,7 +416,7 @@ func SaveFigure(fig Figure, path string, w, h vg.Length) error {
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".png":
-		canvas = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
+		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(dpi))}
 	case ".svg":
 		canvas = vgsvg.New(width, height)
 	default:
@@ -394,4 +439,42 @@ func SaveFigure(fig Figure, path string, w, h vg.Length) error {
 		return fmt.Errorf("plot.SaveFigure: %w", err)
 	}
 	return nil
+}
+
+// ClasswisePooled is the class-wise diagram in one panel: each bin pools
+// the samples of every class whose predicted probability of that class
+// falls in it (their mean probability against the label frequency). The
+// classes' bins must share their edges.
+func ClasswisePooled(c metrics.Classwise, title string) (*plot.Plot, error) {
+	bins, err := pool(c)
+	if err != nil {
+		return nil, err
+	}
+	return reliability(metrics.Calibration{Error: c.Error, Bins: bins}, heading(title, fmt.Sprintf("class-wise, classes pooled; CwECE %.2f%%", 100*c.Error)), "frequency")
+}
+
+// pool merges the classes' bins of c, which must share their edges.
+func pool(c metrics.Classwise) ([]metrics.Bin, error) {
+	if len(c.Classes) == 0 {
+		return nil, errors.New("plot.ClasswisePooled: no classes")
+	}
+	bins := make([]metrics.Bin, len(c.Classes[0].Bins))
+	for k, cal := range c.Classes {
+		if len(cal.Bins) != len(bins) {
+			return nil, fmt.Errorf("plot.ClasswisePooled: class %d has %d bins, class 0 %d", k, len(cal.Bins), len(bins))
+		}
+		for j, b := range cal.Bins {
+			p := &bins[j]
+			if k > 0 && (b.Lo != p.Lo || b.Hi != p.Hi) {
+				return nil, fmt.Errorf("plot.ClasswisePooled: class %d's bin %d is (%v, %v], class 0's (%v, %v]", k, j, b.Lo, b.Hi, p.Lo, p.Hi)
+			}
+			p.Lo, p.Hi, p.Used = b.Lo, b.Hi, p.Used || b.Used
+			if n := p.Count + b.Count; n > 0 {
+				p.Conf = (p.Conf*float64(p.Count) + b.Conf*float64(b.Count)) / float64(n)
+				p.Acc = (p.Acc*float64(p.Count) + b.Acc*float64(b.Count)) / float64(n)
+				p.Count = n
+			}
+		}
+	}
+	return bins, nil
 }

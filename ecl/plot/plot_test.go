@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"image/png"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -99,7 +100,7 @@ func TestDiagramsRender(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: %v", path, err)
 					}
-					if got, want := img.Bounds().Dx(), int(12*vg.Centimeter.Dots(vgDPI)*float64(len(fig[0]))); got < want-2 || got > want+2 {
+					if got, want := img.Bounds().Dx(), int(12*vg.Centimeter.Dots(DefaultDPI)*float64(len(fig[0]))); got < want-2 || got > want+2 {
 						t.Errorf("%s: %d pixels wide, want %d", path, got, want)
 					}
 				} else if !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "test") {
@@ -109,9 +110,6 @@ func TestDiagramsRender(t *testing.T) {
 		}
 	}
 }
-
-// vgDPI is vgimg's default resolution.
-const vgDPI = 96
 
 func TestClasswiseWrapsRows(t *testing.T) {
 	probs, labels := sample(300, 6)
@@ -186,5 +184,43 @@ func TestSaveKeepsOldFileOnFailure(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("directory holds %d entries, want only d.png", len(entries))
+	}
+}
+
+// Pooling the class-wise bins keeps every sample once per class: the
+// counts add up to n·K and each bin's frequency is the count-weighted mean
+// of the classes'.
+func TestClasswisePooled(t *testing.T) {
+	probs, labels := sample(400, 3)
+	cw, err := metrics.ClasswiseECE(probs, 3, labels, metrics.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := ClasswisePooled(cw, "pooled"); err != nil || !strings.Contains(p.Title.Text, "pooled") {
+		t.Fatalf("ClasswisePooled: %v", err)
+	}
+	bins, err := pool(cw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for j, b := range bins {
+		total += b.Count
+		var n int
+		var hits float64
+		for _, c := range cw.Classes {
+			n += c.Bins[j].Count
+			hits += c.Bins[j].Acc * float64(c.Bins[j].Count)
+		}
+		if b.Count != n || n > 0 && math.Abs(b.Acc-hits/float64(n)) > 1e-12 {
+			t.Errorf("bin %d: %+v, want %d samples, frequency %v", j, b, n, hits/float64(n))
+		}
+	}
+	if total != 3*400 {
+		t.Errorf("pooled counts add up to %d, want %d", total, 3*400)
+	}
+	cw.Classes[1].Bins = cw.Classes[1].Bins[1:]
+	if _, err := ClasswisePooled(cw, ""); err == nil {
+		t.Error("classes with different bins accepted")
 	}
 }

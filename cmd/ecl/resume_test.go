@@ -1,0 +1,126 @@
+package main
+
+import (
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// buildECL builds this command into a temporary directory.
+func buildECL(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "ecl")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// smallSim is a study of 4 runs that takes about a second.
+var smallSim = []string{"sim", "-runs", "2", "-points", "60", "-hidden", "8", "-base-epochs", "30", "-aux-epochs", "5", "-ecl-epochs", "5", "-methods", "ts", "-diagram-dpi", "40", "-quiet", "-out", "out"}
+
+// tableOf is a study's printed tables without the wall time.
+func tableOf(stdout []byte) string {
+	return regexp.MustCompile(`(?m)^(recipe .*), [0-9.hms]+$`).ReplaceAllString(string(stdout), "$1")
+}
+
+// studyFiles maps the files of a study's directory to their contents,
+// except the run records (their wall times differ), which map to "".
+func studyFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		b, err := os.ReadFile(path)
+		if filepath.Base(filepath.Dir(path)) == "runs" {
+			b = nil
+		}
+		files[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// ecl sim killed with SIGKILL at random moments and run again finishes with
+// the tables, results files and diagrams of an uninterrupted run, and no
+// temporary files.
+func TestSimKilledAndResumedMatchesUninterrupted(t *testing.T) {
+	bin := buildECL(t)
+	ref := t.TempDir()
+	cmd := exec.Command(bin, smallSim...)
+	cmd.Dir = ref
+	start := time.Now()
+	want, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("uninterrupted run: %v", err)
+	}
+	took := time.Since(start)
+	wantFiles := studyFiles(t, filepath.Join(ref, "out"))
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 0))
+	t.Logf("uninterrupted run %v; kill moments from seed %d", took, seed)
+	killed := 0
+	for trial := range 3 {
+		dir := t.TempDir()
+		for range 2 {
+			c := exec.Command(bin, smallSim...)
+			c.Dir = dir
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			at := time.Duration(rng.Int64N(int64(took)))
+			time.Sleep(at)
+			if c.Process.Kill() == nil && c.Wait() != nil {
+				killed++
+				t.Logf("trial %d: killed after %v", trial, at)
+			}
+		}
+		c := exec.Command(bin, smallSim...)
+		c.Dir = dir
+		got, err := c.Output()
+		if err != nil {
+			t.Fatalf("trial %d: resumed run: %v", trial, err)
+		}
+		if tableOf(got) != tableOf(want) {
+			t.Errorf("trial %d: tables differ:\n%s\nwant\n%s", trial, got, want)
+		}
+		gotFiles := studyFiles(t, filepath.Join(dir, "out"))
+		for name, b := range wantFiles {
+			if gotFiles[name] != b {
+				t.Errorf("trial %d: %s differs from the uninterrupted run's", trial, name)
+			}
+		}
+		for name := range gotFiles {
+			if _, ok := wantFiles[name]; !ok {
+				t.Errorf("trial %d: %s left over (not in the uninterrupted run)", trial, name)
+			}
+		}
+	}
+	if killed == 0 {
+		t.Error("no run was killed before it finished")
+	}
+	var runs, diagrams int
+	for name := range wantFiles {
+		switch {
+		case strings.HasPrefix(name, "runs/"):
+			runs++
+		case strings.HasPrefix(name, "diagrams/"):
+			diagrams++
+		}
+	}
+	if runs != 4 || diagrams == 0 || wantFiles["results.json"] == "" {
+		t.Errorf("study wrote %d run files, %d diagrams, results.json %v; want 4 runs, diagrams and results", runs, diagrams, wantFiles["results.json"] != "")
+	}
+}
