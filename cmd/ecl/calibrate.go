@@ -20,6 +20,7 @@ import (
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/ecl/calib"
 	"github.com/ecl-go/ecl/ecl/metrics"
+	"github.com/ecl-go/ecl/ecl/plot"
 	"github.com/ecl-go/ecl/internal/atomicfile"
 )
 
@@ -596,7 +597,7 @@ func calibrateMethod(m string, f fitData, fold []int, pseudo calib.PseudoSet, yt
 	if yt == nil {
 		return mr, nil
 	}
-	r, cals, err := evaluate(pt, k, yt, metrics.Options{Bins: cfg.bins}, false)
+	r, cals, err := evaluate(pt, k, yt, metrics.Options{Bins: cfg.bins}, false, canonicalAffordable(cfg.bins, k))
 	if err != nil {
 		return mr, err
 	}
@@ -608,7 +609,7 @@ func calibrateMethod(m string, f fitData, fold []int, pseudo calib.PseudoSet, yt
 	}
 	mr.TargetECE = &iv
 	if cfg.diagrams {
-		if err := writeDiagrams(filepath.Join(dir, "diagrams"), m+"-", m+" on the target", cals); err != nil {
+		if err := writeDiagrams(filepath.Join(dir, "diagrams"), m+"-", m+" on the target", cals, diagramStyle{Scale: 1, DPI: plot.DefaultDPI}); err != nil {
 			return mr, err
 		}
 	}
@@ -720,7 +721,7 @@ func applySaved(w io.Writer, paramsPath, probsPath, labelsPath, mode, dir string
 		name  string
 		probs []float64
 	}{{"before", calib.Softmax(s.logits, s.k)}, {"after", p}} {
-		r, _, err := evaluate(row.probs, s.k, y, o, false)
+		r, _, err := evaluate(row.probs, s.k, y, o, false, false)
 		if err != nil {
 			return err
 		}
