@@ -27,9 +27,10 @@ echo "slurm-test: ecl built in $SECONDS s"
 echo "slurm-test: cluster up at $SECONDS s"
 . "$tmp/cluster/env"
 
-# Each job: one seed, two runs (the shifts), a few seconds each.
-study=(sim -runs 1 -shifts normal,uniform -paradigms toplabel,canonical -methods ts -points 80 -hidden 16
-	-base-epochs 300 -aux-epochs 40 -ecl-epochs 40 -diagram-dpi 30 -quiet)
+# Each job: one seed, two runs (the shifts), several seconds each: long
+# enough that task 0 is still in its second run when it is cancelled.
+study=(sim -runs 1 -shifts normal,uniform -paradigms toplabel,canonical -methods ts -points 800 -hidden 16
+	-base-epochs 1200 -aux-epochs 200 -ecl-epochs 200 -diagram-dpi 30 -quiet)
 emit() { # emit OUT: the job array script of the sweep into OUT
 	"$tmp/ecl" sweep -out "$1" -vary seed=1:6 -emit slurm -cpus 1 -mem 512 -time 10:00 -name ecl-ci \
 		-o "$1.sbatch" "${study[@]}"
