@@ -86,8 +86,11 @@ func Bench(b *testing.B, c Case) {
 	b.ReportMetric(c.Flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
-// loop times b.N calls of run, with allocations.
+// loop times b.N calls of run, with allocations, after one untimed warm-up
+// call (the first step of a network packs weights and faults in its
+// buffers; bench/peer's scripts warm up the same way).
 func loop(b *testing.B, run func()) {
+	run()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {

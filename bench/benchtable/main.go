@@ -49,6 +49,7 @@ func main() {
 			continue
 		}
 		step := bench.TrainStep(net, 100, tensor.CPU[float32]{})
+		step() // warm-up, untimed, as bench/peer/train.py does
 		res := testing.Benchmark(func(b *testing.B) {
 			for range b.N {
 				step()
