@@ -112,6 +112,13 @@ func Measure(c Case) Row {
 	return Row{c.Name, per, c.Flops / per.Seconds() / 1e9}
 }
 
+// MeasureStep runs a training step of the network called net (batch 100,
+// float32, CPU) as a benchmark, warm-up untimed.
+func MeasureStep(net string) testing.BenchmarkResult {
+	step := TrainStep(net, 100, tensor.CPU[float32]{})
+	return testing.Benchmark(func(b *testing.B) { loop(b, step) })
+}
+
 // Nets are the networks whose training step is measured, by name.
 var Nets = map[string]func(r *rand.Rand) *nn.Classifier[float32]{
 	"lenet5":     func(r *rand.Rand) *nn.Classifier[float32] { return nn.NewLeNet5[float32](r, 10, 10) },

@@ -39,12 +39,7 @@ func TestCasesRun(t *testing.T) {
 func BenchmarkTrainStep(b *testing.B) {
 	for _, name := range []string{"lenet5", "resnet20", "densenet40"} {
 		b.Run(name, func(b *testing.B) {
-			step := TrainStep(name, 100, tensor.CPU[float32]{})
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				step()
-			}
+			loop(b, TrainStep(name, 100, tensor.CPU[float32]{}))
 			b.ReportMetric(100*float64(b.N)/b.Elapsed().Seconds(), "images/s")
 		})
 	}

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/ecl-go/ecl/bench"
-	"github.com/ecl-go/ecl/tensor"
 )
 
 func main() {
@@ -48,13 +47,7 @@ func main() {
 		if !re.MatchString(name) {
 			continue
 		}
-		step := bench.TrainStep(net, 100, tensor.CPU[float32]{})
-		step() // warm-up, untimed, as bench/peer/train.py does
-		res := testing.Benchmark(func(b *testing.B) {
-			for range b.N {
-				step()
-			}
-		})
+		res := bench.MeasureStep(net)
 		per := time.Duration(res.NsPerOp())
 		fmt.Printf("%-34s %10.3f %9s  (%.0f images/s, batch 100, Adam; %.1f MB and %d allocations per step)\n", name, float64(per.Nanoseconds())/1e6, "", 100/per.Seconds(), float64(res.AllocedBytesPerOp())/1e6, res.AllocsPerOp())
 	}
