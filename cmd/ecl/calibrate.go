@@ -268,18 +268,9 @@ func readScores(path, mode string) (scores, error) {
 			return s, fmt.Errorf("%s: row %d, column %d: %v is not finite", path, i/cols+1, i%cols+1, v)
 		}
 	}
-	inUnit, worst := true, 0.0 // worst: the largest |row sum − 1|
-	for _, v := range data {
-		inUnit = inUnit && v >= 0 && v <= 1
-	}
-	if cols > 1 {
-		for i := 0; i < len(data); i += cols {
-			sum := 0.0
-			for _, v := range data[i : i+cols] {
-				sum += v
-			}
-			worst = max(worst, math.Abs(sum-1))
-		}
+	inUnit, worst, _ := probStats(data, cols) // worst: the largest |row sum − 1|
+	if cols == 1 {
+		worst = 0 // one column is P(class 1): no row sum to check
 	}
 	looksProbs := inUnit && worst <= 1e-3
 	switch mode {
