@@ -82,8 +82,9 @@ func ECEInterval(probs []float64, k int, labels []int, w []float64, b, reps int,
 	}
 	n := len(labels)
 	p, y, ws := make([]float64, n*k), make([]int, n), make([]float64, n)
-	sum, count := 0.0, 0
-	lo, hi := metrics.Bootstrap(n, func(idx []int) float64 {
+	vals := make([]float64, reps)
+	metrics.Resample(n, reps, rand.New(rand.NewPCG(seed, 0xb007)), func(r int, idx []int) {
+		vals[r] = math.NaN()
 		total := 0.0
 		for j, i := range idx {
 			copy(p[j*k:(j+1)*k], probs[i*k:(i+1)*k])
@@ -95,17 +96,20 @@ func ECEInterval(probs []float64, k int, labels []int, w []float64, b, reps int,
 			total += ws[j]
 		}
 		if total == 0 {
-			return math.NaN()
+			return
 		}
-		e, err := WeightedECE(p, k, y, ws, b)
-		if err != nil {
-			return math.NaN()
+		if e, err := WeightedECE(p, k, y, ws, b); err == nil {
+			vals[r] = e
 		}
-		sum += e
-		count++
-		return e
-	}, reps, level, rand.New(rand.NewPCG(seed, 0xb007)))
-	iv := Interval{Value: v, Corrected: v, Lo: max(2*v-hi, 0), Hi: max(2*v-lo, 0), Level: level, Reps: reps}
+	})
+	lo, hi := metrics.BasicInterval(v, vals, level)
+	iv := Interval{Value: v, Corrected: v, Lo: max(lo, 0), Hi: max(hi, 0), Level: level, Reps: reps}
+	sum, count := 0.0, 0
+	for _, e := range vals {
+		if !math.IsNaN(e) {
+			sum, count = sum+e, count+1
+		}
+	}
 	if count > 0 {
 		iv.Corrected = max(2*v-sum/float64(count), 0)
 	}
