@@ -21,6 +21,8 @@ func init() { gridCap = 3 }
 
 func (driver) open() (string, int64, error) { return "CPU emulator", 8 << 30, nil }
 
+func (driver) bind() error { return nil }
+
 func (driver) alloc(bytes int64) (uint64, error) { return emu.Alloc(bytes) }
 
 func (driver) free(p uint64) { emu.Free(p) }

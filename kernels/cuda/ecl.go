@@ -20,12 +20,20 @@ func anchorAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*t
 	x, anchors = tensor.Contiguous(x), tensor.Contiguous(anchors)
 	shape := x.Shape()
 	out := tensor.ZerosOn[T](d, append(shape[:len(shape)-1], b)...)
+	xp, ap, op := d.ptr(x), d.ptr(anchors), d.ptr(out)
+	if warpAnchors(b, dim) {
+		g := grid{x: blocks(rows, blockSize/32), y: 1, z: 1, block: blockSize}
+		err = d.e.do(func() error {
+			return d.e.launch(kAnchorWarp, d.sfx, g, uint64(rows), uint64(dim), uint64(b), xp, ap, op, f64(-1/tau))
+		})
+		keepAlive(x, anchors)
+		return out, err
+	}
 	g := linear(rows)
 	var shared uint64
 	if bytes := b * dim * int(d.size); bytes <= sharedLimit {
 		g.shared, shared = bytes, 1
 	}
-	xp, ap, op := d.ptr(x), d.ptr(anchors), d.ptr(out)
 	err = d.e.do(func() error {
 		return d.e.launch(kAnchorAssign, d.sfx, g, uint64(rows), uint64(dim), uint64(b), xp, ap, op, f64(-1/tau), shared)
 	})
@@ -63,8 +71,12 @@ func binSums[T tensor.Float](w, p *tensor.Tensor[T]) (n, m *tensor.Tensor[T], er
 	out := tensor.ZerosOn[T](d, gb*(1+dim))
 	if rows > 0 && gb > 0 {
 		wp, pp, op := d.ptr(w), d.ptr(p), d.ptr(out)
+		slots := gb * (1 + dim)
 		err = d.e.do(func() error {
-			return d.binPass(kBinSumsPart, rows, gb*(1+dim), 0, op, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp)
+			if tile := binTile(slots, gb+g*dim, int(d.size)); dim > 0 && tile > 0 {
+				return d.binPass(kBinSumsTile, rows, slots, tile*(gb+g*dim)*int(d.size), op, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp, uint64(tile))
+			}
+			return d.binPass(kBinSumsPart, rows, slots, 0, op, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp)
 		})
 		keepAlive(w, p)
 	}

@@ -56,7 +56,9 @@ var (
 	kScatterAdd = def("index", "scatter_add", "n nd axis *meta *idx *src *dst")
 
 	kAnchorAssign = def("ecl", "anchor_assign", "rows d b *x *anchors *out scale. shared")
+	kAnchorWarp   = def("ecl", "anchor_assign_warp", "rows d b *x *anchors *out scale.")
 	kBinSumsPart  = def("ecl", "bin_sums_part", "n g b d *w *p *part rpc")
+	kBinSumsTile  = def("ecl", "bin_sums_tile", "n g b d *w *p tile *part rpc")
 	kHardBinPart  = def("ecl", "hard_bin_part", "n g b d *bin *v *part rpc")
 
 	kAdam = def("adam", "adam", "n *p *g *m *v b1. c1. b2. c2. vscale. eps. step. decay.")
@@ -69,7 +71,7 @@ var kernels = []kernel{
 	kGemmNaive, kGemmTiled,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,
 	kGather, kScatterAdd,
-	kAnchorAssign, kBinSumsPart, kHardBinPart,
+	kAnchorAssign, kAnchorWarp, kBinSumsPart, kBinSumsTile, kHardBinPart,
 	kAdam,
 }
 

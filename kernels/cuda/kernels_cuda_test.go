@@ -75,7 +75,7 @@ func batchNormStats[T tensor.Float](t *testing.T) {
 
 // anchorCases are (B, D) pairs of the three paradigms (top-label and
 // class-wise D = 1, canonical D = K) and anchors too many for shared memory.
-var anchorCases = []struct{ b, d int }{{15, 1}, {15, 3}, {55, 10}, {1000, 10}}
+var anchorCases = []struct{ b, d int }{{15, 1}, {15, 3}, {55, 10}, {64, 16}, {65, 2}, {8, 17}, {1000, 10}}
 
 func TestAnchorAssign(t *testing.T) { both(t, anchorAssign[float32], anchorAssign[float64]) }
 
@@ -115,7 +115,7 @@ func TestBinSums(t *testing.T) { both(t, binSums[float32], binSums[float64]) }
 func binSums[T tensor.Float](t *testing.T) {
 	dev := gpu[T](t)
 	r := rand.New(rand.NewPCG(14, 14))
-	for _, c := range []struct{ g, b, d int }{{1, 15, 1}, {10, 15, 1}, {1, 55, 10}, {3, 100, 2}} {
+	for _, c := range []struct{ g, b, d int }{{1, 15, 1}, {10, 15, 1}, {1, 55, 10}, {3, 100, 2}, {1, 300, 4}} {
 		for _, n := range []int{0, 1, 7, 1000, rows(dev, 300_007)} {
 			w := tensor.Reshape(probs[T](r, n*c.g, c.b), n, c.g, c.b)
 			p := tensor.RandUniform[T](r, 0, 1, n, c.g, c.d)

@@ -147,6 +147,22 @@ func rowsPerChunk(n int) int {
 	return max(64, (n+1023)/1024)
 }
 
+// warpAnchors reports whether anchor_assign_warp handles b anchors of dim
+// coordinates (its registers hold AW_PER anchors per lane and AW_MAXD
+// coordinates, src/ecl.cu).
+func warpAnchors(b, dim int) bool { return b <= 32*2 && dim <= 16 }
+
+// binTile is the number of rows bin_sums_tile stages in shared memory at a
+// time, each row rowElems elements of size bytes (at most 32 rows, within
+// 16 KiB), or 0 when its threads cannot hold the slots in registers
+// (slots > 256·BS_PER, src/ecl.cu) or one row does not fit.
+func binTile(slots, rowElems, size int) int {
+	if slots > blockSize*4 || rowElems <= 0 {
+		return 0
+	}
+	return min(32, (16<<10)/(rowElems*size))
+}
+
 // convChunk is the number of images whose column matrix (rows·cols elements
 // of size bytes each per image) fits in 256 MiB, at least 1 and at most n.
 func convChunk(n, rows, cols, size int) int {

@@ -152,6 +152,27 @@ func TestChunks(t *testing.T) {
 	}
 }
 
+// TestECLPlans: the fast ECL kernels take exactly the sizes their register
+// arrays hold (src/ecl.cu), and a staged tile fits its shared memory.
+func TestECLPlans(t *testing.T) {
+	for _, c := range []struct {
+		b, d int
+		warp bool
+	}{{15, 1, true}, {55, 10, true}, {64, 16, true}, {65, 3, false}, {15, 17, false}, {1000, 10, false}} {
+		if got := warpAnchors(c.b, c.d); got != c.warp {
+			t.Errorf("warpAnchors(%d, %d) = %v", c.b, c.d, got)
+		}
+	}
+	for _, c := range []struct{ slots, row, size, want int }{
+		{30, 16, 4, 32}, {605, 65, 4, 32}, {1024, 200, 8, 10}, {1025, 2, 4, 0}, {10, 0, 4, 0}, {10, 5000, 8, 0},
+	} {
+		got := binTile(c.slots, c.row, c.size)
+		if got != c.want || got*c.row*c.size > 16<<10 {
+			t.Errorf("binTile(%d, %d, %d) = %d, want %d", c.slots, c.row, c.size, got, c.want)
+		}
+	}
+}
+
 // TestGemmPlan: the slices cover k exactly once, none empty, and deep
 // products into small matrices are split.
 func TestGemmPlan(t *testing.T) {

@@ -3,13 +3,13 @@
 // sums m; hard: counts and sums of the samples in each bin).
 #include "common.cuh"
 
-// dist2 is Σ_d (x_d − a_d)², summed in order as the CPU does.
+// dist2 is Σ_d (x_d − a_d)², summed in order and rounded as the CPU does.
 template <typename T>
 __device__ __forceinline__ T dist2(const T* __restrict__ x, const T* a, i64 d) {
   T s = 0;
   for (i64 i = 0; i < d; i++) {
-    T v = x[i] - a[i];
-    s += v * v;
+    T v = sub(x[i], a[i]);
+    s = add(s, mul(v, v));
   }
   return s;
 }
@@ -19,6 +19,7 @@ __device__ __forceinline__ T dist2(const T* __restrict__ x, const T* a, i64 d) {
 // thread per row, a first pass for the maximum and the sum of exponentials
 // (rescaled as the maximum grows), a second to write. With shared ≠ 0 the
 // block first copies the anchors to shared memory (b·d·sizeof(T) bytes).
+// The general case; anchor_assign_warp is the fast one.
 template <typename T>
 __device__ void anchor_assign(i64 rows, i64 d, i64 b, const T* __restrict__ x, const T* __restrict__ anchors, T* out,
                               double scale, i64 shared) {
@@ -35,7 +36,7 @@ __device__ void anchor_assign(i64 rows, i64 d, i64 b, const T* __restrict__ x, c
     const T* xr = x + r * d;
     T m = -t_inf<T>(), s = 0;
     for (i64 j = 0; j < b; j++) {
-      T z = k * dist2(xr, a + j * d, d);
+      T z = mul(k, dist2(xr, a + j * d, d));
       if (z > m) {
         s = s * t_exp(m - z) + 1;
         m = z;
@@ -45,7 +46,71 @@ __device__ void anchor_assign(i64 rows, i64 d, i64 b, const T* __restrict__ x, c
     }
     if (!(m > -t_inf<T>() && m < t_inf<T>())) m = 0;  // tensor.ShiftMax
     T* o = out + r * b;
-    for (i64 j = 0; j < b; j++) o[j] = t_exp(k * dist2(xr, a + j * d, d) - m) / s;
+    for (i64 j = 0; j < b; j++) o[j] = t_exp(mul(k, dist2(xr, a + j * d, d)) - m) / s;
+  }
+}
+
+// Limits of anchor_assign_warp: anchors per lane, and coordinates.
+#define AW_PER 2
+#define AW_MAXD 16
+
+// anchor_assign_warp computes what anchor_assign does for b ≤ 32·AW_PER
+// anchors of d ≤ AW_MAXD coordinates, one warp per row: lane l holds anchors
+// l, l + 32, ... in registers for the whole launch, computes their logits
+// once, and the warp reduces the maximum and the sum with butterfly shuffles
+// (every lane ends with the same sum, so a row's outputs share one divisor);
+// the row's b outputs are written by consecutive lanes, coalesced.
+template <typename T>
+__device__ void anchor_assign_warp(i64 rows, i64 d, i64 b, const T* __restrict__ x, const T* __restrict__ anchors,
+                                   T* out, double scale) {
+  const int lane = threadIdx.x & 31;
+  const T k = (T)scale;
+  T av[AW_PER][AW_MAXD];
+#pragma unroll
+  for (int t = 0; t < AW_PER; t++) {
+    const i64 j = lane + 32 * t;
+#pragma unroll
+    for (int i = 0; i < AW_MAXD; i++) av[t][i] = j < b && i < d ? anchors[j * d + i] : (T)0;
+  }
+  const i64 warps = (i64)gridDim.x * (blockDim.x >> 5);
+  for (i64 r = (i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); r < rows; r += warps) {
+    const T* xr = x + r * d;
+    T xv[AW_MAXD];
+#pragma unroll
+    for (int i = 0; i < AW_MAXD; i++) xv[i] = i < d ? xr[i] : (T)0;
+    T z[AW_PER];
+    T m = -t_inf<T>();
+#pragma unroll
+    for (int t = 0; t < AW_PER; t++) {
+      T s = 0;
+#pragma unroll
+      for (int i = 0; i < AW_MAXD; i++) {
+        if (i < d) {
+          T v = sub(xv[i], av[t][i]);
+          s = add(s, mul(v, v));
+        }
+      }
+      z[t] = lane + 32 * t < b ? mul(k, s) : -t_inf<T>();
+      if (z[t] > m) m = z[t];
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+      T v = __shfl_xor_sync(0xffffffffu, m, o);
+      if (v > m) m = v;
+    }
+    if (!(m > -t_inf<T>() && m < t_inf<T>())) m = 0;  // tensor.ShiftMax
+    T s = 0;
+#pragma unroll
+    for (int t = 0; t < AW_PER; t++) {
+      z[t] = t_exp(z[t] - m);
+      s += z[t];
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    T* o = out + r * b;
+#pragma unroll
+    for (int t = 0; t < AW_PER; t++)
+      if (lane + 32 * t < b) o[lane + 32 * t] = z[t] / s;
   }
 }
 
@@ -91,6 +156,55 @@ __device__ void bin_sums_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
   }
 }
 
+// Limits of bin_sums_tile: slots per thread (S ≤ blockDim.x·BS_PER).
+#define BS_PER 4
+
+// bin_sums_tile computes what bin_sums_part does, faster when every thread
+// can keep its slots in registers (S ≤ 256·BS_PER): the block stages tiles of
+// `tile` rows of w and p in shared memory (tile·(G·B + G·D)·sizeof(T)
+// bytes, loaded coalesced), and thread t accumulates slots t, t + 256, ...
+// over the chunk's rows in order. blockDim.x must be 256.
+template <typename T>
+__device__ void bin_sums_tile(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, i64 tile,
+                              T* part, i64 rpc) {
+  DYNAMIC_SHARED(smem);
+  const i64 gb = g * b, gd = g * d, S = gb * (1 + d);
+  T* ws = (T*)smem;       // [tile, G·B]
+  T* ps = ws + tile * gb;  // [tile, G·D]
+  const i64 r0 = blockIdx.x * rpc, r1 = min(n, r0 + rpc);
+  const int tid = threadIdx.x;
+  T acc[BS_PER];
+  i64 wo[BS_PER], po[BS_PER];  // a slot's offsets in a row of ws and ps (−1: a count)
+#pragma unroll
+  for (int t = 0; t < BS_PER; t++) {
+    const i64 s = tid + 256 * t, q = s - gb;
+    acc[t] = 0;
+    wo[t] = s < gb ? s : q / d;
+    po[t] = s < gb ? -1 : (q / d / b) * d + q % d;
+  }
+  for (i64 t0 = r0; t0 < r1; t0 += tile) {
+    const i64 nr = min(tile, r1 - t0);
+    __syncthreads();  // the previous tile has been read
+    for (i64 i = tid; i < nr * gb; i += blockDim.x) ws[i] = w[t0 * gb + i];
+    for (i64 i = tid; i < nr * gd; i += blockDim.x) ps[i] = p[t0 * gd + i];
+    __syncthreads();
+#pragma unroll
+    for (int t = 0; t < BS_PER; t++) {
+      if (tid + 256 * t >= S) continue;
+      T a = acc[t];
+      if (po[t] < 0) {
+        for (i64 r = 0; r < nr; r++) a += ws[r * gb + wo[t]];
+      } else {
+        for (i64 r = 0; r < nr; r++) a += ws[r * gb + wo[t]] * ps[r * gd + po[t]];
+      }
+      acc[t] = a;
+    }
+  }
+#pragma unroll
+  for (int t = 0; t < BS_PER; t++)
+    if (tid + 256 * t < S) part[blockIdx.x * S + tid + 256 * t] = acc[t];
+}
+
 // hard_bin_part counts, per chunk of rows (one per block), the entries of
 // bin [n, G] (bin indices as values of T) in each bin and sums v [n, G, D]
 // over them: part [chunks, S+1] with S = G·B·(1+D) slots laid out as in
@@ -125,10 +239,19 @@ __device__ void hard_bin_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
                                                const T* __restrict__ anchors, T* out, double scale, i64 shared) { \
     anchor_assign<T>(rows, d, b, x, anchors, out, scale, shared);                                               \
   }                                                                                                             \
+  extern "C" __global__ void anchor_assign_warp_##S(i64 rows, i64 d, i64 b, const T* __restrict__ x,             \
+                                                    const T* __restrict__ anchors, T* out, double scale) {       \
+    anchor_assign_warp<T>(rows, d, b, x, anchors, out, scale);                                                  \
+  }                                                                                                             \
   extern "C" __global__ void __launch_bounds__(256)                                                             \
       bin_sums_part_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,   \
                         i64 rpc) {                                                                              \
     bin_sums_part<T>(n, g, b, d, w, p, part, rpc);                                                              \
+  }                                                                                                             \
+  extern "C" __global__ void __launch_bounds__(256)                                                             \
+      bin_sums_tile_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, i64 tile,  \
+                        T* part, i64 rpc) {                                                                     \
+    bin_sums_tile<T>(n, g, b, d, w, p, tile, part, rpc);                                                        \
   }                                                                                                             \
   extern "C" __global__ void hard_bin_part_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ bin,            \
                                                const T* __restrict__ v, T* part, i64 rpc) {                     \

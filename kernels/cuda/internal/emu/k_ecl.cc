@@ -3,5 +3,7 @@
 #include "../../src/ecl.cu"
 
 REGISTER(anchor_assign, true)
+REGISTER(anchor_assign_warp, true)
 REGISTER(bin_sums_part, true)
+REGISTER(bin_sums_tile, true)
 REGISTER(hard_bin_part, true)
