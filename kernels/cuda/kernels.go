@@ -56,7 +56,8 @@ var (
 	kScatterAdd = def("index", "scatter_add", "n nd axis *meta *idx *src *dst")
 
 	kAnchorAssign = def("ecl", "anchor_assign", "rows d b *x *anchors *out scale. shared")
-	kAnchorWarp   = def("ecl", "anchor_assign_warp", "rows d b *x *anchors *out scale.")
+	kAnchorD4     = def("ecl", "anchor_assign_d4", "rows d b lanes *x *anchors *out scale.")
+	kAnchorD16    = def("ecl", "anchor_assign_d16", "rows d b lanes *x *anchors *out scale.")
 	kBinSumsPart  = def("ecl", "bin_sums_part", "n g b d *w *p *part rpc")
 	kBinSumsTile  = def("ecl", "bin_sums_tile", "n g b d *w *p tile *part rpc")
 	kHardBinPart  = def("ecl", "hard_bin_part", "n g b d *bin *v *part rpc")
@@ -71,7 +72,7 @@ var kernels = []kernel{
 	kGemmNaive, kGemmTiled,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,
 	kGather, kScatterAdd,
-	kAnchorAssign, kAnchorWarp, kBinSumsPart, kBinSumsTile, kHardBinPart,
+	kAnchorAssign, kAnchorD4, kAnchorD16, kBinSumsPart, kBinSumsTile, kHardBinPart,
 	kAdam,
 }
 

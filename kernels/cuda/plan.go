@@ -147,10 +147,20 @@ func rowsPerChunk(n int) int {
 	return max(64, (n+1023)/1024)
 }
 
-// warpAnchors reports whether anchor_assign_warp handles b anchors of dim
-// coordinates (its registers hold AW_PER anchors per lane and AW_MAXD
-// coordinates, src/ecl.cu).
-func warpAnchors(b, dim int) bool { return b <= 32*2 && dim <= 16 }
+// anchorLanes is the number of lanes per row with which
+// anchor_assign_lanes handles b anchors of dim coordinates (the fewest of
+// 4, 8, 16, 32 whose registers hold AL_PER = 2 anchors per lane, src/ecl.cu),
+// or 0 when b > 64 or dim > 16.
+func anchorLanes(b, dim int) int {
+	if b > 64 || dim > 16 {
+		return 0
+	}
+	lanes := 4
+	for 2*lanes < b {
+		lanes *= 2
+	}
+	return lanes
+}
 
 // binTile is the number of rows bin_sums_tile stages in shared memory at a
 // time, each row rowElems elements of size bytes (at most 32 rows, within
@@ -161,6 +171,13 @@ func binTile(slots, rowElems, size int) int {
 		return 0
 	}
 	return min(32, (16<<10)/(rowElems*size))
+}
+
+// tileRows is the chunk of rows per block of bin_sums_tile: a multiple of
+// its tile, and enough chunks (up to 4096) to fill the GPU.
+func tileRows(n, tile int) int {
+	per := max(tile, (n+4095)/4096)
+	return (per + tile - 1) / tile * tile
 }
 
 // convChunk is the number of images whose column matrix (rows·cols elements

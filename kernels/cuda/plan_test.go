@@ -155,12 +155,17 @@ func TestChunks(t *testing.T) {
 // TestECLPlans: the fast ECL kernels take exactly the sizes their register
 // arrays hold (src/ecl.cu), and a staged tile fits its shared memory.
 func TestECLPlans(t *testing.T) {
-	for _, c := range []struct {
-		b, d int
-		warp bool
-	}{{15, 1, true}, {55, 10, true}, {64, 16, true}, {65, 3, false}, {15, 17, false}, {1000, 10, false}} {
-		if got := warpAnchors(c.b, c.d); got != c.warp {
-			t.Errorf("warpAnchors(%d, %d) = %v", c.b, c.d, got)
+	for _, c := range []struct{ b, d, lanes int }{
+		{1, 1, 4}, {8, 3, 4}, {9, 3, 8}, {15, 1, 8}, {17, 4, 16}, {55, 10, 32}, {64, 16, 32}, {65, 3, 0}, {15, 17, 0}, {1000, 10, 0},
+	} {
+		if got := anchorLanes(c.b, c.d); got != c.lanes {
+			t.Errorf("anchorLanes(%d, %d) = %d, want %d", c.b, c.d, got, c.lanes)
+		}
+	}
+	for _, n := range []int{1, 31, 32, 1000, 10_000_000} {
+		rpc := tileRows(n, 32)
+		if rpc%32 != 0 || (n+rpc-1)/rpc > 4096 {
+			t.Errorf("tileRows(%d, 32) = %d", n, rpc)
 		}
 	}
 	for _, c := range []struct{ slots, row, size, want int }{

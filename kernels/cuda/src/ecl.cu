@@ -50,67 +50,71 @@ __device__ void anchor_assign(i64 rows, i64 d, i64 b, const T* __restrict__ x, c
   }
 }
 
-// Limits of anchor_assign_warp: anchors per lane, and coordinates.
-#define AW_PER 2
-#define AW_MAXD 16
+// Limit of anchor_assign_lanes: anchors per lane.
+#define AL_PER 2
 
-// anchor_assign_warp computes what anchor_assign does for b ≤ 32·AW_PER
-// anchors of d ≤ AW_MAXD coordinates, one warp per row: lane l holds anchors
-// l, l + 32, ... in registers for the whole launch, computes their logits
-// once, and the warp reduces the maximum and the sum with butterfly shuffles
-// (every lane ends with the same sum, so a row's outputs share one divisor);
-// the row's b outputs are written by consecutive lanes, coalesced.
-template <typename T>
-__device__ void anchor_assign_warp(i64 rows, i64 d, i64 b, const T* __restrict__ x, const T* __restrict__ anchors,
-                                   T* out, double scale) {
-  const int lane = threadIdx.x & 31;
+// anchor_assign_lanes computes what anchor_assign does for b ≤ AL_PER·L
+// anchors of d ≤ MAXD coordinates, with L lanes per row (L a power of two,
+// 4 to 32; a warp takes 32/L rows at a time): lane l of a row's group holds
+// anchors l, l + L, ... in registers for the whole launch and computes their
+// logits once; the group reduces the maximum and the sum with butterfly
+// shuffles, so every lane ends with the same sum and a row's outputs share
+// one divisor; a row's b outputs are written by consecutive lanes. Every
+// lane of a warp runs the same iterations (a group past the last row
+// computes on row 0 and writes nothing), as the shuffles need.
+template <typename T, int MAXD>
+__device__ void anchor_assign_lanes(i64 rows, i64 d, i64 b, i64 L, const T* __restrict__ x,
+                                    const T* __restrict__ anchors, T* out, double scale) {
+  const int lane = threadIdx.x & 31, l = lane & (L - 1);
+  const i64 per = 32 / L;  // rows per warp
   const T k = (T)scale;
-  T av[AW_PER][AW_MAXD];
+  T av[AL_PER][MAXD];
 #pragma unroll
-  for (int t = 0; t < AW_PER; t++) {
-    const i64 j = lane + 32 * t;
+  for (int t = 0; t < AL_PER; t++) {
+    const i64 j = l + L * t;
 #pragma unroll
-    for (int i = 0; i < AW_MAXD; i++) av[t][i] = j < b && i < d ? anchors[j * d + i] : (T)0;
+    for (int i = 0; i < MAXD; i++) av[t][i] = j < b && i < d ? anchors[j * d + i] : (T)0;
   }
   const i64 warps = (i64)gridDim.x * (blockDim.x >> 5);
-  for (i64 r = (i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); r < rows; r += warps) {
-    const T* xr = x + r * d;
-    T xv[AW_MAXD];
+  for (i64 r0 = ((i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * per; r0 < rows; r0 += warps * per) {
+    const i64 r = r0 + lane / L;
+    const bool live = r < rows;
+    const T* xr = x + (live ? r : 0) * d;
+    T xv[MAXD];
 #pragma unroll
-    for (int i = 0; i < AW_MAXD; i++) xv[i] = i < d ? xr[i] : (T)0;
-    T z[AW_PER];
+    for (int i = 0; i < MAXD; i++) xv[i] = i < d ? xr[i] : (T)0;
+    T z[AL_PER];
     T m = -t_inf<T>();
 #pragma unroll
-    for (int t = 0; t < AW_PER; t++) {
+    for (int t = 0; t < AL_PER; t++) {
       T s = 0;
 #pragma unroll
-      for (int i = 0; i < AW_MAXD; i++) {
+      for (int i = 0; i < MAXD; i++) {
         if (i < d) {
           T v = sub(xv[i], av[t][i]);
           s = add(s, mul(v, v));
         }
       }
-      z[t] = lane + 32 * t < b ? mul(k, s) : -t_inf<T>();
+      z[t] = l + L * t < b ? mul(k, s) : -t_inf<T>();
       if (z[t] > m) m = z[t];
     }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
+    for (int o = L >> 1; o > 0; o >>= 1) {
       T v = __shfl_xor_sync(0xffffffffu, m, o);
       if (v > m) m = v;
     }
     if (!(m > -t_inf<T>() && m < t_inf<T>())) m = 0;  // tensor.ShiftMax
     T s = 0;
 #pragma unroll
-    for (int t = 0; t < AW_PER; t++) {
+    for (int t = 0; t < AL_PER; t++) {
       z[t] = t_exp(z[t] - m);
       s += z[t];
     }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    for (int o = L >> 1; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    if (!live) continue;
     T* o = out + r * b;
 #pragma unroll
-    for (int t = 0; t < AW_PER; t++)
-      if (lane + 32 * t < b) o[lane + 32 * t] = z[t] / s;
+    for (int t = 0; t < AL_PER; t++)
+      if (l + L * t < b) o[l + L * t] = z[t] / s;
   }
 }
 
@@ -156,28 +160,35 @@ __device__ void bin_sums_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
   }
 }
 
-// Limits of bin_sums_tile: slots per thread (S ≤ blockDim.x·BS_PER).
+// Limit of bin_sums_tile: slots per thread (S ≤ blockDim.x·BS_PER).
 #define BS_PER 4
 
-// bin_sums_tile computes what bin_sums_part does, faster when every thread
-// can keep its slots in registers (S ≤ 256·BS_PER): the block stages tiles of
-// `tile` rows of w and p in shared memory (tile·(G·B + G·D)·sizeof(T)
-// bytes, loaded coalesced), and thread t accumulates slots t, t + 256, ...
-// over the chunk's rows in order. blockDim.x must be 256.
+// bin_sums_tile computes what bin_sums_part does, faster: the block stages
+// tiles of `tile` rows of w and p in shared memory (tile·(G·B + G·D)·
+// sizeof(T) bytes, loaded coalesced) and its threads accumulate in
+// registers. With S > 128 slots, thread t sums slots t, t + 256, ... over
+// the chunk's rows in order; with fewer, P = 256/S threads share a slot,
+// lane q summing rows q, q + P, ..., and the lanes are added in order at the
+// end. Either way the result does not depend on scheduling. blockDim.x must
+// be 256.
 template <typename T>
 __device__ void bin_sums_tile(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, i64 tile,
                               T* part, i64 rpc) {
   DYNAMIC_SHARED(smem);
+  __shared__ T lanes[256];
   const i64 gb = g * b, gd = g * d, S = gb * (1 + d);
+  const i64 P = S <= 128 ? 256 / S : 1;
   T* ws = (T*)smem;       // [tile, G·B]
   T* ps = ws + tile * gb;  // [tile, G·D]
   const i64 r0 = blockIdx.x * rpc, r1 = min(n, r0 + rpc);
   const int tid = threadIdx.x;
+  const i64 lane = P > 1 ? tid / S : 0;
   T acc[BS_PER];
-  i64 wo[BS_PER], po[BS_PER];  // a slot's offsets in a row of ws and ps (−1: a count)
+  i64 slot[BS_PER], wo[BS_PER], po[BS_PER];  // a slot, its offsets in a row of ws and ps (po −1: a count)
 #pragma unroll
   for (int t = 0; t < BS_PER; t++) {
-    const i64 s = tid + 256 * t, q = s - gb;
+    const i64 s = P > 1 ? (t == 0 && lane < P ? tid % S : S) : tid + 256 * t, q = s - gb;
+    slot[t] = s;
     acc[t] = 0;
     wo[t] = s < gb ? s : q / d;
     po[t] = s < gb ? -1 : (q / d / b) * d + q % d;
@@ -190,19 +201,29 @@ __device__ void bin_sums_tile(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
     __syncthreads();
 #pragma unroll
     for (int t = 0; t < BS_PER; t++) {
-      if (tid + 256 * t >= S) continue;
+      if (slot[t] >= S) continue;
       T a = acc[t];
       if (po[t] < 0) {
-        for (i64 r = 0; r < nr; r++) a += ws[r * gb + wo[t]];
+        for (i64 r = lane; r < nr; r += P) a += ws[r * gb + wo[t]];
       } else {
-        for (i64 r = 0; r < nr; r++) a += ws[r * gb + wo[t]] * ps[r * gd + po[t]];
+        for (i64 r = lane; r < nr; r += P) a += ws[r * gb + wo[t]] * ps[r * gd + po[t]];
       }
       acc[t] = a;
     }
   }
+  if (P == 1) {
 #pragma unroll
-  for (int t = 0; t < BS_PER; t++)
-    if (tid + 256 * t < S) part[blockIdx.x * S + tid + 256 * t] = acc[t];
+    for (int t = 0; t < BS_PER; t++)
+      if (slot[t] < S) part[blockIdx.x * S + slot[t]] = acc[t];
+    return;
+  }
+  lanes[tid] = acc[0];
+  __syncthreads();
+  if (tid < S) {
+    T a = 0;
+    for (i64 q = 0; q < P; q++) a += lanes[q * S + tid];
+    part[blockIdx.x * S + tid] = a;
+  }
 }
 
 // hard_bin_part counts, per chunk of rows (one per block), the entries of
@@ -239,9 +260,15 @@ __device__ void hard_bin_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
                                                const T* __restrict__ anchors, T* out, double scale, i64 shared) { \
     anchor_assign<T>(rows, d, b, x, anchors, out, scale, shared);                                               \
   }                                                                                                             \
-  extern "C" __global__ void anchor_assign_warp_##S(i64 rows, i64 d, i64 b, const T* __restrict__ x,             \
-                                                    const T* __restrict__ anchors, T* out, double scale) {       \
-    anchor_assign_warp<T>(rows, d, b, x, anchors, out, scale);                                                  \
+  extern "C" __global__ void __launch_bounds__(256)                                                             \
+      anchor_assign_d4_##S(i64 rows, i64 d, i64 b, i64 lanes, const T* __restrict__ x,                         \
+                           const T* __restrict__ anchors, T* out, double scale) {                               \
+    anchor_assign_lanes<T, 4>(rows, d, b, lanes, x, anchors, out, scale);                                       \
+  }                                                                                                             \
+  extern "C" __global__ void __launch_bounds__(256)                                                             \
+      anchor_assign_d16_##S(i64 rows, i64 d, i64 b, i64 lanes, const T* __restrict__ x,                        \
+                            const T* __restrict__ anchors, T* out, double scale) {                              \
+    anchor_assign_lanes<T, 16>(rows, d, b, lanes, x, anchors, out, scale);                                      \
   }                                                                                                             \
   extern "C" __global__ void __launch_bounds__(256)                                                             \
       bin_sums_part_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,   \

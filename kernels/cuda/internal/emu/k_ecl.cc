@@ -3,7 +3,8 @@
 #include "../../src/ecl.cu"
 
 REGISTER(anchor_assign, true)
-REGISTER(anchor_assign_warp, true)
+REGISTER(anchor_assign_d4, true)
+REGISTER(anchor_assign_d16, true)
 REGISTER(bin_sums_part, true)
 REGISTER(bin_sums_tile, true)
 REGISTER(hard_bin_part, true)
