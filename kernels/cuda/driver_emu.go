@@ -29,6 +29,9 @@ func (driver) free(p uint64) { emu.Free(p) }
 
 func (driver) zero(p uint64, bytes int64) error { emu.Zero(p, bytes); return nil }
 
+// scribble fills Empty's blocks with 0xff bytes (NaNs of either precision).
+func (driver) scribble(p uint64, bytes int64) { emu.Fill(p, 0xff, bytes) }
+
 func (driver) htod(dst uint64, src unsafe.Pointer, bytes int64) error {
 	emu.ToDevice(dst, src, bytes)
 	return nil

@@ -31,8 +31,10 @@ func (d *device[T]) Reduce(op tensor.ReduceOp, dst, x *tensor.Tensor[T], axis in
 			d.Fill(dst, T(math.Inf(-1)))
 		case tensor.OpMinR:
 			d.Fill(dst, T(math.Inf(1)))
+		default:
+			d.Fill(dst, 0)
 		}
-		return // Sum: dst is already zero
+		return
 	}
 	if outputs == 0 {
 		return
