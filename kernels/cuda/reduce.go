@@ -91,21 +91,3 @@ func softmax[T tensor.Float](x *tensor.Tensor[T], logs bool) (*tensor.Tensor[T],
 	runtime.KeepAlive(x)
 	return out, err
 }
-
-// bnStats runs bn_stats, one block per channel.
-func bnStats[T tensor.Float](x *tensor.Tensor[T]) (mean, variance *tensor.Tensor[T], err error) {
-	d, err := on("BatchNormStats", x)
-	if err != nil {
-		return nil, nil, err
-	}
-	n, c, hw := bnShape(x.Shape())
-	x = tensor.Contiguous(x)
-	mean, variance = tensor.ZerosOn[T](d, c), tensor.ZerosOn[T](d, c)
-	xp, mp, vp := d.ptr(x), d.ptr(mean), d.ptr(variance)
-	err = d.e.do(func() error {
-		g := grid{x: min(c, gridCap), y: 1, z: 1, block: blockSize}
-		return d.e.launch(kBNStats, d.sfx, g, uint64(n), uint64(c), uint64(hw), xp, mp, vp)
-	})
-	runtime.KeepAlive(x)
-	return mean, variance, err
-}
