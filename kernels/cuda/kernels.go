@@ -44,6 +44,7 @@ var (
 
 	kGemmNaive = def("matmul", "matmul_naive", gemmParams)
 	kGemmTiled = def("matmul", "matmul_tiled", gemmParams)
+	kGemmBig   = def("matmul", "matmul_big", gemmParams)
 
 	kIm2col     = def("conv", "im2col", "nb *x *col "+convParams)
 	kCol2im     = def("conv", "col2im", "nb *col *dx "+convParams)
@@ -66,7 +67,7 @@ var (
 var kernels = []kernel{
 	kFill, kCopy, kUnary, kBinary, kWhere,
 	kReduceStrip, kReduceRow, kSoftmax, kBNStats,
-	kGemmNaive, kGemmTiled,
+	kGemmNaive, kGemmTiled, kGemmBig,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,
 	kGather, kScatterAdd,
 	kAnchorAssign, kBinSumsPart, kHardBinPart,
