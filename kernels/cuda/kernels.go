@@ -43,6 +43,7 @@ var (
 
 	kGemmNaive = def("matmul", "matmul_naive", gemmParams)
 	kGemmTiled = def("matmul", "matmul_tiled", gemmParams)
+	kGemmBig   = def("matmul", "matmul_big", gemmParams)
 
 	kIm2col     = def("conv", "im2col", "nb *x *col "+convParams)
 	kCol2im     = def("conv", "col2im", "nb *col *dx "+convParams)
@@ -72,7 +73,7 @@ var kernels = []kernel{
 	kFill, kCopy, kUnary, kBinary, kWhere,
 	kReduceStrip, kReduceRow, kSoftmax,
 	kBNForward, kBNBackward,
-	kGemmNaive, kGemmTiled,
+	kGemmNaive, kGemmTiled, kGemmBig,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,
 	kGather, kScatterAdd,
 	kAnchorAssign, kAnchorD4, kAnchorD16, kBinSumsPart, kBinSumsTile, kHardBinPart,

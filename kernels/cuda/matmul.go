@@ -16,6 +16,9 @@ func (d *device[T]) mat(t *tensor.Tensor[T]) mat {
 	return mat{d.ptr(t), s[0], s[1], s[2]}
 }
 
+// gemmKernels are the kernels of gemmPlan's choices.
+var gemmKernels = [...]kernel{gemmNaive: kGemmNaive, gemmTiled: kGemmTiled, gemmBig: kGemmBig}
+
 // gemm queues c[z] = a[z]·b[z] (+ c[z] when accumulate) for z < batch, with
 // a [m, k], b [k, n], c [m, n] (on the context thread), as gemmPlan chooses.
 // A split product goes through a buffer of partial products whose slices are
@@ -24,17 +27,18 @@ func (d *device[T]) gemm(batch, m, n, k int, a, b, c mat, accumulate bool) error
 	if batch*m*n == 0 {
 		return nil
 	}
-	naive, splits, kc := gemmPlan(batch, m, n, k)
+	kern, splits, kc := gemmPlan(batch, m, n, k)
 	launch := func(c mat, beta float64) error {
 		args := []uint64{uint64(batch), uint64(m), uint64(n), uint64(k),
 			a.ptr, uint64(a.s0), uint64(a.s1), uint64(a.s2),
 			b.ptr, uint64(b.s0), uint64(b.s1), uint64(b.s2),
 			c.ptr, uint64(c.s0), uint64(c.s1), uint64(c.s2), f64(beta), uint64(kc), uint64(splits)}
-		if naive {
+		if kern == gemmNaive {
 			return d.e.launch(kGemmNaive, d.sfx, linear(batch*m*n), args...)
 		}
-		g := grid{x: min((n+63)/64, gridCap), y: min((m+63)/64, gridCap), z: min(batch*splits, gridCap), block: 256}
-		return d.e.launch(kGemmTiled, d.sfx, g, args...)
+		t := kern.tile()
+		g := grid{x: min((n+t-1)/t, gridCap), y: min((m+t-1)/t, gridCap), z: min(batch*splits, gridCap), block: 256}
+		return d.e.launch(gemmKernels[kern], d.sfx, g, args...)
 	}
 	if splits == 1 {
 		beta := 0.0

@@ -188,21 +188,41 @@ func convChunk(n, rows, cols, size int) int {
 	return max(1, min(n, budget/per))
 }
 
+// gemmKernel is a GEMM kernel of src/matmul.cu.
+type gemmKernel int
+
+const (
+	gemmNaive gemmKernel = iota // one thread per output
+	gemmTiled                   // 64×64 tiles, 4×4 outputs a thread
+	gemmBig                     // 128×128 tiles, 8×8 outputs a thread
+)
+
+// tile is the side of the kernel's square output tile (1 for naive).
+func (g gemmKernel) tile() int {
+	return [...]int{1, 64, 128}[g]
+}
+
 // gemmPlan chooses the GEMM kernel and how to split its depth k: small
-// matrices of shallow products take one thread per output (naive); others
-// the tiled kernel, with k cut into splits slices of kc when the output tiles
-// alone would leave most of the GPU idle (a deep product into a small
-// matrix, such as a convolution's weight gradient).
-func gemmPlan(batch, m, n, k int) (naive bool, splits, kc int) {
+// matrices of shallow products take one thread per output (naive), matrices
+// of at least 128×128 the large-tile kernel, others the 64×64 one; k is cut
+// into splits slices of kc when the output tiles alone would leave most of
+// the GPU idle (a deep product into a small matrix, such as a convolution's
+// weight gradient).
+func gemmPlan(batch, m, n, k int) (kern gemmKernel, splits, kc int) {
 	if (m < 32 || n < 32) && k <= 1024 {
-		return true, 1, k
+		return gemmNaive, 1, k
+	}
+	kern = gemmTiled
+	if m >= 128 && n >= 128 {
+		kern = gemmBig
 	}
 	const target = 264 // blocks: two waves on a 132-SM GPU
-	tiles := batch * ((m + 63) / 64) * ((n + 63) / 64)
+	t := kern.tile()
+	tiles := batch * ((m + t - 1) / t) * ((n + t - 1) / t)
 	if tiles >= target || k < 1024 {
-		return false, 1, k
+		return kern, 1, k
 	}
 	splits = min((target+tiles-1)/tiles, k/512)
-	kc = ((k+splits-1)/splits + 15) / 16 * 16 // whole slices of the kernel's depth 16
-	return false, (k + kc - 1) / kc, kc
+	kc = ((k+splits-1)/splits + 15) / 16 * 16 // whole slices of the kernels' depths (16 and 8)
+	return kern, (k + kc - 1) / kc, kc
 }

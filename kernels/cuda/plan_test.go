@@ -178,24 +178,36 @@ func TestECLPlans(t *testing.T) {
 	}
 }
 
-// TestGemmPlan: the slices cover k exactly once, none empty, and deep
-// products into small matrices are split.
+// TestGemmPlan: the slices cover k exactly once, none empty, deep products
+// into small matrices are split, and each kernel gets the shapes it is for.
 func TestGemmPlan(t *testing.T) {
 	for _, c := range []struct{ batch, m, n, k int }{
 		{1, 3, 3, 3}, {1000, 3, 3, 4}, {1, 16, 144, 131072}, {1, 64, 576, 8192}, {1, 4096, 4096, 4096}, {1, 1, 1, 5000}, {7, 33, 65, 1025},
+		{1, 1024, 1024, 1024}, {1, 130, 257, 2000},
 	} {
-		naive, splits, kc := gemmPlan(c.batch, c.m, c.n, c.k)
+		kern, splits, kc := gemmPlan(c.batch, c.m, c.n, c.k)
 		if splits < 1 || kc < 1 || (splits-1)*kc >= c.k || splits*kc < c.k {
-			t.Errorf("gemmPlan%v = %v, %d slices of %d", c, naive, splits, kc)
+			t.Errorf("gemmPlan%v = %v, %d slices of %d", c, kern, splits, kc)
 		}
-		if naive && splits != 1 {
+		if kern == gemmNaive && splits != 1 {
 			t.Errorf("gemmPlan%v splits the naive kernel", c)
+		}
+		if splits > 1 && kc%16 != 0 {
+			t.Errorf("gemmPlan%v: slices of %d, not whole kernel depths", c, kc)
 		}
 	}
 	if _, splits, _ := gemmPlan(1, 16, 144, 131072); splits < 8 {
 		t.Errorf("conv weight-gradient GEMM split only %d ways", splits)
 	}
-	if naive, _, _ := gemmPlan(1000, 3, 3, 4); !naive {
-		t.Error("batch of 3×3 products takes the tiled kernel")
+	for _, c := range []struct {
+		batch, m, n, k int
+		want           gemmKernel
+	}{
+		{1000, 3, 3, 4, gemmNaive}, {1, 64, 576, 8192, gemmTiled}, {3, 127, 500, 64, gemmTiled},
+		{1, 128, 128, 1, gemmBig}, {1, 4096, 4096, 4096, gemmBig},
+	} {
+		if kern, _, _ := gemmPlan(c.batch, c.m, c.n, c.k); kern != c.want {
+			t.Errorf("gemmPlan(%d, %d, %d, %d) takes kernel %d, want %d", c.batch, c.m, c.n, c.k, kern, c.want)
+		}
 	}
 }

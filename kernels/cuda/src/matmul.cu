@@ -98,7 +98,317 @@ __device__ void mm_tiled(MM_PARAMS(T)) {
       }
 }
 
+// The large-matrix kernel: a block of 256 threads computes a BM×BM = 128×128
+// tile of C, stepping through k in slices of BK = 8. Both operands' slices
+// are stored k-major in shared memory (xs[l][i]), rows padded by 4 elements
+// against bank conflicts, and double-buffered: each step loads the next
+// slice from global memory into registers before computing on the current
+// one, then stores it into the other buffer (one barrier per step). The
+// arithmetic is simt's for float (8×8 outputs a thread on the CUDA cores)
+// and dmma's for double (the FP64 tensor cores).
+//
+// Global loads are 16 bytes wide (4 floats or 2 doubles) when the operand's
+// unit stride and 16-byte alignment allow (along k, or along the rows or
+// columns), element by element otherwise and at the matrix's edges, so that
+// every stride combination stays correct.
+//
+// Resources (ptxas 11.8 -v on the PTX, sm_80 / sm_90): float, compiled for
+// two blocks per SM, 128 registers a thread, 56 / 52 bytes of spill stores
+// (one 4-byte reload per slice in the main loop, the rest outside it);
+// double, one block per SM, 254 / 250 registers, no spills. Shared memory:
+// 16.5 KiB (float), 33 KiB (double).
+#define BM 128
+#define BK 8
+#define RL (BM + 4)  // shared row length: padded against bank conflicts
+
+// vec is the 16-byte unit of the vectorised loads and stores.
+template <typename T>
+struct __align__(16) vec {
+  T v[16 / sizeof(T)];
+};
+
+// slice loads one operand of the large kernel, a matrix of len rows (m for
+// A, n for B) by k with strides so along the rows and sk along k, one BM×BK
+// slice at a time. Each thread reads 4 elements, in chunks of V (the 16-byte
+// width) consecutive along the operand's fast dimension: k when its stride
+// is 1 (a row-major A, a transposed B), the rows otherwise. A chunk is one
+// 16-byte load when the layout allows it (unit fast stride, 16-byte aligned
+// chunks) and it lies inside the matrix, V element loads otherwise.
+template <typename T>
+struct slice {
+  static constexpr int V = 16 / sizeof(T), NV = 4 / V;
+  const T* g[NV];  // each chunk's first element in the current slice
+  i64 sf, step;    // stride along the fast dimension; k step of a slice
+  i64 room[NV];    // fastK: is the chunk's row inside; otherwise its rows left
+  bool fastK, wide;
+
+  // i and l are chunk q's row and depth in the slice.
+  __device__ __forceinline__ void chunk(int tid, int q, int& i, int& l) const {
+    int e = tid + 256 * q;
+    if (fastK) {
+      i = e / (BK / V);
+      l = e % (BK / V) * V;
+    } else {
+      l = e / (BM / V);
+      i = e % (BM / V) * V;
+    }
+  }
+
+  __device__ __forceinline__ slice(int tid, const T* p, i64 so, i64 sk, i64 len, i64 o0, i64 k0) {
+    fastK = sk == 1 && so != 1;
+    sf = fastK ? sk : so;
+    step = BK * sk;
+    i64 slow = fastK ? so : sk;
+    wide = sf == 1 && slow % V == 0 && (unsigned long long)p % 16 == 0;
+#pragma unroll
+    for (int q = 0; q < NV; q++) {
+      int i, l;
+      chunk(tid, q, i, l);
+      g[q] = p + (o0 + i) * so + (k0 + l) * sk;
+      room[q] = fastK ? o0 + i < len : len - o0 - i;
+    }
+  }
+
+  // load reads this thread's elements of the slice at depth k0 into r (zero
+  // beyond the matrix and beyond kend) and steps to the next slice.
+  __device__ __forceinline__ void load(int tid, i64 k0, i64 kend, T r[4]) {
+#pragma unroll
+    for (int q = 0; q < NV; q++) {
+      int i, l;
+      chunk(tid, q, i, l);
+      i64 kleft = kend - k0 - l;  // depths left from the chunk's
+      bool in = fastK ? room[q] != 0 : kleft > 0;
+      i64 n = fastK ? kleft : room[q];  // elements left along the fast dimension
+      if (wide && in && n >= V) {
+        vec<T> x = *(const vec<T>*)g[q];
+#pragma unroll
+        for (int w = 0; w < V; w++) r[q * V + w] = x.v[w];
+      } else {
+#pragma unroll
+        for (int w = 0; w < V; w++) r[q * V + w] = in && w < n ? g[q][w * sf] : (T)0;
+      }
+      g[q] += step;
+    }
+  }
+
+  // store puts the elements load read into xs, k-major.
+  __device__ __forceinline__ void store(int tid, const T r[4], T (*xs)[RL]) const {
+#pragma unroll
+    for (int q = 0; q < NV; q++) {
+      int i, l;
+      chunk(tid, q, i, l);
+      if (fastK) {
+#pragma unroll
+        for (int w = 0; w < V; w++) xs[l + w][i] = r[q * V + w];
+      } else {
+        vec<T> x;
+#pragma unroll
+        for (int w = 0; w < V; w++) x.v[w] = r[q * V + w];
+        *(vec<T>*)&xs[l][i] = x;
+      }
+    }
+  }
+};
+
+// put writes a thread's V consecutive outputs x of row i from column j of
+// one matrix of C (those inside the matrix), adding them to C when beta is 1;
+// one 16-byte access when vc (C's rows are unit-stride and 16-byte aligned).
+template <typename T>
+__device__ __forceinline__ void put(T* pc, i64 m, i64 n, i64 sc1, i64 sc2, bool vc, double beta, i64 i, i64 j,
+                                    const T* x) {
+  constexpr int V = 16 / sizeof(T);
+  if (i >= m) return;
+  T* p = pc + i * sc1 + j * sc2;
+  if (vc && j + V <= n) {
+    vec<T> y;
+    if (beta != 0) y = *(const vec<T>*)p;
+#pragma unroll
+    for (int w = 0; w < V; w++) y.v[w] = beta != 0 ? x[w] + y.v[w] : x[w];
+    *(vec<T>*)p = y;
+  } else {
+#pragma unroll
+    for (int w = 0; w < V; w++)
+      if (j + w < n) p[w * sc2] = beta != 0 ? x[w] + p[w * sc2] : x[w];
+  }
+}
+
+// simt is the large kernel's arithmetic on the CUDA cores: each thread owns
+// an 8×8 micro-tile, rows 4·ty + {0..3} and 64 + 4·ty + {0..3} of the block's
+// tile, columns likewise with tx, and reads them from the slices with 16-byte
+// loads.
+template <typename T>
+struct simt {
+  T acc[8][8];
+  int tx, ty;
+
+  __device__ __forceinline__ simt() : tx(threadIdx.x % 16), ty(threadIdx.x / 16) {
+#pragma unroll
+    for (int u = 0; u < 8; u++)
+#pragma unroll
+      for (int v = 0; v < 8; v++) acc[u][v] = 0;
+  }
+
+  // frag reads 8 rows (or columns) of one depth of a slice: 4 at 4·t and 4
+  // at 64 + 4·t.
+  __device__ __forceinline__ static void frag(const T* row, int t, T f[8]) {
+    constexpr int V = 16 / sizeof(T);
+#pragma unroll
+    for (int g = 0; g < 2; g++)
+#pragma unroll
+      for (int h = 0; h < 4; h += V) {
+        vec<T> x = *(const vec<T>*)&row[g * 64 + 4 * t + h];
+#pragma unroll
+        for (int w = 0; w < V; w++) f[g * 4 + h + w] = x.v[w];
+      }
+  }
+
+  // step adds the products of one BK-deep pair of slices.
+  __device__ __forceinline__ void step(const T (*as)[RL], const T (*bs)[RL]) {
+#pragma unroll
+    for (int l = 0; l < BK; l++) {
+      T fa[8], fb[8];
+      frag(as[l], ty, fa);
+      frag(bs[l], tx, fb);
+#pragma unroll
+      for (int u = 0; u < 8; u++)
+#pragma unroll
+        for (int v = 0; v < 8; v++) acc[u][v] += fa[u] * fb[v];
+    }
+  }
+
+  template <typename Put>
+  __device__ __forceinline__ void store(Put put) const {
+    constexpr int V = 16 / sizeof(T);
+#pragma unroll
+    for (int u = 0; u < 8; u++)
+#pragma unroll
+      for (int h = 0; h < 8; h += V) put(u / 4 * 64 + 4 * ty + u % 4, h / 4 * 64 + 4 * tx + h % 4, &acc[u][h]);
+  }
+};
+
+// dmma is the large kernel's double-precision arithmetic on the FP64 tensor
+// cores (sm_80 and newer): mma.sync m8n8k4, each warp computing a 64×32
+// part of the block's tile (warp w: rows 64·(w / 4), columns 32·(w % 4)) as
+// 8×4 products of 8×8 tiles. In an m8n8k4 product lane L holds A[L/4][L%4],
+// B[L%4][L/4] and C[L/4][2·(L%4) + {0, 1}].
+struct dmma {
+  double acc[8][4][2];
+  int lane, r0, c0;
+
+  __device__ __forceinline__ dmma() : lane(threadIdx.x % 32) {
+    int w = threadIdx.x / 32;
+    r0 = 64 * (w / 4);
+    c0 = 32 * (w % 4);
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+      for (int j = 0; j < 4; j++) acc[i][j][0] = acc[i][j][1] = 0;
+  }
+
+  __device__ __forceinline__ void step(const double (*as)[RL], const double (*bs)[RL]) {
+#pragma unroll
+    for (int l = 0; l < BK; l += 4) {
+      double fa[8], fb[4];
+#pragma unroll
+      for (int i = 0; i < 8; i++) fa[i] = as[l + lane % 4][r0 + 8 * i + lane / 4];
+#pragma unroll
+      for (int j = 0; j < 4; j++) fb[j] = bs[l + lane % 4][c0 + 8 * j + lane / 4];
+      mma(fa, fb);
+    }
+  }
+
+#ifndef CUDA_EMULATOR
+  __device__ __forceinline__ void mma(const double fa[8], const double fb[4]) {
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+            : "+d"(acc[i][j][0]), "+d"(acc[i][j][1])
+            : "d"(fa[i]), "d"(fb[j]));
+  }
+#else
+  // The emulator's mma: the warp's lanes publish their fragments, and each
+  // computes its outputs from the others' as the instruction does.
+  void mma(const double fa[8], const double fb[4]) {
+    static double sa[8][8][32], sb[8][4][32];  // [warp][tile][lane]
+    int w = threadIdx.x / 32;
+    for (int i = 0; i < 8; i++) sa[w][i][lane] = fa[i];
+    for (int j = 0; j < 4; j++) sb[w][j][lane] = fb[j];
+    emu::exchange(0, 0);  // every lane has published
+    int r = lane / 4, q = lane % 4;
+    for (int i = 0; i < 8; i++)
+      for (int j = 0; j < 4; j++)
+        for (int h = 0; h < 2; h++)
+          for (int kk = 0; kk < 4; kk++) acc[i][j][h] += sa[w][i][4 * r + kk] * sb[w][j][4 * (2 * q + h) + kk];
+    emu::exchange(0, 0);  // every lane has read
+  }
+#endif
+
+  template <typename Put>
+  __device__ __forceinline__ void store(Put put) const {
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+      for (int j = 0; j < 4; j++) put(r0 + 8 * i + lane / 4, c0 + 8 * j + 2 * (lane % 4), acc[i][j]);
+  }
+};
+
+// mm_big runs the large kernel with the arithmetic of Acc (simt or dmma).
+template <typename T, typename Acc>
+__device__ void mm_big(MM_PARAMS(T)) {
+  __align__(16) __shared__ T as[2][BK][RL];
+  __align__(16) __shared__ T bs[2][BK][RL];
+  constexpr int V = 16 / sizeof(T);
+  const int tid = threadIdx.x;
+  for (i64 z = blockIdx.z; z < batch * splits; z += gridDim.z)
+    for (i64 by = blockIdx.y; by * BM < m; by += gridDim.y)
+      for (i64 bx = blockIdx.x; bx * BM < n; bx += gridDim.x) {
+        const i64 kbeg = (z % splits) * kc, kend = min(k, kbeg + kc);
+        const i64 row0 = by * BM, col0 = bx * BM;
+        slice<T> sa(tid, a + (z / splits) * sa0, sa1, sa2, m, row0, kbeg);
+        slice<T> sb(tid, b + (z / splits) * sb0, sb2, sb1, n, col0, kbeg);
+        Acc acc;
+        T ra[4], rb[4];
+        sa.load(tid, kbeg, kend, ra);
+        sb.load(tid, kbeg, kend, rb);
+        sa.store(tid, ra, as[0]);
+        sb.store(tid, rb, bs[0]);
+        __syncthreads();
+        int cur = 0;
+        for (i64 k0 = kbeg; k0 < kend; k0 += BK) {
+          const bool next = k0 + BK < kend;
+          if (next) {
+            sa.load(tid, k0 + BK, kend, ra);
+            sb.load(tid, k0 + BK, kend, rb);
+          }
+          acc.step(as[cur], bs[cur]);
+          if (next) {
+            sa.store(tid, ra, as[cur ^ 1]);
+            sb.store(tid, rb, bs[cur ^ 1]);
+          }
+          __syncthreads();
+          cur ^= 1;
+        }
+        T* pc = c + z * sc0;
+        const bool vc = sc2 == 1 && sc1 % V == 0 && (unsigned long long)pc % 16 == 0;
+        acc.store([&](int i, int j, const T* x) { put(pc, m, n, sc1, sc2, vc, beta, row0 + i, col0 + j, x); });
+      }
+}
+
+// Blocks per SM the large kernel is compiled for: two for float (at most 128
+// registers a thread), one for double.
+#ifdef CUDA_EMULATOR
+#define BIG_BOUNDS(S)
+#else
+#define BIG_BOUNDS(S) __launch_bounds__(256, BIG_BLOCKS_##S)
+#endif
+#define BIG_BLOCKS_f32 2
+#define BIG_BLOCKS_f64 1
+#define BIG_ACC_f32 simt<float>
+#define BIG_ACC_f64 dmma
 #define MATMUL(S, T)                                                                                   \
   extern "C" __global__ void matmul_naive_##S(MM_PARAMS(T)) { mm_naive<T>(MM_PASS); }                     \
-  extern "C" __global__ void __launch_bounds__(256) matmul_tiled_##S(MM_PARAMS(T)) { mm_tiled<T>(MM_PASS); }
+  extern "C" __global__ void __launch_bounds__(256) matmul_tiled_##S(MM_PARAMS(T)) { mm_tiled<T>(MM_PASS); } \
+  extern "C" __global__ void BIG_BOUNDS(S) matmul_big_##S(MM_PARAMS(T)) { mm_big<T, BIG_ACC_##S>(MM_PASS); }
 BOTH(MATMUL)

@@ -4,3 +4,4 @@
 
 REGISTER(matmul_naive, false)
 REGISTER(matmul_tiled, true)
+REGISTER(matmul_big, true)
