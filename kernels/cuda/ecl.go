@@ -25,6 +25,8 @@ func anchorAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*t
 		k := kAnchorD16
 		if dim <= 4 {
 			k = kAnchorD4
+		} else if dim <= 10 {
+			k = kAnchorD10
 		}
 		g := grid{x: blocks((rows+32/lanes-1)/(32/lanes), blockSize/32), y: 1, z: 1, block: blockSize}
 		err = d.e.do(func() error {
@@ -76,8 +78,8 @@ func binSums[T tensor.Float](w, p *tensor.Tensor[T]) (n, m *tensor.Tensor[T], er
 		wp, pp, op := d.ptr(w), d.ptr(p), d.ptr(out)
 		slots := gb * (1 + dim)
 		err = d.e.do(func() error {
-			if tile := binTile(slots, gb+g*dim, int(d.size)); dim > 0 && tile > 0 {
-				return d.binPass(kBinSumsTile, rows, tileRows(rows, tile), slots, tile*(gb+g*dim)*int(d.size), op, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp, uint64(tile))
+			if tile := binTile(slots, gb, g*dim, int(d.size)); tile > 0 {
+				return d.binPass(kBinSumsTile, rows, rowsPerChunk(rows), slots, 2*tile*(gb+g*dim)*int(d.size), op, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp, uint64(tile))
 			}
 			return d.binPass(kBinSumsPart, rows, rowsPerChunk(rows), slots, 0, op, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp)
 		})

@@ -57,6 +57,7 @@ var (
 
 	kAnchorAssign = def("ecl", "anchor_assign", "rows d b *x *anchors *out scale. shared")
 	kAnchorD4     = def("ecl", "anchor_assign_d4", "rows d b lanes *x *anchors *out scale.")
+	kAnchorD10    = def("ecl", "anchor_assign_d10", "rows d b lanes *x *anchors *out scale.")
 	kAnchorD16    = def("ecl", "anchor_assign_d16", "rows d b lanes *x *anchors *out scale.")
 	kBinSumsPart  = def("ecl", "bin_sums_part", "n g b d *w *p *part rpc")
 	kBinSumsTile  = def("ecl", "bin_sums_tile", "n g b d *w *p tile *part rpc")
@@ -76,7 +77,7 @@ var kernels = []kernel{
 	kGemmNaive, kGemmTiled, kGemmBig,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,
 	kGather, kScatterAdd,
-	kAnchorAssign, kAnchorD4, kAnchorD16, kBinSumsPart, kBinSumsTile, kHardBinPart,
+	kAnchorAssign, kAnchorD4, kAnchorD10, kAnchorD16, kBinSumsPart, kBinSumsTile, kHardBinPart,
 	kAdam,
 }
 

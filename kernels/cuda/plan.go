@@ -163,21 +163,16 @@ func anchorLanes(b, dim int) int {
 }
 
 // binTile is the number of rows bin_sums_tile stages in shared memory at a
-// time, each row rowElems elements of size bytes (at most 32 rows, within
-// 16 KiB), or 0 when its threads cannot hold the slots in registers
-// (slots > 256·BS_PER, src/ecl.cu) or one row does not fit.
-func binTile(slots, rowElems, size int) int {
-	if slots > blockSize*4 || rowElems <= 0 {
+// time for slots sums and rows of gb + gd elements of size bytes: at most
+// 128 rows, two tiles within 32 KiB, and each tile's gb·rows and gd·rows
+// elements within its threads' prefetch registers (256·BS_PF, src/ecl.cu);
+// 0 when its threads cannot hold the slots in registers (slots > 256·BS_PER)
+// or one row does not fit.
+func binTile(slots, gb, gd, size int) int {
+	if slots > blockSize*4 || gb <= 0 || gd <= 0 {
 		return 0
 	}
-	return min(32, (16<<10)/(rowElems*size))
-}
-
-// tileRows is the chunk of rows per block of bin_sums_tile: a multiple of
-// its tile, and enough chunks (up to 4096) to fill the GPU.
-func tileRows(n, tile int) int {
-	per := max(tile, (n+4095)/4096)
-	return (per + tile - 1) / tile * tile
+	return min(128, (32<<10)/(2*(gb+gd)*size), blockSize*8/gb, blockSize*8/gd)
 }
 
 // convChunk is the number of images whose column matrix (rows·cols elements

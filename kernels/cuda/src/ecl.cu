@@ -54,7 +54,7 @@ __device__ void anchor_assign(i64 rows, i64 d, i64 b, const T* __restrict__ x, c
 #define AL_PER 2
 
 // anchor_assign_lanes computes what anchor_assign does for b ≤ AL_PER·L
-// anchors of d ≤ MAXD coordinates, with L lanes per row (L a power of two,
+// anchors of d ≤ MAXD coordinates (4, 10 or 16), with L lanes per row (L a power of two,
 // 4 to 32; a warp takes 32/L rows at a time): lane l of a row's group holds
 // anchors l, l + L, ... in registers for the whole launch and computes their
 // logits once; the group reduces the maximum and the sum with butterfly
@@ -76,13 +76,22 @@ __device__ void anchor_assign_lanes(i64 rows, i64 d, i64 b, i64 L, const T* __re
     for (int i = 0; i < MAXD; i++) av[t][i] = j < b && i < d ? anchors[j * d + i] : (T)0;
   }
   const i64 warps = (i64)gridDim.x * (blockDim.x >> 5);
-  for (i64 r0 = ((i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * per; r0 < rows; r0 += warps * per) {
+  // The group's row from r0, its coordinates loaded one iteration ahead.
+  auto load = [&](i64 r0, T* xv) {
     const i64 r = r0 + lane / L;
-    const bool live = r < rows;
-    const T* xr = x + (live ? r : 0) * d;
-    T xv[MAXD];
+    const T* xr = x + (r < rows ? r : 0) * d;
 #pragma unroll
     for (int i = 0; i < MAXD; i++) xv[i] = i < d ? xr[i] : (T)0;
+  };
+  T xv[MAXD], xn[MAXD];
+  i64 r0 = ((i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * per;
+  if (r0 < rows) load(r0, xn);
+  for (; r0 < rows; r0 += warps * per) {
+    const i64 r = r0 + lane / L;
+    const bool live = r < rows;
+#pragma unroll
+    for (int i = 0; i < MAXD; i++) xv[i] = xn[i];
+    if (r0 + warps * per < rows) load(r0 + warps * per, xn);
     T z[AL_PER];
     T m = -t_inf<T>();
 #pragma unroll
@@ -160,31 +169,33 @@ __device__ void bin_sums_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
   }
 }
 
-// Limit of bin_sums_tile: slots per thread (S ≤ blockDim.x·BS_PER).
+// Limits of bin_sums_tile: slots per thread (S ≤ blockDim.x·BS_PER), and
+// elements of w and of p per thread and tile (tile·G·B and tile·G·D at most
+// blockDim.x·BS_PF each).
 #define BS_PER 4
+#define BS_PF 8
 
 // bin_sums_tile computes what bin_sums_part does, faster: the block stages
-// tiles of `tile` rows of w and p in shared memory (tile·(G·B + G·D)·
-// sizeof(T) bytes, loaded coalesced) and its threads accumulate in
-// registers. With S > 128 slots, thread t sums slots t, t + 256, ... over
-// the chunk's rows in order; with fewer, P = 256/S threads share a slot,
-// lane q summing rows q, q + P, ..., and the lanes are added in order at the
-// end. Either way the result does not depend on scheduling. blockDim.x must
-// be 256.
+// tiles of `tile` rows of w and p in shared memory, two buffers of
+// tile·(G·B + G·D)·sizeof(T) bytes: while it sums one tile, the loads of the
+// next are in flight (into registers, coalesced). Its threads accumulate in
+// registers: with S > 128 slots, thread t sums slots t, t + 256, ... over the
+// chunk's rows in order; with fewer, P = 256/S threads share a slot, lane q
+// summing rows q, q + P, ... of each tile, and the lanes are added in order
+// at the end. Either way the result does not depend on scheduling.
+// blockDim.x must be 256.
 template <typename T>
 __device__ void bin_sums_tile(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, i64 tile,
                               T* part, i64 rpc) {
   DYNAMIC_SHARED(smem);
   __shared__ T lanes[256];
-  const i64 gb = g * b, gd = g * d, S = gb * (1 + d);
+  const i64 gb = g * b, gd = g * d, S = gb * (1 + d), re = gb + gd;
   const i64 P = S <= 128 ? 256 / S : 1;
-  T* ws = (T*)smem;       // [tile, G·B]
-  T* ps = ws + tile * gb;  // [tile, G·D]
   const i64 r0 = blockIdx.x * rpc, r1 = min(n, r0 + rpc);
   const int tid = threadIdx.x;
   const i64 lane = P > 1 ? tid / S : 0;
   T acc[BS_PER];
-  i64 slot[BS_PER], wo[BS_PER], po[BS_PER];  // a slot, its offsets in a row of ws and ps (po −1: a count)
+  i64 slot[BS_PER], wo[BS_PER], po[BS_PER];  // a slot, its offsets in a row of w and p (po −1: a count)
 #pragma unroll
   for (int t = 0; t < BS_PER; t++) {
     const i64 s = P > 1 ? (t == 0 && lane < P ? tid % S : S) : tid + 256 * t, q = s - gb;
@@ -193,12 +204,36 @@ __device__ void bin_sums_tile(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
     wo[t] = s < gb ? s : q / d;
     po[t] = s < gb ? -1 : (q / d / b) * d + q % d;
   }
-  for (i64 t0 = r0; t0 < r1; t0 += tile) {
+  T rw[BS_PF], rp[BS_PF];
+  auto fetch = [&](i64 t0) {  // the tile of rows from t0 into rw, rp
     const i64 nr = min(tile, r1 - t0);
-    __syncthreads();  // the previous tile has been read
-    for (i64 i = tid; i < nr * gb; i += blockDim.x) ws[i] = w[t0 * gb + i];
-    for (i64 i = tid; i < nr * gd; i += blockDim.x) ps[i] = p[t0 * gd + i];
-    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < BS_PF; q++) {
+      const i64 i = tid + 256 * q;
+      rw[q] = i < nr * gb ? w[t0 * gb + i] : (T)0;
+      rp[q] = i < nr * gd ? p[t0 * gd + i] : (T)0;
+    }
+  };
+  auto stage = [&](T* buf) {  // rw, rp into buf: [tile, G·B] then [tile, G·D]
+#pragma unroll
+    for (int q = 0; q < BS_PF; q++) {
+      const i64 i = tid + 256 * q;
+      if (i < tile * gb) buf[i] = rw[q];
+      if (i < tile * gd) buf[tile * gb + i] = rp[q];
+    }
+  };
+  T* const bufs = (T*)smem;  // buffer c at bufs + c·tile·re
+  if (r0 < r1) {
+    fetch(r0);
+    stage(bufs);
+  }
+  __syncthreads();
+  int cur = 0;
+  for (i64 t0 = r0; t0 < r1; t0 += tile, cur ^= 1) {
+    const i64 nr = min(tile, r1 - t0), next = t0 + tile;
+    if (next < r1) fetch(next);
+    const T* ws = bufs + cur * tile * re;
+    const T* ps = ws + tile * gb;
 #pragma unroll
     for (int t = 0; t < BS_PER; t++) {
       if (slot[t] >= S) continue;
@@ -210,6 +245,8 @@ __device__ void bin_sums_tile(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
       }
       acc[t] = a;
     }
+    if (next < r1) stage(bufs + (cur ^ 1) * tile * re);
+    __syncthreads();  // the next tile is staged; this one may be overwritten
   }
   if (P == 1) {
 #pragma unroll
@@ -264,6 +301,11 @@ __device__ void hard_bin_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
       anchor_assign_d4_##S(i64 rows, i64 d, i64 b, i64 lanes, const T* __restrict__ x,                         \
                            const T* __restrict__ anchors, T* out, double scale) {                               \
     anchor_assign_lanes<T, 4>(rows, d, b, lanes, x, anchors, out, scale);                                       \
+  }                                                                                                             \
+  extern "C" __global__ void __launch_bounds__(256)                                                             \
+      anchor_assign_d10_##S(i64 rows, i64 d, i64 b, i64 lanes, const T* __restrict__ x,                        \
+                            const T* __restrict__ anchors, T* out, double scale) {                              \
+    anchor_assign_lanes<T, 10>(rows, d, b, lanes, x, anchors, out, scale);                                      \
   }                                                                                                             \
   extern "C" __global__ void __launch_bounds__(256)                                                             \
       anchor_assign_d16_##S(i64 rows, i64 d, i64 b, i64 lanes, const T* __restrict__ x,                        \

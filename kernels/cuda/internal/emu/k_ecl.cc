@@ -4,6 +4,7 @@
 
 REGISTER(anchor_assign, true)
 REGISTER(anchor_assign_d4, true)
+REGISTER(anchor_assign_d10, true)
 REGISTER(anchor_assign_d16, true)
 REGISTER(bin_sums_part, true)
 REGISTER(bin_sums_tile, true)
