@@ -78,7 +78,7 @@ func TestBatchNorm2d(t *testing.T) {
 }
 
 func TestLeNet5(t *testing.T) {
-	m := NewLeNet5[float32](rand.New(rand.NewPCG(3, 3)), 10, 10)
+	m := withHead(rand.New(rand.NewPCG(3, 3)), LeNet5[float32], 10)
 	x := tensor.RandUniform[float32](rand.New(rand.NewPCG(4, 4)), 0, 1, 2, 3, 28, 28)
 	y := Predict[float32](m, x)
 	if s := y.Shape(); s[0] != 2 || s[1] != 10 {

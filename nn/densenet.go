@@ -114,17 +114,17 @@ func (t *Transition[T]) State() []Named[T] {
 	return join(prefixed("0", t.BN), prefixed("2", t.Conv))
 }
 
-// NewDenseNet40 is the DenseNet of depth 40 and growth rate 12 of Huang et
-// al. (2017) as a Classifier: the backbone conv3×3(3→16), three dense blocks
-// of 12 DenseLayers (16→160, 160→304, 304→448 channels) with a Transition
-// after each of the first two, then BN–ReLU–global average pooling; a main
-// head fc 448→classes and an auxiliary head fc 448→auxOut. Convolutions use
-// heConv's initialisation, the heads Linear's; the paper's dropout (used only
-// without data augmentation) is left out. With 10 classes it has 1,019,722
-// parameters without the auxiliary head, the paper's "1.0M" (ports that
+// DenseNet40 is the feature extractor of the DenseNet of depth 40 and
+// growth rate 12 of Huang et al. (2017) and its width 448: conv3×3(3→16),
+// three dense blocks of 12 DenseLayers (16→160, 160→304, 304→448 channels)
+// with a Transition after each of the first two, then BN–ReLU–global
+// average pooling; the network's last layer, fc 448→classes, is the head a
+// caller puts on it. Convolutions use heConv's initialisation; the paper's
+// dropout (used only without data augmentation) is left out. With a linear
+// head of 10 classes it has 1,019,722 parameters, the paper's "1.0M" (ports that
 // start with 2·12 = 24 channels, as DenseNet-BC does, have 1,059,298).
 // Input 3×28×28 gives 28→14→7 feature maps.
-func NewDenseNet40[T tensor.Float](rng *rand.Rand, classes, auxOut int) *Classifier[T] {
+func DenseNet40[T tensor.Float](rng *rand.Rand) (Sequential[T], int) {
 	const growth, layers = 12, 12
 	c := 16
 	backbone := Sequential[T]{heConv[T](rng, 3, c, 3, 1)}
@@ -138,5 +138,5 @@ func NewDenseNet40[T tensor.Float](rng *rand.Rand, classes, auxOut int) *Classif
 		}
 	}
 	backbone = append(backbone, NewBatchNorm2d[T](c), ReLU[T](), GlobalAvgPool[T]())
-	return &Classifier[T]{Backbone: backbone, Main: NewLinear[T](rng, c, classes), Aux: NewLinear[T](rng, c, auxOut)}
+	return backbone, c
 }

@@ -5,7 +5,7 @@
 // initialisation U(−1/√fan_in, 1/√fan_in)), so results can be compared with
 // reference code; every random draw comes from an explicit *rand.Rand.
 //
-// The models (NewLeNet5, NewResNet20, NewDenseNet40) are Classifiers with a
-// main and an auxiliary head. Save and Load keep a model's State, its
+// The feature extractors of LeNet5, ResNet20 and DenseNet40 take the
+// head a caller puts on them (ecl.Classifier puts two). Save and Load keep a model's State, its
 // parameters and batch-normalisation statistics, in a checksummed binary file.
 package nn

@@ -112,7 +112,7 @@ func TestMLPLearns(t *testing.T) {
 // CopyState carries parameters and BatchNorm's running statistics, and
 // refuses another architecture.
 func TestCopyState(t *testing.T) {
-	src, dst := NewResNet20[float64](rand.New(rand.NewPCG(1, 1)), 3, 2), NewResNet20[float64](rand.New(rand.NewPCG(2, 2)), 3, 2)
+	src, dst := withHead(rand.New(rand.NewPCG(1, 1)), ResNet20[float64], 3), withHead(rand.New(rand.NewPCG(2, 2)), ResNet20[float64], 3)
 	src.Forward(autograd.Const(tensor.RandNormal[float64](rand.New(rand.NewPCG(3, 3)), 0, 1, 2, 3, 8, 8))) // moves the running statistics
 	if err := CopyState[float64](dst, src); err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func TestCopyState(t *testing.T) {
 			t.Fatalf("%s not copied", d[i].Name)
 		}
 	}
-	if err := CopyState[float64](NewLeNet5[float64](rand.New(rand.NewPCG(1, 1)), 3, 2), src); err == nil {
+	if err := CopyState[float64](withHead(rand.New(rand.NewPCG(1, 1)), LeNet5[float64], 3), src); err == nil {
 		t.Error("ResNet-20 state copied into LeNet-5")
 	}
 }

@@ -88,15 +88,15 @@ func heConv[T tensor.Float](rng *rand.Rand, in, out, k, stride int) *Conv2d[T] {
 	}
 }
 
-// NewResNet20 is the CIFAR ResNet-20 of He et al. (2016) as a Classifier: the
-// backbone conv3×3(3→16)–BN–ReLU, three stages of three BasicBlocks with 16,
-// 32 and 64 channels (stride 2 and an option-A shortcut at the first block of
-// the second and third stages) and global average pooling; a main head
-// fc 64→classes and an auxiliary head fc 64→auxOut. Convolutions use heConv's
-// initialisation, the heads Linear's. With 10 classes it has the paper's
-// 0.27M parameters (269,722 without the auxiliary head). Input 3×28×28 gives
+// ResNet20 is the feature extractor of the CIFAR ResNet-20 of He et al.
+// (2016) and its width 64: conv3×3(3→16)–BN–ReLU, three stages of three
+// BasicBlocks with 16, 32 and 64 channels (stride 2 and an option-A shortcut
+// at the first block of the second and third stages) and global average
+// pooling; the network's last layer, fc 64→classes, is the head a caller
+// puts on it. Convolutions use heConv's initialisation. With a linear head
+// of 10 classes it has the paper's 0.27M parameters (269,722). Input 3×28×28 gives
 // 28→14→7 feature maps, 3×32×32 the paper's 32→16→8.
-func NewResNet20[T tensor.Float](rng *rand.Rand, classes, auxOut int) *Classifier[T] {
+func ResNet20[T tensor.Float](rng *rand.Rand) (Sequential[T], int) {
 	backbone := Sequential[T]{heConv[T](rng, 3, 16, 3, 1), NewBatchNorm2d[T](16), ReLU[T]()}
 	in := 16
 	for stage, out := range []int{16, 32, 64} {
@@ -110,5 +110,5 @@ func NewResNet20[T tensor.Float](rng *rand.Rand, classes, auxOut int) *Classifie
 		}
 	}
 	backbone = append(backbone, GlobalAvgPool[T]())
-	return &Classifier[T]{Backbone: backbone, Main: NewLinear[T](rng, in, classes), Aux: NewLinear[T](rng, in, auxOut)}
+	return backbone, in
 }

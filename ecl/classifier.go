@@ -1,9 +1,10 @@
-package nn
+package ecl
 
 import (
 	"math/rand/v2"
 
 	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -11,8 +12,8 @@ import (
 // head gives the class logits, the auxiliary head estimates P(Y|X) (or
 // P(correct) for top-label ECL) from the same features.
 type Classifier[T tensor.Float] struct {
-	Backbone  Module[T]
-	Main, Aux Module[T]
+	Backbone  nn.Module[T]
+	Main, Aux nn.Module[T]
 }
 
 // Forward is the main head's logits.
@@ -41,16 +42,36 @@ func (c *Classifier[T]) SetTraining(training bool) {
 
 // State is the state of the backbone and of both heads, the auxiliary one
 // included.
-func (c *Classifier[T]) State() []Named[T] {
-	return join(prefixed("backbone", c.Backbone), prefixed("main", c.Main), prefixed("aux", c.Aux))
+func (c *Classifier[T]) State() []nn.Named[T] {
+	var st []nn.Named[T]
+	for _, part := range []struct {
+		name string
+		m    nn.Module[T]
+	}{{"backbone", c.Backbone}, {"main", c.Main}, {"aux", c.Aux}} {
+		for _, n := range nn.State(part.m) {
+			n.Name = part.name + "." + n.Name
+			st = append(st, n)
+		}
+	}
+	return st
+}
+
+// NewClassifier is a Classifier on the backbone made by backbone(rng), of
+// the given feature width, with a linear main head features→classes and a
+// linear auxiliary head features→auxOut, drawn from rng in that order.
+func NewClassifier[T tensor.Float](rng *rand.Rand, backbone func(*rand.Rand) (nn.Sequential[T], int), classes, auxOut int) *Classifier[T] {
+	b, features := backbone(rng)
+	return &Classifier[T]{
+		Backbone: b,
+		Main:     nn.NewLinear[T](rng, features, classes),
+		Aux:      nn.NewLinear[T](rng, features, auxOut),
+	}
 }
 
 // NewMLPClassifier is the simulation's network: backbone in→hidden with
 // ReLU, a main head hidden→classes and an auxiliary head hidden→auxOut.
 func NewMLPClassifier[T tensor.Float](rng *rand.Rand, in, hidden, classes, auxOut int) *Classifier[T] {
-	return &Classifier[T]{
-		Backbone: Sequential[T]{NewLinear[T](rng, in, hidden), ReLU[T]()},
-		Main:     NewLinear[T](rng, hidden, classes),
-		Aux:      NewLinear[T](rng, hidden, auxOut),
-	}
+	return NewClassifier(rng, func(rng *rand.Rand) (nn.Sequential[T], int) {
+		return nn.Sequential[T]{nn.NewLinear[T](rng, in, hidden), nn.ReLU[T]()}, hidden
+	}, classes, auxOut)
 }
