@@ -2,6 +2,7 @@ package ecl
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/nn"
@@ -41,37 +42,32 @@ func (c *Classifier[T]) SetTraining(training bool) {
 }
 
 // State is the state of the backbone and of both heads, the auxiliary one
-// included.
+// included, under the names their Vars gave them.
 func (c *Classifier[T]) State() []nn.Named[T] {
-	var st []nn.Named[T]
-	for _, part := range []struct {
-		name string
-		m    nn.Module[T]
-	}{{"backbone", c.Backbone}, {"main", c.Main}, {"aux", c.Aux}} {
-		for _, n := range nn.State(part.m) {
-			n.Name = part.name + "." + n.Name
-			st = append(st, n)
-		}
-	}
-	return st
+	return slices.Concat(c.Backbone.State(), c.Main.State(), c.Aux.State())
 }
 
-// NewClassifier is a Classifier on the backbone made by backbone(rng), of
-// the given feature width, with a linear main head features→classes and a
-// linear auxiliary head features→auxOut, drawn from rng in that order.
-func NewClassifier[T tensor.Float](rng *rand.Rand, backbone func(*rand.Rand) (nn.Sequential[T], int), classes, auxOut int) *Classifier[T] {
-	b, features := backbone(rng)
+// NewClassifier creates in a new store the backbone made by backbone, of
+// the given feature width, then a linear main head features→classes named
+// main and a linear auxiliary head features→auxOut named aux, drawn from
+// rng in that order. With nn.LeNet5, nn.ResNet20 or nn.DenseNet40 the state
+// has the names of bench/peer/train.py's PyTorch models built with the aux
+// head.
+func NewClassifier[T tensor.Float](rng *rand.Rand, backbone func(nn.Vars[T], *rand.Rand) (nn.Sequential[T], int), classes, auxOut int) *Classifier[T] {
+	vb := nn.NewVars[T]()
+	b, features := backbone(vb, rng)
 	return &Classifier[T]{
 		Backbone: b,
-		Main:     nn.NewLinear[T](rng, features, classes),
-		Aux:      nn.NewLinear[T](rng, features, auxOut),
+		Main:     nn.NewLinear(vb.Sub("main"), rng, features, classes),
+		Aux:      nn.NewLinear(vb.Sub("aux"), rng, features, auxOut),
 	}
 }
 
 // NewMLPClassifier is the simulation's network: backbone in→hidden with
-// ReLU, a main head hidden→classes and an auxiliary head hidden→auxOut.
+// ReLU (backbone.0), a main head hidden→classes and an auxiliary head
+// hidden→auxOut.
 func NewMLPClassifier[T tensor.Float](rng *rand.Rand, in, hidden, classes, auxOut int) *Classifier[T] {
-	return NewClassifier(rng, func(rng *rand.Rand) (nn.Sequential[T], int) {
-		return nn.Sequential[T]{nn.NewLinear[T](rng, in, hidden), nn.ReLU[T]()}, hidden
+	return NewClassifier(rng, func(vb nn.Vars[T], rng *rand.Rand) (nn.Sequential[T], int) {
+		return append(nn.MLP(vb.Sub("backbone"), rng, in, hidden), nn.ReLU[T]()), hidden
 	}, classes, auxOut)
 }

@@ -27,8 +27,8 @@ func TestClassifierState(t *testing.T) {
 	if err := nn.Load(path, got); err != nil {
 		t.Fatal(err)
 	}
-	st := nn.State[float32](m)
-	if n := len(st); n != len(m.Params())+2+2*19 || st[n-1].Name != "aux.param1" || st[3].Name != "backbone.1.running_mean" {
+	st := m.State()
+	if n := len(st); n != len(m.Params())+2+2*19 || st[n-1].Name != "aux.bias" || st[3].Name != "backbone.1.running_mean" {
 		t.Errorf("%d state tensors for %d parameters: %s, %s", n, len(m.Params()), st[3].Name, st[n-1].Name)
 	}
 	eval := func(c *Classifier[float32], f func(*autograd.Var[float32]) *autograd.Var[float32]) []float32 {

@@ -167,7 +167,8 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64) ([]Result, error) {
 		base: &ecl.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: model.Main, Aux: model.Aux},
 		clone: func(auxOut int) (*ecl.Classifier[float32], error) {
 			rng := rand.New(rand.NewPCG(seed, 3))
-			m := &ecl.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: nn.NewLinear[float32](rng, dim, DigitClasses), Aux: nn.NewLinear[float32](rng, dim, auxOut)}
+			vb := nn.NewVars[float32]()
+			m := &ecl.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: nn.NewLinear(vb.Sub("main"), rng, dim, DigitClasses), Aux: nn.NewLinear(vb.Sub("aux"), rng, dim, auxOut)}
 			return m, nn.CopyState(m.Main, model.Main)
 		},
 		src: src, val: val, tgt: tgt, evalSrc: val, evalTgt: test,

@@ -16,10 +16,10 @@ import (
 func denseBlock(r *rand.Rand, n, c, g, layers, h, w int, transition bool) (Sequential[float64], []T64) {
 	var s Sequential[float64]
 	for i := range layers {
-		s = append(s, NewDenseLayer[float64](r, c+i*g, g))
+		s = append(s, NewDenseLayer(NewVars[float64](), r, c+i*g, g))
 	}
 	if transition {
-		s = append(s, NewTransition[float64](r, c+layers*g))
+		s = append(s, NewTransition(NewVars[float64](), r, c+layers*g))
 	}
 	inputs := []T64{tensor.RandNormal[float64](r, 0, 1, n, c, h, w)}
 	for _, p := range s.Params() {
@@ -91,7 +91,7 @@ func TestDenseBlockMatchesLayers(t *testing.T) {
 			for _, v := range vars {
 				out = append(out, v.Grad.Data())
 			}
-			for _, st := range State[float64](m) {
+			for _, st := range m.State() {
 				out = append(out, st.Value().Data())
 			}
 			return out
@@ -125,7 +125,7 @@ func TestDenseNet40(t *testing.T) {
 	}
 	// 39 batch normalisations (36 layers, 2 transitions, the last) add two
 	// buffers each.
-	if n := len(State[float32](m)); n != len(m.Params())+2*39 {
+	if n := len(m.State()); n != len(m.Params())+2*39 {
 		t.Errorf("%d state tensors for %d parameters", n, len(m.Params()))
 	}
 	m.SetTraining(false)

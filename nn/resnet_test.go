@@ -12,7 +12,7 @@ import (
 
 // bnOver is a batch normalisation with the given γ and β.
 func bnOver(gamma, beta V) *BatchNorm2d[float64] {
-	b := NewBatchNorm2d[float64](gamma.Value.Len())
+	b := NewBatchNorm2d(NewVars[float64](), gamma.Value.Len())
 	b.Gamma, b.Beta = gamma, beta
 	return b
 }
@@ -23,7 +23,7 @@ func TestBasicBlockGradients(t *testing.T) {
 		{2, 5, 2}, // subsampled, padded with 1 and 2 zero channels
 	} {
 		r := rand.New(rand.NewPCG(7, uint64(c.out)))
-		b := NewBasicBlock[float64](r, c.in, c.out, c.stride)
+		b := NewBasicBlock(NewVars[float64](), r, c.in, c.out, c.stride)
 		x := tensor.RandNormal[float64](r, 0, 1, 2, c.in, 5, 5)
 		inputs := []T64{x}
 		for _, p := range b.Params() {
@@ -42,7 +42,7 @@ func TestBasicBlockGradients(t *testing.T) {
 // The option-A shortcut keeps x in the middle channels, subsampled, and pads
 // zeros around it.
 func TestBasicBlockShortcut(t *testing.T) {
-	b := NewBasicBlock[float64](rand.New(rand.NewPCG(1, 1)), 2, 6, 2)
+	b := NewBasicBlock(NewVars[float64](), rand.New(rand.NewPCG(1, 1)), 2, 6, 2)
 	x := tensor.RandNormal[float64](rand.New(rand.NewPCG(2, 2)), 0, 1, 1, 2, 4, 4)
 	s := b.shortcut(autograd.Const(x)).Value
 	if got := s.Shape(); !slices.Equal(got, []int{1, 6, 2, 2}) {
@@ -74,9 +74,10 @@ func paramCount[T tensor.Float](m Module[T]) int {
 
 // withHead is the feature extractor made by arch with a linear head of
 // the given classes.
-func withHead[T tensor.Float](rng *rand.Rand, arch func(*rand.Rand) (Sequential[T], int), classes int) Sequential[T] {
-	b, features := arch(rng)
-	return Sequential[T]{b, NewLinear[T](rng, features, classes)}
+func withHead[T tensor.Float](rng *rand.Rand, arch func(Vars[T], *rand.Rand) (Sequential[T], int), classes int) Sequential[T] {
+	vb := NewVars[T]()
+	b, features := arch(vb, rng)
+	return Sequential[T]{b, NewLinear(vb.Sub("main"), rng, features, classes)}
 }
 
 // blockShapes runs m, a withHead model, on x without a graph and returns
@@ -130,9 +131,9 @@ func checkModes(t *testing.T, m Module[float32]) {
 	}
 	for _, training := range []bool{false, true} {
 		m.SetTraining(training)
-		before := snapshot(State[float32](m))
+		before := snapshot(m.State())
 		ya, yb := row0(a), row0(b)
-		moved := !slices.EqualFunc(before, snapshot(State[float32](m)), slices.Equal)
+		moved := !slices.EqualFunc(before, snapshot(m.State()), slices.Equal)
 		if slices.Equal(ya, yb) == training || moved != training {
 			t.Errorf("training %v: output independent of the batch %v, running statistics moved %v", training, slices.Equal(ya, yb), moved)
 		}

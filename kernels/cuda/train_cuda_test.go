@@ -29,7 +29,7 @@ func TestTrainStepOnDevice(t *testing.T) {
 			labels := []int{3, 1, 4}
 			cpu, gpuNet := mk(rand.New(rand.NewPCG(1, 1))), mk(rand.New(rand.NewPCG(1, 1)))
 			nn.ToDevice[float64](gpuNet, dev)
-			for _, n := range nn.State[float64](gpuNet) {
+			for _, n := range gpuNet.State() {
 				if n.Value().Device() != dev {
 					t.Fatalf("%s stayed on %s", n.Name, n.Value().Device())
 				}
@@ -50,7 +50,7 @@ func TestTrainStepOnDevice(t *testing.T) {
 					t.Fatalf("step %d: loss %v on the CPU, %v on the device", i, a, b)
 				}
 			}
-			want, got := nn.State[float64](cpu), nn.State[float64](gpuNet)
+			want, got := cpu.State(), gpuNet.State()
 			for i := range want {
 				same(t, want[i].Name, got[i].Value(), want[i].Value(), 1e-9, 1e-6)
 			}
