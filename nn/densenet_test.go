@@ -91,8 +91,17 @@ func TestDenseBlockMatchesLayers(t *testing.T) {
 			for _, v := range vars {
 				out = append(out, v.Grad.Data())
 			}
-			for _, st := range m.State() {
-				out = append(out, st.Value().Data())
+			for _, l := range m { // the layers are literals: their batch normalisations hold the state
+				var bn *BatchNorm2d[float64]
+				switch l := l.(type) {
+				case *DenseLayer[float64]:
+					bn = l.BN
+				case *Transition[float64]:
+					bn = l.BN
+				}
+				for _, st := range bn.State() {
+					out = append(out, st.Value().Data())
+				}
 			}
 			return out
 		}

@@ -107,6 +107,14 @@ func (v Vars[T]) Mode() *bool {
 	return &training
 }
 
+// mustHaveStore panics if v is the zero Vars, that of a module written as
+// a literal instead of made by its New function: its tensors are in no store.
+func (v Vars[T]) mustHaveStore(method string) {
+	if v.s == nil {
+		panic("nn: " + method + " of a module without Vars (made as a literal, not by its New function)")
+	}
+}
+
 // holds reports whether the path name lies under v.
 func (v Vars[T]) holds(name string) bool {
 	return v.path == "" || name == v.path || strings.HasPrefix(name, v.path+".")
@@ -114,9 +122,7 @@ func (v Vars[T]) holds(name string) bool {
 
 // Params lists the parameters created under v, in creation order.
 func (v Vars[T]) Params() []*autograd.Var[T] {
-	if v.s == nil {
-		return nil
-	}
+	v.mustHaveStore("Params")
 	var ps []*autograd.Var[T]
 	for _, e := range v.s.entries {
 		if e.param != nil && v.holds(e.Name) {
@@ -129,9 +135,7 @@ func (v Vars[T]) Params() []*autograd.Var[T] {
 // State lists the parameters and buffers created under v, in creation
 // order, each named by its full path.
 func (v Vars[T]) State() []Named[T] {
-	if v.s == nil {
-		return nil
-	}
+	v.mustHaveStore("State")
 	var st []Named[T]
 	for _, e := range v.s.entries {
 		if v.holds(e.Name) {
@@ -143,9 +147,7 @@ func (v Vars[T]) State() []Named[T] {
 
 // SetTraining sets every training flag created under v.
 func (v Vars[T]) SetTraining(training bool) {
-	if v.s == nil {
-		return
-	}
+	v.mustHaveStore("SetTraining")
 	for _, m := range v.s.modes {
 		if v.holds(m.path) {
 			*m.training = training
