@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ecl-go/ecl/datasets/digits"
+	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
 	"github.com/ecl-go/ecl/train"
@@ -78,14 +79,14 @@ func (c DigitsConfig) recipe() (train.Recipe, error) {
 
 // NewDigitNet makes the network arch for 3×28×28 digits with an auxiliary
 // head of auxOut outputs.
-func NewDigitNet(arch string, rng *rand.Rand, auxOut int) (*nn.Classifier[float32], error) {
+func NewDigitNet(arch string, rng *rand.Rand, auxOut int) (*ecl.Classifier[float32], error) {
 	switch arch {
 	case "lenet5":
-		return nn.NewLeNet5[float32](rng, DigitClasses, auxOut), nil
+		return ecl.NewClassifier(rng, nn.LeNet5[float32], DigitClasses, auxOut), nil
 	case "resnet20":
-		return nn.NewResNet20[float32](rng, DigitClasses, auxOut), nil
+		return ecl.NewClassifier(rng, nn.ResNet20[float32], DigitClasses, auxOut), nil
 	case "densenet40":
-		return nn.NewDenseNet40[float32](rng, DigitClasses, auxOut), nil
+		return ecl.NewClassifier(rng, nn.DenseNet40[float32], DigitClasses, auxOut), nil
 	}
 	return nil, fmt.Errorf("experiment: unknown architecture %q (want one of %v)", arch, Archs)
 }
@@ -181,10 +182,11 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64) ([]Result, error) {
 	var out []Result
 	a := &arm[float32]{
 		recipe: r, classes: DigitClasses, seed: seed,
-		base: &nn.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: model.Main, Aux: model.Aux},
-		clone: func(auxOut int) (*nn.Classifier[float32], error) {
+		base: &ecl.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: model.Main, Aux: model.Aux},
+		clone: func(auxOut int) (*ecl.Classifier[float32], error) {
 			rng := rand.New(rand.NewPCG(seed, 3))
-			m := &nn.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: nn.NewLinear[float32](rng, dim, DigitClasses), Aux: nn.NewLinear[float32](rng, dim, auxOut)}
+			vb := nn.NewVars[float32]()
+			m := &ecl.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: nn.NewLinear(vb.Sub("main"), rng, dim, DigitClasses), Aux: nn.NewLinear(vb.Sub("aux"), rng, dim, auxOut)}
 			return m, nn.CopyState(m.Main, model.Main)
 		},
 		src: src, val: val, tgt: tgt, evalSrc: val, evalTgt: test,

@@ -34,7 +34,7 @@ func TestBatchesCoverEveryIndexOnce(t *testing.T) {
 // head keep their values.
 func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
-	m := nn.NewMLPClassifier[float64](r, 2, 6, 3, 3)
+	m := ecl.NewMLPClassifier[float64](r, 2, 6, 3, 3)
 	src := Data[float64]{X: tensor.RandNormal[float64](r, 0, 1, 20, 2), Y: make([]int, 20)}
 	tgt := Data[float64]{X: tensor.RandNormal[float64](r, 1, 1, 20, 2), Y: make([]int, 20)}
 	for i := range src.Y {
@@ -74,7 +74,7 @@ func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 // prediction, and r = 1 the model's own.
 func TestScaledProbsLimits(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
-	m := nn.NewMLPClassifier[float64](r, 2, 5, 3, 3)
+	m := ecl.NewMLPClassifier[float64](r, 2, 5, 3, 3)
 	x := tensor.RandNormal[float64](r, 0, 1, 4, 2)
 	uniform := ScaledProbs(m, Data[float64]{X: x, Y: make([]int, 4), Scale: make([]float64, 4)})
 	for _, p := range uniform {
@@ -95,7 +95,7 @@ func TestScaledProbsLimits(t *testing.T) {
 // step's arena has taken its memory back.
 func TestFitStepTensorsDieWithTheStep(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
-	m := nn.NewMLPClassifier[float64](r, 2, 4, 3, 3)
+	m := ecl.NewMLPClassifier[float64](r, 2, 4, 3, 3)
 	src := Data[float64]{X: tensor.RandNormal[float64](r, 0, 1, 6, 2), Y: []int{0, 1, 2, 0, 1, 2}}
 	var kept *autograd.Var[float64]
 	defer func() {
