@@ -260,7 +260,9 @@ func DRL[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src Dat
 
 // scaled is the main head's logits on d multiplied row-wise by d.Scale.
 func scaled[T tensor.Float](m *ecl.Classifier[T], d Data[T]) *autograd.Var[T] {
-	logits := m.Forward(autograd.Const(d.X))
+	var f *autograd.Var[T]
+	autograd.NoGrad(func() { f = m.Backbone.Forward(autograd.Const(d.X)) }) // DRL trains the main head only
+	logits := m.Main.Forward(f)
 	return autograd.Mul(logits, autograd.Const(tensor.Convert[T](tensor.FromSlice(d.Scale, len(d.Scale), 1))))
 }
 

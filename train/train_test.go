@@ -68,6 +68,22 @@ func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 	if same(main, snapshot(m.Main)) {
 		t.Error("the ECL stage left the main head unchanged")
 	}
+	// DRL too trains the main head alone, and leaves no gradient on the
+	// backbone (one accumulated across steps outlived the step's arena and
+	// ended `ecl sim -methods all` in a panic).
+	src.Scale = make([]float64, src.Len())
+	for i := range src.Scale {
+		src.Scale[i] = 0.5 + float64(i%3)
+	}
+	DRL(r, rec, m, src)
+	if !same(back, snapshot(m.Backbone)) {
+		t.Error("DRL changed the backbone")
+	}
+	for _, p := range m.Backbone.Params() {
+		if p.Grad != nil {
+			t.Errorf("DRL left a gradient of shape %v on the backbone", p.Grad.Shape())
+		}
+	}
 }
 
 // In the DRL form, r → 0 (a sample the source never sees) gives the uniform
