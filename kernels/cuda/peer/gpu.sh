@@ -21,7 +21,7 @@ for p in $parts; do
 	test)
 		(cd kernels/cuda && timeout 300 "$bin/kernels.test" -test.v -test.count=1 >"$out/test.txt" 2>&1)
 		echo "test rc=$?: $(grep -c -- '--- PASS' "$out/test.txt") passed, $(grep -c -- '--- FAIL' "$out/test.txt") failed, $(grep -c -- '--- SKIP' "$out/test.txt") skipped (tests and subtests)"
-		grep -E -- '--- FAIL|^panic' -A3 "$out/test.txt" | head -30
+		grep -E -A3 -- '--- FAIL|^panic' "$out/test.txt" | head -30
 		;;
 	bench)
 		(cd kernels/cuda && timeout 300 "$bin/kernels.test" -test.run '^$' -test.bench "${BENCH:-.}" -test.benchtime 0.3s -test.benchmem >"$out/go.txt" 2>&1)
@@ -38,7 +38,7 @@ for p in $parts; do
 	digits)
 		for dev in cuda cpu; do
 			start=$(date +%s%N)
-			timeout 170 "$bin/ecl" digits -data "$bin/data" -target mnist -runs 1 -device $dev -out "/tmp/digits-$dev" -quiet >>"$out/digits.txt" 2>&1
+			timeout 170 "$bin/ecl" digits -data "$bin/data" -target mnist -runs 1 -device $dev -out "/tmp/digits-$dev" >>"$out/digits.txt" 2>&1
 			echo "digits -device $dev rc=$? wall $((($(date +%s%N) - start) / 1000000)) ms" | tee -a "$out/digits.txt"
 			cp "/tmp/digits-$dev/results.json" "$out/digits-$dev.json"
 		done
