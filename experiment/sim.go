@@ -76,6 +76,10 @@ type SimConfig struct {
 	BaseEpochs, AuxEpochs, ECLEpochs int
 	BaseLR, AuxLR, ECLLR             float64
 	NonTrainable                     bool
+	// Device names where the models train (the CPU when empty); Dev is
+	// that device, set by the caller.
+	Device string                 `json:",omitempty"`
+	Dev    tensor.Device[float64] `json:"-"`
 	// Progress, when set, is called after each run with the paradigms
 	// done and in all.
 	Progress func(done, total int) `json:"-"`
@@ -204,8 +208,8 @@ func Evaluate(probs []float64, k int, labels []int, o metrics.Options) (Scores, 
 	return s, err
 }
 
-func toData(d sim.Domain) train.Data[float64] {
-	return train.Data[float64]{X: tensor.FromSlice(d.X, d.Len(), 2), Y: d.Y}
+func toData(d sim.Domain, dev tensor.Device[float64]) train.Data[float64] {
+	return train.Data[float64]{X: tensor.FromSliceOn(dev, d.X, d.Len(), 2), Y: d.Y}
 }
 
 // simRun is one run of the simulation study: the models trained on one
@@ -411,21 +415,29 @@ func (c SimConfig) simulate(r simRun) ([]Result, error) {
 	s, seed := r.setup, r.seed
 	// Data and initial weights depend on the seed and the setup only, so
 	// every method of a setup sees the same data and base model.
+	dev := tensor.Device[float64](tensor.CPU[float64]{})
+	if c.Device != "" {
+		if dev = c.Dev; dev == nil {
+			return nil, fmt.Errorf("experiment: device %q requested but not opened", c.Device)
+		}
+	}
 	srcD, tgtD := sim.Generate(s.Shift, s.Points, rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points))))
-	src, tgt := toData(srcD), toData(tgtD)
+	src, tgt := toData(srcD, dev), toData(tgtD, dev)
 	// A held-out source sample for the post-hoc methods, drawn apart so
 	// that the other methods' data stay the same.
 	valD, _ := sim.Generate(s.Shift, max(s.Points/4, 2), rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points)|1<<63)))
 	base := ecl.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 1)), 2, s.Hidden, Classes, Classes)
+	nn.ToDevice[float64](base, dev)
 	train.Base(rand.New(rand.NewPCG(seed, 2)), r.recipe, base, src)
 	var out []Result
 	a := &arm[float64]{
 		recipe: r.recipe, classes: Classes, seed: seed, base: base,
 		clone: func(auxOut int) (*ecl.Classifier[float64], error) {
 			m := ecl.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, auxOut)
+			nn.ToDevice[float64](m, dev)
 			return m, copyBase(m, base)
 		},
-		src: src, val: toData(valD), tgt: tgt, evalSrc: src, evalTgt: tgt,
+		src: src, val: toData(valD, dev), tgt: tgt, evalSrc: src, evalTgt: tgt,
 		full: base, inputs: tgt.X,
 		record: func(method string, sp, tp []float64) error {
 			res, err := evaluateBoth(c.Metrics, Classes, sp, src.Y, tp, tgt.Y)

@@ -41,10 +41,14 @@ func runSim(args []string) error {
 	style := diagramFlags(fs)
 	profiled := cpuProfile(fs)
 	quiet := fs.Bool("quiet", false, "no progress display")
+	device := fs.String("device", "cpu", deviceFlag)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	var err error
+	if c.Device, c.Dev, err = openDevice[float64](*device); err != nil {
+		return err
+	}
 	if c.Shifts, err = parseList(*shifts, sim.ParseKind); err != nil {
 		return err
 	}
