@@ -41,10 +41,14 @@ func SmallCases() []SmallCase {
 	}
 	cases := []SmallCase{
 		{"sim-mlp/base", func(steps int) {
-			train.Base(rand.New(rand.NewPCG(5, 6)), recipe(steps), model(classes), src)
+			if err := train.Base(rand.New(rand.NewPCG(5, 6)), recipe(steps), model(classes), src); err != nil {
+				panic(err)
+			}
 		}},
 		{"sim-mlp/aux-toplabel", func(steps int) {
-			train.Aux(rand.New(rand.NewPCG(5, 6)), recipe(steps), ecl.TopLabel, model(2), src)
+			if err := train.Aux(rand.New(rand.NewPCG(5, 6)), recipe(steps), ecl.TopLabel, model(2), src); err != nil {
+				panic(err)
+			}
 		}},
 	}
 	for _, p := range []ecl.Paradigm{ecl.Canonical, ecl.ClassWise, ecl.TopLabel} {

@@ -77,7 +77,9 @@ func (a *arm[T]) baselines(methods []string, control bool) error {
 			}
 			src, evalSrc, evalTgt := a.src, a.evalSrc, a.evalTgt
 			src.Scale, evalSrc.Scale, evalTgt.Scale = rs, es, et
-			train.DRL(rng, a.recipe, m, src)
+			if err := train.DRL(rng, a.recipe, m, src); err != nil {
+				return err
+			}
 			if err := a.record(methodNames[name], train.ScaledProbs(m, evalSrc), train.ScaledProbs(m, evalTgt)); err != nil {
 				return err
 			}
@@ -87,7 +89,9 @@ func (a *arm[T]) baselines(methods []string, control bool) error {
 		if err != nil {
 			return err
 		}
-		train.Regularised(rng, a.recipe, m, a.src, a.tgt, term)
+		if err := train.Regularised(rng, a.recipe, m, a.src, a.tgt, term); err != nil {
+			return err
+		}
 		if err := a.eval(methodNames[name], m); err != nil {
 			return err
 		}
@@ -99,7 +103,9 @@ func (a *arm[T]) baselines(methods []string, control bool) error {
 	if err != nil {
 		return err
 	}
-	train.Control(rand.New(rand.NewPCG(seed, 4)), a.recipe, m, a.src, a.tgt)
+	if err := train.Control(rand.New(rand.NewPCG(seed, 4)), a.recipe, m, a.src, a.tgt); err != nil {
+		return err
+	}
 	return a.eval("CE-finetune", m)
 }
 
@@ -115,7 +121,9 @@ func (a *arm[T]) ecl(p ecl.Paradigm) error {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(a.seed, 4+uint64(p)))
-	train.Aux(rng, a.recipe, p, m, a.src)
+	if err := train.Aux(rng, a.recipe, p, m, a.src); err != nil {
+		return err
+	}
 	if err := train.ECL(rng, a.recipe, p, m, a.src, a.tgt, a.classes); err != nil {
 		return err
 	}

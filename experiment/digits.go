@@ -159,22 +159,23 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64) ([]Result, error) {
 	base.Base.OnEpoch = func(epoch int, loss float64) {
 		logf("seed %d: base epoch %d/%d, loss %.4f", seed, epoch, r.Base.Epochs, loss)
 	}
-	if err := c.onDevice(func(dev tensor.Device[float32]) {
+	if err := c.onDevice(func(dev tensor.Device[float32]) error {
 		nn.ToDevice[float32](model, dev)
 		d := data(sp.Source)
 		d.X = tensor.To(d.X, dev)
-		train.Base(rand.New(rand.NewPCG(seed, 2)), base, model, d)
+		return train.Base(rand.New(rand.NewPCG(seed, 2)), base, model, d)
 	}); err != nil {
 		return nil, err
 	}
 	var src, val, tgt, test train.Data[float32]
-	if err := c.onDevice(func(dev tensor.Device[float32]) {
+	if err := c.onDevice(func(dev tensor.Device[float32]) error {
 		feat := func(s *digits.Set) train.Data[float32] {
 			x := featureTensor(model.Backbone, tensor.To(s.X, dev))
 			return train.Data[float32]{X: tensor.To(x, tensor.CPU[float32]{}), Y: s.Y}
 		}
 		src, val, tgt, test = feat(sp.Source), feat(sp.Val), feat(sp.Unlabelled), feat(sp.Test)
 		nn.ToDevice[float32](model, tensor.CPU[float32]{})
+		return nil
 	}); err != nil {
 		return nil, err
 	}
@@ -215,7 +216,7 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64) ([]Result, error) {
 
 // onDevice runs f with the configuration's device, turning the device's
 // panics (a kernel that failed, memory exhausted) into an error.
-func (c DigitsConfig) onDevice(f func(dev tensor.Device[float32])) (err error) {
+func (c DigitsConfig) onDevice(f func(dev tensor.Device[float32]) error) (err error) {
 	dev := c.Dev
 	if c.Device == "" {
 		dev = tensor.CPU[float32]{}
@@ -227,8 +228,7 @@ func (c DigitsConfig) onDevice(f func(dev tensor.Device[float32])) (err error) {
 			err = fmt.Errorf("experiment: on %s: %v", dev, p)
 		}
 	}()
-	f(dev)
-	return nil
+	return f(dev)
 }
 
 // dataChecksums maps each file of the domains o reads (relative to dir)

@@ -428,7 +428,9 @@ func (c SimConfig) simulate(r simRun) ([]Result, error) {
 	valD, _ := sim.Generate(s.Shift, max(s.Points/4, 2), rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points)|1<<63)))
 	base := ecl.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 1)), 2, s.Hidden, Classes, Classes)
 	nn.ToDevice[float64](base, dev)
-	train.Base(rand.New(rand.NewPCG(seed, 2)), r.recipe, base, src)
+	if err := train.Base(rand.New(rand.NewPCG(seed, 2)), r.recipe, base, src); err != nil {
+		return nil, err
+	}
 	var out []Result
 	a := &arm[float64]{
 		recipe: r.recipe, classes: Classes, seed: seed, base: base,

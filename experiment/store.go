@@ -173,8 +173,15 @@ func writeJSON(path string, v any) error {
 // and the record is there and valid, else those exec computes, whose
 // record it writes (atomically) before returning.
 func (st Store) do(s runSpec, exec func() ([]Result, error)) ([]Result, error) {
+	run := func() ([]Result, error) {
+		rs, err := exec()
+		if err != nil {
+			return nil, fmt.Errorf("experiment: run %s failed: %w", s.label, err)
+		}
+		return rs, nil
+	}
 	if st.Dir == "" {
-		return exec()
+		return run()
 	}
 	key, setting, err := s.keys()
 	if err != nil {
@@ -190,7 +197,7 @@ func (st Store) do(s runSpec, exec func() ([]Result, error)) ([]Result, error) {
 		}
 	}
 	start := time.Now()
-	rs, err := exec()
+	rs, err := run()
 	if err != nil {
 		return nil, err
 	}

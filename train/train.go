@@ -14,6 +14,7 @@ package train
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/ecl-go/ecl/autograd"
@@ -96,7 +97,10 @@ func batches(rng *rand.Rand, n, b int) [][]int {
 // an Adam step. The tensors of a step (batches, graph, gradients) live in
 // an arena that the next step reuses: the loss must keep no tensor made
 // during a step for a later one.
-func fit[T tensor.Float](rng *rand.Rand, st Stage, batch int, params []*autograd.Var[T], src, tgt Data[T], loss func(s, t Data[T]) *autograd.Var[T]) {
+//
+// An epoch whose mean loss is not finite ends the stage with a
+// *DivergedError naming it.
+func fit[T tensor.Float](rng *rand.Rand, stage string, st Stage, batch int, params []*autograd.Var[T], src, tgt Data[T], loss func(s, t Data[T]) *autograd.Var[T]) error {
 	opt := optim.NewAdam(params, st.LR, 0)
 	sched := optim.MultiStep{Base: st.LR, Milestones: st.Milestones, Gamma: 0.1}
 	var arena tensor.Arena[T]
@@ -124,16 +128,33 @@ func fit[T tensor.Float](rng *rand.Rand, st Stage, batch int, params []*autograd
 			})
 			opt.Step()
 		}
+		mean := sum / float64(max(len(sb), 1))
+		if math.IsNaN(mean) || math.IsInf(mean, 0) {
+			return &DivergedError{Stage: stage, Epoch: epoch + 1, Loss: mean}
+		}
 		if st.OnEpoch != nil {
-			st.OnEpoch(epoch+1, sum/float64(max(len(sb), 1)))
+			st.OnEpoch(epoch+1, mean)
 		}
 	}
+	return nil
+}
+
+// DivergedError is a training stage stopped because an epoch's mean loss
+// was not finite (a learning rate too large, say).
+type DivergedError struct {
+	Stage string
+	Epoch int
+	Loss  float64
+}
+
+func (e *DivergedError) Error() string {
+	return fmt.Sprintf("train: the %s stage diverged: mean loss %v in epoch %d", e.Stage, e.Loss, e.Epoch)
 }
 
 // Base trains the backbone and main head with cross-entropy on the source:
 // the uncalibrated model.
-func Base[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src Data[T]) {
-	fit(rng, r.Base, r.Batch, m.Params(), src, Data[T]{}, func(s, _ Data[T]) *autograd.Var[T] {
+func Base[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src Data[T]) error {
+	return fit(rng, "base", r.Base, r.Batch, m.Params(), src, Data[T]{}, func(s, _ Data[T]) *autograd.Var[T] {
 		return nn.CrossEntropy(m.Forward(autograd.Const(s.X)), s.Y)
 	})
 }
@@ -152,12 +173,12 @@ func Correct[T tensor.Float](m *ecl.Classifier[T], d Data[T]) []int {
 
 // Aux trains the auxiliary head on the frozen backbone: to predict the label
 // (class-wise, canonical) or whether the main head is right (top-label).
-func Aux[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classifier[T], src Data[T]) {
+func Aux[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classifier[T], src Data[T]) error {
 	target := src
 	if p == ecl.TopLabel {
 		target = Data[T]{X: src.X, Y: Correct(m, src)}
 	}
-	fit(rng, r.Aux, r.Batch, m.Aux.Params(), target, Data[T]{}, func(s, _ Data[T]) *autograd.Var[T] {
+	return fit(rng, "auxiliary head", r.Aux, r.Batch, m.Aux.Params(), target, Data[T]{}, func(s, _ Data[T]) *autograd.Var[T] {
 		out := m.AuxForward(autograd.Const(s.X))
 		loss := nn.CrossEntropy(out, s.Y)
 		if p == ecl.TopLabel && r.AuxSoftECE {
@@ -195,29 +216,28 @@ func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classi
 	if err != nil {
 		return fmt.Errorf("train.ECL: %w", err)
 	}
-	finetune(rng, r, m, src, tgt, func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T] {
+	return finetune(rng, "ECL-"+p.String(), r, m, src, tgt, func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T] {
 		as, at := auxProbs(p, m, s.X), auxProbs(p, m, t.X)
 		if r.NonTrainable {
 			return ecl.SoftBinned(cfg, ecl.L1, 0, ps, pt, as, at)
 		}
 		return ecl.MiniBatchLoss(mb, ps, pt, as, at)
 	})
-	return nil
 }
 
 // Control is the ECL stage without ECL: the main head fine-tuned with the
 // same schedule, batches and cross-entropy weight, so that a comparison can
 // tell the effect of ECL from that of further training.
-func Control[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src, tgt Data[T]) {
-	finetune(rng, r, m, src, tgt, nil)
+func Control[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src, tgt Data[T]) error {
+	return finetune(rng, "CE-finetune", r, m, src, tgt, nil)
 }
 
 // finetune runs stage 3 on the main head: the loss is CE plus the weighted
 // term extra(source probs, target probs, batches) when extra is not nil.
-func finetune[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src, tgt Data[T], extra func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T]) {
+func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Classifier[T], src, tgt Data[T], extra func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T]) error {
 	var weight ecl.AdaptiveWeight
 	weight.Gamma = r.Gamma
-	fit(rng, r.ECL, r.Batch, m.Main.Params(), src, tgt, func(s, t Data[T]) *autograd.Var[T] {
+	return fit(rng, stage, r.ECL, r.Batch, m.Main.Params(), src, tgt, func(s, t Data[T]) *autograd.Var[T] {
 		var fs, ft *autograd.Var[T]
 		autograd.NoGrad(func() {
 			fs, ft = m.Backbone.Forward(autograd.Const(s.X)), m.Backbone.Forward(autograd.Const(t.X))
@@ -242,9 +262,9 @@ func finetune[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], sr
 // Regularised fine-tunes the main head on the ECL stage's schedule with
 // CE(source) + term: the train-time calibration baselines (Soft-ECE, DECE,
 // the oracle), trained exactly like the ECL stage so that rows compare.
-func Regularised[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src, tgt Data[T], term func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T]) {
+func Regularised[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src, tgt Data[T], term func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T]) error {
 	r.Adaptive, r.LambdaCE = false, 1
-	finetune(rng, r, m, src, tgt, term)
+	return finetune(rng, "fine-tuning", r, m, src, tgt, term)
 }
 
 // DRL fine-tunes the main head in the distributionally robust predictive
@@ -252,8 +272,8 @@ func Regularised[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T],
 // r = src.Scale the density ratio p_s/p_t of each source sample: the
 // cross-entropy of the scaled logits on the ECL stage's schedule. Predict
 // then with the target's own r (ScaledProbs).
-func DRL[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src Data[T]) {
-	fit(rng, r.ECL, r.Batch, m.Main.Params(), src, Data[T]{}, func(s, _ Data[T]) *autograd.Var[T] {
+func DRL[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src Data[T]) error {
+	return fit(rng, "DRL", r.ECL, r.Batch, m.Main.Params(), src, Data[T]{}, func(s, _ Data[T]) *autograd.Var[T] {
 		return nn.CrossEntropy(scaled(m, s), s.Y)
 	})
 }

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -75,7 +76,9 @@ func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 	for i := range src.Scale {
 		src.Scale[i] = 0.5 + float64(i%3)
 	}
-	DRL(r, rec, m, src)
+	if err := DRL(r, rec, m, src); err != nil {
+		t.Fatal(err)
+	}
 	if !same(back, snapshot(m.Backbone)) {
 		t.Error("DRL changed the backbone")
 	}
@@ -119,7 +122,7 @@ func TestFitStepTensorsDieWithTheStep(t *testing.T) {
 			t.Errorf("using a tensor of an ended step: recovered %q", p)
 		}
 	}()
-	fit(r, Stage{Epochs: 2, LR: 0.01}, 6, m.Params(), src, Data[float64]{}, func(s, _ Data[float64]) *autograd.Var[float64] {
+	_ = fit(r, "test", Stage{Epochs: 2, LR: 0.01}, 6, m.Params(), src, Data[float64]{}, func(s, _ Data[float64]) *autograd.Var[float64] {
 		loss := nn.CrossEntropy(m.Forward(autograd.Const(s.X)), s.Y)
 		if kept != nil {
 			loss = autograd.Add(loss, kept)
@@ -128,4 +131,26 @@ func TestFitStepTensorsDieWithTheStep(t *testing.T) {
 		return loss
 	})
 	t.Error("fit reused a tensor of an ended step without panicking")
+}
+
+// TestDivergenceStopsTheStage: a learning rate that sends the loss to
+// infinity ends the stage with a DivergedError naming it and the epoch.
+func TestDivergenceStopsTheStage(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	m := ecl.NewMLPClassifier[float64](r, 2, 8, 3, 3)
+	src := Data[float64]{X: tensor.RandNormal[float64](r, 0, 1, 30, 2), Y: make([]int, 30)}
+	for i := range src.Y {
+		src.Y[i] = i % 3
+	}
+	err := Base(r, Recipe{Base: Stage{Epochs: 5, LR: 1e300}, Batch: 10}, m, src)
+	var d *DivergedError
+	if !errors.As(err, &d) || d.Stage != "base" || d.Epoch < 1 || d.Epoch > 5 {
+		t.Fatalf("error %v, want a DivergedError of the base stage", err)
+	}
+	if !strings.Contains(err.Error(), "base stage diverged") {
+		t.Errorf("message %q", err)
+	}
+	if err := Base(r, Recipe{Base: Stage{Epochs: 2, LR: 1e-3}, Batch: 10}, ecl.NewMLPClassifier[float64](r, 2, 8, 3, 3), src); err != nil {
+		t.Errorf("a sane rate: %v", err)
+	}
 }
