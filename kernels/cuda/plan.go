@@ -183,7 +183,10 @@ func gemmPlan(batch, m, n, k int) (kern gemmKernel, splits, kc int) {
 	if m >= 128 && n >= 128 {
 		kern = gemmBig
 	}
-	const target = 264 // blocks: two waves on a 132-SM GPU
+	target := 264 // blocks: two waves of 64×64 tiles on a 132-SM GPU
+	if kern == gemmBig {
+		target = 132 // one block of 128×128 a SM
+	}
 	t := kern.tile()
 	tiles := batch * ((m + t - 1) / t) * ((n + t - 1) / t)
 	if tiles >= target || k < 1024 {

@@ -173,6 +173,12 @@ func TestGemmPlan(t *testing.T) {
 	if _, splits, _ := gemmPlan(1, 16, 144, 131072); splits < 8 {
 		t.Errorf("conv weight-gradient GEMM split only %d ways", splits)
 	}
+	if _, splits, _ := gemmPlan(1, 1024, 1024, 1024); splits != 2 {
+		t.Errorf("1024² GEMM (64 tiles of 128²) split %d ways, want 2", splits)
+	}
+	if _, splits, _ := gemmPlan(1, 2048, 2048, 2048); splits != 1 {
+		t.Errorf("2048² GEMM (256 tiles of 128²) split %d ways, want 1", splits)
+	}
 	for _, c := range []struct {
 		batch, m, n, k int
 		want           gemmKernel
