@@ -113,10 +113,11 @@ __device__ void mm_tiled(MM_PARAMS(T)) {
 // every stride combination stays correct.
 //
 // Resources (ptxas 11.8 -v on the PTX, sm_80 / sm_90): float, compiled for
-// two blocks per SM, 128 registers a thread, 56 / 52 bytes of spill stores
-// (one 4-byte reload per slice in the main loop, the rest outside it);
-// double, one block per SM, 254 / 250 registers, no spills. Shared memory:
-// 16.5 KiB (float), 33 KiB (double).
+// two blocks per SM, 128 registers a thread, 8 / 12 bytes of spill stores
+// (none in the main loop for sm_80, one 4-byte reload a slice for sm_90);
+// double, one block per SM, 254 / 236 registers, no spills. Shared memory:
+// 16.5 KiB (float), 33 KiB (double). The driver JIT-compiles the PTX with
+// its own ptxas, whose allocation may differ.
 #define BM 128
 #define BK 8
 #define RL (BM + 4)  // shared row length: padded against bank conflicts
@@ -211,15 +212,16 @@ struct slice {
 };
 
 // put writes a thread's V consecutive outputs x of row i from column j of
-// one matrix of C (those inside the matrix), adding them to C when beta is 1;
-// one 16-byte access when vc (C's rows are unit-stride and 16-byte aligned).
+// a tile of C at pc with mr rows and nr columns inside the matrix (those
+// inside), adding them to C when beta is 1; one 16-byte access when vc (C's
+// rows are unit-stride and 16-byte aligned).
 template <typename T>
-__device__ __forceinline__ void put(T* pc, i64 m, i64 n, i64 sc1, i64 sc2, bool vc, double beta, i64 i, i64 j,
+__device__ __forceinline__ void put(T* pc, int mr, int nr, i64 sc1, i64 sc2, bool vc, double beta, int i, int j,
                                     const T* x) {
   constexpr int V = 16 / sizeof(T);
-  if (i >= m) return;
+  if (i >= mr) return;
   T* p = pc + i * sc1 + j * sc2;
-  if (vc && j + V <= n) {
+  if (vc && j + V <= nr) {
     vec<T> y;
     if (beta != 0) y = *(const vec<T>*)p;
 #pragma unroll
@@ -228,7 +230,7 @@ __device__ __forceinline__ void put(T* pc, i64 m, i64 n, i64 sc1, i64 sc2, bool 
   } else {
 #pragma unroll
     for (int w = 0; w < V; w++)
-      if (j + w < n) p[w * sc2] = beta != 0 ? x[w] + p[w * sc2] : x[w];
+      if (j + w < nr) p[w * sc2] = beta != 0 ? x[w] + p[w * sc2] : x[w];
   }
 }
 
@@ -392,7 +394,9 @@ __device__ void mm_big(MM_PARAMS(T)) {
         }
         T* pc = c + z * sc0;
         const bool vc = sc2 == 1 && sc1 % V == 0 && (unsigned long long)pc % 16 == 0;
-        acc.store([&](int i, int j, const T* x) { put(pc, m, n, sc1, sc2, vc, beta, row0 + i, col0 + j, x); });
+        pc += row0 * sc1 + col0 * sc2;
+        const int mr = min(m - row0, (i64)BM), nr = min(n - col0, (i64)BM);
+        acc.store([&](int i, int j, const T* x) { put(pc, mr, nr, sc1, sc2, vc, beta, i, j, x); });
       }
 }
 
