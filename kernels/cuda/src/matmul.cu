@@ -29,18 +29,63 @@ __device__ void mm_naive(MM_PARAMS(T)) {
   }
 }
 
+// vec is the 16-byte unit of the vectorised loads and stores.
+template <typename T>
+struct __align__(16) vec {
+  T v[16 / sizeof(T)];
+};
+
+// put writes a thread's V consecutive outputs x, row i and columns j.. of
+// the tile of C at pc, skipping those outside its first mr rows and nr
+// columns (the matrix's edge), adding them to C when beta is 1; one 16-byte
+// access when vc (C's rows are unit-stride and 16-byte aligned).
+template <typename T>
+__device__ __forceinline__ void put(T* pc, int mr, int nr, i64 sc1, i64 sc2, bool vc, double beta, int i, int j,
+                                    const T* x) {
+  constexpr int V = 16 / sizeof(T);
+  if (i >= mr) return;
+  T* p = pc + i * sc1 + j * sc2;
+  if (vc && j + V <= nr) {
+    vec<T> y;
+    if (beta != 0) y = *(const vec<T>*)p;
+#pragma unroll
+    for (int w = 0; w < V; w++) y.v[w] = beta != 0 ? x[w] + y.v[w] : x[w];
+    *(vec<T>*)p = y;
+  } else {
+#pragma unroll
+    for (int w = 0; w < V; w++)
+      if (j + w < nr) p[w * sc2] = beta != 0 ? x[w] + p[w * sc2] : x[w];
+  }
+}
+
+// read4 reads 4 consecutive elements of shared memory at a 16-byte
+// aligned p, in 16-byte loads.
+template <typename T>
+__device__ __forceinline__ void read4(const T* p, T f[4]) {
+  constexpr int V = 16 / sizeof(T);
+#pragma unroll
+  for (int h = 0; h < 4; h += V) {
+    vec<T> x = *(const vec<T>*)&p[h];
+#pragma unroll
+    for (int w = 0; w < V; w++) f[h + w] = x.v[w];
+  }
+}
+
 // Tile of the shared-memory kernel: a block of 256 threads computes a TM×TN
-// tile of C, each thread a 4×4 grid of elements spaced 16 apart (so that
-// neighbouring threads touch neighbouring columns), stepping through k in
-// slices of TK held in shared memory.
+// tile of C, each thread a 4×4 block of it (rows 4·ty + {0..3}, columns
+// 4·tx + {0..3}, read from shared memory with 16-byte loads), stepping
+// through k in slices of TK held k-major in shared memory, rows padded by 4
+// elements against bank conflicts. Resources (ptxas 11.8, sm_80 / sm_90):
+// float 97 / 128 registers, double 128, no spills.
 #define TM 64
 #define TN 64
 #define TK 16
 
 template <typename T>
 __device__ void mm_tiled(MM_PARAMS(T)) {
-  __shared__ T as[TK][TM];
-  __shared__ T bs[TK][TN];
+  __align__(16) __shared__ T as[TK][TM + 4];
+  __align__(16) __shared__ T bs[TK][TN + 4];
+  constexpr int V = 16 / sizeof(T);
   const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
   // Load order: along k when that is the operand's unit stride, so that
   // neighbouring threads read neighbouring addresses.
@@ -72,10 +117,8 @@ __device__ void mm_tiled(MM_PARAMS(T)) {
 #pragma unroll
           for (int l = 0; l < TK; l++) {
             T ra[4], rb[4];
-#pragma unroll
-            for (int u = 0; u < 4; u++) ra[u] = as[l][ty + 16 * u];
-#pragma unroll
-            for (int v = 0; v < 4; v++) rb[v] = bs[l][tx + 16 * v];
+            read4(&as[l][4 * ty], ra);
+            read4(&bs[l][4 * tx], rb);
 #pragma unroll
             for (int u = 0; u < 4; u++)
 #pragma unroll
@@ -83,18 +126,13 @@ __device__ void mm_tiled(MM_PARAMS(T)) {
           }
           __syncthreads();
         }
+        // Element stores: 16-byte ones cost this kernel registers (spills).
+        T* pc = c + z * sc0 + row0 * sc1 + col0 * sc2;
+        const int mr = min(m - row0, (i64)TM), nr = min(n - col0, (i64)TN);
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
-          i64 i = row0 + ty + 16 * u;
-          if (i >= m) continue;
+        for (int u = 0; u < 4; u++)
 #pragma unroll
-          for (int v = 0; v < 4; v++) {
-            i64 j = col0 + tx + 16 * v;
-            if (j >= n) continue;
-            T* pc = c + z * sc0 + i * sc1 + j * sc2;
-            *pc = beta != 0 ? acc[u][v] + *pc : acc[u][v];
-          }
-        }
+          for (int h = 0; h < 4; h += V) put(pc, mr, nr, sc1, sc2, false, beta, 4 * ty + u, 4 * tx + h, &acc[u][h]);
       }
 }
 
@@ -121,12 +159,6 @@ __device__ void mm_tiled(MM_PARAMS(T)) {
 #define BM 128
 #define BK 8
 #define RL (BM + 4)  // shared row length: padded against bank conflicts
-
-// vec is the 16-byte unit of the vectorised loads and stores.
-template <typename T>
-struct __align__(16) vec {
-  T v[16 / sizeof(T)];
-};
 
 // slice loads one operand of the large kernel, a matrix of len rows (m for
 // A, n for B) by k with strides so along the rows and sk along k, one BM×BK
@@ -211,29 +243,6 @@ struct slice {
   }
 };
 
-// put writes a thread's V consecutive outputs x of row i from column j of
-// a tile of C at pc with mr rows and nr columns inside the matrix (those
-// inside), adding them to C when beta is 1; one 16-byte access when vc (C's
-// rows are unit-stride and 16-byte aligned).
-template <typename T>
-__device__ __forceinline__ void put(T* pc, int mr, int nr, i64 sc1, i64 sc2, bool vc, double beta, int i, int j,
-                                    const T* x) {
-  constexpr int V = 16 / sizeof(T);
-  if (i >= mr) return;
-  T* p = pc + i * sc1 + j * sc2;
-  if (vc && j + V <= nr) {
-    vec<T> y;
-    if (beta != 0) y = *(const vec<T>*)p;
-#pragma unroll
-    for (int w = 0; w < V; w++) y.v[w] = beta != 0 ? x[w] + y.v[w] : x[w];
-    *(vec<T>*)p = y;
-  } else {
-#pragma unroll
-    for (int w = 0; w < V; w++)
-      if (j + w < nr) p[w * sc2] = beta != 0 ? x[w] + p[w * sc2] : x[w];
-  }
-}
-
 // simt is the large kernel's arithmetic on the CUDA cores: each thread owns
 // an 8×8 micro-tile, rows 4·ty + {0..3} and 64 + 4·ty + {0..3} of the block's
 // tile, columns likewise with tx, and reads them from the slices with 16-byte
@@ -253,15 +262,8 @@ struct simt {
   // frag reads 8 rows (or columns) of one depth of a slice: 4 at 4·t and 4
   // at 64 + 4·t.
   __device__ __forceinline__ static void frag(const T* row, int t, T f[8]) {
-    constexpr int V = 16 / sizeof(T);
-#pragma unroll
-    for (int g = 0; g < 2; g++)
-#pragma unroll
-      for (int h = 0; h < 4; h += V) {
-        vec<T> x = *(const vec<T>*)&row[g * 64 + 4 * t + h];
-#pragma unroll
-        for (int w = 0; w < V; w++) f[g * 4 + h + w] = x.v[w];
-      }
+    read4(&row[4 * t], f);
+    read4(&row[64 + 4 * t], f + 4);
   }
 
   // step adds the products of one BK-deep pair of slices.
