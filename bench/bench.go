@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/optim"
 	"github.com/ecl-go/ecl/tensor"
@@ -120,10 +121,12 @@ func MeasureStep(net string) testing.BenchmarkResult {
 }
 
 // Nets are the networks whose training step is measured, by name.
-var Nets = map[string]func(r *rand.Rand) *nn.Classifier[float32]{
-	"lenet5":     func(r *rand.Rand) *nn.Classifier[float32] { return nn.NewLeNet5[float32](r, 10, 10) },
-	"resnet20":   func(r *rand.Rand) *nn.Classifier[float32] { return nn.NewResNet20[float32](r, 10, 10) },
-	"densenet40": func(r *rand.Rand) *nn.Classifier[float32] { return nn.NewDenseNet40[float32](r, 10, 10) },
+var Nets = map[string]func(r *rand.Rand) *ecl.Classifier[float32]{
+	"lenet5":   func(r *rand.Rand) *ecl.Classifier[float32] { return ecl.NewClassifier(r, nn.LeNet5[float32], 10, 10) },
+	"resnet20": func(r *rand.Rand) *ecl.Classifier[float32] { return ecl.NewClassifier(r, nn.ResNet20[float32], 10, 10) },
+	"densenet40": func(r *rand.Rand) *ecl.Classifier[float32] {
+		return ecl.NewClassifier(r, nn.DenseNet40[float32], 10, 10)
+	},
 }
 
 // TrainStep returns one training step of the network called net on a batch

@@ -7,7 +7,6 @@ import (
 	"github.com/ecl-go/ecl/datasets/sim"
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/ecl/metrics"
-	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
 	"github.com/ecl-go/ecl/train"
 )
@@ -37,8 +36,8 @@ func SmallCases() []SmallCase {
 		st := train.Stage{Epochs: steps, LR: 1e-3}
 		return train.Recipe{Base: st, Aux: st, ECL: st, Batch: points, LambdaCE: 1, AuxSoftECE: true, Loss: ecl.Config{Reduce: ecl.Mean}}
 	}
-	model := func(auxOut int) *nn.Classifier[float64] {
-		return nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(3, 4)), 2, hidden, classes, auxOut)
+	model := func(auxOut int) *ecl.Classifier[float64] {
+		return ecl.NewMLPClassifier[float64](rand.New(rand.NewPCG(3, 4)), 2, hidden, classes, auxOut)
 	}
 	cases := []SmallCase{
 		{"sim-mlp/base", func(steps int) {

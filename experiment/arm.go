@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/ecl-go/ecl/ecl"
-	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
 	"github.com/ecl-go/ecl/train"
 )
@@ -19,15 +18,15 @@ type arm[T tensor.Float] struct {
 	seed    uint64
 	// base is the uncalibrated model, clone(auxOut) a copy of its backbone
 	// and main head with a new auxiliary head of auxOut outputs.
-	base  *nn.Classifier[T]
-	clone func(auxOut int) (*nn.Classifier[T], error)
+	base  *ecl.Classifier[T]
+	clone func(auxOut int) (*ecl.Classifier[T], error)
 	// src trains, val (held-out source) fits the post-hoc methods, tgt is
 	// the target the training-time methods see (its labels only the
 	// oracle's); evalSrc and evalTgt are evaluated.
 	src, val, tgt, evalSrc, evalTgt train.Data[T]
 	// full is the whole network and inputs the target inputs it takes, for
 	// PseudoCal's input-space mixup (the base model may work on features).
-	full   *nn.Classifier[T]
+	full   *ecl.Classifier[T]
 	inputs *tensor.Tensor[T]
 	// record stores one method's probabilities on evalSrc and evalTgt.
 	record func(method string, src, tgt []float64) error
@@ -37,12 +36,12 @@ type arm[T tensor.Float] struct {
 }
 
 // probs is m's softmax output on d, of k classes.
-func probs[T tensor.Float](m *nn.Classifier[T], d train.Data[T], k int) []float64 {
+func probs[T tensor.Float](m *ecl.Classifier[T], d train.Data[T], k int) []float64 {
 	return tensor.Softmax(tensor.FromSlice(logits(m, d.X), d.Len(), k), 1).Data()
 }
 
 // eval records m's predictions under the method's name.
-func (a *arm[T]) eval(method string, m *nn.Classifier[T]) error {
+func (a *arm[T]) eval(method string, m *ecl.Classifier[T]) error {
 	return a.record(method, probs(m, a.evalSrc, a.classes), probs(m, a.evalTgt, a.classes))
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ecl-go/ecl/datasets/digits"
+	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
 	"github.com/ecl-go/ecl/train"
@@ -39,6 +40,11 @@ type DigitsConfig struct {
 	Epochs, AuxEpochs, ECLEpochs int
 	Batch                        int
 	LR                           float64
+	// Device names where the base model trains (the CPU when empty); Dev
+	// is that device, set by the caller. The heads and
+	// fine-tuning stages train on the backbone's features on the CPU.
+	Device string                 `json:",omitempty"`
+	Dev    tensor.Device[float32] `json:"-"`
 	// Log, when set, receives progress messages.
 	Log func(format string, args ...any) `json:"-"`
 }
@@ -73,14 +79,14 @@ func (c DigitsConfig) recipe() (train.Recipe, error) {
 
 // NewDigitNet makes the network arch for 3×28×28 digits with an auxiliary
 // head of auxOut outputs.
-func NewDigitNet(arch string, rng *rand.Rand, auxOut int) (*nn.Classifier[float32], error) {
+func NewDigitNet(arch string, rng *rand.Rand, auxOut int) (*ecl.Classifier[float32], error) {
 	switch arch {
 	case "lenet5":
-		return nn.NewLeNet5[float32](rng, DigitClasses, auxOut), nil
+		return ecl.NewClassifier(rng, nn.LeNet5[float32], DigitClasses, auxOut), nil
 	case "resnet20":
-		return nn.NewResNet20[float32](rng, DigitClasses, auxOut), nil
+		return ecl.NewClassifier(rng, nn.ResNet20[float32], DigitClasses, auxOut), nil
 	case "densenet40":
-		return nn.NewDenseNet40[float32](rng, DigitClasses, auxOut), nil
+		return ecl.NewClassifier(rng, nn.DenseNet40[float32], DigitClasses, auxOut), nil
 	}
 	return nil, fmt.Errorf("experiment: unknown architecture %q (want one of %v)", arch, Archs)
 }
@@ -153,20 +159,34 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64) ([]Result, error) {
 	base.Base.OnEpoch = func(epoch int, loss float64) {
 		logf("seed %d: base epoch %d/%d, loss %.4f", seed, epoch, r.Base.Epochs, loss)
 	}
-	train.Base(rand.New(rand.NewPCG(seed, 2)), base, model, data(sp.Source))
-
-	feat := func(s *digits.Set) train.Data[float32] {
-		return train.Data[float32]{X: featureTensor(model.Backbone, s.X), Y: s.Y}
+	if err := c.onDevice(func(dev tensor.Device[float32]) {
+		nn.ToDevice[float32](model, dev)
+		d := data(sp.Source)
+		d.X = tensor.To(d.X, dev)
+		train.Base(rand.New(rand.NewPCG(seed, 2)), base, model, d)
+	}); err != nil {
+		return nil, err
 	}
-	src, val, tgt, test := feat(sp.Source), feat(sp.Val), feat(sp.Unlabelled), feat(sp.Test)
+	var src, val, tgt, test train.Data[float32]
+	if err := c.onDevice(func(dev tensor.Device[float32]) {
+		feat := func(s *digits.Set) train.Data[float32] {
+			x := featureTensor(model.Backbone, tensor.To(s.X, dev))
+			return train.Data[float32]{X: tensor.To(x, tensor.CPU[float32]{}), Y: s.Y}
+		}
+		src, val, tgt, test = feat(sp.Source), feat(sp.Val), feat(sp.Unlabelled), feat(sp.Test)
+		nn.ToDevice[float32](model, tensor.CPU[float32]{})
+	}); err != nil {
+		return nil, err
+	}
 	dim := src.X.Dim(1)
 	var out []Result
 	a := &arm[float32]{
 		recipe: r, classes: DigitClasses, seed: seed,
-		base: &nn.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: model.Main, Aux: model.Aux},
-		clone: func(auxOut int) (*nn.Classifier[float32], error) {
+		base: &ecl.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: model.Main, Aux: model.Aux},
+		clone: func(auxOut int) (*ecl.Classifier[float32], error) {
 			rng := rand.New(rand.NewPCG(seed, 3))
-			m := &nn.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: nn.NewLinear[float32](rng, dim, DigitClasses), Aux: nn.NewLinear[float32](rng, dim, auxOut)}
+			vb := nn.NewVars[float32]()
+			m := &ecl.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: nn.NewLinear(vb.Sub("main"), rng, dim, DigitClasses), Aux: nn.NewLinear(vb.Sub("aux"), rng, dim, auxOut)}
 			return m, nn.CopyState(m.Main, model.Main)
 		},
 		src: src, val: val, tgt: tgt, evalSrc: val, evalTgt: test,
@@ -191,6 +211,24 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64) ([]Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// onDevice runs f with the configuration's device, turning the device's
+// panics (a kernel that failed, memory exhausted) into an error.
+func (c DigitsConfig) onDevice(f func(dev tensor.Device[float32])) (err error) {
+	dev := c.Dev
+	if c.Device == "" {
+		dev = tensor.CPU[float32]{}
+	} else if dev == nil {
+		return fmt.Errorf("experiment: device %q requested but not opened", c.Device)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("experiment: on %s: %v", dev, p)
+		}
+	}()
+	f(dev)
+	return nil
 }
 
 // dataChecksums maps each file of the domains o reads (relative to dir)

@@ -153,7 +153,7 @@ func (a *arm[T]) postHoc(methods []string, rng *rand.Rand) ([]fitted, error) {
 // features.
 type domainModel[T tensor.Float] struct {
 	dom  *baselines.Domain
-	base *nn.Classifier[T]
+	base *ecl.Classifier[T]
 }
 
 // fitDomainModel fits it on the training source against the target; with
@@ -177,7 +177,7 @@ func (a *arm[T]) fitDomainModel(rng *rand.Rand) (domainModel[T], error) {
 }
 
 // features is the base model's backbone output on d, row-major.
-func features[T tensor.Float](base *nn.Classifier[T], d train.Data[T]) []float64 {
+func features[T tensor.Float](base *ecl.Classifier[T], d train.Data[T]) []float64 {
 	return logits(base.Backbone, d.X)
 }
 

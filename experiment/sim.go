@@ -331,13 +331,13 @@ func (c SimConfig) simulate(r simRun) ([]Result, error) {
 	// A held-out source sample for the post-hoc methods, drawn apart so
 	// that the other methods' data stay the same.
 	valD, _ := sim.Generate(s.Shift, max(s.Points/4, 2), rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points)|1<<63)))
-	base := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 1)), 2, s.Hidden, Classes, Classes)
+	base := ecl.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 1)), 2, s.Hidden, Classes, Classes)
 	train.Base(rand.New(rand.NewPCG(seed, 2)), r.recipe, base, src)
 	var out []Result
 	a := &arm[float64]{
 		recipe: r.recipe, classes: Classes, seed: seed, base: base,
-		clone: func(auxOut int) (*nn.Classifier[float64], error) {
-			m := nn.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, auxOut)
+		clone: func(auxOut int) (*ecl.Classifier[float64], error) {
+			m := ecl.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, auxOut)
 			return m, copyBase(m, base)
 		},
 		src: src, val: toData(valD), tgt: tgt, evalSrc: src, evalTgt: tgt,
@@ -377,7 +377,7 @@ func evaluateBoth(o metrics.Options, k int, sp []float64, sy []int, tp []float64
 
 // copyBase copies the backbone and main head of base into m (whose
 // auxiliary head keeps its own initialisation).
-func copyBase[T tensor.Float](m, base *nn.Classifier[T]) error {
+func copyBase[T tensor.Float](m, base *ecl.Classifier[T]) error {
 	if err := nn.CopyState(m.Backbone, base.Backbone); err != nil {
 		return err
 	}

@@ -9,18 +9,20 @@ import (
 )
 
 // Conv2d is a 2-D convolution over NCHW input with weights [O, C, KH, KW]
-// and an optional bias [O], initialised like PyTorch (U(±1/√fan_in)).
+// and an optional bias [O], named weight and bias as in PyTorch.
 type Conv2d[T tensor.Float] struct {
+	Vars[T]
 	W, B *autograd.Var[T] // B is nil without bias
 	Opt  tensor.ConvOptions
 }
 
-// NewConv2d makes a k×k convolution from in to out channels.
-func NewConv2d[T tensor.Float](rng *rand.Rand, in, out, k int, opt tensor.ConvOptions, bias bool) *Conv2d[T] {
+// NewConv2d creates in vb a k×k convolution from in to out channels,
+// initialised like PyTorch (U(±1/√fan_in)).
+func NewConv2d[T tensor.Float](vb Vars[T], rng *rand.Rand, in, out, k int, opt tensor.ConvOptions, bias bool) *Conv2d[T] {
 	bound := T(1 / math.Sqrt(float64(in*k*k)))
-	c := &Conv2d[T]{W: autograd.Param(tensor.RandUniform(rng, -bound, bound, out, in, k, k)), Opt: opt}
+	c := &Conv2d[T]{Vars: vb, W: vb.Param("weight", tensor.RandUniform(rng, -bound, bound, out, in, k, k)), Opt: opt}
 	if bias {
-		c.B = autograd.Param(tensor.RandUniform(rng, -bound, bound, out))
+		c.B = vb.Param("bias", tensor.RandUniform(rng, -bound, bound, out))
 	}
 	return c
 }
@@ -32,17 +34,6 @@ func (c *Conv2d[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 	}
 	return autograd.Conv2DBias(x, c.W, c.B, c.Opt)
 }
-
-// Params is [W] or [W, B].
-func (c *Conv2d[T]) Params() []*autograd.Var[T] {
-	if c.B == nil {
-		return []*autograd.Var[T]{c.W}
-	}
-	return []*autograd.Var[T]{c.W, c.B}
-}
-
-// SetTraining does nothing.
-func (c *Conv2d[T]) SetTraining(bool) {}
 
 // MaxPool2d is k×k max pooling with stride s.
 func MaxPool2d[T tensor.Float](k, s int) Func[T] {

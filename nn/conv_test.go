@@ -22,7 +22,7 @@ func check(t *testing.T, name string, step float64, f func(xs []V) V, inputs ...
 
 func TestConvLayersGradients(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
-	conv := NewConv2d[float64](r, 2, 3, 3, tensor.ConvOptions{PadH: 1, PadW: 1}, true)
+	conv := NewConv2d(NewVars[float64](), r, 2, 3, 3, tensor.ConvOptions{PadH: 1, PadW: 1}, true)
 	x := tensor.RandNormal[float64](r, 0, 1, 2, 2, 5, 5)
 	check(t, "Conv2d+pools", 0, func(xs []V) V {
 		c := &Conv2d[float64]{W: xs[1], B: xs[2], Opt: conv.Opt}
@@ -35,13 +35,13 @@ func TestConvLayersGradients(t *testing.T) {
 func TestBatchNorm2d(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
 	x := tensor.RandNormal[float64](r, 1, 2, 4, 3, 2, 2)
-	bn := NewBatchNorm2d[float64](3)
+	bn := NewBatchNorm2d(NewVars[float64](), 3)
 	gamma := tensor.RandUniform[float64](r, 0.5, 1.5, 3)
 	beta := tensor.RandNormal[float64](r, 0, 1, 3)
 	// A larger step: normalisation amplifies the rounding of the
 	// differences at the default 1e-6.
 	check(t, "BatchNorm2d", 1e-5, func(xs []V) V {
-		b := NewBatchNorm2d[float64](3)
+		b := NewBatchNorm2d(NewVars[float64](), 3)
 		b.Gamma, b.Beta = xs[1], xs[2]
 		return b.Forward(xs[0])
 	}, x, gamma, beta)
@@ -66,19 +66,19 @@ func TestBatchNorm2d(t *testing.T) {
 	for _, e := range xm {
 		bm += e / float64(len(xm))
 	}
-	if got := bn.RunMean.Data()[0]; math.Abs(got-0.1*bm) > 1e-12 {
+	if got := bn.RunMean.Value.Data()[0]; math.Abs(got-0.1*bm) > 1e-12 {
 		t.Errorf("running mean %v, want %v", got, 0.1*bm)
 	}
 	bn.SetTraining(false)
 	e := bn.Forward(autograd.Const(x)).Value.At(0, 0, 0, 0)
-	want := (x.At(0, 0, 0, 0) - bn.RunMean.Data()[0]) / math.Sqrt(bn.RunVar.Data()[0]+1e-5)
+	want := (x.At(0, 0, 0, 0) - bn.RunMean.Value.Data()[0]) / math.Sqrt(bn.RunVar.Value.Data()[0]+1e-5)
 	if math.Abs(e-want) > 1e-12 {
 		t.Errorf("evaluation output %v, want %v", e, want)
 	}
 }
 
 func TestLeNet5(t *testing.T) {
-	m := NewLeNet5[float32](rand.New(rand.NewPCG(3, 3)), 10, 10)
+	m := withHead(rand.New(rand.NewPCG(3, 3)), LeNet5[float32], 10)
 	x := tensor.RandUniform[float32](rand.New(rand.NewPCG(4, 4)), 0, 1, 2, 3, 28, 28)
 	y := Predict[float32](m, x)
 	if s := y.Shape(); s[0] != 2 || s[1] != 10 {

@@ -18,14 +18,17 @@ import (
 // layer appends to, batch normalisation and ReLU recomputed in the backward
 // pass (Pleiss et al. 2017), memory linear in depth; the results are the
 // same up to rounding.
+//
+// Its layers are named bn and conv.
 type DenseLayer[T tensor.Float] struct {
+	Vars[T]
 	BN   *BatchNorm2d[T]
 	Conv *Conv2d[T]
 }
 
-// NewDenseLayer makes a layer on in channels adding growth channels.
-func NewDenseLayer[T tensor.Float](rng *rand.Rand, in, growth int) *DenseLayer[T] {
-	return &DenseLayer[T]{BN: NewBatchNorm2d[T](in), Conv: heConv[T](rng, in, growth, 3, 1)}
+// NewDenseLayer creates in vb a layer on in channels adding growth channels.
+func NewDenseLayer[T tensor.Float](vb Vars[T], rng *rand.Rand, in, growth int) *DenseLayer[T] {
+	return &DenseLayer[T]{Vars: vb, BN: NewBatchNorm2d(vb.Sub("bn"), in), Conv: heConv(vb.Sub("conv"), rng, in, growth, 3, 1)}
 }
 
 // Forward concatenates x and the new channels along the channel axis.
@@ -55,7 +58,7 @@ run:
 	}
 	_, fused := x.Value.Device().(tensor.CPU[T])
 	for _, b := range bns {
-		fused = fused && b.training
+		fused = fused && *b.training
 	}
 	if !fused {
 		return l.Forward(x), 0
@@ -70,29 +73,18 @@ run:
 	return y, used
 }
 
-// Params is [bn γ, bn β, conv W].
-func (l *DenseLayer[T]) Params() []*autograd.Var[T] {
-	return append(l.BN.Params(), l.Conv.Params()...)
-}
-
-// SetTraining sets the mode of the batch normalisation.
-func (l *DenseLayer[T]) SetTraining(t bool) { l.BN.SetTraining(t) }
-
-// State names the tensors of bn and conv.
-func (l *DenseLayer[T]) State() []Named[T] {
-	return join(prefixed("bn", l.BN), prefixed("conv", l.Conv))
-}
-
 // Transition is the DenseNet transition between blocks on c channels:
-// BN–ReLU–conv1×1 (c→c, no compression)–average pooling 2×2.
+// BN–ReLU–conv1×1 (c→c, no compression)–average pooling 2×2, its layers
+// named bn and conv.
 type Transition[T tensor.Float] struct {
+	Vars[T]
 	BN   *BatchNorm2d[T]
 	Conv *Conv2d[T]
 }
 
-// NewTransition makes the transition on c channels.
-func NewTransition[T tensor.Float](rng *rand.Rand, c int) *Transition[T] {
-	return &Transition[T]{BN: NewBatchNorm2d[T](c), Conv: heConv[T](rng, c, c, 1, 1)}
+// NewTransition creates in vb the transition on c channels.
+func NewTransition[T tensor.Float](vb Vars[T], rng *rand.Rand, c int) *Transition[T] {
+	return &Transition[T]{Vars: vb, BN: NewBatchNorm2d(vb.Sub("bn"), c), Conv: heConv(vb.Sub("conv"), rng, c, c, 1, 1)}
 }
 
 // Forward is pool(conv(relu(bn(x)))).
@@ -100,43 +92,33 @@ func (t *Transition[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 	return AvgPool2d[T](2, 2).Forward(t.Conv.Forward(autograd.Relu(t.BN.Forward(x))))
 }
 
-// Params is [bn γ, bn β, conv W].
-func (t *Transition[T]) Params() []*autograd.Var[T] {
-	return append(t.BN.Params(), t.Conv.Params()...)
-}
-
-// SetTraining sets the mode of the batch normalisation.
-func (t *Transition[T]) SetTraining(b bool) { t.BN.SetTraining(b) }
-
-// State names the tensors of bn and conv "0" and "2", their indices in the
-// Sequential BN–ReLU–conv–pool.
-func (t *Transition[T]) State() []Named[T] {
-	return join(prefixed("0", t.BN), prefixed("2", t.Conv))
-}
-
-// NewDenseNet40 is the DenseNet of depth 40 and growth rate 12 of Huang et
-// al. (2017) as a Classifier: the backbone conv3×3(3→16), three dense blocks
-// of 12 DenseLayers (16→160, 160→304, 304→448 channels) with a Transition
-// after each of the first two, then BN–ReLU–global average pooling; a main
-// head fc 448→classes and an auxiliary head fc 448→auxOut. Convolutions use
-// heConv's initialisation, the heads Linear's; the paper's dropout (used only
-// without data augmentation) is left out. With 10 classes it has 1,019,722
-// parameters without the auxiliary head, the paper's "1.0M" (ports that
+// DenseNet40 creates in vb the feature extractor of the DenseNet of depth
+// 40 and growth rate 12 of Huang et al. (2017) and returns it with its
+// width 448: conv3×3(3→16), three dense blocks of 12 DenseLayers (16→160,
+// 160→304, 304→448 channels) with a Transition after each of the first
+// two, then BN–ReLU–global average pooling; the network's last layer,
+// fc 448→classes, is the head a caller puts on it. The layers are named
+// backbone.0 to backbone.39 by their index, as in bench/peer/train.py's
+// PyTorch DenseNet40 (whose head is main). Convolutions use heConv's initialisation; the paper's
+// dropout (used only without data augmentation) is left out. With a linear
+// head of 10 classes it has 1,019,722 parameters, the paper's "1.0M" (ports that
 // start with 2·12 = 24 channels, as DenseNet-BC does, have 1,059,298).
 // Input 3×28×28 gives 28→14→7 feature maps.
-func NewDenseNet40[T tensor.Float](rng *rand.Rand, classes, auxOut int) *Classifier[T] {
+func DenseNet40[T tensor.Float](vb Vars[T], rng *rand.Rand) (Sequential[T], int) {
 	const growth, layers = 12, 12
+	vb = vb.Sub("backbone")
 	c := 16
-	backbone := Sequential[T]{heConv[T](rng, 3, c, 3, 1)}
+	var backbone Sequential[T]
+	backbone = append(backbone, heConv(backbone.Next(vb), rng, 3, c, 3, 1))
 	for block := range 3 {
 		if block > 0 {
-			backbone = append(backbone, NewTransition[T](rng, c))
+			backbone = append(backbone, NewTransition(backbone.Next(vb), rng, c))
 		}
 		for range layers {
-			backbone = append(backbone, NewDenseLayer[T](rng, c, growth))
+			backbone = append(backbone, NewDenseLayer(backbone.Next(vb), rng, c, growth))
 			c += growth
 		}
 	}
-	backbone = append(backbone, NewBatchNorm2d[T](c), ReLU[T](), GlobalAvgPool[T]())
-	return &Classifier[T]{Backbone: backbone, Main: NewLinear[T](rng, c, classes), Aux: NewLinear[T](rng, c, auxOut)}
+	backbone = append(backbone, NewBatchNorm2d(backbone.Next(vb), c), ReLU[T](), GlobalAvgPool[T]())
+	return backbone, c
 }

@@ -16,10 +16,10 @@ import (
 func denseBlock(r *rand.Rand, n, c, g, layers, h, w int, transition bool) (Sequential[float64], []T64) {
 	var s Sequential[float64]
 	for i := range layers {
-		s = append(s, NewDenseLayer[float64](r, c+i*g, g))
+		s = append(s, NewDenseLayer(NewVars[float64](), r, c+i*g, g))
 	}
 	if transition {
-		s = append(s, NewTransition[float64](r, c+layers*g))
+		s = append(s, NewTransition(NewVars[float64](), r, c+layers*g))
 	}
 	inputs := []T64{tensor.RandNormal[float64](r, 0, 1, n, c, h, w)}
 	for _, p := range s.Params() {
@@ -91,8 +91,17 @@ func TestDenseBlockMatchesLayers(t *testing.T) {
 			for _, v := range vars {
 				out = append(out, v.Grad.Data())
 			}
-			for _, st := range State[float64](m) {
-				out = append(out, st.Value().Data())
+			for _, l := range m { // the layers are literals: their batch normalisations hold the state
+				var bn *BatchNorm2d[float64]
+				switch l := l.(type) {
+				case *DenseLayer[float64]:
+					bn = l.BN
+				case *Transition[float64]:
+					bn = l.BN
+				}
+				for _, st := range bn.State() {
+					out = append(out, st.Value().Data())
+				}
 			}
 			return out
 		}
@@ -115,7 +124,7 @@ func TestDenseBlockMatchesLayers(t *testing.T) {
 }
 
 func TestDenseNet40(t *testing.T) {
-	m := NewDenseNet40[float32](rand.New(rand.NewPCG(3, 3)), 10, 4)
+	m := withHead(rand.New(rand.NewPCG(3, 3)), DenseNet40[float32], 10)
 	// Huang et al. (2017), Table 2: 1.0M. Channels 16 + 12·12 per block; a
 	// layer on c channels has 2c + 108c values, a transition 2c + c²:
 	// 432 + 110·(984 + 2712 + 4440) + (320 + 160²) + (608 + 304²) + 2·448
@@ -124,24 +133,24 @@ func TestDenseNet40(t *testing.T) {
 		t.Errorf("%d parameters, want 1,019,722", n)
 	}
 	// 39 batch normalisations (36 layers, 2 transitions, the last) add two
-	// buffers each; the auxiliary head adds two tensors.
-	if n := len(State[float32](m)); n != len(m.Params())+2+2*39 {
+	// buffers each.
+	if n := len(m.State()); n != len(m.Params())+2*39 {
 		t.Errorf("%d state tensors for %d parameters", n, len(m.Params()))
 	}
 	m.SetTraining(false)
 	x := tensor.RandUniform[float32](rand.New(rand.NewPCG(4, 4)), 0, 1, 2, 3, 28, 28)
-	layers, main, aux := blockShapes[*DenseLayer[float32]](m, x)
+	layers, head := blockShapes[*DenseLayer[float32]](m, x)
 	var want [][]int
 	for block, hw := range []int{28, 14, 7} {
 		for i := range 12 {
 			want = append(want, []int{2, 16 + 144*block + 12*(i+1), hw, hw})
 		}
 	}
-	if !slices.EqualFunc(layers, want, slices.Equal) || !slices.Equal(main, []int{2, 10}) || !slices.Equal(aux, []int{2, 4}) {
-		t.Errorf("layer outputs %v, heads %v and %v", layers, main, aux)
+	if !slices.EqualFunc(layers, want, slices.Equal) || !slices.Equal(head, []int{2, 10}) {
+		t.Errorf("layer outputs %v, head %v", layers, head)
 	}
 }
 
 func TestDenseNet40Modes(t *testing.T) {
-	checkModes(t, NewDenseNet40[float32](rand.New(rand.NewPCG(6, 6)), 10, 10))
+	checkModes(t, withHead(rand.New(rand.NewPCG(6, 6)), DenseNet40[float32], 10))
 }

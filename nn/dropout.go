@@ -13,23 +13,24 @@ import (
 // the identity. The mask is drawn from the layer's own generator, one draw
 // per element per Forward.
 type Dropout[T tensor.Float] struct {
+	Vars[T]
 	P        float64
 	rng      *rand.Rand
-	training bool
+	training *bool
 }
 
-// NewDropout makes the layer, in training mode; p must be in [0, 1).
-func NewDropout[T tensor.Float](p float64, rng *rand.Rand) *Dropout[T] {
+// NewDropout creates the layer in vb, in training mode; p must be in [0, 1).
+func NewDropout[T tensor.Float](vb Vars[T], p float64, rng *rand.Rand) *Dropout[T] {
 	if !(p >= 0 && p < 1) {
 		panic(fmt.Sprintf("nn.Dropout: probability %v outside [0, 1)", p))
 	}
-	return &Dropout[T]{P: p, rng: rng, training: true}
+	return &Dropout[T]{Vars: vb, P: p, rng: rng, training: vb.Mode()}
 }
 
 // Forward multiplies x by a constant 0 or 1/(1−P) mask in training and
 // returns x itself in evaluation or when P is 0.
 func (d *Dropout[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
-	if !d.training || d.P == 0 {
+	if !*d.training || d.P == 0 {
 		return x
 	}
 	mask := make([]T, x.Value.Len())
@@ -41,9 +42,3 @@ func (d *Dropout[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 	}
 	return autograd.Mul(x, autograd.Const(tensor.FromSliceOn(x.Value.Device(), mask, x.Shape()...)))
 }
-
-// Params is empty.
-func (d *Dropout[T]) Params() []*autograd.Var[T] { return nil }
-
-// SetTraining switches between dropping and the identity.
-func (d *Dropout[T]) SetTraining(t bool) { d.training = t }

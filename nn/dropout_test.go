@@ -12,7 +12,7 @@ import (
 
 func TestDropoutMask(t *testing.T) {
 	const p, n = 0.3, 100000
-	d := NewDropout[float32](p, rand.New(rand.NewPCG(1, 2)))
+	d := NewDropout(NewVars[float32](), p, rand.New(rand.NewPCG(1, 2)))
 	x := autograd.Const(tensor.Ones[float32](10, n/10))
 	first := d.Forward(x).Value.Data()
 	zeros, sum := 0, 0.0
@@ -44,7 +44,7 @@ func TestDropoutMask(t *testing.T) {
 		t.Error("two training calls drew the same mask")
 	}
 	// A layer with the same seed draws the same first mask.
-	again := NewDropout[float32](p, rand.New(rand.NewPCG(1, 2))).Forward(x).Value.Data()
+	again := NewDropout(NewVars[float32](), p, rand.New(rand.NewPCG(1, 2))).Forward(x).Value.Data()
 	for i := range first {
 		if again[i] != first[i] {
 			t.Fatalf("same seed, element %d: %v then %v", i, first[i], again[i])
@@ -54,12 +54,12 @@ func TestDropoutMask(t *testing.T) {
 
 func TestDropoutIdentity(t *testing.T) {
 	x := autograd.Const(tensor.RandNormal[float64](rand.New(rand.NewPCG(3, 3)), 0, 1, 4, 5))
-	d := NewDropout[float64](0.5, rand.New(rand.NewPCG(4, 4)))
+	d := NewDropout(NewVars[float64](), 0.5, rand.New(rand.NewPCG(4, 4)))
 	d.SetTraining(false)
 	if d.Forward(x) != x {
 		t.Error("evaluation mode changed the input")
 	}
-	if NewDropout[float64](0, rand.New(rand.NewPCG(4, 4))).Forward(x) != x {
+	if NewDropout(NewVars[float64](), 0, rand.New(rand.NewPCG(4, 4))).Forward(x) != x {
 		t.Error("p = 0 changed the input in training")
 	}
 	for _, p := range []float64{-0.1, 1, 1.5, math.NaN()} {
@@ -69,7 +69,7 @@ func TestDropoutIdentity(t *testing.T) {
 					t.Errorf("p = %v: panic %v, want one naming nn.Dropout", p, r)
 				}
 			}()
-			NewDropout[float64](p, nil)
+			NewDropout(NewVars[float64](), p, nil)
 		}()
 	}
 }
@@ -78,7 +78,7 @@ func TestDropoutGradient(t *testing.T) {
 	x := tensor.RandNormal[float64](rand.New(rand.NewPCG(5, 5)), 0, 1, 3, 8)
 	// Check evaluates f once with gradients and twice per element without:
 	// a fresh layer with the same seed gives every evaluation the same mask.
-	f := func(xs []V) V { return NewDropout[float64](0.5, rand.New(rand.NewPCG(6, 6))).Forward(xs[0]) }
+	f := func(xs []V) V { return NewDropout(NewVars[float64](), 0.5, rand.New(rand.NewPCG(6, 6))).Forward(xs[0]) }
 	dropped := 0
 	for _, v := range f([]V{autograd.Const(x)}).Value.Data() {
 		if v == 0 {

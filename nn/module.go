@@ -9,7 +9,8 @@ import (
 	"github.com/ecl-go/ecl/tensor"
 )
 
-// Module is a layer or a model.
+// Module is a layer or a model. A module built from a Vars embeds it, which
+// gives it Params, SetTraining and State.
 type Module[T tensor.Float] interface {
 	Forward(x *autograd.Var[T]) *autograd.Var[T]
 	// Params lists the trainable parameters, in a fixed order.
@@ -17,6 +18,12 @@ type Module[T tensor.Float] interface {
 	// SetTraining switches between training and evaluation behaviour
 	// (dropout, batch statistics); layers without such behaviour ignore it.
 	SetTraining(training bool)
+	// State lists the tensors that define the module, parameters and
+	// buffers, in a fixed order, each named by its path from the root of
+	// the Vars it was created in ("layer1.0.bn1.running_var", PyTorch's
+	// state_dict name): Save and SaveSafetensors write them, Load and
+	// LoadSafetensors restore them in place, ToDevice moves them.
+	State() []Named[T]
 }
 
 // Sequential applies its layers in order.
@@ -60,14 +67,18 @@ func (s Sequential[T]) SetTraining(training bool) {
 	}
 }
 
-// State names each layer's state by its index.
+// State concatenates the layers' states.
 func (s Sequential[T]) State() []Named[T] {
 	var st []Named[T]
-	for i, m := range s {
-		st = append(st, prefixed(strconv.Itoa(i), m)...)
+	for _, m := range s {
+		st = append(st, m.State()...)
 	}
 	return st
 }
+
+// Next is the view of vb for the layer appended next to s, named by its
+// index as in a PyTorch nn.Sequential.
+func (s Sequential[T]) Next(vb Vars[T]) Vars[T] { return vb.Sub(strconv.Itoa(len(s))) }
 
 // Func is a parameter-free layer made from a function, such as an activation.
 type Func[T tensor.Float] func(*autograd.Var[T]) *autograd.Var[T]
@@ -80,6 +91,9 @@ func (Func[T]) Params() []*autograd.Var[T] { return nil }
 
 // SetTraining does nothing.
 func (Func[T]) SetTraining(bool) {}
+
+// State is empty.
+func (Func[T]) State() []Named[T] { return nil }
 
 // ReLU is the rectifier layer.
 func ReLU[T tensor.Float]() Func[T] { return autograd.Relu[T] }
@@ -97,7 +111,7 @@ func ZeroGrad[T tensor.Float](m Module[T]) {
 // ToDevice moves every tensor of m's State (parameters and buffers) to
 // dev, so that m runs on dev's kernels; inputs must be moved by the caller.
 func ToDevice[T tensor.Float](m Module[T], dev tensor.Device[T]) {
-	for _, n := range State(m) {
+	for _, n := range m.State() {
 		*n.Ref = tensor.To(*n.Ref, dev)
 	}
 }
@@ -106,7 +120,7 @@ func ToDevice[T tensor.Float](m Module[T], dev tensor.Device[T]) {
 // BatchNorm's running statistics) into dst, which must have the same
 // architecture: the same tensor shapes in the same order.
 func CopyState[T tensor.Float](dst, src Module[T]) error {
-	d, s := State(dst), State(src)
+	d, s := dst.State(), src.State()
 	if len(d) != len(s) {
 		return fmt.Errorf("nn.CopyState: %d tensors into %d", len(s), len(d))
 	}

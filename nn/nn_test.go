@@ -40,7 +40,7 @@ func TestLossGradients(t *testing.T) {
 
 func TestLinearAndMLPGradients(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	mlp := MLP[float64](r, 3, 4, 2)
+	mlp := MLP(NewVars[float64](), r, 3, 4, 2)
 	x := tensor.RandNormal[float64](r, 0, 1, 6, 3)
 	ps := mlp.Params()
 	inputs := []*tensor.Tensor[float64]{x}
@@ -49,7 +49,7 @@ func TestLinearAndMLPGradients(t *testing.T) {
 	}
 	f := func(xs []V) V {
 		// Rebuild the model over the checker's variables.
-		m := MLP[float64](rand.New(rand.NewPCG(0, 0)), 3, 4, 2)
+		m := MLP(NewVars[float64](), rand.New(rand.NewPCG(0, 0)), 3, 4, 2)
 		m[0].(*Linear[float64]).W, m[0].(*Linear[float64]).B = xs[1], xs[2]
 		m[2].(*Linear[float64]).W, m[2].(*Linear[float64]).B = xs[3], xs[4]
 		return m.Forward(xs[0])
@@ -60,7 +60,7 @@ func TestLinearAndMLPGradients(t *testing.T) {
 }
 
 func TestLinearInitBounds(t *testing.T) {
-	l := NewLinear[float32](rand.New(rand.NewPCG(1, 1)), 25, 7)
+	l := NewLinear(NewVars[float32](), rand.New(rand.NewPCG(1, 1)), 25, 7)
 	bound := float32(1 / math.Sqrt(25))
 	for _, v := range append(l.W.Value.Data(), l.B.Value.Data()...) {
 		if v < -bound || v >= bound {
@@ -84,7 +84,7 @@ func TestMLPLearns(t *testing.T) {
 		xs = append(xs, float32(2*c-1)+float32(r.NormFloat64())*0.7, float32(r.NormFloat64()))
 	}
 	x := autograd.Const(tensor.FromSlice(xs, n, 2))
-	m := MLP[float32](r, 2, 16, 2)
+	m := MLP(NewVars[float32](), r, 2, 16, 2)
 	opt := optim.NewAdam(m.Params(), 0.05, 0)
 	var first, last float32
 	for step := range 100 {
@@ -112,18 +112,18 @@ func TestMLPLearns(t *testing.T) {
 // CopyState carries parameters and BatchNorm's running statistics, and
 // refuses another architecture.
 func TestCopyState(t *testing.T) {
-	src, dst := NewResNet20[float64](rand.New(rand.NewPCG(1, 1)), 3, 2), NewResNet20[float64](rand.New(rand.NewPCG(2, 2)), 3, 2)
+	src, dst := withHead(rand.New(rand.NewPCG(1, 1)), ResNet20[float64], 3), withHead(rand.New(rand.NewPCG(2, 2)), ResNet20[float64], 3)
 	src.Forward(autograd.Const(tensor.RandNormal[float64](rand.New(rand.NewPCG(3, 3)), 0, 1, 2, 3, 8, 8))) // moves the running statistics
 	if err := CopyState[float64](dst, src); err != nil {
 		t.Fatal(err)
 	}
-	s, d := State[float64](src), State[float64](dst)
+	s, d := src.State(), dst.State()
 	for i := range s {
 		if !slices.Equal(s[i].Value().Data(), d[i].Value().Data()) {
 			t.Fatalf("%s not copied", d[i].Name)
 		}
 	}
-	if err := CopyState[float64](NewLeNet5[float64](rand.New(rand.NewPCG(1, 1)), 3, 2), src); err == nil {
+	if err := CopyState[float64](withHead(rand.New(rand.NewPCG(1, 1)), LeNet5[float64], 3), src); err == nil {
 		t.Error("ResNet-20 state copied into LeNet-5")
 	}
 }

@@ -14,20 +14,23 @@ import (
 // without bias, conv1 carrying the stride. Where the block changes the shape
 // the shortcut is the paper's option A for CIFAR: x subsampled with the
 // stride and zero channels padded on both sides, which adds no parameters.
+// Its layers are named conv1, bn1, conv2 and bn2, as in torchvision.
 type BasicBlock[T tensor.Float] struct {
+	Vars[T]
 	Conv1, Conv2 *Conv2d[T]
 	BN1, BN2     *BatchNorm2d[T]
 }
 
-// NewBasicBlock makes a block from in to out ≥ in channels, its first
-// convolution of the given stride.
-func NewBasicBlock[T tensor.Float](rng *rand.Rand, in, out, stride int) *BasicBlock[T] {
+// NewBasicBlock creates in vb a block from in to out ≥ in channels, its
+// first convolution of the given stride.
+func NewBasicBlock[T tensor.Float](vb Vars[T], rng *rand.Rand, in, out, stride int) *BasicBlock[T] {
 	if out < in {
 		panic(fmt.Sprintf("nn.BasicBlock: %d → %d channels; the zero-padding shortcut cannot shrink", in, out))
 	}
 	return &BasicBlock[T]{
-		Conv1: heConv[T](rng, in, out, 3, stride), BN1: NewBatchNorm2d[T](out),
-		Conv2: heConv[T](rng, out, out, 3, 1), BN2: NewBatchNorm2d[T](out),
+		Vars:  vb,
+		Conv1: heConv(vb.Sub("conv1"), rng, in, out, 3, stride), BN1: NewBatchNorm2d(vb.Sub("bn1"), out),
+		Conv2: heConv(vb.Sub("conv2"), rng, out, out, 3, 1), BN2: NewBatchNorm2d(vb.Sub("bn2"), out),
 	}
 }
 
@@ -60,44 +63,34 @@ func (b *BasicBlock[T]) shortcut(x *autograd.Var[T]) *autograd.Var[T] {
 	return autograd.Concat(1, parts...)
 }
 
-// Params is [conv1 W, bn1 γ, bn1 β, conv2 W, bn2 γ, bn2 β].
-func (b *BasicBlock[T]) Params() []*autograd.Var[T] {
-	return Sequential[T]{b.Conv1, b.BN1, b.Conv2, b.BN2}.Params()
-}
-
-// SetTraining sets the mode of both batch normalisations.
-func (b *BasicBlock[T]) SetTraining(t bool) {
-	b.BN1.SetTraining(t)
-	b.BN2.SetTraining(t)
-}
-
-// State names the tensors of the four layers conv1, bn1, conv2, bn2.
-func (b *BasicBlock[T]) State() []Named[T] {
-	return join(prefixed("conv1", b.Conv1), prefixed("bn1", b.BN1), prefixed("conv2", b.Conv2), prefixed("bn2", b.BN2))
-}
-
-// heConv is a k×k convolution without bias, padded to keep the size at stride
+// heConv creates in vb a k×k convolution without bias, padded to keep the size at stride
 // 1, with weights N(0, 2/(out·k·k)): He et al. (2015) initialisation over
 // the fan-out, as torchvision's ResNet and DenseNet and the original DenseNet
 // code initialise convolutions followed by batch normalisation.
-func heConv[T tensor.Float](rng *rand.Rand, in, out, k, stride int) *Conv2d[T] {
+func heConv[T tensor.Float](vb Vars[T], rng *rand.Rand, in, out, k, stride int) *Conv2d[T] {
 	std := T(math.Sqrt(2 / float64(out*k*k)))
 	return &Conv2d[T]{
-		W:   autograd.Param(tensor.RandNormal(rng, 0, std, out, in, k, k)),
-		Opt: tensor.ConvOptions{StrideH: stride, StrideW: stride, PadH: k / 2, PadW: k / 2},
+		Vars: vb,
+		W:    vb.Param("weight", tensor.RandNormal(rng, 0, std, out, in, k, k)),
+		Opt:  tensor.ConvOptions{StrideH: stride, StrideW: stride, PadH: k / 2, PadW: k / 2},
 	}
 }
 
-// NewResNet20 is the CIFAR ResNet-20 of He et al. (2016) as a Classifier: the
-// backbone conv3×3(3→16)–BN–ReLU, three stages of three BasicBlocks with 16,
-// 32 and 64 channels (stride 2 and an option-A shortcut at the first block of
-// the second and third stages) and global average pooling; a main head
-// fc 64→classes and an auxiliary head fc 64→auxOut. Convolutions use heConv's
-// initialisation, the heads Linear's. With 10 classes it has the paper's
-// 0.27M parameters (269,722 without the auxiliary head). Input 3×28×28 gives
+// ResNet20 creates in vb the feature extractor of the CIFAR ResNet-20 of
+// He et al. (2016) and returns it with its width 64: conv3×3(3→16)–BN–
+// ReLU, three stages of three BasicBlocks with 16, 32 and 64 channels
+// (stride 2 and an option-A shortcut at the first block of the second and
+// third stages) and global average pooling; the network's last layer,
+// fc 64→classes, is the head a caller puts on it. The layers are named
+// backbone.0 to backbone.11 by their index, as in bench/peer/train.py's
+// PyTorch ResNet20 (whose head is main). Convolutions use heConv's initialisation. With a linear head
+// of 10 classes it has the paper's 0.27M parameters (269,722). Input 3×28×28 gives
 // 28→14→7 feature maps, 3×32×32 the paper's 32→16→8.
-func NewResNet20[T tensor.Float](rng *rand.Rand, classes, auxOut int) *Classifier[T] {
-	backbone := Sequential[T]{heConv[T](rng, 3, 16, 3, 1), NewBatchNorm2d[T](16), ReLU[T]()}
+func ResNet20[T tensor.Float](vb Vars[T], rng *rand.Rand) (Sequential[T], int) {
+	vb = vb.Sub("backbone")
+	var backbone Sequential[T]
+	backbone = append(backbone, heConv(backbone.Next(vb), rng, 3, 16, 3, 1))
+	backbone = append(backbone, NewBatchNorm2d(backbone.Next(vb), 16), ReLU[T]())
 	in := 16
 	for stage, out := range []int{16, 32, 64} {
 		for i := range 3 {
@@ -105,10 +98,10 @@ func NewResNet20[T tensor.Float](rng *rand.Rand, classes, auxOut int) *Classifie
 			if stage > 0 && i == 0 {
 				stride = 2
 			}
-			backbone = append(backbone, NewBasicBlock[T](rng, in, out, stride))
+			backbone = append(backbone, NewBasicBlock(backbone.Next(vb), rng, in, out, stride))
 			in = out
 		}
 	}
 	backbone = append(backbone, GlobalAvgPool[T]())
-	return &Classifier[T]{Backbone: backbone, Main: NewLinear[T](rng, in, classes), Aux: NewLinear[T](rng, in, auxOut)}
+	return backbone, in
 }

@@ -12,7 +12,7 @@ import (
 
 // bnOver is a batch normalisation with the given γ and β.
 func bnOver(gamma, beta V) *BatchNorm2d[float64] {
-	b := NewBatchNorm2d[float64](gamma.Value.Len())
+	b := NewBatchNorm2d(NewVars[float64](), gamma.Value.Len())
 	b.Gamma, b.Beta = gamma, beta
 	return b
 }
@@ -23,7 +23,7 @@ func TestBasicBlockGradients(t *testing.T) {
 		{2, 5, 2}, // subsampled, padded with 1 and 2 zero channels
 	} {
 		r := rand.New(rand.NewPCG(7, uint64(c.out)))
-		b := NewBasicBlock[float64](r, c.in, c.out, c.stride)
+		b := NewBasicBlock(NewVars[float64](), r, c.in, c.out, c.stride)
 		x := tensor.RandNormal[float64](r, 0, 1, 2, c.in, 5, 5)
 		inputs := []T64{x}
 		for _, p := range b.Params() {
@@ -42,7 +42,7 @@ func TestBasicBlockGradients(t *testing.T) {
 // The option-A shortcut keeps x in the middle channels, subsampled, and pads
 // zeros around it.
 func TestBasicBlockShortcut(t *testing.T) {
-	b := NewBasicBlock[float64](rand.New(rand.NewPCG(1, 1)), 2, 6, 2)
+	b := NewBasicBlock(NewVars[float64](), rand.New(rand.NewPCG(1, 1)), 2, 6, 2)
 	x := tensor.RandNormal[float64](rand.New(rand.NewPCG(2, 2)), 0, 1, 1, 2, 4, 4)
 	s := b.shortcut(autograd.Const(x)).Value
 	if got := s.Shape(); !slices.Equal(got, []int{1, 6, 2, 2}) {
@@ -72,24 +72,32 @@ func paramCount[T tensor.Float](m Module[T]) int {
 	return n
 }
 
-// blockShapes runs the backbone of m on x without a graph and returns the
-// output shape of every layer of type L, then the main and auxiliary heads'.
-func blockShapes[L any](m *Classifier[float32], x *tensor.Tensor[float32]) (blocks [][]int, main, aux []int) {
+// withHead is the feature extractor made by arch with a linear head of
+// the given classes.
+func withHead[T tensor.Float](rng *rand.Rand, arch func(Vars[T], *rand.Rand) (Sequential[T], int), classes int) Sequential[T] {
+	vb := NewVars[T]()
+	b, features := arch(vb, rng)
+	return Sequential[T]{b, NewLinear(vb.Sub("main"), rng, features, classes)}
+}
+
+// blockShapes runs m, a withHead model, on x without a graph and returns
+// the output shape of every layer of type L, then the head's.
+func blockShapes[L any](m Sequential[float32], x *tensor.Tensor[float32]) (blocks [][]int, head []int) {
 	autograd.NoGrad(func() {
 		h := autograd.Const(x)
-		for _, l := range m.Backbone.(Sequential[float32]) {
+		for _, l := range m[0].(Sequential[float32]) {
 			h = l.Forward(h)
 			if _, ok := l.(L); ok {
 				blocks = append(blocks, h.Shape())
 			}
 		}
-		main, aux = m.Main.Forward(h).Shape(), m.Aux.Forward(h).Shape()
+		head = m[1].Forward(h).Shape()
 	})
-	return blocks, main, aux
+	return blocks, head
 }
 
 func TestResNet20(t *testing.T) {
-	m := NewResNet20[float32](rand.New(rand.NewPCG(3, 3)), 10, 4)
+	m := withHead(rand.New(rand.NewPCG(3, 3)), ResNet20[float32], 10)
 	// He et al. (2016), Table 6: 0.27M. Option A: 3·16·9 + 16·2 (stem)
 	// + 3·(2·16·16·9 + 2·16·2) + (16·32·9 + 32·32·9 + 2·32·2) + 2·(2·32·32·9 + 2·32·2)
 	// + (32·64·9 + 64·64·9 + 2·64·2) + 2·(2·64·64·9 + 2·64·2) + 64·10 + 10.
@@ -98,20 +106,20 @@ func TestResNet20(t *testing.T) {
 	}
 	m.SetTraining(false)
 	x := tensor.RandUniform[float32](rand.New(rand.NewPCG(4, 4)), 0, 1, 2, 3, 28, 28)
-	blocks, main, aux := blockShapes[*BasicBlock[float32]](m, x)
+	blocks, head := blockShapes[*BasicBlock[float32]](m, x)
 	var want [][]int
 	for _, s := range [][]int{{2, 16, 28, 28}, {2, 32, 14, 14}, {2, 64, 7, 7}} {
 		want = append(want, s, s, s)
 	}
-	if !slices.EqualFunc(blocks, want, slices.Equal) || !slices.Equal(main, []int{2, 10}) || !slices.Equal(aux, []int{2, 4}) {
-		t.Errorf("block outputs %v, heads %v and %v", blocks, main, aux)
+	if !slices.EqualFunc(blocks, want, slices.Equal) || !slices.Equal(head, []int{2, 10}) {
+		t.Errorf("block outputs %v, head %v", blocks, head)
 	}
 }
 
 // checkModes shows that SetTraining reaches every batch normalisation of m:
 // in evaluation an image's output does not depend on the rest of the batch
 // and the running statistics stay put; in training both change.
-func checkModes(t *testing.T, m *Classifier[float32]) {
+func checkModes(t *testing.T, m Module[float32]) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(5, 5))
 	a := tensor.RandUniform[float32](r, 0, 1, 2, 3, 8, 8)
@@ -123,9 +131,9 @@ func checkModes(t *testing.T, m *Classifier[float32]) {
 	}
 	for _, training := range []bool{false, true} {
 		m.SetTraining(training)
-		before := snapshot(State[float32](m))
+		before := snapshot(m.State())
 		ya, yb := row0(a), row0(b)
-		moved := !slices.EqualFunc(before, snapshot(State[float32](m)), slices.Equal)
+		moved := !slices.EqualFunc(before, snapshot(m.State()), slices.Equal)
 		if slices.Equal(ya, yb) == training || moved != training {
 			t.Errorf("training %v: output independent of the batch %v, running statistics moved %v", training, slices.Equal(ya, yb), moved)
 		}
@@ -142,5 +150,5 @@ func snapshot[T tensor.Float](st []Named[T]) [][]T {
 }
 
 func TestResNet20Modes(t *testing.T) {
-	checkModes(t, NewResNet20[float32](rand.New(rand.NewPCG(6, 6)), 10, 10))
+	checkModes(t, withHead(rand.New(rand.NewPCG(6, 6)), ResNet20[float32], 10))
 }

@@ -10,8 +10,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
-	"strconv"
 
 	"github.com/ecl-go/ecl/internal/atomicfile"
 	"github.com/ecl-go/ecl/tensor"
@@ -28,44 +26,11 @@ type Named[T tensor.Float] struct {
 // Value is the tensor.
 func (n Named[T]) Value() *tensor.Tensor[T] { return *n.Ref }
 
-// Stateful is a module that lists its state itself: buffers beside its
-// parameters (BatchNorm2d's running statistics), sub-modules outside Params
-// (Classifier's auxiliary head), or names for its parts. A module that holds
-// a Stateful one must be Stateful too, or the inner state is not seen.
-type Stateful[T tensor.Float] interface {
-	State() []Named[T]
-}
-
-// State lists the tensors that define m, in a fixed order, named by their
-// path ("backbone.4.bn1.running_var"): Save writes them and Load restores
-// them in place. A module that is not Stateful contributes the values of its
-// Params, named param0, param1, ….
-func State[T tensor.Float](m Module[T]) []Named[T] {
-	if s, ok := m.(Stateful[T]); ok {
-		return s.State()
-	}
-	var st []Named[T]
-	for i, p := range m.Params() {
-		st = append(st, Named[T]{"param" + strconv.Itoa(i), &p.Value})
-	}
-	return st
-}
-
-// prefixed is the state of m with names under prefix.
-func prefixed[T tensor.Float](prefix string, m Module[T]) []Named[T] {
-	st := State(m)
-	for i := range st {
-		st[i].Name = prefix + "." + st[i].Name
-	}
-	return st
-}
-
-func join[T tensor.Float](parts ...[]Named[T]) []Named[T] { return slices.Concat(parts...) }
-
 // The state file is little-endian:
 //
 //	magic    8 bytes "ECLSTATE"
-//	version  uint32 1
+//	version  uint32 2 (1 named the tensors of layers without buffers
+//	         param0, param1, …, where 2 has PyTorch's names)
 //	dtype    uint32 bytes per element: 4 (float32) or 8 (float64)
 //	count    uint32 number of tensors
 //	count times:
@@ -75,7 +40,7 @@ func join[T tensor.Float](parts ...[]Named[T]) []Named[T] { return slices.Concat
 //	crc      uint32 CRC-32 (IEEE) of every byte before it
 const (
 	stateMagic   = "ECLSTATE"
-	stateVersion = 1
+	stateVersion = 2
 	maxName      = 256
 	maxDims      = 8
 )
@@ -85,7 +50,7 @@ const (
 // after the rename, and the temporary file of a save killed before its
 // rename is removed by the next Save of the same path.
 func Save[T tensor.Float](path string, m Module[T]) error {
-	st := State(m)
+	st := m.State()
 	return atomicfile.Write(path, func(f io.Writer) error {
 		bw := bufio.NewWriter(f)
 		crc := crc32.NewIEEE()
@@ -138,11 +103,12 @@ func Load[T tensor.Float](path string, m Module[T]) error {
 		return fmt.Errorf("nn.Load: %w", err)
 	}
 	defer f.Close()
-	vals, err := readState(&stateReader{r: bufio.NewReader(f), crc: crc32.NewIEEE()}, State(m))
+	st := m.State()
+	vals, err := readState(&stateReader{r: bufio.NewReader(f), crc: crc32.NewIEEE()}, st)
 	if err != nil {
 		return fmt.Errorf("nn.Load %s: %w", path, err)
 	}
-	for i, n := range State(m) {
+	for i, n := range st {
 		tensor.CopyInto(n.Value(), tensor.FromSliceOn(n.Value().Device(), vals[i], n.Value().Shape()...))
 	}
 	return nil
@@ -166,6 +132,9 @@ func readState[T tensor.Float](r *stateReader, want []Named[T]) ([][]T, error) {
 		if *h.v, err = r.u32(h.what); err != nil {
 			return nil, err
 		}
+	}
+	if version == 1 {
+		return nil, fmt.Errorf("version 1, whose tensors have the names from before PyTorch's (param0, param1, …); this reader knows %d: train the model again", stateVersion)
 	}
 	if version != stateVersion {
 		return nil, fmt.Errorf("version %d, this reader knows %d", version, stateVersion)

@@ -30,6 +30,9 @@ func (CPU[T]) Alloc(n int) Buffer[T] {
 	return &cpuBuffer[T]{data: make([]T, n)}
 }
 
+// Empty is Alloc: Go zeroes memory anyway.
+func (c CPU[T]) Empty(n int) Buffer[T] { return c.Alloc(n) }
+
 // Upload copies src into a new host buffer.
 func (CPU[T]) Upload(src []T) Buffer[T] { return &cpuBuffer[T]{data: append([]T(nil), src...)} }
 

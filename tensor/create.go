@@ -15,7 +15,13 @@ func checkShape(op string, shape []int) {
 }
 
 // ZerosOn allocates a zeroed contiguous tensor on dev.
-func ZerosOn[T Float](dev Device[T], shape ...int) *Tensor[T] {
+func ZerosOn[T Float](dev Device[T], shape ...int) *Tensor[T] { return newDense(dev, false, shape) }
+
+// emptyOn allocates a contiguous tensor on dev of unspecified contents
+// (Device.Empty), for an op that writes every element.
+func emptyOn[T Float](dev Device[T], shape ...int) *Tensor[T] { return newDense(dev, true, shape) }
+
+func newDense[T Float](dev Device[T], empty bool, shape []int) *Tensor[T] {
 	checkShape("Zeros", shape)
 	dims := make([]int, 2*len(shape)) // shape and strides in one allocation
 	s := copy(dims, shape)
@@ -25,7 +31,13 @@ func ZerosOn[T Float](dev Device[T], shape ...int) *Tensor[T] {
 		st[d] = n
 		n *= shape[d]
 	}
-	return &Tensor[T]{shape: dims[:s:s], strides: st, buf: dev.Alloc(n)}
+	t := &Tensor[T]{shape: dims[:s:s], strides: st}
+	if empty {
+		t.buf = dev.Empty(n)
+	} else {
+		t.buf = dev.Alloc(n)
+	}
+	return t
 }
 
 // Zeros allocates a zeroed contiguous tensor on the CPU.

@@ -77,6 +77,10 @@ type Device[T Float] interface {
 
 	// Alloc returns a zeroed buffer of n elements.
 	Alloc(n int) Buffer[T]
+	// Empty returns a buffer of n elements of unspecified contents, for the
+	// destination of an op that writes every element (a GPU then skips
+	// zeroing it).
+	Empty(n int) Buffer[T]
 	// Upload copies host data into a new buffer.
 	Upload(src []T) Buffer[T]
 	// Download copies the elements of src, in row-major order, to dst.

@@ -28,7 +28,7 @@ func BroadcastShapes(a, b []int) ([]int, error) {
 }
 
 func unary[T Float](op UnaryOp, x *Tensor[T], a, b T) *Tensor[T] {
-	out := ZerosOn(x.Device(), x.shape...)
+	out := emptyOn(x.Device(), x.shape...)
 	x.Device().Unary(op, out, x, a, b)
 	return out
 }
@@ -104,7 +104,7 @@ func broadcast2[T Float](op string, a, b *Tensor[T]) (*Tensor[T], *Tensor[T], []
 
 func binary[T Float](op BinaryOp, name string, a, b *Tensor[T]) *Tensor[T] {
 	a, b, shape := broadcast2(name, a, b)
-	out := ZerosOn(a.Device(), shape...)
+	out := emptyOn(a.Device(), shape...)
 	a.Device().Binary(op, out, a, b)
 	return out
 }
@@ -151,7 +151,7 @@ func Where[T Float](cond, x, y *Tensor[T]) *Tensor[T] {
 	if err != nil {
 		panic(fmt.Sprintf("tensor.Where: shapes %v, %v and %v do not broadcast", cond.shape, x.shape, y.shape))
 	}
-	out := ZerosOn(x.Device(), shape...)
+	out := emptyOn(x.Device(), shape...)
 	x.Device().Where(out, Expand(cond, shape...), Expand(x, shape...), Expand(y, shape...))
 	return out
 }
@@ -171,7 +171,7 @@ func ReluGrad[T Float](g, x *Tensor[T]) *Tensor[T] {
 	if !ok {
 		return reluGradComposed(g, x)
 	}
-	out := ZerosOn(dev, shape...)
+	out := emptyOn(dev, shape...)
 	body([]*Tensor[T]{out}, []*Tensor[T]{gb, xb}, struct{}{})
 	return out
 }

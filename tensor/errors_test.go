@@ -18,6 +18,8 @@ func (fakeDevice) Alloc(n int) Buffer[float64] {
 	return &fakeBuffer{cpuBuffer[float64]{data: make([]float64, n)}}
 }
 
+func (f fakeDevice) Empty(n int) Buffer[float64] { return f.Alloc(n) }
+
 func (fakeDevice) Upload(src []float64) Buffer[float64] {
 	return &fakeBuffer{cpuBuffer[float64]{data: append([]float64(nil), src...)}}
 }

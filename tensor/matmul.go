@@ -22,7 +22,7 @@ func MatMul[T Float](a, b *Tensor[T]) *Tensor[T] {
 	nb := numel(batch)
 	a3 := Reshape(Expand(a, append(slices.Clone(batch), m, k)...), nb, m, k)
 	b3 := Reshape(Expand(b, append(slices.Clone(batch), k, n)...), nb, k, n)
-	out := ZerosOn(a.Device(), nb, m, n)
+	out := newDense(a.Device(), k > 0, []int{nb, m, n}) // zeroed when k = 0: the product is zero
 	if nb*m*n > 0 {
 		a.Device().MatMul(out, a3, b3)
 	}

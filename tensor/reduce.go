@@ -10,7 +10,7 @@ func reduce[T Float](op ReduceOp, name string, x *Tensor[T], axis int, keepDims 
 	axis = x.axis(name, axis)
 	shape := slices.Clone(x.shape)
 	shape[axis] = 1
-	out := ZerosOn(x.Device(), shape...)
+	out := emptyOn(x.Device(), shape...)
 	x.Device().Reduce(op, out, Contiguous(x), axis)
 	if !keepDims {
 		out = Squeeze(out, axis)

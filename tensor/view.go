@@ -199,7 +199,7 @@ func Contiguous[T Float](t *Tensor[T]) *Tensor[T] {
 
 // Clone copies t into a new dense tensor on the same device.
 func Clone[T Float](t *Tensor[T]) *Tensor[T] {
-	out := ZerosOn(t.Device(), t.shape...)
+	out := emptyOn(t.Device(), t.shape...)
 	t.Device().Copy(out, t)
 	return out
 }

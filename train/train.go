@@ -132,14 +132,14 @@ func fit[T tensor.Float](rng *rand.Rand, st Stage, batch int, params []*autograd
 
 // Base trains the backbone and main head with cross-entropy on the source:
 // the uncalibrated model.
-func Base[T tensor.Float](rng *rand.Rand, r Recipe, m *nn.Classifier[T], src Data[T]) {
+func Base[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src Data[T]) {
 	fit(rng, r.Base, r.Batch, m.Params(), src, Data[T]{}, func(s, _ Data[T]) *autograd.Var[T] {
 		return nn.CrossEntropy(m.Forward(autograd.Const(s.X)), s.Y)
 	})
 }
 
 // Correct is 1 where the main head's prediction on x is y, else 0.
-func Correct[T tensor.Float](m *nn.Classifier[T], d Data[T]) []int {
+func Correct[T tensor.Float](m *ecl.Classifier[T], d Data[T]) []int {
 	pred := tensor.Ints(tensor.ArgMax(nn.Predict[T](m, d.X), 1, false))
 	out := make([]int, len(pred))
 	for i, p := range pred {
@@ -152,7 +152,7 @@ func Correct[T tensor.Float](m *nn.Classifier[T], d Data[T]) []int {
 
 // Aux trains the auxiliary head on the frozen backbone: to predict the label
 // (class-wise, canonical) or whether the main head is right (top-label).
-func Aux[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *nn.Classifier[T], src Data[T]) {
+func Aux[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classifier[T], src Data[T]) {
 	target := src
 	if p == ecl.TopLabel {
 		target = Data[T]{X: src.X, Y: Correct(m, src)}
@@ -173,7 +173,7 @@ func Aux[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *nn.Classif
 
 // auxProbs is the auxiliary head's estimate on x: P(correct) [N] for
 // top-label, P(Y|X) [N, K] otherwise (a constant: the head is fixed).
-func auxProbs[T tensor.Float](p ecl.Paradigm, m *nn.Classifier[T], x *tensor.Tensor[T]) *autograd.Var[T] {
+func auxProbs[T tensor.Float](p ecl.Paradigm, m *ecl.Classifier[T], x *tensor.Tensor[T]) *autograd.Var[T] {
 	var out *autograd.Var[T]
 	autograd.NoGrad(func() {
 		logits := m.AuxForward(autograd.Const(x))
@@ -188,7 +188,7 @@ func auxProbs[T tensor.Float](p ecl.Paradigm, m *nn.Classifier[T], x *tensor.Ten
 
 // ECL fine-tunes the main head with the ECL of paradigm p on paired source
 // and (unlabelled) target batches. The backbone and auxiliary head are fixed.
-func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *nn.Classifier[T], src, tgt Data[T], classes int) error {
+func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classifier[T], src, tgt Data[T], classes int) error {
 	cfg := r.Loss
 	cfg.Paradigm, cfg.Classes = p, classes
 	mb, err := ecl.NewMiniBatch(cfg)
@@ -208,13 +208,13 @@ func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *nn.Classif
 // Control is the ECL stage without ECL: the main head fine-tuned with the
 // same schedule, batches and cross-entropy weight, so that a comparison can
 // tell the effect of ECL from that of further training.
-func Control[T tensor.Float](rng *rand.Rand, r Recipe, m *nn.Classifier[T], src, tgt Data[T]) {
+func Control[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src, tgt Data[T]) {
 	finetune(rng, r, m, src, tgt, nil)
 }
 
 // finetune runs stage 3 on the main head: the loss is CE plus the weighted
 // term extra(source probs, target probs, batches) when extra is not nil.
-func finetune[T tensor.Float](rng *rand.Rand, r Recipe, m *nn.Classifier[T], src, tgt Data[T], extra func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T]) {
+func finetune[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src, tgt Data[T], extra func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T]) {
 	var weight ecl.AdaptiveWeight
 	weight.Gamma = r.Gamma
 	fit(rng, r.ECL, r.Batch, m.Main.Params(), src, tgt, func(s, t Data[T]) *autograd.Var[T] {
@@ -242,7 +242,7 @@ func finetune[T tensor.Float](rng *rand.Rand, r Recipe, m *nn.Classifier[T], src
 // Regularised fine-tunes the main head on the ECL stage's schedule with
 // CE(source) + term: the train-time calibration baselines (Soft-ECE, DECE,
 // the oracle), trained exactly like the ECL stage so that rows compare.
-func Regularised[T tensor.Float](rng *rand.Rand, r Recipe, m *nn.Classifier[T], src, tgt Data[T], term func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T]) {
+func Regularised[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src, tgt Data[T], term func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T]) {
 	r.Adaptive, r.LambdaCE = false, 1
 	finetune(rng, r, m, src, tgt, term)
 }
@@ -252,20 +252,22 @@ func Regularised[T tensor.Float](rng *rand.Rand, r Recipe, m *nn.Classifier[T], 
 // r = src.Scale the density ratio p_s/p_t of each source sample: the
 // cross-entropy of the scaled logits on the ECL stage's schedule. Predict
 // then with the target's own r (ScaledProbs).
-func DRL[T tensor.Float](rng *rand.Rand, r Recipe, m *nn.Classifier[T], src Data[T]) {
+func DRL[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src Data[T]) {
 	fit(rng, r.ECL, r.Batch, m.Main.Params(), src, Data[T]{}, func(s, _ Data[T]) *autograd.Var[T] {
 		return nn.CrossEntropy(scaled(m, s), s.Y)
 	})
 }
 
 // scaled is the main head's logits on d multiplied row-wise by d.Scale.
-func scaled[T tensor.Float](m *nn.Classifier[T], d Data[T]) *autograd.Var[T] {
-	logits := m.Forward(autograd.Const(d.X))
+func scaled[T tensor.Float](m *ecl.Classifier[T], d Data[T]) *autograd.Var[T] {
+	var f *autograd.Var[T]
+	autograd.NoGrad(func() { f = m.Backbone.Forward(autograd.Const(d.X)) }) // DRL trains the main head only
+	logits := m.Main.Forward(f)
 	return autograd.Mul(logits, autograd.Const(tensor.Convert[T](tensor.FromSlice(d.Scale, len(d.Scale), 1))))
 }
 
 // ScaledProbs is softmax(r(x)·logits(x)) on d, with r = d.Scale.
-func ScaledProbs[T tensor.Float](m *nn.Classifier[T], d Data[T]) []float64 {
+func ScaledProbs[T tensor.Float](m *ecl.Classifier[T], d Data[T]) []float64 {
 	var p *tensor.Tensor[T]
 	autograd.NoGrad(func() { p = tensor.Softmax(scaled(m, d).Value, 1) })
 	return tensor.Convert[float64](p).Data()

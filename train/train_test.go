@@ -34,7 +34,7 @@ func TestBatchesCoverEveryIndexOnce(t *testing.T) {
 // head keep their values.
 func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
-	m := nn.NewMLPClassifier[float64](r, 2, 6, 3, 3)
+	m := ecl.NewMLPClassifier[float64](r, 2, 6, 3, 3)
 	src := Data[float64]{X: tensor.RandNormal[float64](r, 0, 1, 20, 2), Y: make([]int, 20)}
 	tgt := Data[float64]{X: tensor.RandNormal[float64](r, 1, 1, 20, 2), Y: make([]int, 20)}
 	for i := range src.Y {
@@ -68,13 +68,29 @@ func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 	if same(main, snapshot(m.Main)) {
 		t.Error("the ECL stage left the main head unchanged")
 	}
+	// DRL too trains the main head alone, and leaves no gradient on the
+	// backbone (one accumulated across steps outlived the step's arena and
+	// ended `ecl sim -methods all` in a panic).
+	src.Scale = make([]float64, src.Len())
+	for i := range src.Scale {
+		src.Scale[i] = 0.5 + float64(i%3)
+	}
+	DRL(r, rec, m, src)
+	if !same(back, snapshot(m.Backbone)) {
+		t.Error("DRL changed the backbone")
+	}
+	for _, p := range m.Backbone.Params() {
+		if p.Grad != nil {
+			t.Errorf("DRL left a gradient of shape %v on the backbone", p.Grad.Shape())
+		}
+	}
 }
 
 // In the DRL form, r → 0 (a sample the source never sees) gives the uniform
 // prediction, and r = 1 the model's own.
 func TestScaledProbsLimits(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
-	m := nn.NewMLPClassifier[float64](r, 2, 5, 3, 3)
+	m := ecl.NewMLPClassifier[float64](r, 2, 5, 3, 3)
 	x := tensor.RandNormal[float64](r, 0, 1, 4, 2)
 	uniform := ScaledProbs(m, Data[float64]{X: x, Y: make([]int, 4), Scale: make([]float64, 4)})
 	for _, p := range uniform {
@@ -95,7 +111,7 @@ func TestScaledProbsLimits(t *testing.T) {
 // step's arena has taken its memory back.
 func TestFitStepTensorsDieWithTheStep(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
-	m := nn.NewMLPClassifier[float64](r, 2, 4, 3, 3)
+	m := ecl.NewMLPClassifier[float64](r, 2, 4, 3, 3)
 	src := Data[float64]{X: tensor.RandNormal[float64](r, 0, 1, 6, 2), Y: []int{0, 1, 2, 0, 1, 2}}
 	var kept *autograd.Var[float64]
 	defer func() {

@@ -8,6 +8,10 @@ float32) and the convolution layers (forward and both backward passes).
 The networks are those of nn/ (nn/lenet.go, nn/resnet.go, nn/densenet.go):
 LeNet-5 pools before its ReLUs, ResNet-20 has option-A shortcuts,
 DenseNet-40 the basic layers with growth 12 and uncompressed transitions.
+Their state_dict names are those of the Go models (nn.LeNet5 & co. under
+ecl.NewClassifier), so a state saved by one side as safetensors loads into
+the other: pass aux=K for ECL's auxiliary head (aux.weight, aux.bias),
+which forward does not use.
 
     /usr/bin/python3 bench/peer/train.py [-run REGEXP] [-threads 2]
 
@@ -23,13 +27,20 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 
+def heads(m, width, classes, aux):
+    """Puts the main head and, if aux > 0, the auxiliary head on m."""
+    m.main = nn.Linear(width, classes)
+    if aux:
+        m.aux = nn.Linear(width, aux)
+
+
 class LeNet5(nn.Module):
-    def __init__(self, classes=10):
+    def __init__(self, classes=10, aux=0):
         super().__init__()
         self.conv1 = nn.Conv2d(3, 6, 5, padding=2)
         self.conv2 = nn.Conv2d(6, 16, 5)
         self.fc1, self.fc2 = nn.Linear(400, 120), nn.Linear(120, 84)
-        self.main = nn.Linear(84, classes)
+        heads(self, 84, classes, aux)
 
     def forward(self, x):
         x = F.relu(F.max_pool2d(self.conv1(x), 2))
@@ -58,7 +69,7 @@ class BasicBlock(nn.Module):
 
 
 class ResNet20(nn.Module):
-    def __init__(self, classes=10):
+    def __init__(self, classes=10, aux=0):
         super().__init__()
         layers = [nn.Conv2d(3, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU()]
         cin = 16
@@ -67,7 +78,7 @@ class ResNet20(nn.Module):
                 layers.append(BasicBlock(cin, cout, 2 if stage > 0 and i == 0 else 1))
                 cin = cout
         self.backbone = nn.Sequential(*layers)
-        self.main = nn.Linear(cin, classes)
+        heads(self, cin, classes, aux)
 
     def forward(self, x):
         return self.main(self.backbone(x).mean((2, 3)))
@@ -83,20 +94,30 @@ class DenseLayer(nn.Module):
         return torch.cat([x, self.conv(F.relu(self.bn(x)))], 1)
 
 
+class Transition(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.bn = nn.BatchNorm2d(c)
+        self.conv = nn.Conv2d(c, c, 1, bias=False)
+
+    def forward(self, x):
+        return F.avg_pool2d(self.conv(F.relu(self.bn(x))), 2)
+
+
 class DenseNet40(nn.Module):
-    def __init__(self, classes=10, growth=12, layers=12):
+    def __init__(self, classes=10, aux=0, growth=12, layers=12):
         super().__init__()
         c = 16
         mods = [nn.Conv2d(3, c, 3, 1, 1, bias=False)]
         for block in range(3):
             if block > 0:
-                mods += [nn.BatchNorm2d(c), nn.ReLU(), nn.Conv2d(c, c, 1, bias=False), nn.AvgPool2d(2)]
+                mods.append(Transition(c))
             for _ in range(layers):
                 mods.append(DenseLayer(c, growth))
                 c += growth
         mods += [nn.BatchNorm2d(c), nn.ReLU()]
         self.backbone = nn.Sequential(*mods)
-        self.main = nn.Linear(c, classes)
+        heads(self, c, classes, aux)
 
     def forward(self, x):
         return self.main(self.backbone(x).mean((2, 3)))

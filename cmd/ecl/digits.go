@@ -32,7 +32,11 @@ func runDigits(args []string) error {
 	style := diagramFlags(fs)
 	profiled := cpuProfile(fs)
 	quiet := fs.Bool("quiet", false, "no progress messages")
+	device := fs.String("device", "cpu", "where the base network trains: cpu, or cuda (GPU 0; needs a build with -tags cuda)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := openDevice(*device, &c); err != nil {
 		return err
 	}
 	c.Dir = fetch.Dir(*dir)

@@ -17,8 +17,8 @@ type block struct {
 
 // allocator caches freed blocks by size class for reuse. Buffers are freed by
 // the garbage collector (runtime.AddCleanup), from any goroutine, so the
-// free lists are guarded by a mutex; driver calls happen only in malloc, on
-// the context thread. Reusing a block is safe without synchronisation because
+// free lists are guarded by a mutex; driver calls happen only in malloc,
+// under the engine's lock. Reusing a block is safe without synchronisation because
 // all work runs on one stream, in order.
 type allocator struct {
 	mu     sync.Mutex
@@ -62,11 +62,18 @@ func (a *allocator) release(b block) {
 	a.cached += b.size
 }
 
+// gcBudget is how many bytes malloc obtains from the driver between two
+// garbage collections. The collector does not see device memory, and tensor
+// headers are small, so without this it would rarely run and the buffers of
+// unreachable tensors (a training step's intermediates) would not come back
+// to the free lists: every allocation would go to the driver.
+const gcBudget = 1 << 30
+
 // malloc returns a block of at least bytes bytes, uninitialised (on the
-// context thread). The garbage collector does not see device memory, so
-// after a quarter of the device has been newly allocated, and before giving
-// up on an out-of-memory error, it runs a collection so that the buffers of
-// unreachable tensors come back.
+// context thread). After gcBudget bytes (or a quarter of the device, if
+// less) have been newly allocated, and before giving up on an out-of-memory
+// error, it runs a collection so that the buffers of unreachable tensors
+// come back.
 func (e *engine) malloc(bytes int64) (block, error) {
 	a := e.alloc
 	size := sizeClass(bytes)
@@ -76,9 +83,10 @@ func (e *engine) malloc(bytes int64) (block, error) {
 	if b, ok := a.take(size); ok {
 		return b, nil
 	}
-	if a.fresh > e.total/4 {
+	if a.fresh > min(gcBudget, e.total/4) {
 		a.fresh = 0
-		if b, ok := e.collect(size); ok {
+		runtime.GC() // the cleanups release blocks from now on, asynchronously
+		if b, ok := a.take(size); ok {
 			return b, nil
 		}
 	}

@@ -46,20 +46,6 @@ func lastAxis[T tensor.Float](op string, x *tensor.Tensor[T]) {
 	}
 }
 
-// BatchNormStats is the per-channel mean and biased variance [C] of
-// x [N, C, H, W], as nn.BatchNorm2d computes them in training.
-func BatchNormStats[T tensor.Float](x *tensor.Tensor[T]) (mean, variance *tensor.Tensor[T], err error) {
-	bnShape(x.Shape())
-	return bnStats(x)
-}
-
-func bnShape(s []int) (n, c, hw int) {
-	if len(s) != 4 {
-		panic(fmt.Sprintf("cuda.BatchNormStats: input %v, want N,C,H,W", s))
-	}
-	return s[0], s[1], s[2] * s[3]
-}
-
 // AnchorAssign is the soft bin assignment of the ECL loss: for each row x_r of
 // x [..., D], the softmax over the anchors [B, D] of −‖x_r − a_j‖²/tau,
 // giving [..., B], in one pass per row. It is ecl's assign: canonical rows

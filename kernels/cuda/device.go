@@ -68,11 +68,22 @@ func on[T tensor.Float](op string, ts ...*tensor.Tensor[T]) (*device[T], error) 
 	return d, nil
 }
 
-func (d *device[T]) Alloc(n int) tensor.Buffer[T] {
+func (d *device[T]) Alloc(n int) tensor.Buffer[T] { return d.alloc(n, true) }
+
+// Empty skips the zeroing; the emulator build fills the block with NaNs
+// instead (driver.scribble), so that a kernel that leaves an element
+// unwritten fails the tests.
+func (d *device[T]) Empty(n int) tensor.Buffer[T] { return d.alloc(n, false) }
+
+func (d *device[T]) alloc(n int, zero bool) tensor.Buffer[T] {
 	var blk block
 	must(d.e.do(func() (err error) {
 		if blk, err = d.e.malloc(int64(n) * d.size); err != nil || blk.size == 0 {
 			return err
+		}
+		if !zero {
+			d.e.drv.scribble(blk.ptr, blk.size)
+			return nil
 		}
 		if err = d.e.drv.zero(blk.ptr, blk.size); err != nil {
 			d.e.alloc.release(blk)

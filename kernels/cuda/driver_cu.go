@@ -13,6 +13,7 @@ import (
 // driver is the CUDA driver, through gorgonia.org/cu: GPU 0, one context
 // and one stream. Every method runs on the context thread.
 type driver struct {
+	ctx    cu.CUContext // zero until open
 	stream cu.Stream
 	mods   map[string]cu.Module   // by module name, loaded on first use
 	fns    map[string]cu.Function // by kernel name with suffix
@@ -42,7 +43,7 @@ func (dr *driver) open() (name string, total int64, err error) {
 	if total, err = dev.TotalMem(); err != nil {
 		return "", 0, fmt.Errorf("cuda: memory of %s: %w", dr.name, err)
 	}
-	if _, err := dev.MakeContext(cu.SchedAuto); err != nil {
+	if dr.ctx, err = dev.MakeContext(cu.SchedAuto); err != nil {
 		return "", 0, fmt.Errorf("cuda: context on %s: %w", dr.name, err)
 	}
 	if dr.stream, err = cu.MakeStream(cu.NonBlocking); err != nil {
@@ -50,6 +51,15 @@ func (dr *driver) open() (name string, total int64, err error) {
 	}
 	dr.mods, dr.fns = map[string]cu.Module{}, map[string]cu.Function{}
 	return dr.name, total, nil
+}
+
+// bind makes the context current on the calling thread (a no-op before
+// open has made it).
+func (dr *driver) bind() error {
+	if dr.ctx == (cu.CUContext{}) {
+		return nil
+	}
+	return cu.SetCurrentContext(dr.ctx)
 }
 
 func (dr *driver) alloc(bytes int64) (uint64, error) {
@@ -62,6 +72,9 @@ func (dr *driver) free(p uint64) { _ = cu.MemFree(cu.DevicePtr(p)) } // a failur
 func (dr *driver) zero(p uint64, bytes int64) error {
 	return cu.MemsetD8Async(cu.DevicePtr(p), 0, bytes, dr.stream)
 }
+
+// scribble does nothing: Empty's blocks keep what they held.
+func (dr *driver) scribble(uint64, int64) {}
 
 // htod copies host memory to the device. The driver stages pageable memory
 // before returning, so src may be reused at once.

@@ -21,11 +21,16 @@ func init() { gridCap = 3 }
 
 func (driver) open() (string, int64, error) { return "CPU emulator", 8 << 30, nil }
 
+func (driver) bind() error { return nil }
+
 func (driver) alloc(bytes int64) (uint64, error) { return emu.Alloc(bytes) }
 
 func (driver) free(p uint64) { emu.Free(p) }
 
 func (driver) zero(p uint64, bytes int64) error { emu.Zero(p, bytes); return nil }
+
+// scribble fills Empty's blocks with 0xff bytes (NaNs of either precision).
+func (driver) scribble(p uint64, bytes int64) { emu.Fill(p, 0xff, bytes) }
 
 func (driver) htod(dst uint64, src unsafe.Pointer, bytes int64) error {
 	emu.ToDevice(dst, src, bytes)

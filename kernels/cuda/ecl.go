@@ -20,12 +20,26 @@ func anchorAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*t
 	x, anchors = tensor.Contiguous(x), tensor.Contiguous(anchors)
 	shape := x.Shape()
 	out := tensor.ZerosOn[T](d, append(shape[:len(shape)-1], b)...)
+	xp, ap, op := d.ptr(x), d.ptr(anchors), d.ptr(out)
+	if lanes := anchorLanes(b, dim); lanes > 0 {
+		k := kAnchorD16
+		if dim <= 4 {
+			k = kAnchorD4
+		} else if dim <= 10 {
+			k = kAnchorD10
+		}
+		g := grid{x: blocks((rows+32/lanes-1)/(32/lanes), blockSize/32), y: 1, z: 1, block: blockSize}
+		err = d.e.do(func() error {
+			return d.e.launch(k, d.sfx, g, uint64(rows), uint64(dim), uint64(b), uint64(lanes), xp, ap, op, f64(-1/tau))
+		})
+		keepAlive(x, anchors)
+		return out, err
+	}
 	g := linear(rows)
 	var shared uint64
 	if bytes := b * dim * int(d.size); bytes <= sharedLimit {
 		g.shared, shared = bytes, 1
 	}
-	xp, ap, op := d.ptr(x), d.ptr(anchors), d.ptr(out)
 	err = d.e.do(func() error {
 		return d.e.launch(kAnchorAssign, d.sfx, g, uint64(rows), uint64(dim), uint64(b), xp, ap, op, f64(-1/tau), shared)
 	})
@@ -33,12 +47,11 @@ func anchorAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*t
 	return out, err
 }
 
-// binPass runs a per-chunk kernel (one block per chunk of rows) into a
+// binPass runs a per-chunk kernel (one block per chunk of rpc rows) into a
 // buffer of chunks × slots partial sums, then sums the chunks in order into
 // out (on the context thread).
-func (d *device[T]) binPass(k kernel, n, slots, shared int, out uint64, args ...uint64) error {
+func (d *device[T]) binPass(k kernel, n, rpc, slots, shared int, out uint64, args ...uint64) error {
 	e := d.e
-	rpc := rowsPerChunk(n)
 	chunks := (n + rpc - 1) / rpc
 	part, err := e.malloc(int64(chunks*slots) * d.size)
 	defer e.alloc.release(part)
@@ -63,8 +76,12 @@ func binSums[T tensor.Float](w, p *tensor.Tensor[T]) (n, m *tensor.Tensor[T], er
 	out := tensor.ZerosOn[T](d, gb*(1+dim))
 	if rows > 0 && gb > 0 {
 		wp, pp, op := d.ptr(w), d.ptr(p), d.ptr(out)
+		slots := gb * (1 + dim)
 		err = d.e.do(func() error {
-			return d.binPass(kBinSumsPart, rows, gb*(1+dim), 0, op, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp)
+			if tile := binTile(slots, gb, g*dim, int(d.size)); tile > 0 {
+				return d.binPass(kBinSumsTile, rows, rowsPerChunk(rows), slots, 2*tile*(gb+g*dim)*int(d.size), op, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp, uint64(tile))
+			}
+			return d.binPass(kBinSumsPart, rows, rowsPerChunk(rows), slots, 0, op, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp)
 		})
 		keepAlive(w, p)
 	}
@@ -90,7 +107,7 @@ func hardBinSums[T tensor.Float](bin, v *tensor.Tensor[T], bins int) (count, sum
 	if rows > 0 && g > 0 {
 		bp, vp, op := d.ptr(bin), d.ptr(v), d.ptr(out)
 		err = d.e.do(func() error {
-			return d.binPass(kHardBinPart, rows, slots, slots*int(d.size), op, uint64(rows), uint64(g), uint64(bins), uint64(dim), bp, vp)
+			return d.binPass(kHardBinPart, rows, rowsPerChunk(rows), slots, slots*int(d.size), op, uint64(rows), uint64(g), uint64(bins), uint64(dim), bp, vp)
 		})
 		keepAlive(bin, v)
 		if err != nil {

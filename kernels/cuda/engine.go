@@ -11,12 +11,13 @@ import (
 	"github.com/ecl-go/ecl/tensor"
 )
 
-// engine owns the CUDA context of GPU 0. One goroutine, locked to its OS
-// thread, makes every driver call: work arrives as closures through do. The
-// methods documented "on the context thread" may be called only from inside
-// such a closure.
+// engine owns the CUDA context of GPU 0. Every driver call is made through
+// do, which holds the engine's lock and makes the context current on the
+// calling OS thread: the caller's goroutine runs the work itself, with no
+// hand-off to another thread. The methods documented "on the context
+// thread" may be called only from inside such a closure.
 type engine struct {
-	work  chan func()
+	mu    sync.Mutex // held by do
 	drv   driver
 	name  string
 	total int64 // device memory, bytes
@@ -37,28 +38,19 @@ var (
 	engineErr  error
 )
 
-// getEngine starts the context goroutine on first use.
+// getEngine opens the context on first use.
 func getEngine() (*engine, error) {
 	engineOnce.Do(func() { theEngine, engineErr = start() })
 	return theEngine, engineErr
 }
 
 func start() (*engine, error) {
-	e := &engine{work: make(chan func()), alloc: newAllocator()}
-	ready := make(chan error)
-	go func() {
-		runtime.LockOSThread() // the context is current on this thread only
-		var err error
-		if e.name, e.total, err = e.drv.open(); err != nil {
-			ready <- err
-			return
-		}
-		ready <- nil
-		for f := range e.work {
-			f()
-		}
-	}()
-	if err := <-ready; err != nil {
+	e := &engine{alloc: newAllocator()}
+	err := e.do(func() (err error) {
+		e.name, e.total, err = e.drv.open()
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	e.dev32 = &device[float32]{e: e, sfx: "_f32", size: 4}
@@ -68,11 +60,17 @@ func start() (*engine, error) {
 	return e, nil
 }
 
-// do runs f on the context thread and returns its error.
+// do runs f on the context thread: the calling goroutine, locked to its OS
+// thread for the call, with the engine's lock held and the context current.
 func (e *engine) do(f func() error) error {
-	done := make(chan error, 1)
-	e.work <- func() { done <- f() }
-	return <-done
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := e.drv.bind(); err != nil {
+		return fmt.Errorf("cuda: making the context of %s current: %w", e.name, err)
+	}
+	return f()
 }
 
 // must panics with err: the tensor.Device methods have no error results.

@@ -40,7 +40,6 @@ var (
 	kReduceStrip = def("reduce", "reduce_strip", "op outer n inner chunk *x *dst")
 	kReduceRow   = def("reduce", "reduce_row", "op rows n *x *dst")
 	kSoftmax     = def("reduce", "softmax_rows", "rows k *x *dst logs")
-	kBNStats     = def("reduce", "bn_stats", "n c hw *x *mean *var")
 
 	kGemmNaive = def("matmul", "matmul_naive", gemmParams)
 	kGemmTiled = def("matmul", "matmul_tiled", gemmParams)
@@ -57,8 +56,15 @@ var (
 	kScatterAdd = def("index", "scatter_add", "n nd axis *meta *idx *src *dst")
 
 	kAnchorAssign = def("ecl", "anchor_assign", "rows d b *x *anchors *out scale. shared")
+	kAnchorD4     = def("ecl", "anchor_assign_d4", "rows d b lanes *x *anchors *out scale.")
+	kAnchorD10    = def("ecl", "anchor_assign_d10", "rows d b lanes *x *anchors *out scale.")
+	kAnchorD16    = def("ecl", "anchor_assign_d16", "rows d b lanes *x *anchors *out scale.")
 	kBinSumsPart  = def("ecl", "bin_sums_part", "n g b d *w *p *part rpc")
+	kBinSumsTile  = def("ecl", "bin_sums_tile", "n g b d *w *p tile *part rpc")
 	kHardBinPart  = def("ecl", "hard_bin_part", "n g b d *bin *v *part rpc")
+
+	kBNForward  = def("batchnorm", "bn_forward", "n c s *x *gamma *beta *y *mean *var eps.")
+	kBNBackward = def("batchnorm", "bn_backward", "n c s *g *x *gamma *mean *var *dx *dgamma *dbeta eps.")
 
 	kAdam = def("adam", "adam", "n *p *g *m *v b1. c1. b2. c2. vscale. eps. step. decay.")
 )
@@ -66,11 +72,12 @@ var (
 // kernels lists every kernel, for the table test.
 var kernels = []kernel{
 	kFill, kCopy, kUnary, kBinary, kWhere,
-	kReduceStrip, kReduceRow, kSoftmax, kBNStats,
+	kReduceStrip, kReduceRow, kSoftmax,
+	kBNForward, kBNBackward,
 	kGemmNaive, kGemmTiled, kGemmBig,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,
 	kGather, kScatterAdd,
-	kAnchorAssign, kBinSumsPart, kHardBinPart,
+	kAnchorAssign, kAnchorD4, kAnchorD10, kAnchorD16, kBinSumsPart, kBinSumsTile, kHardBinPart,
 	kAdam,
 }
 

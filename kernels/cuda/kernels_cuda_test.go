@@ -54,28 +54,39 @@ func softmax[T tensor.Float](t *testing.T) {
 	sameDefault(t, "LogSoftmax of infinities", got, tensor.LogSoftmax(x, -1))
 }
 
-func TestBatchNormStats(t *testing.T) { both(t, batchNormStats[float32], batchNormStats[float64]) }
+// TestBatchNorm: the device's batch-norm kernels against tensor's CPU
+// loops, forward (y, μ, σ²) and backward (dx, dγ, dβ), on shapes with one
+// value per channel, odd sizes, ResNet-20's largest layer, no channels and
+// a 2-D input.
+func TestBatchNorm(t *testing.T) { both(t, batchNorm[float32], batchNorm[float64]) }
 
-func batchNormStats[T tensor.Float](t *testing.T) {
+func batchNorm[T tensor.Float](t *testing.T) {
 	dev := gpu[T](t)
 	r := rand.New(rand.NewPCG(12, 12))
-	for _, s := range [][]int{{1, 1, 1, 1}, {3, 5, 7, 3}, {128, 16, 32, 32}, {2, 0, 3, 3}} {
+	for _, s := range [][]int{{1, 1, 1, 1}, {3, 5, 7, 3}, {rows(dev, 128), 16, 32, 32}, {2, 0, 3, 3}, {9, 4}} {
+		c := s[1]
 		x := tensor.RandNormal[T](r, 1, 2, s...)
-		m, v, err := cuda.BatchNormStats(tensor.To(x, dev))
-		if err != nil {
-			t.Fatal(err)
-		}
-		wm, wv := cuda.BatchNormStatsCPU(x)
+		gamma, beta := tensor.RandNormal[T](r, 1, 0.5, c), tensor.RandNormal[T](r, 0, 0.5, c)
+		g := tensor.RandNormal[T](r, 0, 1, s...)
+		eps := T(1e-5)
+		y, m, v := tensor.BatchNorm(tensor.To(x, dev), tensor.To(gamma, dev), tensor.To(beta, dev), eps)
+		wy, wm, wv := tensor.BatchNorm(x, gamma, beta, eps)
+		sameDefault(t, fmt.Sprintf("BatchNorm y %v", s), y, wy)
+		sameDefault(t, fmt.Sprintf("BatchNorm mean %v", s), m, wm)
+		sameDefault(t, fmt.Sprintf("BatchNorm variance %v", s), v, wv)
+		dx, dg, db := tensor.BatchNormBackward(tensor.To(g, dev), tensor.To(x, dev), tensor.To(gamma, dev), m, v, eps)
+		wdx, wdg, wdb := tensor.BatchNormBackward(g, x, gamma, wm, wv, eps)
+		n := math.Sqrt(float64(max(len(x.Data())/max(c, 1), 1)))
 		atol, rtol := tol[T]()
-		n := math.Sqrt(float64(max(s[0]*s[2]*s[3], 1)))
-		same(t, fmt.Sprintf("mean %v", s), m, wm, atol*n, rtol*n)
-		same(t, fmt.Sprintf("variance %v", s), v, wv, atol*n, rtol*n)
+		same(t, fmt.Sprintf("BatchNormBackward dx %v", s), dx, wdx, atol*n, rtol*n)
+		same(t, fmt.Sprintf("BatchNormBackward dgamma %v", s), dg, wdg, atol*n, rtol*n)
+		same(t, fmt.Sprintf("BatchNormBackward dbeta %v", s), db, wdb, atol*n, rtol*n)
 	}
 }
 
 // anchorCases are (B, D) pairs of the three paradigms (top-label and
 // class-wise D = 1, canonical D = K) and anchors too many for shared memory.
-var anchorCases = []struct{ b, d int }{{15, 1}, {15, 3}, {55, 10}, {1000, 10}}
+var anchorCases = []struct{ b, d int }{{5, 2}, {15, 1}, {15, 3}, {55, 10}, {64, 16}, {65, 2}, {8, 17}, {1000, 10}}
 
 func TestAnchorAssign(t *testing.T) { both(t, anchorAssign[float32], anchorAssign[float64]) }
 
@@ -115,7 +126,7 @@ func TestBinSums(t *testing.T) { both(t, binSums[float32], binSums[float64]) }
 func binSums[T tensor.Float](t *testing.T) {
 	dev := gpu[T](t)
 	r := rand.New(rand.NewPCG(14, 14))
-	for _, c := range []struct{ g, b, d int }{{1, 15, 1}, {10, 15, 1}, {1, 55, 10}, {3, 100, 2}} {
+	for _, c := range []struct{ g, b, d int }{{1, 15, 1}, {10, 15, 1}, {1, 55, 10}, {3, 100, 2}, {1, 300, 4}} {
 		for _, n := range []int{0, 1, 7, 1000, rows(dev, 300_007)} {
 			w := tensor.Reshape(probs[T](r, n*c.g, c.b), n, c.g, c.b)
 			p := tensor.RandUniform[T](r, 0, 1, n, c.g, c.d)

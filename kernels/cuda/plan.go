@@ -147,6 +147,34 @@ func rowsPerChunk(n int) int {
 	return max(64, (n+1023)/1024)
 }
 
+// anchorLanes is the number of lanes per row with which
+// anchor_assign_lanes handles b anchors of dim coordinates (the fewest of
+// 4, 8, 16, 32 whose registers hold AL_PER = 2 anchors per lane, src/ecl.cu),
+// or 0 when b > 64 or dim > 16.
+func anchorLanes(b, dim int) int {
+	if b > 64 || dim > 16 {
+		return 0
+	}
+	lanes := 4
+	for 2*lanes < b {
+		lanes *= 2
+	}
+	return lanes
+}
+
+// binTile is the number of rows bin_sums_tile stages in shared memory at a
+// time for slots sums and rows of gb + gd elements of size bytes: at most
+// 128 rows, two tiles within 32 KiB, and each tile's gb·rows and gd·rows
+// elements within its threads' prefetch registers (256·BS_PF, src/ecl.cu);
+// 0 when its threads cannot hold the slots in registers (slots > 256·BS_PER)
+// or one row does not fit.
+func binTile(slots, gb, gd, size int) int {
+	if slots > blockSize*4 || gb <= 0 || gd <= 0 {
+		return 0
+	}
+	return min(128, (32<<10)/(2*(gb+gd)*size), blockSize*8/gb, blockSize*8/gd)
+}
+
 // convChunk is the number of images whose column matrix (rows·cols elements
 // of size bytes each per image) fits in 256 MiB, at least 1 and at most n.
 func convChunk(n, rows, cols, size int) int {

@@ -31,8 +31,10 @@ func (d *device[T]) Reduce(op tensor.ReduceOp, dst, x *tensor.Tensor[T], axis in
 			d.Fill(dst, T(math.Inf(-1)))
 		case tensor.OpMinR:
 			d.Fill(dst, T(math.Inf(1)))
+		default:
+			d.Fill(dst, 0)
 		}
-		return // Sum: dst is already zero
+		return
 	}
 	if outputs == 0 {
 		return
@@ -88,22 +90,4 @@ func softmax[T tensor.Float](x *tensor.Tensor[T], logs bool) (*tensor.Tensor[T],
 	})
 	runtime.KeepAlive(x)
 	return out, err
-}
-
-// bnStats runs bn_stats, one block per channel.
-func bnStats[T tensor.Float](x *tensor.Tensor[T]) (mean, variance *tensor.Tensor[T], err error) {
-	d, err := on("BatchNormStats", x)
-	if err != nil {
-		return nil, nil, err
-	}
-	n, c, hw := bnShape(x.Shape())
-	x = tensor.Contiguous(x)
-	mean, variance = tensor.ZerosOn[T](d, c), tensor.ZerosOn[T](d, c)
-	xp, mp, vp := d.ptr(x), d.ptr(mean), d.ptr(variance)
-	err = d.e.do(func() error {
-		g := grid{x: min(c, gridCap), y: 1, z: 1, block: blockSize}
-		return d.e.launch(kBNStats, d.sfx, g, uint64(n), uint64(c), uint64(hw), xp, mp, vp)
-	})
-	runtime.KeepAlive(x)
-	return mean, variance, err
 }

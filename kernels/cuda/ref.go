@@ -76,28 +76,3 @@ func HardBinSumsCPU[T tensor.Float](bin, v *tensor.Tensor[T], bins int) (count, 
 	}
 	return tensor.FromSlice(cs, g, bins), tensor.FromSlice(ss, g, bins, d), nil
 }
-
-// BatchNormStatsCPU is BatchNormStats in nn.BatchNorm2d's order: sums over
-// H·W, then over N, times 1/count.
-func BatchNormStatsCPU[T tensor.Float](x *tensor.Tensor[T]) (mean, variance *tensor.Tensor[T]) {
-	n, c, hw := bnShape(x.Shape())
-	xs := x.Data()
-	inv := 1 / T(n*hw)
-	mu, va := make([]T, c), make([]T, c)
-	sum := func(ch int, f func(T) T) T {
-		var s T
-		for i := range n {
-			var r T
-			for _, v := range xs[(i*c+ch)*hw : (i*c+ch+1)*hw] {
-				r += f(v)
-			}
-			s += r
-		}
-		return s * inv
-	}
-	for ch := range c {
-		mu[ch] = sum(ch, func(v T) T { return v })
-		va[ch] = sum(ch, func(v T) T { d := v - mu[ch]; return d * d })
-	}
-	return tensor.FromSlice(mu, c), tensor.FromSlice(va, c)
-}

@@ -86,16 +86,3 @@ func TestHardBinSumsCPU(t *testing.T) {
 		t.Errorf("bin %d of %d accepted", b, b)
 	}
 }
-
-func TestBatchNormStatsCPU(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 5))
-	x := tensor.RandNormal[float32](r, 1, 2, 3, 4, 5, 6)
-	mean, variance := BatchNormStatsCPU(x)
-	flat := tensor.Reshape(x, 3, 4, 30)
-	inv := 1 / float32(90)
-	wantMean := tensor.Scale(tensor.Sum(tensor.Sum(flat, 2, true), 0, true), inv)
-	dd := tensor.Sub(flat, wantMean)
-	wantVar := tensor.Scale(tensor.Sum(tensor.Sum(tensor.Mul(dd, dd), 2, true), 0, true), inv)
-	closeTo(t, "mean", mean.Data(), wantMean.Data(), 0)
-	closeTo(t, "var", variance.Data(), wantVar.Data(), 0)
-}

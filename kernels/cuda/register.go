@@ -5,7 +5,9 @@ package cuda
 import "github.com/ecl-go/ecl/tensor"
 
 // registerKernels plugs d's fused kernels into tensor's kernel mechanism:
-// Adam's update (tensor.AdamKernel, which optim.Adam calls), the soft
+// Adam's update (tensor.AdamKernel, which optim.Adam calls), batch
+// normalisation and its gradient (tensor.BatchNormKernel and
+// tensor.BatchNormBackwardKernel, which nn.BatchNorm2d reaches), the soft
 // assignment (AnchorAssign) and the bin statistics (BinSums, twice: for the
 // weighted sums and for q) of the ECL loss. The other soft-binning kernels
 // run as their composed tensor ops on d.
@@ -13,6 +15,12 @@ func registerKernels[T tensor.Float](d *device[T]) {
 	dev := tensor.Device[T](d)
 	tensor.Register(tensor.AdamKernel, dev, func(_, in []*tensor.Tensor[T], h tensor.AdamUpdate) {
 		must(adamStep(in[0], in[1], in[2], in[3], h))
+	})
+	tensor.Register(tensor.BatchNormKernel, dev, func(out, in []*tensor.Tensor[T], eps float64) {
+		batchNorm(d, out, in, eps)
+	})
+	tensor.Register(tensor.BatchNormBackwardKernel, dev, func(out, in []*tensor.Tensor[T], eps float64) {
+		batchNormBackward(d, out, in, eps)
 	})
 	tensor.Register(tensor.SoftAssignKernel, dev, func(out, in []*tensor.Tensor[T], sb tensor.SoftBins) {
 		a := make([]T, len(sb.Anchors))

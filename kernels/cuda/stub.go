@@ -17,10 +17,6 @@ func softmax[T tensor.Float](*tensor.Tensor[T], bool) (*tensor.Tensor[T], error)
 	return nil, ErrNoCUDA
 }
 
-func bnStats[T tensor.Float](*tensor.Tensor[T]) (_, _ *tensor.Tensor[T], _ error) {
-	return nil, nil, ErrNoCUDA
-}
-
 func anchorAssign[T tensor.Float](_, _ *tensor.Tensor[T], _ float64) (*tensor.Tensor[T], error) {
 	return nil, ErrNoCUDA
 }

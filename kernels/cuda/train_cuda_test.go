@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/optim"
 	"github.com/ecl-go/ecl/tensor"
@@ -17,9 +18,9 @@ import (
 // steps as on the CPU, float64, within summation-order rounding.
 func TestTrainStepOnDevice(t *testing.T) {
 	dev := gpu[float64](t)
-	nets := map[string]func(*rand.Rand) *nn.Classifier[float64]{
-		"lenet5":   func(r *rand.Rand) *nn.Classifier[float64] { return nn.NewLeNet5[float64](r, 10, 2) },
-		"resnet20": func(r *rand.Rand) *nn.Classifier[float64] { return nn.NewResNet20[float64](r, 10, 2) },
+	nets := map[string]func(*rand.Rand) *ecl.Classifier[float64]{
+		"lenet5":   func(r *rand.Rand) *ecl.Classifier[float64] { return ecl.NewClassifier(r, nn.LeNet5[float64], 10, 2) },
+		"resnet20": func(r *rand.Rand) *ecl.Classifier[float64] { return ecl.NewClassifier(r, nn.ResNet20[float64], 10, 2) },
 	}
 	for name, mk := range nets {
 		t.Run(name, func(t *testing.T) {
@@ -28,12 +29,12 @@ func TestTrainStepOnDevice(t *testing.T) {
 			labels := []int{3, 1, 4}
 			cpu, gpuNet := mk(rand.New(rand.NewPCG(1, 1))), mk(rand.New(rand.NewPCG(1, 1)))
 			nn.ToDevice[float64](gpuNet, dev)
-			for _, n := range nn.State[float64](gpuNet) {
+			for _, n := range gpuNet.State() {
 				if n.Value().Device() != dev {
 					t.Fatalf("%s stayed on %s", n.Name, n.Value().Device())
 				}
 			}
-			step := func(m *nn.Classifier[float64], x *tensor.Tensor[float64]) func() float64 {
+			step := func(m *ecl.Classifier[float64], x *tensor.Tensor[float64]) func() float64 {
 				opt := optim.NewAdam(m.Params(), 1e-3, 0)
 				return func() float64 {
 					nn.ZeroGrad[float64](m)
@@ -49,7 +50,7 @@ func TestTrainStepOnDevice(t *testing.T) {
 					t.Fatalf("step %d: loss %v on the CPU, %v on the device", i, a, b)
 				}
 			}
-			want, got := nn.State[float64](cpu), nn.State[float64](gpuNet)
+			want, got := cpu.State(), gpuNet.State()
 			for i := range want {
 				same(t, want[i].Name, got[i].Value(), want[i].Value(), 1e-9, 1e-6)
 			}

@@ -13,6 +13,7 @@ Every iteration waits for the GPU (torch.cuda.synchronize), as the Go
 benchmarks do (cuda.Sync). TF32 is disabled: the Go kernels compute in full
 float32, so cuBLAS and cuDNN do too. Needs torch with CUDA.
 """
+import os
 import sys
 import time
 
@@ -126,9 +127,31 @@ def ecl():
                     torch.cuda.empty_cache()
 
 
+def train():
+    """Training steps of bench/peer/train.py's networks (the CPU peer's, which
+    are nn/'s), moved to the GPU: batch 100 of random 3x28x28 images,
+    cross-entropy, Adam (PyTorch's default implementation on CUDA)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../bench/peer"))
+    import train as cpu_peer
+
+    for net in ("lenet5", "resnet20"):
+        torch.manual_seed(1)
+        m = cpu_peer.NETS[net][0]().to(dev)
+        x = torch.rand(100, 3, 28, 28, device=dev, generator=gen)
+        y = torch.randint(0, 10, (100,), device=dev, generator=gen)
+        opt = torch.optim.Adam(m.parameters(), lr=1e-3, weight_decay=0)
+        F = torch.nn.functional
+
+        def step():
+            opt.zero_grad()
+            F.cross_entropy(m(x), y).backward()
+            opt.step()
+        bench(f"BenchmarkTrainStep/{net}", step, lambda ns: (100 / (ns * 1e-9), "images/s"))
+
+
 if __name__ == "__main__":
     if not torch.cuda.is_available():
         sys.exit("peer.py: no CUDA device")
     print(f"# torch {torch.__version__}, CUDA {torch.version.cuda}, {torch.cuda.get_device_name()}")
-    for part in sys.argv[1:] or ["gemm", "conv", "ecl"]:
-        {"gemm": gemm, "conv": conv, "ecl": ecl}[part]()
+    for part in sys.argv[1:] or ["gemm", "conv", "ecl", "train"]:
+        {"gemm": gemm, "conv": conv, "ecl": ecl, "train": train}[part]()

@@ -1,19 +1,7 @@
 // The Adam update of optim.Adam, fused: every product, sum, quotient and
-// square root is rounded to T as the engine's tensor ops round them (explicit
-// _rn intrinsics, which the compiler never contracts into FMAs), so the result
-// equals optim.Adam's bit for bit.
+// square root is rounded to T as the engine's tensor ops round them (mul,
+// add, ... of common.cuh), so the result equals optim.Adam's bit for bit.
 #include "common.cuh"
-
-__device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ float sub(float a, float b) { return __fsub_rn(a, b); }
-__device__ __forceinline__ double sub(double a, double b) { return __dsub_rn(a, b); }
-__device__ __forceinline__ float quo(float a, float b) { return __fdiv_rn(a, b); }
-__device__ __forceinline__ double quo(double a, double b) { return __ddiv_rn(a, b); }
-__device__ __forceinline__ float root(float a) { return __fsqrt_rn(a); }
-__device__ __forceinline__ double root(double a) { return __dsqrt_rn(a); }
 
 // adam updates p, m, v [n] in place from the gradient g. The scalars are
 // the T-rounded constants of optim.Adam's step: β1, 1−β1, β2, 1−β2,

@@ -3,13 +3,13 @@
 // sums m; hard: counts and sums of the samples in each bin).
 #include "common.cuh"
 
-// dist2 is Σ_d (x_d − a_d)², summed in order as the CPU does.
+// dist2 is Σ_d (x_d − a_d)², summed in order and rounded as the CPU does.
 template <typename T>
 __device__ __forceinline__ T dist2(const T* __restrict__ x, const T* a, i64 d) {
   T s = 0;
   for (i64 i = 0; i < d; i++) {
-    T v = x[i] - a[i];
-    s += v * v;
+    T v = sub(x[i], a[i]);
+    s = add(s, mul(v, v));
   }
   return s;
 }
@@ -19,6 +19,7 @@ __device__ __forceinline__ T dist2(const T* __restrict__ x, const T* a, i64 d) {
 // thread per row, a first pass for the maximum and the sum of exponentials
 // (rescaled as the maximum grows), a second to write. With shared ≠ 0 the
 // block first copies the anchors to shared memory (b·d·sizeof(T) bytes).
+// The general case; anchor_assign_warp is the fast one.
 template <typename T>
 __device__ void anchor_assign(i64 rows, i64 d, i64 b, const T* __restrict__ x, const T* __restrict__ anchors, T* out,
                               double scale, i64 shared) {
@@ -35,7 +36,7 @@ __device__ void anchor_assign(i64 rows, i64 d, i64 b, const T* __restrict__ x, c
     const T* xr = x + r * d;
     T m = -t_inf<T>(), s = 0;
     for (i64 j = 0; j < b; j++) {
-      T z = k * dist2(xr, a + j * d, d);
+      T z = mul(k, dist2(xr, a + j * d, d));
       if (z > m) {
         s = s * t_exp(m - z) + 1;
         m = z;
@@ -45,7 +46,84 @@ __device__ void anchor_assign(i64 rows, i64 d, i64 b, const T* __restrict__ x, c
     }
     if (!(m > -t_inf<T>() && m < t_inf<T>())) m = 0;  // tensor.ShiftMax
     T* o = out + r * b;
-    for (i64 j = 0; j < b; j++) o[j] = t_exp(k * dist2(xr, a + j * d, d) - m) / s;
+    for (i64 j = 0; j < b; j++) o[j] = t_exp(mul(k, dist2(xr, a + j * d, d)) - m) / s;
+  }
+}
+
+// Limit of anchor_assign_lanes: anchors per lane.
+#define AL_PER 2
+
+// anchor_assign_lanes computes what anchor_assign does for b ≤ AL_PER·L
+// anchors of d ≤ MAXD coordinates (4, 10 or 16), with L lanes per row (L a power of two,
+// 4 to 32; a warp takes 32/L rows at a time): lane l of a row's group holds
+// anchors l, l + L, ... in registers for the whole launch and computes their
+// logits once; the group reduces the maximum and the sum with butterfly
+// shuffles, so every lane ends with the same sum and a row's outputs share
+// one divisor; a row's b outputs are written by consecutive lanes. Every
+// lane of a warp runs the same iterations (a group past the last row
+// computes on row 0 and writes nothing), as the shuffles need.
+template <typename T, int MAXD>
+__device__ void anchor_assign_lanes(i64 rows, i64 d, i64 b, i64 L, const T* __restrict__ x,
+                                    const T* __restrict__ anchors, T* out, double scale) {
+  const int lane = threadIdx.x & 31, l = lane & (L - 1);
+  const i64 per = 32 / L;  // rows per warp
+  const T k = (T)scale;
+  T av[AL_PER][MAXD];
+#pragma unroll
+  for (int t = 0; t < AL_PER; t++) {
+    const i64 j = l + L * t;
+#pragma unroll
+    for (int i = 0; i < MAXD; i++) av[t][i] = j < b && i < d ? anchors[j * d + i] : (T)0;
+  }
+  const i64 warps = (i64)gridDim.x * (blockDim.x >> 5);
+  // The group's row from r0, its coordinates loaded one iteration ahead.
+  auto load = [&](i64 r0, T* xv) {
+    const i64 r = r0 + lane / L;
+    const T* xr = x + (r < rows ? r : 0) * d;
+#pragma unroll
+    for (int i = 0; i < MAXD; i++) xv[i] = i < d ? xr[i] : (T)0;
+  };
+  T xv[MAXD], xn[MAXD];
+  i64 r0 = ((i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * per;
+  if (r0 < rows) load(r0, xn);
+  for (; r0 < rows; r0 += warps * per) {
+    const i64 r = r0 + lane / L;
+    const bool live = r < rows;
+#pragma unroll
+    for (int i = 0; i < MAXD; i++) xv[i] = xn[i];
+    if (r0 + warps * per < rows) load(r0 + warps * per, xn);
+    T z[AL_PER];
+    T m = -t_inf<T>();
+#pragma unroll
+    for (int t = 0; t < AL_PER; t++) {
+      T s = 0;
+#pragma unroll
+      for (int i = 0; i < MAXD; i++) {
+        if (i < d) {
+          T v = sub(xv[i], av[t][i]);
+          s = add(s, mul(v, v));
+        }
+      }
+      z[t] = l + L * t < b ? mul(k, s) : -t_inf<T>();
+      if (z[t] > m) m = z[t];
+    }
+    for (int o = L >> 1; o > 0; o >>= 1) {
+      T v = __shfl_xor_sync(0xffffffffu, m, o);
+      if (v > m) m = v;
+    }
+    if (!(m > -t_inf<T>() && m < t_inf<T>())) m = 0;  // tensor.ShiftMax
+    T s = 0;
+#pragma unroll
+    for (int t = 0; t < AL_PER; t++) {
+      z[t] = t_exp(z[t] - m);
+      s += z[t];
+    }
+    for (int o = L >> 1; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    if (!live) continue;
+    T* o = out + r * b;
+#pragma unroll
+    for (int t = 0; t < AL_PER; t++)
+      if (l + L * t < b) o[l + L * t] = z[t] / s;
   }
 }
 
@@ -91,6 +169,100 @@ __device__ void bin_sums_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
   }
 }
 
+// Limits of bin_sums_tile: slots per thread (S ≤ blockDim.x·BS_PER), and
+// elements of w and of p per thread and tile (tile·G·B and tile·G·D at most
+// blockDim.x·BS_PF each).
+#define BS_PER 4
+#define BS_PF 8
+
+// bin_sums_tile computes what bin_sums_part does, faster: the block stages
+// tiles of `tile` rows of w and p in shared memory, two buffers of
+// tile·(G·B + G·D)·sizeof(T) bytes: while it sums one tile, the loads of the
+// next are in flight (into registers, coalesced). Its threads accumulate in
+// registers: with S > 128 slots, thread t sums slots t, t + 256, ... over the
+// chunk's rows in order; with fewer, P = 256/S threads share a slot, lane q
+// summing rows q, q + P, ... of each tile, and the lanes are added in order
+// at the end. Either way the result does not depend on scheduling.
+// blockDim.x must be 256.
+template <typename T>
+__device__ void bin_sums_tile(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, i64 tile,
+                              T* part, i64 rpc) {
+  DYNAMIC_SHARED(smem);
+  __shared__ T lanes[256];
+  const i64 gb = g * b, gd = g * d, S = gb * (1 + d), re = gb + gd;
+  const i64 P = S <= 128 ? 256 / S : 1;
+  const i64 r0 = blockIdx.x * rpc, r1 = min(n, r0 + rpc);
+  const int tid = threadIdx.x;
+  const i64 lane = P > 1 ? tid / S : 0;
+  T acc[BS_PER];
+  i64 slot[BS_PER], wo[BS_PER], po[BS_PER];  // a slot, its offsets in a row of w and p (po −1: a count)
+#pragma unroll
+  for (int t = 0; t < BS_PER; t++) {
+    const i64 s = P > 1 ? (t == 0 && lane < P ? tid % S : S) : tid + 256 * t, q = s - gb;
+    slot[t] = s;
+    acc[t] = 0;
+    wo[t] = s < gb ? s : q / d;
+    po[t] = s < gb ? -1 : (q / d / b) * d + q % d;
+  }
+  T rw[BS_PF], rp[BS_PF];
+  auto fetch = [&](i64 t0) {  // the tile of rows from t0 into rw, rp
+    const i64 nr = min(tile, r1 - t0);
+#pragma unroll
+    for (int q = 0; q < BS_PF; q++) {
+      const i64 i = tid + 256 * q;
+      rw[q] = i < nr * gb ? w[t0 * gb + i] : (T)0;
+      rp[q] = i < nr * gd ? p[t0 * gd + i] : (T)0;
+    }
+  };
+  auto stage = [&](T* buf) {  // rw, rp into buf: [tile, G·B] then [tile, G·D]
+#pragma unroll
+    for (int q = 0; q < BS_PF; q++) {
+      const i64 i = tid + 256 * q;
+      if (i < tile * gb) buf[i] = rw[q];
+      if (i < tile * gd) buf[tile * gb + i] = rp[q];
+    }
+  };
+  T* const bufs = (T*)smem;  // buffer c at bufs + c·tile·re
+  if (r0 < r1) {
+    fetch(r0);
+    stage(bufs);
+  }
+  __syncthreads();
+  int cur = 0;
+  for (i64 t0 = r0; t0 < r1; t0 += tile, cur ^= 1) {
+    const i64 nr = min(tile, r1 - t0), next = t0 + tile;
+    if (next < r1) fetch(next);
+    const T* ws = bufs + cur * tile * re;
+    const T* ps = ws + tile * gb;
+#pragma unroll
+    for (int t = 0; t < BS_PER; t++) {
+      if (slot[t] >= S) continue;
+      T a = acc[t];
+      if (po[t] < 0) {
+        for (i64 r = lane; r < nr; r += P) a += ws[r * gb + wo[t]];
+      } else {
+        for (i64 r = lane; r < nr; r += P) a += ws[r * gb + wo[t]] * ps[r * gd + po[t]];
+      }
+      acc[t] = a;
+    }
+    if (next < r1) stage(bufs + (cur ^ 1) * tile * re);
+    __syncthreads();  // the next tile is staged; this one may be overwritten
+  }
+  if (P == 1) {
+#pragma unroll
+    for (int t = 0; t < BS_PER; t++)
+      if (slot[t] < S) part[blockIdx.x * S + slot[t]] = acc[t];
+    return;
+  }
+  lanes[tid] = acc[0];
+  __syncthreads();
+  if (tid < S) {
+    T a = 0;
+    for (i64 q = 0; q < P; q++) a += lanes[q * S + tid];
+    part[blockIdx.x * S + tid] = a;
+  }
+}
+
 // hard_bin_part counts, per chunk of rows (one per block), the entries of
 // bin [n, G] (bin indices as values of T) in each bin and sums v [n, G, D]
 // over them: part [chunks, S+1] with S = G·B·(1+D) slots laid out as in
@@ -126,9 +298,29 @@ __device__ void hard_bin_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
     anchor_assign<T>(rows, d, b, x, anchors, out, scale, shared);                                               \
   }                                                                                                             \
   extern "C" __global__ void __launch_bounds__(256)                                                             \
+      anchor_assign_d4_##S(i64 rows, i64 d, i64 b, i64 lanes, const T* __restrict__ x,                         \
+                           const T* __restrict__ anchors, T* out, double scale) {                               \
+    anchor_assign_lanes<T, 4>(rows, d, b, lanes, x, anchors, out, scale);                                       \
+  }                                                                                                             \
+  extern "C" __global__ void __launch_bounds__(256)                                                             \
+      anchor_assign_d10_##S(i64 rows, i64 d, i64 b, i64 lanes, const T* __restrict__ x,                        \
+                            const T* __restrict__ anchors, T* out, double scale) {                              \
+    anchor_assign_lanes<T, 10>(rows, d, b, lanes, x, anchors, out, scale);                                      \
+  }                                                                                                             \
+  extern "C" __global__ void __launch_bounds__(256)                                                             \
+      anchor_assign_d16_##S(i64 rows, i64 d, i64 b, i64 lanes, const T* __restrict__ x,                        \
+                            const T* __restrict__ anchors, T* out, double scale) {                              \
+    anchor_assign_lanes<T, 16>(rows, d, b, lanes, x, anchors, out, scale);                                      \
+  }                                                                                                             \
+  extern "C" __global__ void __launch_bounds__(256)                                                             \
       bin_sums_part_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,   \
                         i64 rpc) {                                                                              \
     bin_sums_part<T>(n, g, b, d, w, p, part, rpc);                                                              \
+  }                                                                                                             \
+  extern "C" __global__ void __launch_bounds__(256)                                                             \
+      bin_sums_tile_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, i64 tile,  \
+                        T* part, i64 rpc) {                                                                     \
+    bin_sums_tile<T>(n, g, b, d, w, p, tile, part, rpc);                                                        \
   }                                                                                                             \
   extern "C" __global__ void hard_bin_part_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ bin,            \
                                                const T* __restrict__ v, T* part, i64 rpc) {                     \

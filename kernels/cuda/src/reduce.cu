@@ -77,26 +77,6 @@ __device__ void softmax_rows(i64 rows, i64 k, const T* __restrict__ x, T* dst, i
   }
 }
 
-// bn_stats is the per-channel mean and biased variance of x [n, c, hw], as
-// nn.BatchNorm2d computes them (two passes), one block per channel.
-template <typename T>
-__device__ void bn_stats(i64 n, i64 c, i64 hw, const T* __restrict__ x, T* mean, T* var) {
-  i64 count = n * hw;
-  T inv = (T)1 / (T)count;
-  for (i64 ch = blockIdx.x; ch < c; ch += gridDim.x) {
-    T s = 0;
-    for (i64 e = threadIdx.x; e < count; e += blockDim.x) s += x[((e / hw) * c + ch) * hw + e % hw];
-    T mu = block_reduce(R_SUM, s) * inv;
-    T v = 0;
-    for (i64 e = threadIdx.x; e < count; e += blockDim.x) {
-      T d = x[((e / hw) * c + ch) * hw + e % hw] - mu;
-      v += d * d;
-    }
-    v = block_reduce(R_SUM, v) * inv;
-    if (threadIdx.x == 0) mean[ch] = mu, var[ch] = v;
-  }
-}
-
 #define REDUCE(S, T)                                                                                 \
   extern "C" __global__ void reduce_strip_##S(i64 op, i64 outer, i64 n, i64 inner, i64 chunk,         \
                                               const T* __restrict__ x, T* dst) {                      \
@@ -107,8 +87,5 @@ __device__ void bn_stats(i64 n, i64 c, i64 hw, const T* __restrict__ x, T* mean,
   }                                                                                                  \
   extern "C" __global__ void softmax_rows_##S(i64 rows, i64 k, const T* __restrict__ x, T* dst, i64 logs) { \
     softmax_rows<T>(rows, k, x, dst, logs);                                                          \
-  }                                                                                                  \
-  extern "C" __global__ void bn_stats_##S(i64 n, i64 c, i64 hw, const T* __restrict__ x, T* mean, T* var) { \
-    bn_stats<T>(n, c, hw, x, mean, var);                                                             \
   }
 BOTH(REDUCE)

@@ -16,6 +16,7 @@ package emu
 // void emu_free(uint64_t p);
 // void emu_copy(uint64_t dst, uint64_t src, int64_t bytes);
 // void emu_zero(uint64_t p, int64_t bytes);
+// void emu_fill(uint64_t p, int byte, int64_t bytes);
 // void emu_to_device(uint64_t dst, const void* src, int64_t bytes);
 // void emu_to_host(void* dst, uint64_t src, int64_t bytes);
 import "C"
@@ -66,3 +67,6 @@ func ToHost(dst unsafe.Pointer, src uint64, bytes int64) {
 }
 
 func Zero(p uint64, bytes int64) { C.emu_zero(C.uint64_t(p), C.int64_t(bytes)) }
+
+// Fill sets bytes bytes of device memory at p to b.
+func Fill(p uint64, b byte, bytes int64) { C.emu_fill(C.uint64_t(p), C.int(b), C.int64_t(bytes)) }

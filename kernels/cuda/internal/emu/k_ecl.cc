@@ -3,5 +3,9 @@
 #include "../../src/ecl.cu"
 
 REGISTER(anchor_assign, true)
+REGISTER(anchor_assign_d4, true)
+REGISTER(anchor_assign_d10, true)
+REGISTER(anchor_assign_d16, true)
 REGISTER(bin_sums_part, true)
+REGISTER(bin_sums_tile, true)
 REGISTER(hard_bin_part, true)

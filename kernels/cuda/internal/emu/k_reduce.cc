@@ -5,4 +5,3 @@
 REGISTER(reduce_strip, false)
 REGISTER(reduce_row, true)
 REGISTER(softmax_rows, true)
-REGISTER(bn_stats, true)

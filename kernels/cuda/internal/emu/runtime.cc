@@ -226,6 +226,7 @@ void emu_copy(uint64_t dst, uint64_t src, int64_t bytes) {
   memmove(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src), size_t(bytes));
 }
 void emu_zero(uint64_t p, int64_t bytes) { memset(reinterpret_cast<void*>(p), 0, size_t(bytes)); }
+void emu_fill(uint64_t p, int b, int64_t bytes) { memset(reinterpret_cast<void*>(p), b, size_t(bytes)); }
 void emu_to_device(uint64_t dst, const void* src, int64_t bytes) {
   memcpy(reinterpret_cast<void*>(dst), src, size_t(bytes));
 }

@@ -1,0 +1,6 @@
+// The kernels of src/batchnorm.cu, for the emulator.
+#include "emu.h"
+#include "../../src/batchnorm.cu"
+
+REGISTER(bn_forward, true)
+REGISTER(bn_backward, true)
