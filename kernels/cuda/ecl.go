@@ -78,8 +78,8 @@ func binSums[T tensor.Float](w, p *tensor.Tensor[T]) (n, m *tensor.Tensor[T], er
 		wp, pp, op := d.ptr(w), d.ptr(p), d.ptr(out)
 		slots := gb * (1 + dim)
 		err = d.e.do(func() error {
-			if tile := binTile(slots, gb, g*dim, int(d.size)); tile > 0 {
-				return d.binPass(kBinSumsTile, rows, rowsPerChunk(rows), slots, 2*tile*(gb+g*dim)*int(d.size), op, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp, uint64(tile))
+			if binRows(gb, dim) {
+				return d.binPass(kBinSumsRows, rows, rowsPerChunk(rows), slots, 0, op, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp)
 			}
 			return d.binPass(kBinSumsPart, rows, rowsPerChunk(rows), slots, 0, op, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp)
 		})

@@ -60,7 +60,7 @@ var (
 	kAnchorD10    = def("ecl", "anchor_assign_d10", "rows d b lanes *x *anchors *out scale.")
 	kAnchorD16    = def("ecl", "anchor_assign_d16", "rows d b lanes *x *anchors *out scale.")
 	kBinSumsPart  = def("ecl", "bin_sums_part", "n g b d *w *p *part rpc")
-	kBinSumsTile  = def("ecl", "bin_sums_tile", "n g b d *w *p tile *part rpc")
+	kBinSumsRows  = def("ecl", "bin_sums_rows", "n g b d *w *p *part rpc")
 	kHardBinPart  = def("ecl", "hard_bin_part", "n g b d *bin *v *part rpc")
 
 	kBNForward  = def("batchnorm", "bn_forward", "n c s *x *gamma *beta *y *mean *var eps.")
@@ -77,7 +77,7 @@ var kernels = []kernel{
 	kGemmNaive, kGemmTiled, kGemmBig,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,
 	kGather, kScatterAdd,
-	kAnchorAssign, kAnchorD4, kAnchorD10, kAnchorD16, kBinSumsPart, kBinSumsTile, kHardBinPart,
+	kAnchorAssign, kAnchorD4, kAnchorD10, kAnchorD16, kBinSumsPart, kBinSumsRows, kHardBinPart,
 	kAdam,
 }
 

@@ -126,7 +126,7 @@ func TestBinSums(t *testing.T) { both(t, binSums[float32], binSums[float64]) }
 func binSums[T tensor.Float](t *testing.T) {
 	dev := gpu[T](t)
 	r := rand.New(rand.NewPCG(14, 14))
-	for _, c := range []struct{ g, b, d int }{{1, 15, 1}, {10, 15, 1}, {1, 55, 10}, {3, 100, 2}, {1, 300, 4}} {
+	for _, c := range []struct{ g, b, d int }{{1, 15, 1}, {10, 15, 1}, {1, 55, 10}, {2, 8, 16}, {3, 100, 2}, {1, 300, 4}} {
 		for _, n := range []int{0, 1, 7, 1000, rows(dev, 300_007)} {
 			w := tensor.Reshape(probs[T](r, n*c.g, c.b), n, c.g, c.b)
 			p := tensor.RandUniform[T](r, 0, 1, n, c.g, c.d)

@@ -162,18 +162,10 @@ func anchorLanes(b, dim int) int {
 	return lanes
 }
 
-// binTile is the number of rows bin_sums_tile stages in shared memory at a
-// time for slots sums and rows of gb + gd elements of size bytes: at most
-// 128 rows, two tiles within 32 KiB, and each tile's gb·rows and gd·rows
-// elements within its threads' prefetch registers (256·BS_PF, src/ecl.cu);
-// 0 when its threads cannot hold the slots in registers (slots > 256·BS_PER)
-// or one row does not fit.
-func binTile(slots, gb, gd, size int) int {
-	if slots > blockSize*4 || gb <= 0 || gd <= 0 {
-		return 0
-	}
-	return min(128, (32<<10)/(2*(gb+gd)*size), blockSize*8/gb, blockSize*8/gd)
-}
+// binRows reports whether bin_sums_rows handles gb bins of dim weighted
+// sums: each of a block's 256 threads takes one bin and holds its count and
+// sums in registers (1 + dim ≤ BR_COLS = 17, src/ecl.cu).
+func binRows(gb, dim int) bool { return gb <= blockSize && dim < 17 }
 
 // convChunk is the number of images whose column matrix (rows·cols elements
 // of size bytes each per image) fits in 256 MiB, at least 1 and at most n.

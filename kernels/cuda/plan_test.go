@@ -153,7 +153,7 @@ func TestChunks(t *testing.T) {
 }
 
 // TestECLPlans: the fast ECL kernels take exactly the sizes their register
-// arrays hold (src/ecl.cu), and staged tiles fit their shared memory.
+// arrays hold (src/ecl.cu).
 func TestECLPlans(t *testing.T) {
 	for _, c := range []struct{ b, d, lanes int }{
 		{1, 1, 4}, {8, 3, 4}, {9, 3, 8}, {15, 1, 8}, {17, 4, 16}, {55, 10, 32}, {64, 16, 32}, {65, 3, 0}, {15, 17, 0}, {1000, 10, 0},
@@ -162,12 +162,12 @@ func TestECLPlans(t *testing.T) {
 			t.Errorf("anchorLanes(%d, %d) = %d, want %d", c.b, c.d, got, c.lanes)
 		}
 	}
-	for _, c := range []struct{ slots, gb, gd, size, want int }{
-		{30, 15, 1, 4, 128}, {165, 15, 10, 4, 128}, {605, 55, 10, 4, 37}, {605, 55, 10, 8, 31}, {1025, 1, 1, 4, 0}, {10, 0, 4, 4, 0}, {10, 3000, 1, 4, 0},
-	} {
-		got := binTile(c.slots, c.gb, c.gd, c.size)
-		if got != c.want || 2*got*(c.gb+c.gd)*c.size > 32<<10 || got*max(c.gb, c.gd) > 256*8 {
-			t.Errorf("binTile(%d, %d, %d, %d) = %d, want %d", c.slots, c.gb, c.gd, c.size, got, c.want)
+	for _, c := range []struct {
+		gb, d int
+		rows  bool
+	}{{15, 3, true}, {150, 1, true}, {55, 10, true}, {256, 16, true}, {257, 1, false}, {15, 17, false}} {
+		if got := binRows(c.gb, c.d); got != c.rows {
+			t.Errorf("binRows(%d, %d) = %v", c.gb, c.d, got)
 		}
 	}
 }

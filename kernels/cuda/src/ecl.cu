@@ -169,97 +169,51 @@ __device__ void bin_sums_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
   }
 }
 
-// Limits of bin_sums_tile: slots per thread (S ≤ blockDim.x·BS_PER), and
-// elements of w and of p per thread and tile (tile·G·B and tile·G·D at most
-// blockDim.x·BS_PF each).
-#define BS_PER 4
-#define BS_PF 8
+// Limit of bin_sums_rows: sums per thread, a count and d weighted sums.
+#define BR_COLS 17
 
-// bin_sums_tile computes what bin_sums_part does, faster: the block stages
-// tiles of `tile` rows of w and p in shared memory, two buffers of
-// tile·(G·B + G·D)·sizeof(T) bytes: while it sums one tile, the loads of the
-// next are in flight (into registers, coalesced). Its threads accumulate in
-// registers: with S > 128 slots, thread t sums slots t, t + 256, ... over the
-// chunk's rows in order; with fewer, P = 256/S threads share a slot, lane q
-// summing rows q, q + P, ... of each tile, and the lanes are added in order
-// at the end. Either way the result does not depend on scheduling.
-// blockDim.x must be 256.
+// bin_sums_rows computes what bin_sums_part does, faster, for G·B ≤ 256
+// bins and d < BR_COLS: thread t takes bin j = t mod G·B and lane
+// q = t div G·B of P = 256 div G·B lanes, and sums, in registers and in
+// order, w[r, j] and w[r, j]·p[r, group of j, :] over the chunk's rows
+// r ≡ q (mod P). The loads need no staging: a warp's w loads are
+// consecutive (rows of G·B values), its p loads a few rows that every
+// thread of a lane shares. The lanes are then added in order through shared
+// memory, one column at a time, so the result does not depend on
+// scheduling. blockDim.x must be 256.
 template <typename T>
-__device__ void bin_sums_tile(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, i64 tile,
-                              T* part, i64 rpc) {
-  DYNAMIC_SHARED(smem);
+__device__ void bin_sums_rows(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,
+                              i64 rpc) {
   __shared__ T lanes[256];
-  const i64 gb = g * b, gd = g * d, S = gb * (1 + d), re = gb + gd;
-  const i64 P = S <= 128 ? 256 / S : 1;
-  const i64 r0 = blockIdx.x * rpc, r1 = min(n, r0 + rpc);
+  const i64 gb = g * b, S = gb * (1 + d), P = 256 / gb;
   const int tid = threadIdx.x;
-  const i64 lane = P > 1 ? tid / S : 0;
-  T acc[BS_PER];
-  i64 slot[BS_PER], wo[BS_PER], po[BS_PER];  // a slot, its offsets in a row of w and p (po −1: a count)
+  const i64 j = tid % gb, lane = tid / gb, group = j / b;
+  const i64 r0 = blockIdx.x * rpc, r1 = min(n, r0 + rpc);
+  T acc[BR_COLS];
 #pragma unroll
-  for (int t = 0; t < BS_PER; t++) {
-    const i64 s = P > 1 ? (t == 0 && lane < P ? tid % S : S) : tid + 256 * t, q = s - gb;
-    slot[t] = s;
-    acc[t] = 0;
-    wo[t] = s < gb ? s : q / d;
-    po[t] = s < gb ? -1 : (q / d / b) * d + q % d;
-  }
-  T rw[BS_PF], rp[BS_PF];
-  auto fetch = [&](i64 t0) {  // the tile of rows from t0 into rw, rp
-    const i64 nr = min(tile, r1 - t0);
+  for (int c = 0; c < BR_COLS; c++) acc[c] = 0;
+  if (lane < P) {
+#pragma unroll 4
+    for (i64 r = r0 + lane; r < r1; r += P) {
+      const T wv = w[r * gb + j];
+      const T* pr = p + (r * g + group) * d;
+      acc[0] += wv;
 #pragma unroll
-    for (int q = 0; q < BS_PF; q++) {
-      const i64 i = tid + 256 * q;
-      rw[q] = i < nr * gb ? w[t0 * gb + i] : (T)0;
-      rp[q] = i < nr * gd ? p[t0 * gd + i] : (T)0;
+      for (int k = 0; k < BR_COLS - 1; k++)
+        if (k < d) acc[k + 1] += wv * pr[k];
     }
-  };
-  auto stage = [&](T* buf) {  // rw, rp into buf: [tile, G·B] then [tile, G·D]
+  }
 #pragma unroll
-    for (int q = 0; q < BS_PF; q++) {
-      const i64 i = tid + 256 * q;
-      if (i < tile * gb) buf[i] = rw[q];
-      if (i < tile * gd) buf[tile * gb + i] = rp[q];
+  for (int c = 0; c < BR_COLS; c++) {
+    if (c > d) break;
+    __syncthreads();  // the previous column has been read
+    lanes[tid] = acc[c];
+    __syncthreads();
+    if (tid < gb) {
+      T a = 0;
+      for (i64 q = 0; q < P; q++) a += lanes[q * gb + tid];
+      part[blockIdx.x * S + (c == 0 ? tid : gb + tid * d + c - 1)] = a;
     }
-  };
-  T* const bufs = (T*)smem;  // buffer c at bufs + c·tile·re
-  if (r0 < r1) {
-    fetch(r0);
-    stage(bufs);
-  }
-  __syncthreads();
-  int cur = 0;
-  for (i64 t0 = r0; t0 < r1; t0 += tile, cur ^= 1) {
-    const i64 nr = min(tile, r1 - t0), next = t0 + tile;
-    if (next < r1) fetch(next);
-    const T* ws = bufs + cur * tile * re;
-    const T* ps = ws + tile * gb;
-#pragma unroll
-    for (int t = 0; t < BS_PER; t++) {
-      if (slot[t] >= S) continue;
-      T a = acc[t];
-      if (po[t] < 0) {
-        for (i64 r = lane; r < nr; r += P) a += ws[r * gb + wo[t]];
-      } else {
-        for (i64 r = lane; r < nr; r += P) a += ws[r * gb + wo[t]] * ps[r * gd + po[t]];
-      }
-      acc[t] = a;
-    }
-    if (next < r1) stage(bufs + (cur ^ 1) * tile * re);
-    __syncthreads();  // the next tile is staged; this one may be overwritten
-  }
-  if (P == 1) {
-#pragma unroll
-    for (int t = 0; t < BS_PER; t++)
-      if (slot[t] < S) part[blockIdx.x * S + slot[t]] = acc[t];
-    return;
-  }
-  lanes[tid] = acc[0];
-  __syncthreads();
-  if (tid < S) {
-    T a = 0;
-    for (i64 q = 0; q < P; q++) a += lanes[q * S + tid];
-    part[blockIdx.x * S + tid] = a;
   }
 }
 
@@ -318,9 +272,9 @@ __device__ void hard_bin_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
     bin_sums_part<T>(n, g, b, d, w, p, part, rpc);                                                              \
   }                                                                                                             \
   extern "C" __global__ void __launch_bounds__(256)                                                             \
-      bin_sums_tile_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, i64 tile,  \
-                        T* part, i64 rpc) {                                                                     \
-    bin_sums_tile<T>(n, g, b, d, w, p, tile, part, rpc);                                                        \
+      bin_sums_rows_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,   \
+                        i64 rpc) {                                                                              \
+    bin_sums_rows<T>(n, g, b, d, w, p, part, rpc);                                                              \
   }                                                                                                             \
   extern "C" __global__ void hard_bin_part_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ bin,            \
                                                const T* __restrict__ v, T* part, i64 rpc) {                     \
