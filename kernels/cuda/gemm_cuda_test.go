@@ -83,6 +83,9 @@ var gemmCases = []struct {
 	{1, 130, 136, 1100, rowMajor, colMajor, rowMajor, true, gemmBig, true},
 	{1, 131, 129, 1031, unaligned, oddRows, rowMajor, false, gemmBig, true},
 	{2, 65, 97, 33, colMajor, strided, unaligned, true, gemmTiled, false},
+	{3, 16, 300, 40, shared, colMajor, rowMajor, false, gemmWide, false},
+	{2, 8, 200, 7, oddCols, rowMajor, colMajor, true, gemmWide, false},
+	{1, 29, 130, 1100, unaligned, strided, oddRows, true, gemmWide, true},
 	{1, 5, 7, 3, oddCols, rowMajor, rowMajor, true, gemmNaive, false},
 }
 

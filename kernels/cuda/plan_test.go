@@ -204,6 +204,8 @@ func TestGemmPlan(t *testing.T) {
 		want           gemmKernel
 	}{
 		{1000, 3, 3, 4, gemmNaive}, {1, 64, 576, 8192, gemmTiled}, {3, 127, 500, 64, gemmTiled},
+		{128, 16, 1024, 144, gemmWide}, {128, 32, 256, 288, gemmWide}, {1, 16, 144, 131072, gemmWide},
+		{100, 6, 576, 25, gemmNaive}, {128, 64, 64, 576, gemmTiled},
 		{1, 128, 128, 1, gemmBig}, {1, 4096, 4096, 4096, gemmBig},
 	} {
 		if kern, _, _ := gemmPlan(c.batch, c.m, c.n, c.k); kern != c.want {

@@ -71,22 +71,23 @@ __device__ __forceinline__ void read4(const T* p, T f[4]) {
   }
 }
 
-// Tile of the shared-memory kernel: a block of 256 threads computes a TM×TN
-// tile of C, each thread a 4×4 block of it (rows 4·ty + {0..3}, columns
-// 4·tx + {0..3}, read from shared memory with 16-byte loads), stepping
-// through k in slices of TK held k-major in shared memory, rows padded by 4
-// elements against bank conflicts. Resources (ptxas 11.8, sm_80 / sm_90):
-// float 97 / 128 registers, double 128, no spills.
-#define TM 64
-#define TN 64
+// The shared-memory kernels: a block of 256 threads computes a TM×TN tile of
+// C (TM·TN = 4096: 64×64 for mid-sized matrices, 32×128 for few rows and
+// many columns, such as a convolution's output channels by its pixels), each
+// thread a 4×4 block of it (rows 4·ty + {0..3}, columns 4·tx + {0..3}, read
+// from shared memory with 16-byte loads), stepping through k in slices of TK
+// held k-major in shared memory, rows padded by 4 elements against bank
+// conflicts. Resources (ptxas 11.8, sm_80 / sm_90), 64×64: float 97 / 128
+// registers, double 128; 32×128: float 128 / 127, double 128; no spills.
 #define TK 16
 
-template <typename T>
+template <typename T, int TM, int TN>
 __device__ void mm_tiled(MM_PARAMS(T)) {
+  static_assert(TM * TN == 4096, "256 threads of 4×4 outputs");
   __align__(16) __shared__ T as[TK][TM + 4];
   __align__(16) __shared__ T bs[TK][TN + 4];
   constexpr int V = 16 / sizeof(T);
-  const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
+  const int tid = threadIdx.x, tx = tid % (TN / 4), ty = tid / (TN / 4);
   // Load order: along k when that is the operand's unit stride, so that
   // neighbouring threads read neighbouring addresses.
   const bool aAlongK = sa2 == 1 && sa1 != 1, bAlongK = sb1 == 1 && sb2 != 1;
@@ -415,6 +416,7 @@ __device__ void mm_big(MM_PARAMS(T)) {
 #define BIG_ACC_f64 dmma
 #define MATMUL(S, T)                                                                                   \
   extern "C" __global__ void matmul_naive_##S(MM_PARAMS(T)) { mm_naive<T>(MM_PASS); }                     \
-  extern "C" __global__ void __launch_bounds__(256) matmul_tiled_##S(MM_PARAMS(T)) { mm_tiled<T>(MM_PASS); } \
+  extern "C" __global__ void __launch_bounds__(256) matmul_tiled_##S(MM_PARAMS(T)) { mm_tiled<T, 64, 64>(MM_PASS); } \
+  extern "C" __global__ void __launch_bounds__(256) matmul_wide_##S(MM_PARAMS(T)) { mm_tiled<T, 32, 128>(MM_PASS); } \
   extern "C" __global__ void BIG_BOUNDS(S) matmul_big_##S(MM_PARAMS(T)) { mm_big<T, BIG_ACC_##S>(MM_PASS); }
 BOTH(MATMUL)
