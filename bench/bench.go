@@ -142,9 +142,10 @@ func TrainStep(net string, n int, dev tensor.Device[float32]) func() {
 		labels[i] = r.IntN(10)
 	}
 	opt := optim.NewAdam(m.Params(), 1e-3, 0)
+	var arena tensor.Arena[float32] // as train.fit: a step's tensors are recycled by the next
 	return func() {
 		nn.ZeroGrad[float32](m)
-		nn.CrossEntropy(m.Forward(x), labels).Backward()
+		arena.Do(func() { nn.CrossEntropy(m.Forward(x), labels).Backward() })
 		opt.Step()
 	}
 }

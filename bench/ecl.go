@@ -41,7 +41,10 @@ func ECLCases() []ECLCase {
 }
 
 // Setup draws the inputs and returns one forward and backward pass.
-func (c ECLCase) Setup() func() {
+func (c ECLCase) Setup() func() { return c.SetupOn(tensor.CPU[float32]{}) }
+
+// SetupOn is Setup with the inputs on dev (drawn on the CPU, then moved).
+func (c ECLCase) SetupOn(dev tensor.Device[float32]) func() {
 	r := rand.New(rand.NewPCG(uint64(c.K), uint64(c.N)))
 	probs := func() *tensor.Tensor[float32] {
 		return tensor.Softmax(tensor.RandNormal[float32](r, 0, 2, c.N, c.K), 1)
@@ -52,7 +55,7 @@ func (c ECLCase) Setup() func() {
 		}
 		return probs()
 	}
-	s, t, as, at := probs(), probs(), aux(), aux()
+	s, t, as, at := tensor.To(probs(), dev), tensor.To(probs(), dev), tensor.To(aux(), dev), tensor.To(aux(), dev)
 	mb, err := ecl.NewMiniBatch(ecl.Config{Paradigm: c.Paradigm, Classes: c.K, Bins: 15})
 	if err != nil {
 		panic(err)

@@ -40,7 +40,7 @@ func isPostHoc(m string) bool {
 func trainTime[T tensor.Float](method string, k int) (func(ps, pt *autograd.Var[T], s, t train.Data[T]) *autograd.Var[T], error) {
 	softECE := func(p *autograd.Var[T], labels []int) *autograd.Var[T] {
 		_, correct := metrics.TopLabel(host(p.Value), k, labels)
-		return ecl.SoftECE(ecl.TopConfidence(p), tensor.Convert[T](tensor.FromSlice(correct)), 15)
+		return ecl.SoftECE(ecl.TopConfidence(p), tensor.To(tensor.Convert[T](tensor.FromSlice(correct)), p.Value.Device()), 15)
 	}
 	switch method {
 	case "softece":
@@ -110,7 +110,7 @@ func (a *arm[T]) postHoc(methods []string, rng *rand.Rand) ([]fitted, error) {
 			if len(labels) == 0 {
 				return nil, fmt.Errorf("experiment: PseudoCal found no target pair with different predictions")
 			}
-			fitLogits = logits(a.full, tensor.FromSlice(mixed, append([]int{len(labels)}, x.Shape()[1:]...)...))
+			fitLogits = logits(a.full, tensor.FromSliceOn(x.Device(), mixed, append([]int{len(labels)}, x.Shape()[1:]...)...))
 			fitLabels = labels
 		case "ts":
 		case "cpcs":

@@ -11,6 +11,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -75,6 +76,10 @@ type SimConfig struct {
 	BaseEpochs, AuxEpochs, ECLEpochs int
 	BaseLR, AuxLR, ECLLR             float64
 	NonTrainable                     bool
+	// Device names where the models train (the CPU when empty); Dev is
+	// that device, set by the caller.
+	Device string                 `json:",omitempty"`
+	Dev    tensor.Device[float64] `json:"-"`
 	// Progress, when set, is called after each run with the paradigms
 	// done and in all.
 	Progress func(done, total int) `json:"-"`
@@ -203,8 +208,8 @@ func Evaluate(probs []float64, k int, labels []int, o metrics.Options) (Scores, 
 	return s, err
 }
 
-func toData(d sim.Domain) train.Data[float64] {
-	return train.Data[float64]{X: tensor.FromSlice(d.X, d.Len(), 2), Y: d.Y}
+func toData(d sim.Domain, dev tensor.Device[float64]) train.Data[float64] {
+	return train.Data[float64]{X: tensor.FromSliceOn(dev, d.X, d.Len(), 2), Y: d.Y}
 }
 
 // simRun is one run of the simulation study: the models trained on one
@@ -228,11 +233,95 @@ type simRunConfig struct {
 	Setup Setup
 }
 
+// SettingError is a setting of a study outside its range, named by its
+// field (Batch, Loss.Bins, ...), found before any work starts.
+type SettingError struct {
+	Field string
+	Value any
+	Want  string
+}
+
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("experiment: %s = %v: want %s", e.Field, e.Value, e.Want)
+}
+
+// check returns a SettingError for the first setting that fails its test.
+func check(settings ...*SettingError) error {
+	for _, s := range settings {
+		if s != nil {
+			return s
+		}
+	}
+	return nil
+}
+
+// atLeast is a SettingError unless v ≥ lo, or v = 0 when zero is the default.
+func atLeast(field string, v, lo int, zeroDefault bool) *SettingError {
+	if v >= lo || (zeroDefault && v == 0) {
+		return nil
+	}
+	want := fmt.Sprintf("at least %d", lo)
+	if zeroDefault {
+		want += " (0: the default)"
+	}
+	return &SettingError{field, v, want}
+}
+
+// inRange is a SettingError unless v is finite and in [lo, hi] (no upper
+// bound for hi = +Inf); 0, where allowed, is the default.
+func inRange(field string, v, lo, hi float64) *SettingError {
+	if v >= lo && v <= hi && !math.IsInf(v, 0) {
+		return nil
+	}
+	want := fmt.Sprintf("a finite number in [%g, %g]", lo, hi)
+	if math.IsInf(hi, 1) {
+		want = fmt.Sprintf("a finite number ≥ %g", lo)
+	}
+	return &SettingError{field, v, want}
+}
+
+// validate checks the settings every study shares: the ranges of the
+// fields, zero standing for the default where the field says so.
+func (s Study) validate() error {
+	return check(
+		atLeast("Runs", s.Runs, 1, false),
+		inRange("LambdaCE", s.LambdaCE, 0, math.Inf(1)),
+		inRange("Gamma", s.Gamma, 0, math.Inf(1)),
+		atLeast("Loss.Bins", s.Loss.Bins, 1, true),
+		inRange("Loss.Tau", s.Loss.Tau, 0, math.Inf(1)),
+		atLeast("Loss.NProx", s.Loss.NProx, 1, true),
+		inRange("Loss.EMA", s.Loss.EMA, 0, 1),
+	)
+}
+
+// Validate checks every setting before any work: the study's, and the sizes,
+// epochs and learning rates (each positive and finite, or 0 for the
+// recipe's default; at least 2 points per domain).
+func (c SimConfig) Validate() error {
+	if err := c.validate(); err != nil {
+		return err
+	}
+	if len(c.Shifts) == 0 || len(c.Paradigms) == 0 {
+		return fmt.Errorf("experiment: need at least one shift and paradigm")
+	}
+	return check(
+		atLeast("Points", c.Points, 2, true),
+		atLeast("Hidden", c.Hidden, 1, true),
+		atLeast("Batch", c.Batch, 1, true),
+		atLeast("BaseEpochs", c.BaseEpochs, 1, true),
+		atLeast("AuxEpochs", c.AuxEpochs, 1, true),
+		atLeast("ECLEpochs", c.ECLEpochs, 1, true),
+		inRange("BaseLR", c.BaseLR, 0, math.Inf(1)),
+		inRange("AuxLR", c.AuxLR, 0, math.Inf(1)),
+		inRange("ECLLR", c.ECLLR, 0, math.Inf(1)),
+	)
+}
+
 // plan lists the study's runs, seed by seed and shift by shift, and their
 // record specifications.
 func (c SimConfig) plan() ([]simRun, []runSpec, error) {
-	if c.Runs < 1 || len(c.Shifts) == 0 || len(c.Paradigms) == 0 {
-		return nil, nil, fmt.Errorf("experiment: need at least one run, shift and paradigm")
+	if err := c.Validate(); err != nil {
+		return nil, nil, err
 	}
 	var runs []simRun
 	var specs []runSpec
@@ -326,21 +415,29 @@ func (c SimConfig) simulate(r simRun) ([]Result, error) {
 	s, seed := r.setup, r.seed
 	// Data and initial weights depend on the seed and the setup only, so
 	// every method of a setup sees the same data and base model.
+	dev := tensor.Device[float64](tensor.CPU[float64]{})
+	if c.Device != "" {
+		if dev = c.Dev; dev == nil {
+			return nil, fmt.Errorf("experiment: device %q requested but not opened", c.Device)
+		}
+	}
 	srcD, tgtD := sim.Generate(s.Shift, s.Points, rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points))))
-	src, tgt := toData(srcD), toData(tgtD)
+	src, tgt := toData(srcD, dev), toData(tgtD, dev)
 	// A held-out source sample for the post-hoc methods, drawn apart so
 	// that the other methods' data stay the same.
 	valD, _ := sim.Generate(s.Shift, max(s.Points/4, 2), rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points)|1<<63)))
 	base := ecl.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 1)), 2, s.Hidden, Classes, Classes)
+	nn.ToDevice[float64](base, dev)
 	train.Base(rand.New(rand.NewPCG(seed, 2)), r.recipe, base, src)
 	var out []Result
 	a := &arm[float64]{
 		recipe: r.recipe, classes: Classes, seed: seed, base: base,
 		clone: func(auxOut int) (*ecl.Classifier[float64], error) {
 			m := ecl.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, auxOut)
+			nn.ToDevice[float64](m, dev)
 			return m, copyBase(m, base)
 		},
-		src: src, val: toData(valD), tgt: tgt, evalSrc: src, evalTgt: tgt,
+		src: src, val: toData(valD, dev), tgt: tgt, evalSrc: src, evalTgt: tgt,
 		full: base, inputs: tgt.X,
 		record: func(method string, sp, tp []float64) error {
 			res, err := evaluateBoth(c.Metrics, Classes, sp, src.Y, tp, tgt.Y)

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -85,5 +86,27 @@ func TestPostHocKeepsAccuracy(t *testing.T) {
 	c.Methods = []string{"nope"}
 	if _, err := RunSim(c); err == nil {
 		t.Error("unknown post-hoc method accepted")
+	}
+}
+
+// TestSimValidate: zero fields are the defaults and pass; a negative size or
+// a non-finite rate is a SettingError naming its field, before any work.
+func TestSimValidate(t *testing.T) {
+	ok := SimConfig{Study: Study{Runs: 1, Paradigms: []ecl.Paradigm{ecl.TopLabel}}, Shifts: []sim.Kind{sim.Normal}}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("defaults rejected: %v", err)
+	}
+	for field, c := range map[string]SimConfig{
+		"Batch":     func() SimConfig { c := ok; c.Batch = -5; return c }(),
+		"Points":    func() SimConfig { c := ok; c.Points = 1; return c }(),
+		"ECLLR":     func() SimConfig { c := ok; c.ECLLR = math.NaN(); return c }(),
+		"Loss.EMA":  func() SimConfig { c := ok; c.Loss.EMA = 2; return c }(),
+		"Loss.Bins": func() SimConfig { c := ok; c.Loss.Bins = -1; return c }(),
+		"Runs":      func() SimConfig { c := ok; c.Runs = 0; return c }(),
+	} {
+		var se *SettingError
+		if err := c.Validate(); !errors.As(err, &se) || se.Field != field {
+			t.Errorf("%s out of range: error %v", field, err)
+		}
 	}
 }

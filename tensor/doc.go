@@ -17,6 +17,19 @@
 // ECL loss (SoftAssign, BinStats, SoftBinStats) are built this way; Kernels
 // lists them all.
 //
+// # Adding an op
+//
+// An elementwise function or reduction is a new code of UnaryOp, BinaryOp or
+// ReduceOp (device.go), its case in the CPU's switch (cpu_funcs.go) and in the CUDA
+// kernel's (kernels/cuda/src/elementwise.cu or reduce.cu, whose codes come
+// from src/ops.h: run go generate ./kernels/cuda, which regenerates the
+// header and the PTX; a code the kernel's switch lacks traps), and a
+// function here that calls the Device. Its gradient is one backward rule in
+// autograd (def registers the op, and the gradient-check registry then asks
+// for a float64 check of it). Anything that is not one elementwise pass or
+// reduction is a fused Kernel instead: a CPU body, a composed reference, and
+// device bodies registered by the backends.
+//
 // Programming errors (mismatched shapes, an axis out of range, tensors on two
 // devices) panic with a message naming the op and the shapes.
 package tensor

@@ -165,7 +165,7 @@ func Aux[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classi
 			for i, y := range s.Y {
 				correct[i] = T(y)
 			}
-			loss = autograd.Add(loss, ecl.SoftECE(ecl.CorrectnessProb(out), tensor.FromSlice(correct), 15))
+			loss = autograd.Add(loss, ecl.SoftECE(ecl.CorrectnessProb(out), tensor.To(tensor.FromSlice(correct), out.Value.Device()), 15))
 		}
 		return loss
 	})
@@ -263,7 +263,7 @@ func scaled[T tensor.Float](m *ecl.Classifier[T], d Data[T]) *autograd.Var[T] {
 	var f *autograd.Var[T]
 	autograd.NoGrad(func() { f = m.Backbone.Forward(autograd.Const(d.X)) }) // DRL trains the main head only
 	logits := m.Main.Forward(f)
-	return autograd.Mul(logits, autograd.Const(tensor.Convert[T](tensor.FromSlice(d.Scale, len(d.Scale), 1))))
+	return autograd.Mul(logits, autograd.Const(tensor.To(tensor.Convert[T](tensor.FromSlice(d.Scale, len(d.Scale), 1)), logits.Value.Device())))
 }
 
 // ScaledProbs is softmax(r(x)·logits(x)) on d, with r = d.Scale.

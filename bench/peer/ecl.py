@@ -68,12 +68,13 @@ def shrink(v, theta):
 
 
 class MiniBatch:
-    def __init__(self, paradigm, k, nprox=5, ema=0.9, skip=2.0 ** -23):
+    def __init__(self, paradigm, k, nprox=5, ema=0.9, skip=2.0 ** -23, device="cpu"):
         self.paradigm, self.k = paradigm, k
         self.anchors, self.tau, self.g, self.d = layout(paradigm, k)
+        self.anchors = self.anchors.to(device)
         b = self.anchors.shape[0]
-        self.us = torch.zeros(self.g, b, self.d)
-        self.ut = torch.zeros(self.g, b, self.d)
+        self.us = torch.zeros(self.g, b, self.d, device=device)
+        self.ut = torch.zeros(self.g, b, self.d, device=device)
         self.nprox, self.ema, self.skip = nprox, ema, skip
 
     def sums(self, s, p):
@@ -132,12 +133,14 @@ class MiniBatch:
         return total
 
 
-def case(paradigm, k, n, chunk):
+def case(paradigm, k, n, chunk, device="cpu"):
+    """One forward and backward pass on inputs drawn on the CPU and moved to
+    device (kernels/cuda/peer/peer.py times it on the GPU)."""
     g = torch.Generator().manual_seed(k * 1000003 + n)
     probs = lambda: torch.softmax(2 * torch.randn(n, k, generator=g), dim=1)
     aux = (lambda: torch.rand(n, generator=g)) if paradigm == "toplabel" else probs
-    inputs = [probs(), probs(), aux(), aux()]
-    mb = MiniBatch(paradigm, k)
+    inputs = [v.to(device) for v in (probs(), probs(), aux(), aux())]
+    mb = MiniBatch(paradigm, k, device=device)
 
     def run():
         vs = [v.clone().requires_grad_(True) for v in inputs]

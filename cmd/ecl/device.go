@@ -3,24 +3,26 @@ package main
 import (
 	"fmt"
 
-	"github.com/ecl-go/ecl/experiment"
 	"github.com/ecl-go/ecl/kernels/cuda"
+	"github.com/ecl-go/ecl/tensor"
 )
 
-// openDevice sets c's device from the -device flag: cpu (the default), or
-// cuda, which fails with cuda.ErrNoCUDA's message in a build without CUDA
+// deviceFlag is the help of -device.
+const deviceFlag = "where the models train: cpu, or cuda (GPU 0; needs a build with -tags cuda)"
+
+// openDevice resolves -device: "" for cpu (the default), or "cuda" and the
+// GPU, which fails with cuda.ErrNoCUDA's message in a build without CUDA
 // rather than falling back to the CPU.
-func openDevice(name string, c *experiment.DigitsConfig) error {
+func openDevice[T tensor.Float](name string) (string, tensor.Device[T], error) {
 	switch name {
 	case "cpu":
-		return nil
+		return "", nil, nil
 	case "cuda":
-		dev, err := cuda.New[float32]()
+		dev, err := cuda.New[T]()
 		if err != nil {
-			return fmt.Errorf("-device cuda: %w", err)
+			return "", nil, fmt.Errorf("-device cuda: %w", err)
 		}
-		c.Device, c.Dev = "cuda", dev
-		return nil
+		return "cuda", dev, nil
 	}
-	return fmt.Errorf("-device %q: want cpu or cuda", name)
+	return "", nil, fmt.Errorf("-device %q: want cpu or cuda", name)
 }

@@ -32,11 +32,12 @@ func runDigits(args []string) error {
 	style := diagramFlags(fs)
 	profiled := cpuProfile(fs)
 	quiet := fs.Bool("quiet", false, "no progress messages")
-	device := fs.String("device", "cpu", "where the base network trains: cpu, or cuda (GPU 0; needs a build with -tags cuda)")
+	device := fs.String("device", "cpu", "where the base network trains: cpu, or cuda (GPU 0; needs a build with -tags cuda); the later stages train on its features on the CPU")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if err := openDevice(*device, &c); err != nil {
+	var err error
+	if c.Device, c.Dev, err = openDevice[float32](*device); err != nil {
 		return err
 	}
 	c.Dir = fetch.Dir(*dir)
@@ -53,7 +54,7 @@ func runDigits(args []string) error {
 		}
 	}
 	var results []experiment.Result
-	err := profiled(func() (err error) {
+	err = profiled(func() (err error) {
 		results, err = experiment.RunDigits(c)
 		return err
 	})

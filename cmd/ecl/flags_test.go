@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ecl-go/ecl/experiment"
@@ -22,5 +24,38 @@ func TestParseMethods(t *testing.T) {
 	}
 	if _, err := parseMethods("ts,platt"); err == nil {
 		t.Error("unknown method accepted")
+	}
+}
+
+// TestSimSettingsRejected: a setting out of range stops ecl sim before any
+// work, with a message naming the flag (each of these used to be replaced
+// silently by the recipe's default, or to fail only after training).
+func TestSimSettingsRejected(t *testing.T) {
+	for _, c := range []struct{ args, want string }{
+		{"-batch -5", "-batch -5: want at least 1"},
+		{"-hidden -1", "-hidden -1: want at least 1"},
+		{"-points 1", "-points 1: want at least 2"},
+		{"-base-lr NaN", "-base-lr NaN: want a finite number ≥ 0"},
+		{"-aux-lr -0.1", "-aux-lr -0.1: want a finite number ≥ 0"},
+		{"-ecl-lr +Inf", "-ecl-lr +Inf: want a finite number ≥ 0"},
+		{"-ecl-epochs -2", "-ecl-epochs -2: want at least 1"},
+		{"-bins 0", "-bins 0: want a positive value"},
+		{"-nprox 0", "-nprox 0: want a positive value"},
+		{"-ema 1.5", "-ema 1.5: want a finite number in [0, 1]"},
+		{"-lambda-ce -1", "-lambda-ce -1: want a finite number ≥ 0"},
+		{"-runs 0", "-runs 0: want at least 1"},
+		{"stray", `unexpected arguments ["stray"]`},
+	} {
+		dir := t.TempDir()
+		err := runSim(append(strings.Fields(c.args), "-out", dir, "-quiet"))
+		if c.args == "stray" {
+			err = runSim([]string{"-out", dir, "-quiet", "stray"})
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ecl sim %s: error %v, want %q", c.args, err, c.want)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+			t.Errorf("ecl sim %s wrote %d entries before failing", c.args, len(entries))
+		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -40,15 +41,22 @@ func runSim(args []string) error {
 	style := diagramFlags(fs)
 	profiled := cpuProfile(fs)
 	quiet := fs.Bool("quiet", false, "no progress display")
+	device := fs.String("device", "cpu", deviceFlag)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	var err error
+	if c.Device, c.Dev, err = openDevice[float64](*device); err != nil {
+		return err
+	}
 	if c.Shifts, err = parseList(*shifts, sim.ParseKind); err != nil {
 		return err
 	}
 	if err := parseStudy(*out, args); err != nil {
 		return err
+	}
+	if err := c.Validate(); err != nil {
+		return flagError(err)
 	}
 	start := time.Now()
 	if !*quiet && isTerminal(os.Stderr) {
@@ -136,9 +144,44 @@ func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func(out
 		if s.Loss.Reduce, err = parseReduce(*reduce); err != nil {
 			return err
 		}
-		s.Metrics, err = parseMetrics(*metricConv)
-		return err
+		if s.Metrics, err = parseMetrics(*metricConv); err != nil {
+			return err
+		}
+		// Flags whose 0 would silently mean the default, which they are not
+		// documented to take.
+		for _, f := range []struct {
+			name string
+			zero bool
+		}{{"bins", s.Loss.Bins == 0}, {"nprox", s.Loss.NProx == 0}, {"ema", s.Loss.EMA == 0}} {
+			if f.zero {
+				return fmt.Errorf("-%s 0: want a positive value", f.name)
+			}
+		}
+		if fs.NArg() > 0 {
+			return fmt.Errorf("unexpected arguments %q", fs.Args())
+		}
+		return nil
 	}
+}
+
+// settingFlags names the flag of each study setting, for flagError.
+var settingFlags = map[string]string{
+	"Runs": "runs", "LambdaCE": "lambda-ce", "Gamma": "gamma",
+	"Loss.Bins": "bins", "Loss.Tau": "tau", "Loss.NProx": "nprox", "Loss.EMA": "ema",
+	"Points": "points", "Hidden": "hidden", "Batch": "batch",
+	"BaseEpochs": "base-epochs", "AuxEpochs": "aux-epochs", "ECLEpochs": "ecl-epochs",
+	"BaseLR": "base-lr", "AuxLR": "aux-lr", "ECLLR": "ecl-lr",
+}
+
+// flagError words a study's SettingError as the flag that set it.
+func flagError(err error) error {
+	var se *experiment.SettingError
+	if errors.As(err, &se) {
+		if name, ok := settingFlags[se.Field]; ok {
+			return fmt.Errorf("-%s %v: want %s", name, se.Value, se.Want)
+		}
+	}
+	return err
 }
 
 // parseMethods reads -methods: a comma list of baselines, all, or

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ecl-go/ecl/bench"
+	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/kernels/cuda"
 	"github.com/ecl-go/ecl/tensor"
 )
@@ -184,6 +185,31 @@ func BenchmarkHardBinSums(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkECLLoss times the mini-batch ECL loss forward and backward on
+// two domains of N samples on the device (bench.ECLCase: Algorithm 1, 15
+// bins, float32), reporting samples per second; peer.py's eclloss rows time
+// the reference code's PyTorch version on the same GPU.
+func BenchmarkECLLoss(b *testing.B) {
+	dev := gpu[float32](b)
+	for _, n := range []int{10_000, 1_000_000} {
+		for _, k := range []int{3, 10} {
+			for _, p := range []ecl.Paradigm{ecl.Canonical, ecl.ClassWise, ecl.TopLabel} {
+				b.Run(fmt.Sprintf("%v/k%d/n%d", p, k, n), func(b *testing.B) {
+					step := bench.ECLCase{Paradigm: p, K: k, N: n}.SetupOn(dev)
+					step()
+					wait(b)
+					b.ResetTimer()
+					for range b.N {
+						step()
+						wait(b)
+					}
+					b.ReportMetric(2*float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+				})
+			}
+		}
+	}
 }
 
 // BenchmarkTrainStep times a training step of LeNet-5 and ResNet-20 on the

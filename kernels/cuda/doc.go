@@ -28,5 +28,11 @@
 // inside one (out of memory, a failed launch) panics with a message naming
 // the kernel and its sizes. Nothing falls back to the CPU.
 //
+// The kernels switch on the op codes of tensor.UnaryOp, BinaryOp and
+// ReduceOp through src/ops.h, generated from tensor/device.go by
+// internal/opgen (go generate), so that adding an op to tensor changes the
+// header; an op the kernel's switch lacks traps, failing the launch.
+//
+//go:generate go run ./internal/opgen ../../tensor/device.go src/ops.h
 //go:generate ./gen.sh
 package cuda

@@ -9,11 +9,12 @@
 # ./cmd/ecl) and data/ (the digit files, for the digits part). OUT receives
 # test.txt, go.txt, peer.txt, train.prof (a CPU profile of the ResNet-20
 # training step), digits.txt and digits-{cuda,cpu}.json (a LeNet-5 →MNIST
-# seed on each device); join go.txt and peer.txt with ratios.py. PARTS is
-# any of test bench peer profile digits (default: all).
+# seed on each device) and sim.txt (one ecl sim seed on each device); join
+# go.txt and peer.txt with ratios.py. PARTS is any of test bench peer
+# profile digits sim (default: all).
 set -uo pipefail
 bin=$(realpath "$1") out=$(realpath "$2")
-parts=${3:-test bench peer profile digits}
+parts=${3:-test bench peer profile digits sim}
 root=$(pwd)
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 for p in $parts; do
@@ -41,6 +42,13 @@ for p in $parts; do
 			timeout 170 "$bin/ecl" digits -data "$bin/data" -target mnist -runs 1 -device $dev -out "/tmp/digits-$dev" >>"$out/digits.txt" 2>&1
 			echo "digits -device $dev rc=$? wall $((($(date +%s%N) - start) / 1000000)) ms" | tee -a "$out/digits.txt"
 			cp "/tmp/digits-$dev/results.json" "$out/digits-$dev.json"
+		done
+		;;
+	sim)
+		for dev in cuda cpu; do
+			start=$(date +%s%N)
+			timeout 150 "$bin/ecl" sim -runs 1 -device $dev -out "/tmp/sim-$dev" -quiet >>"$out/sim.txt" 2>&1
+			echo "sim -device $dev rc=$? wall $((($(date +%s%N) - start) / 1000000)) ms" | tee -a "$out/sim.txt"
 		done
 		;;
 	esac

@@ -127,6 +127,23 @@ def ecl():
                     torch.cuda.empty_cache()
 
 
+ECL_LOSS_N = (10_000, 1_000_000)
+
+
+def eclloss():
+    """The mini-batch ECL loss forward and backward (bench/peer/ecl.py's
+    PyTorch version, as the reference code writes it) on two domains of N
+    samples on the GPU, rows named as BenchmarkECLLoss."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../bench/peer"))
+    import ecl as ecl_peer
+
+    for n in ECL_LOSS_N:
+        for k in (3, 10):
+            for p in ecl_peer.PARADIGMS:
+                bench(f"BenchmarkECLLoss/{p}/k{k}/n{n}", ecl_peer.case(p, k, n, chunk=n, device=dev), rows(2 * n))
+                torch.cuda.empty_cache()
+
+
 def train():
     """Training steps of bench/peer/train.py's networks (the CPU peer's, which
     are nn/'s), moved to the GPU: batch 100 of random 3x28x28 images,
@@ -153,5 +170,5 @@ if __name__ == "__main__":
     if not torch.cuda.is_available():
         sys.exit("peer.py: no CUDA device")
     print(f"# torch {torch.__version__}, CUDA {torch.version.cuda}, {torch.cuda.get_device_name()}")
-    for part in sys.argv[1:] or ["gemm", "conv", "ecl", "train"]:
-        {"gemm": gemm, "conv": conv, "ecl": ecl, "train": train}[part]()
+    for part in sys.argv[1:] or ["gemm", "conv", "ecl", "eclloss", "train"]:
+        {"gemm": gemm, "conv": conv, "ecl": ecl, "eclloss": eclloss, "train": train}[part]()

@@ -20,13 +20,13 @@ __device__ void bn_forward(i64 n, i64 c, i64 s, const T* __restrict__ x, const T
   for (i64 ch = blockIdx.x; ch < c; ch += gridDim.x) {
     double sum = 0;
     for (i64 e = threadIdx.x; e < count; e += blockDim.x) sum += (double)x[bn_at(e, c, s, ch)];
-    const double mu = block_reduce(R_SUM, sum) / m;
+    const double mu = block_reduce(OpSum, sum) / m;
     double sq = 0;
     for (i64 e = threadIdx.x; e < count; e += blockDim.x) {
       const double d = (double)x[bn_at(e, c, s, ch)] - mu;
       sq = add(sq, mul(d, d));
     }
-    const double va = block_reduce(R_SUM, sq) / m;
+    const double va = block_reduce(OpSum, sq) / m;
     if (threadIdx.x == 0) mean[ch] = (T)mu, var[ch] = (T)va;
     const double a = (double)gamma[ch] / sqrt(va + (double)(T)eps);
     const T scale = (T)a, shift = (T)sub((double)beta[ch], mul(mu, a));
@@ -55,8 +55,8 @@ __device__ void bn_backward(i64 n, i64 c, i64 s, const T* __restrict__ g, const 
       sg += gv;
       sgx = add(sgx, mul(gv, (double)x[o] - mu));
     }
-    sg = block_reduce(R_SUM, sg);
-    sgx = block_reduce(R_SUM, sgx) * inv;  // Σ g·x̂
+    sg = block_reduce(OpSum, sg);
+    sgx = block_reduce(OpSum, sgx) * inv;  // Σ g·x̂
     if (threadIdx.x == 0) dgamma[ch] = (T)sgx, dbeta[ch] = (T)sg;
     const double a = (double)gamma[ch] * inv;
     const double kx = -a * inv * sgx / m;

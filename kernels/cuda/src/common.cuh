@@ -6,6 +6,8 @@
 // (suffix _f64) by BOTH.
 #pragma once
 
+#include "ops.h"  // the op codes, generated from tensor/device.go
+
 typedef long long i64;
 
 // BOTH(M) expands M(suffix, type) for float and double.
@@ -85,23 +87,21 @@ __device__ __forceinline__ double t_log(double x) { return log(x); }
 template <typename T>
 __device__ __forceinline__ T t_inf() { return (T)__longlong_as_double(0x7ff0000000000000LL); }
 
-// Reduction codes: tensor.ReduceOp.
-enum { R_SUM, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN };
 
 // combine folds v into acc as the CPU's sequential loop does: the sum, or the
 // extreme with NaN winning.
 template <typename T>
 __device__ __forceinline__ T combine(i64 op, T acc, T v) {
   switch (op) {
-    case R_SUM: return acc + v;
-    case R_MAX: return (v > acc || v != v) && acc == acc ? v : acc;
+    case OpSum: return acc + v;
+    case OpMaxR: return (v > acc || v != v) && acc == acc ? v : acc;
     default: return (v < acc || v != v) && acc == acc ? v : acc;
   }
 }
 
 template <typename T>
 __device__ __forceinline__ T identity(i64 op) {
-  return op == R_SUM ? (T)0 : op == R_MAX ? -t_inf<T>() : t_inf<T>();
+  return op == OpSum ? (T)0 : op == OpMaxR ? -t_inf<T>() : t_inf<T>();
 }
 
 // block_reduce combines v over the block (blockDim.x a multiple of 32, at

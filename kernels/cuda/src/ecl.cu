@@ -246,26 +246,23 @@ __device__ void hard_bin_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
   for (i64 s = threadIdx.x; s <= S; s += blockDim.x) part[blockIdx.x * (S + 1) + s] = h[s];
 }
 
+// ANCHOR_LANES instantiates anchor_assign_lanes for d ≤ MAXD as
+// anchor_assign_d<MAXD>_<S>.
+#define ANCHOR_LANES(S, T, MAXD)                                                                                \
+  extern "C" __global__ void __launch_bounds__(256)                                                             \
+      anchor_assign_d##MAXD##_##S(i64 rows, i64 d, i64 b, i64 lanes, const T* __restrict__ x,                  \
+                                  const T* __restrict__ anchors, T* out, double scale) {                        \
+    anchor_assign_lanes<T, MAXD>(rows, d, b, lanes, x, anchors, out, scale);                                    \
+  }
+
 #define ECL(S, T)                                                                                               \
   extern "C" __global__ void anchor_assign_##S(i64 rows, i64 d, i64 b, const T* __restrict__ x,                  \
                                                const T* __restrict__ anchors, T* out, double scale, i64 shared) { \
     anchor_assign<T>(rows, d, b, x, anchors, out, scale, shared);                                               \
   }                                                                                                             \
-  extern "C" __global__ void __launch_bounds__(256)                                                             \
-      anchor_assign_d4_##S(i64 rows, i64 d, i64 b, i64 lanes, const T* __restrict__ x,                         \
-                           const T* __restrict__ anchors, T* out, double scale) {                               \
-    anchor_assign_lanes<T, 4>(rows, d, b, lanes, x, anchors, out, scale);                                       \
-  }                                                                                                             \
-  extern "C" __global__ void __launch_bounds__(256)                                                             \
-      anchor_assign_d10_##S(i64 rows, i64 d, i64 b, i64 lanes, const T* __restrict__ x,                        \
-                            const T* __restrict__ anchors, T* out, double scale) {                              \
-    anchor_assign_lanes<T, 10>(rows, d, b, lanes, x, anchors, out, scale);                                      \
-  }                                                                                                             \
-  extern "C" __global__ void __launch_bounds__(256)                                                             \
-      anchor_assign_d16_##S(i64 rows, i64 d, i64 b, i64 lanes, const T* __restrict__ x,                        \
-                            const T* __restrict__ anchors, T* out, double scale) {                              \
-    anchor_assign_lanes<T, 16>(rows, d, b, lanes, x, anchors, out, scale);                                      \
-  }                                                                                                             \
+  ANCHOR_LANES(S, T, 4)                                                                                         \
+  ANCHOR_LANES(S, T, 10)                                                                                        \
+  ANCHOR_LANES(S, T, 16)                                                                                        \
   extern "C" __global__ void __launch_bounds__(256)                                                             \
       bin_sums_part_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,   \
                         i64 rpc) {                                                                              \

@@ -4,9 +4,7 @@
 #include "common.cuh"
 
 // Unary op codes: tensor.UnaryOp.
-enum { NEG, EXP, LOG, SQRT, ABS, SIGN, STEP, RELU, SIGMOID, TANH, POWS, AFFINE, CLAMP, INSIDE, LGAMMA, DIGAMMA };
 // Binary op codes: tensor.BinaryOp.
-enum { ADD, SUB, MUL, DIV, POW, MAX, MIN, GREATER, GREATER_EQUAL, EQUAL };
 
 // digamma is the CPU's ψ(x) for x > 0: the recurrence ψ(x) = ψ(x+1) − 1/x up
 // to x ≥ 10, then the asymptotic series.
@@ -24,48 +22,52 @@ __device__ double digamma(double x) {
 // unary is the CPU's unaryFunc: the elementary functions are computed in
 // double and rounded once, as the CPU does.
 template <typename T>
+// An unknown code traps: the error reaches the host at the next
+// synchronisation, naming the kernel.
 __device__ __forceinline__ T unary(i64 op, T x, T a, T b) {
   double d = x;
   switch (op) {
-    case NEG: return -x;
-    case EXP: return (T)exp(d);
-    case LOG: return (T)log(d);
-    case SQRT: return (T)sqrt(d);
-    case ABS: return (T)fabs(d);
-    case SIGN: return x > 0 ? (T)1 : x < 0 ? (T)-1 : (T)0;
-    case STEP: return x > 0 ? (T)1 : (T)0;
-    case RELU: return go_max(x, (T)0);
-    case SIGMOID: {
+    case OpNeg: return -x;
+    case OpExp: return (T)exp(d);
+    case OpLog: return (T)log(d);
+    case OpSqrt: return (T)sqrt(d);
+    case OpAbs: return (T)fabs(d);
+    case OpSign: return x > 0 ? (T)1 : x < 0 ? (T)-1 : (T)0;
+    case OpStep: return x > 0 ? (T)1 : (T)0;
+    case OpRelu: return go_max(x, (T)0);
+    case OpSigmoid: {
       if (x >= 0) return (T)(1 / (1 + exp(-d)));
       double e = exp(d);
       return (T)(e / (1 + e));
     }
-    case TANH: return (T)tanh(d);
-    case POWS: return (T)pow(d, (double)a);
-    case AFFINE: return a * x + b;
-    case CLAMP: return go_min(go_max(x, a), b);
-    case INSIDE: return a < x && x < b ? (T)1 : (T)0;
-    case LGAMMA: return (T)lgamma(d);
-    case DIGAMMA: return (T)digamma(d);
+    case OpTanh: return (T)tanh(d);
+    case OpPowS: return (T)pow(d, (double)a);
+    case OpAffine: return a * x + b;
+    case OpClamp: return go_min(go_max(x, a), b);
+    case OpInside: return a < x && x < b ? (T)1 : (T)0;
+    case OpLgamma: return (T)lgamma(d);
+    case OpDigamma: return (T)digamma(d);
   }
-  return (T)nan("");
+  __trap();  // an op code the switch does not know: the launch fails
+  return x;
 }
 
 template <typename T>
 __device__ __forceinline__ T binary(i64 op, T x, T y) {
   switch (op) {
-    case ADD: return x + y;
-    case SUB: return x - y;
-    case MUL: return x * y;
-    case DIV: return x / y;
-    case POW: return (T)pow((double)x, (double)y);
-    case MAX: return go_max(x, y);
-    case MIN: return go_min(x, y);
-    case GREATER: return x > y ? (T)1 : (T)0;
-    case GREATER_EQUAL: return x >= y ? (T)1 : (T)0;
-    case EQUAL: return x == y ? (T)1 : (T)0;
+    case OpAdd: return x + y;
+    case OpSub: return x - y;
+    case OpMul: return x * y;
+    case OpDiv: return x / y;
+    case OpPow: return (T)pow((double)x, (double)y);
+    case OpMax: return go_max(x, y);
+    case OpMin: return go_min(x, y);
+    case OpGreater: return x > y ? (T)1 : (T)0;
+    case OpGreaterEqual: return x >= y ? (T)1 : (T)0;
+    case OpEqual: return x == y ? (T)1 : (T)0;
   }
-  return (T)nan("");
+  __trap();  // an op code the switch does not know: the launch fails
+  return x;
 }
 
 #define FILL(S, T)                                                                                    \

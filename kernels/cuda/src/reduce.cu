@@ -15,11 +15,11 @@ __device__ void reduce_strip(i64 op, i64 outer, i64 n, i64 inner, i64 chunk, con
     i64 i0 = c * chunk, i1 = min(n, i0 + chunk);
     const T* p = x + o * n * inner + j;
     T acc = p[i0 * inner];
-    if (op == R_ARGMAX || op == R_ARGMIN) {
+    if (op == OpArgMax || op == OpArgMin) {
       i64 bi = i0;
       for (i64 i = i0 + 1; i < i1; i++) {
         T v = p[i * inner];
-        if (op == R_ARGMAX ? v > acc : v < acc) acc = v, bi = i;
+        if (op == OpArgMax ? v > acc : v < acc) acc = v, bi = i;
       }
       dst[t] = (T)bi;
       continue;
@@ -62,12 +62,12 @@ __device__ void softmax_rows(i64 rows, i64 k, const T* __restrict__ x, T* dst, i
     const T* p = x + r * k;
     T* q = dst + r * k;
     T m = -t_inf<T>();
-    for (i64 j = lane; j < k; j += 32) m = combine(R_MAX, m, p[j]);
-    m = warp_reduce(R_MAX, m);
+    for (i64 j = lane; j < k; j += 32) m = combine(OpMaxR, m, p[j]);
+    m = warp_reduce(OpMaxR, m);
     if (!(m > -t_inf<T>() && m < t_inf<T>())) m = 0;
     T s = 0;
     for (i64 j = lane; j < k; j += 32) s += t_exp(p[j] - m);
-    s = warp_reduce(R_SUM, s);
+    s = warp_reduce(OpSum, s);
     if (logs) {
       T ls = t_log(s);
       for (i64 j = lane; j < k; j += 32) q[j] = (p[j] - m) - ls;

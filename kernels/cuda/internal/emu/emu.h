@@ -13,6 +13,8 @@
 #pragma GCC optimize("fp-contract=off")
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -113,6 +115,12 @@ struct registrar {
 #define gridDim (emu::grid_dim)
 
 inline void __syncthreads() { emu::syncthreads(); }
+
+// __trap ends the process, as a trapped kernel ends the GPU context.
+[[noreturn]] inline void __trap() {
+  fprintf(stderr, "emu: kernel executed __trap (an unknown op code?)\n");
+  abort();
+}
 
 template <typename T>
 T __shfl_down_sync(unsigned, T v, int offset) {
