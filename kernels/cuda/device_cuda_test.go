@@ -247,10 +247,9 @@ func reduceBy[T tensor.Float](op tensor.ReduceOp, x *tensor.Tensor[T], axis int)
 	}
 }
 
-// matmulCases cover the naive, 64×64-tile and 128×128-tile kernels (the
-// last from 128×128 outputs on), edges of the tiles,
-// k = 0, a split depth, transposed and narrowed views and batch
-// broadcasting (stride 0).
+// matmulCases cover the naive, 64×64-, 32×128- and 128×128-tile kernels,
+// edges of the tiles, k = 0, a split depth, transposed and narrowed views
+// and batch broadcasting (stride 0).
 var matmulCases = []struct {
 	a, b   []int
 	ta, tb bool
@@ -261,6 +260,7 @@ var matmulCases = []struct {
 	{[]int{200, 300}, []int{300, 150}, false, false}, {[]int{4, 1, 40, 50}, []int{3, 50, 70}, false, true},
 	{[]int{16, 20_000}, []int{20_000, 144}, false, true}, {[]int{1000, 3, 4}, []int{1000, 4, 3}, false, false},
 	{[]int{2, 130, 70}, []int{2, 70, 257}, true, true}, {[]int{3, 256, 24}, []int{24, 128}, false, true},
+	{[]int{3, 16, 40}, []int{40, 300}, false, false},
 }
 
 func TestMatMul(t *testing.T) { both(t, matmul[float32], matmul[float64]) }

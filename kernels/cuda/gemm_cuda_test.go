@@ -63,7 +63,8 @@ var (
 // gemmCases drive the device's gemm directly, with every operand layout
 // the kernels distinguish (16-byte loads along k or along the rows or
 // columns, element loads), sizes on and off the tile edges, more tiles than
-// the emulator's grid (strided grid loops), beta = 1 and split depths.
+// the emulator's grid of at most 3 blocks a dimension (strided grid loops,
+// batch 4 included), beta = 1 and split depths.
 var gemmCases = []struct {
 	batch, m, n, k int
 	a, b, c        lay
@@ -76,12 +77,15 @@ var gemmCases = []struct {
 	{2, 200, 136, 29, colMajor, colMajor, rowMajor, true, gemmBig, false},
 	{1, 131, 129, 21, unaligned, oddCols, colMajor, false, gemmBig, false},
 	{2, 129, 140, 19, oddRows, unaligned, oddRows, true, gemmBig, false},
-	{3, 140, 133, 11, shared, sharedT, unaligned, false, gemmBig, false},
+	{4, 140, 133, 11, shared, sharedT, unaligned, false, gemmBig, false},
 	{1, 150, 131, 9, strided, strided, strided, true, gemmBig, false},
 	{1, 520, 400, 8, colMajor, rowMajor, oddCols, false, gemmBig, false},
 	{1, 130, 136, 1100, rowMajor, colMajor, rowMajor, true, gemmBig, true},
 	{1, 131, 129, 1031, unaligned, oddRows, rowMajor, false, gemmBig, true},
 	{2, 65, 97, 33, colMajor, strided, unaligned, true, gemmTiled, false},
+	{3, 16, 300, 40, shared, colMajor, rowMajor, false, gemmWide, false},
+	{2, 8, 200, 7, oddCols, rowMajor, colMajor, true, gemmWide, false},
+	{1, 29, 130, 1100, unaligned, strided, oddRows, true, gemmWide, true},
 	{1, 5, 7, 3, oddCols, rowMajor, rowMajor, true, gemmNaive, false},
 }
 

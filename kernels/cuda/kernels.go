@@ -43,6 +43,7 @@ var (
 
 	kGemmNaive = def("matmul", "matmul_naive", gemmParams)
 	kGemmTiled = def("matmul", "matmul_tiled", gemmParams)
+	kGemmWide  = def("matmul", "matmul_wide", gemmParams)
 	kGemmBig   = def("matmul", "matmul_big", gemmParams)
 
 	kIm2col     = def("conv", "im2col", "nb *x *col "+convParams)
@@ -74,7 +75,7 @@ var kernels = []kernel{
 	kFill, kCopy, kUnary, kBinary, kWhere,
 	kReduceStrip, kReduceRow, kSoftmax,
 	kBNForward, kBNBackward,
-	kGemmNaive, kGemmTiled, kGemmBig,
+	kGemmNaive, kGemmTiled, kGemmWide, kGemmBig,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,
 	kGather, kScatterAdd,
 	kAnchorAssign, kAnchorD4, kAnchorD10, kAnchorD16, kBinSumsPart, kBinSumsRows, kHardBinPart,

@@ -17,7 +17,7 @@ func (d *device[T]) mat(t *tensor.Tensor[T]) mat {
 }
 
 // gemmKernels are the kernels of gemmPlan's choices.
-var gemmKernels = [...]kernel{gemmNaive: kGemmNaive, gemmTiled: kGemmTiled, gemmBig: kGemmBig}
+var gemmKernels = [...]kernel{gemmNaive: kGemmNaive, gemmTiled: kGemmTiled, gemmWide: kGemmWide, gemmBig: kGemmBig}
 
 // gemm queues c[z] = a[z]·b[z] (+ c[z] when accumulate) for z < batch, with
 // a [m, k], b [k, n], c [m, n] (on the context thread), as gemmPlan chooses.
@@ -36,8 +36,8 @@ func (d *device[T]) gemm(batch, m, n, k int, a, b, c mat, accumulate bool) error
 		if kern == gemmNaive {
 			return d.e.launch(kGemmNaive, d.sfx, linear(batch*m*n), args...)
 		}
-		t := kern.tile()
-		g := grid{x: min((n+t-1)/t, gridCap), y: min((m+t-1)/t, gridCap), z: min(batch*splits, gridCap), block: 256}
+		tm, tn := kern.tile()
+		g := grid{x: min((n+tn-1)/tn, gridCap), y: min((m+tm-1)/tm, gridCap), z: min(batch*splits, gridCap), block: 256}
 		return d.e.launch(gemmKernels[kern], d.sfx, g, args...)
 	}
 	if splits == 1 {

@@ -181,31 +181,40 @@ type gemmKernel int
 const (
 	gemmNaive gemmKernel = iota // one thread per output
 	gemmTiled                   // 64×64 tiles, 4×4 outputs a thread
+	gemmWide                    // 32×128 tiles, 4×4 outputs a thread
 	gemmBig                     // 128×128 tiles, 8×8 outputs a thread
 )
 
-// tile is the side of the kernel's square output tile (1 for naive).
-func (g gemmKernel) tile() int {
-	return [...]int{1, 64, 128}[g]
+// tile is the kernel's output tile, rows by columns (1×1 for naive).
+func (g gemmKernel) tile() (rows, cols int) {
+	t := [...][2]int{{1, 1}, {64, 64}, {32, 128}, {128, 128}}[g]
+	return t[0], t[1]
 }
 
-// gemmPlan chooses the GEMM kernel and how to split its depth k: small
-// matrices of shallow products take one thread per output (naive), matrices
-// of at least 128×128 the large-tile kernel, others the 64×64 one; k is cut
-// into splits slices of kc when the output tiles alone would leave most of
-// the GPU idle (a deep product into a small matrix, such as a convolution's
-// weight gradient).
+// gemmPlan chooses the GEMM kernel and how to split its depth k: 8 to 32
+// rows by at least 128 columns (a convolution's output channels by its
+// pixels) take the 32×128-tile kernel, other small matrices of shallow
+// products one thread per output (naive), matrices of at least 128×128 the
+// large-tile kernel, the rest the 64×64 one; k is cut into splits slices of
+// kc when the output tiles alone would leave most of the GPU idle (a deep
+// product into a small matrix, such as a convolution's weight gradient).
 func gemmPlan(batch, m, n, k int) (kern gemmKernel, splits, kc int) {
-	if (m < 32 || n < 32) && k <= 1024 {
+	switch {
+	case m >= 8 && m <= 32 && n >= 128:
+		kern = gemmWide
+	case (m < 32 || n < 32) && k <= 1024:
 		return gemmNaive, 1, k
-	}
-	kern = gemmTiled
-	if m >= 128 && n >= 128 {
+	case m >= 128 && n >= 128:
 		kern = gemmBig
+	default:
+		kern = gemmTiled
 	}
-	const target = 264 // blocks: two waves on a 132-SM GPU
-	t := kern.tile()
-	tiles := batch * ((m + t - 1) / t) * ((n + t - 1) / t)
+	target := 264 // blocks: two waves of 4096-output tiles on a 132-SM GPU
+	if kern == gemmBig {
+		target = 132 // one block of 128×128 a SM
+	}
+	tm, tn := kern.tile()
+	tiles := batch * ((m + tm - 1) / tm) * ((n + tn - 1) / tn)
 	if tiles >= target || k < 1024 {
 		return kern, 1, k
 	}

@@ -193,11 +193,19 @@ func TestGemmPlan(t *testing.T) {
 	if _, splits, _ := gemmPlan(1, 16, 144, 131072); splits < 8 {
 		t.Errorf("conv weight-gradient GEMM split only %d ways", splits)
 	}
+	if _, splits, _ := gemmPlan(1, 1024, 1024, 1024); splits != 2 {
+		t.Errorf("1024² GEMM (64 tiles of 128²) split %d ways, want 2", splits)
+	}
+	if _, splits, _ := gemmPlan(1, 2048, 2048, 2048); splits != 1 {
+		t.Errorf("2048² GEMM (256 tiles of 128²) split %d ways, want 1", splits)
+	}
 	for _, c := range []struct {
 		batch, m, n, k int
 		want           gemmKernel
 	}{
 		{1000, 3, 3, 4, gemmNaive}, {1, 64, 576, 8192, gemmTiled}, {3, 127, 500, 64, gemmTiled},
+		{128, 16, 1024, 144, gemmWide}, {128, 32, 256, 288, gemmWide}, {1, 16, 144, 131072, gemmWide},
+		{100, 6, 576, 25, gemmNaive}, {128, 64, 64, 576, gemmTiled},
 		{1, 128, 128, 1, gemmBig}, {1, 4096, 4096, 4096, gemmBig},
 	} {
 		if kern, _, _ := gemmPlan(c.batch, c.m, c.n, c.k); kern != c.want {

@@ -29,19 +29,65 @@ __device__ void mm_naive(MM_PARAMS(T)) {
   }
 }
 
-// Tile of the shared-memory kernel: a block of 256 threads computes a TM×TN
-// tile of C, each thread a 4×4 grid of elements spaced 16 apart (so that
-// neighbouring threads touch neighbouring columns), stepping through k in
-// slices of TK held in shared memory.
-#define TM 64
-#define TN 64
+// vec is the 16-byte unit of the vectorised loads and stores.
+template <typename T>
+struct __align__(16) vec {
+  T v[16 / sizeof(T)];
+};
+
+// put writes a thread's V consecutive outputs x, row i and columns j.. of
+// the tile of C at pc, skipping those outside its first mr rows and nr
+// columns (the matrix's edge), adding them to C when beta is 1; one 16-byte
+// access when vc (C's rows are unit-stride and 16-byte aligned).
+template <typename T>
+__device__ __forceinline__ void put(T* pc, int mr, int nr, i64 sc1, i64 sc2, bool vc, double beta, int i, int j,
+                                    const T* x) {
+  constexpr int V = 16 / sizeof(T);
+  if (i >= mr) return;
+  T* p = pc + i * sc1 + j * sc2;
+  if (vc && j + V <= nr) {
+    vec<T> y;
+    if (beta != 0) y = *(const vec<T>*)p;
+#pragma unroll
+    for (int w = 0; w < V; w++) y.v[w] = beta != 0 ? x[w] + y.v[w] : x[w];
+    *(vec<T>*)p = y;
+  } else {
+#pragma unroll
+    for (int w = 0; w < V; w++)
+      if (j + w < nr) p[w * sc2] = beta != 0 ? x[w] + p[w * sc2] : x[w];
+  }
+}
+
+// read4 reads 4 consecutive elements of shared memory at a 16-byte
+// aligned p, in 16-byte loads.
+template <typename T>
+__device__ __forceinline__ void read4(const T* p, T f[4]) {
+  constexpr int V = 16 / sizeof(T);
+#pragma unroll
+  for (int h = 0; h < 4; h += V) {
+    vec<T> x = *(const vec<T>*)&p[h];
+#pragma unroll
+    for (int w = 0; w < V; w++) f[h + w] = x.v[w];
+  }
+}
+
+// The shared-memory kernels: a block of 256 threads computes a TM×TN tile of
+// C (TM·TN = 4096: 64×64 for mid-sized matrices, 32×128 for few rows and
+// many columns, such as a convolution's output channels by its pixels), each
+// thread a 4×4 block of it (rows 4·ty + {0..3}, columns 4·tx + {0..3}, read
+// from shared memory with 16-byte loads), stepping through k in slices of TK
+// held k-major in shared memory, rows padded by 4 elements against bank
+// conflicts. Resources (ptxas 11.8, sm_80 / sm_90), 64×64: float 97 / 128
+// registers, double 128; 32×128: float 128 / 127, double 128; no spills.
 #define TK 16
 
-template <typename T>
+template <typename T, int TM, int TN>
 __device__ void mm_tiled(MM_PARAMS(T)) {
-  __shared__ T as[TK][TM];
-  __shared__ T bs[TK][TN];
-  const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
+  static_assert(TM * TN == 4096, "256 threads of 4×4 outputs");
+  __align__(16) __shared__ T as[TK][TM + 4];
+  __align__(16) __shared__ T bs[TK][TN + 4];
+  constexpr int V = 16 / sizeof(T);
+  const int tid = threadIdx.x, tx = tid % (TN / 4), ty = tid / (TN / 4);
   // Load order: along k when that is the operand's unit stride, so that
   // neighbouring threads read neighbouring addresses.
   const bool aAlongK = sa2 == 1 && sa1 != 1, bAlongK = sb1 == 1 && sb2 != 1;
@@ -72,10 +118,8 @@ __device__ void mm_tiled(MM_PARAMS(T)) {
 #pragma unroll
           for (int l = 0; l < TK; l++) {
             T ra[4], rb[4];
-#pragma unroll
-            for (int u = 0; u < 4; u++) ra[u] = as[l][ty + 16 * u];
-#pragma unroll
-            for (int v = 0; v < 4; v++) rb[v] = bs[l][tx + 16 * v];
+            read4(&as[l][4 * ty], ra);
+            read4(&bs[l][4 * tx], rb);
 #pragma unroll
             for (int u = 0; u < 4; u++)
 #pragma unroll
@@ -83,18 +127,13 @@ __device__ void mm_tiled(MM_PARAMS(T)) {
           }
           __syncthreads();
         }
+        // Element stores: 16-byte ones cost this kernel registers (spills).
+        T* pc = c + z * sc0 + row0 * sc1 + col0 * sc2;
+        const int mr = min(m - row0, (i64)TM), nr = min(n - col0, (i64)TN);
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
-          i64 i = row0 + ty + 16 * u;
-          if (i >= m) continue;
+        for (int u = 0; u < 4; u++)
 #pragma unroll
-          for (int v = 0; v < 4; v++) {
-            i64 j = col0 + tx + 16 * v;
-            if (j >= n) continue;
-            T* pc = c + z * sc0 + i * sc1 + j * sc2;
-            *pc = beta != 0 ? acc[u][v] + *pc : acc[u][v];
-          }
-        }
+          for (int h = 0; h < 4; h += V) put(pc, mr, nr, sc1, sc2, false, beta, 4 * ty + u, 4 * tx + h, &acc[u][h]);
       }
 }
 
@@ -113,19 +152,14 @@ __device__ void mm_tiled(MM_PARAMS(T)) {
 // every stride combination stays correct.
 //
 // Resources (ptxas 11.8 -v on the PTX, sm_80 / sm_90): float, compiled for
-// two blocks per SM, 128 registers a thread, 56 / 52 bytes of spill stores
-// (one 4-byte reload per slice in the main loop, the rest outside it);
-// double, one block per SM, 254 / 250 registers, no spills. Shared memory:
-// 16.5 KiB (float), 33 KiB (double).
+// two blocks per SM, 128 registers a thread, 8 / 12 bytes of spill stores
+// (none in the main loop for sm_80, one 4-byte reload a slice for sm_90);
+// double, one block per SM, 254 / 236 registers, no spills. Shared memory:
+// 16.5 KiB (float), 33 KiB (double). The driver JIT-compiles the PTX with
+// its own ptxas, whose allocation may differ.
 #define BM 128
 #define BK 8
 #define RL (BM + 4)  // shared row length: padded against bank conflicts
-
-// vec is the 16-byte unit of the vectorised loads and stores.
-template <typename T>
-struct __align__(16) vec {
-  T v[16 / sizeof(T)];
-};
 
 // slice loads one operand of the large kernel, a matrix of len rows (m for
 // A, n for B) by k with strides so along the rows and sk along k, one BM×BK
@@ -210,28 +244,6 @@ struct slice {
   }
 };
 
-// put writes a thread's V consecutive outputs x of row i from column j of
-// one matrix of C (those inside the matrix), adding them to C when beta is 1;
-// one 16-byte access when vc (C's rows are unit-stride and 16-byte aligned).
-template <typename T>
-__device__ __forceinline__ void put(T* pc, i64 m, i64 n, i64 sc1, i64 sc2, bool vc, double beta, i64 i, i64 j,
-                                    const T* x) {
-  constexpr int V = 16 / sizeof(T);
-  if (i >= m) return;
-  T* p = pc + i * sc1 + j * sc2;
-  if (vc && j + V <= n) {
-    vec<T> y;
-    if (beta != 0) y = *(const vec<T>*)p;
-#pragma unroll
-    for (int w = 0; w < V; w++) y.v[w] = beta != 0 ? x[w] + y.v[w] : x[w];
-    *(vec<T>*)p = y;
-  } else {
-#pragma unroll
-    for (int w = 0; w < V; w++)
-      if (j + w < n) p[w * sc2] = beta != 0 ? x[w] + p[w * sc2] : x[w];
-  }
-}
-
 // simt is the large kernel's arithmetic on the CUDA cores: each thread owns
 // an 8×8 micro-tile, rows 4·ty + {0..3} and 64 + 4·ty + {0..3} of the block's
 // tile, columns likewise with tx, and reads them from the slices with 16-byte
@@ -251,15 +263,8 @@ struct simt {
   // frag reads 8 rows (or columns) of one depth of a slice: 4 at 4·t and 4
   // at 64 + 4·t.
   __device__ __forceinline__ static void frag(const T* row, int t, T f[8]) {
-    constexpr int V = 16 / sizeof(T);
-#pragma unroll
-    for (int g = 0; g < 2; g++)
-#pragma unroll
-      for (int h = 0; h < 4; h += V) {
-        vec<T> x = *(const vec<T>*)&row[g * 64 + 4 * t + h];
-#pragma unroll
-        for (int w = 0; w < V; w++) f[g * 4 + h + w] = x.v[w];
-      }
+    read4(&row[4 * t], f);
+    read4(&row[64 + 4 * t], f + 4);
   }
 
   // step adds the products of one BK-deep pair of slices.
@@ -392,7 +397,9 @@ __device__ void mm_big(MM_PARAMS(T)) {
         }
         T* pc = c + z * sc0;
         const bool vc = sc2 == 1 && sc1 % V == 0 && (unsigned long long)pc % 16 == 0;
-        acc.store([&](int i, int j, const T* x) { put(pc, m, n, sc1, sc2, vc, beta, row0 + i, col0 + j, x); });
+        pc += row0 * sc1 + col0 * sc2;
+        const int mr = min(m - row0, (i64)BM), nr = min(n - col0, (i64)BM);
+        acc.store([&](int i, int j, const T* x) { put(pc, mr, nr, sc1, sc2, vc, beta, i, j, x); });
       }
 }
 
@@ -409,6 +416,7 @@ __device__ void mm_big(MM_PARAMS(T)) {
 #define BIG_ACC_f64 dmma
 #define MATMUL(S, T)                                                                                   \
   extern "C" __global__ void matmul_naive_##S(MM_PARAMS(T)) { mm_naive<T>(MM_PASS); }                     \
-  extern "C" __global__ void __launch_bounds__(256) matmul_tiled_##S(MM_PARAMS(T)) { mm_tiled<T>(MM_PASS); } \
+  extern "C" __global__ void __launch_bounds__(256) matmul_tiled_##S(MM_PARAMS(T)) { mm_tiled<T, 64, 64>(MM_PASS); } \
+  extern "C" __global__ void __launch_bounds__(256) matmul_wide_##S(MM_PARAMS(T)) { mm_tiled<T, 32, 128>(MM_PASS); } \
   extern "C" __global__ void BIG_BOUNDS(S) matmul_big_##S(MM_PARAMS(T)) { mm_big<T, BIG_ACC_##S>(MM_PASS); }
 BOTH(MATMUL)

@@ -4,4 +4,5 @@
 
 REGISTER(matmul_naive, false)
 REGISTER(matmul_tiled, true)
+REGISTER(matmul_wide, true)
 REGISTER(matmul_big, true)
