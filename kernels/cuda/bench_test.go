@@ -223,6 +223,7 @@ func BenchmarkTrainStep(b *testing.B) {
 	for _, net := range []string{"lenet5", "resnet20"} {
 		b.Run(net, func(b *testing.B) {
 			step := bench.TrainStep(net, 100, dev)
+			step() // warm-up: loads the modules and fills the allocator's cache
 			wait(b)
 			b.ResetTimer()
 			for range b.N {

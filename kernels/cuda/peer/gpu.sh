@@ -47,7 +47,7 @@ for p in $parts; do
 	sim)
 		for dev in cuda cpu; do
 			start=$(date +%s%N)
-			timeout 150 "$bin/ecl" sim -runs 1 -device $dev -out "/tmp/sim-$dev" -quiet >>"$out/sim.txt" 2>&1
+			timeout 90 "$bin/ecl" sim -runs 1 -device $dev -out "/tmp/sim-$dev" -quiet >>"$out/sim.txt" 2>&1
 			echo "sim -device $dev rc=$? wall $((($(date +%s%N) - start) / 1000000)) ms" | tee -a "$out/sim.txt"
 		done
 		;;
