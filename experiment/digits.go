@@ -3,6 +3,7 @@ package experiment
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -39,6 +40,24 @@ type DigitsConfig struct {
 	Epochs, AuxEpochs, ECLEpochs int
 	Batch                        int
 	LR                           float64
+	// AuxData lists the source samples the auxiliary head is trained on,
+	// one ECL row each ("ECL-<paradigm>-<data>" when more than one):
+	// "heldout", the held-out source split that the backbone never saw
+	// (the default: a head fitted where the backbone is nearly always
+	// right cannot estimate P(correct) elsewhere), or "train", the
+	// backbone's training split.
+	AuxData []string
+	// AuxCE trains the top-label auxiliary head with cross-entropy alone,
+	// without the Soft-ECE term the paper calibrates it with.
+	AuxCE bool
+	// NonTrainable uses the soft-binned estimator on each pair of
+	// mini-batches instead of Algorithm 1 (the paper's Table 7).
+	NonTrainable bool
+	// BaseCache, when set, is a directory of trained base networks: a run
+	// whose base network (same architecture, data, split, seed and base
+	// schedule) is there loads it instead of training it, and one that
+	// trains it saves it there. Results are the same either way.
+	BaseCache string `json:"-"`
 	// Log, when set, receives progress messages.
 	Log func(format string, args ...any) `json:"-"`
 }
@@ -56,7 +75,7 @@ func (c DigitsConfig) recipe() (train.Recipe, error) {
 	r := train.Recipe{
 		Name: "paper", Batch: c.Batch,
 		Base: train.Stage{Epochs: c.Epochs, LR: c.LR}, Aux: train.Stage{Epochs: aux, LR: c.LR}, ECL: train.Stage{Epochs: fine, LR: c.LR},
-		AuxSoftECE: true, LambdaCE: c.LambdaCE, Gamma: c.Gamma, Loss: c.Loss,
+		AuxSoftECE: !c.AuxCE, NonTrainable: c.NonTrainable, LambdaCE: c.LambdaCE, Gamma: c.Gamma, Loss: c.Loss,
 	}
 	if r.LambdaCE == 0 {
 		r.LambdaCE = 1
@@ -64,6 +83,11 @@ func (c DigitsConfig) recipe() (train.Recipe, error) {
 	var err error
 	if r.Adaptive, err = c.adaptive(); err != nil {
 		return r, err
+	}
+	for _, d := range c.AuxData {
+		if d != "train" && d != "heldout" {
+			return r, fmt.Errorf("experiment: auxiliary head data %q (want train or heldout)", d)
+		}
 	}
 	if c.Epochs < 1 || c.Batch < 1 || !(c.LR > 0) {
 		return r, fmt.Errorf("experiment: %d epochs, batch %d, learning rate %v", c.Epochs, c.Batch, c.LR)
@@ -122,7 +146,7 @@ func RunDigits(c DigitsConfig) ([]Result, error) {
 	}
 	var out []Result
 	for _, s := range specs {
-		rows, err := c.Store.do(s, func() ([]Result, error) { return c.run(r, s.seed) })
+		rows, err := c.Store.do(s, func() ([]Result, error) { return c.run(r, s.seed, sums) })
 		if err != nil {
 			return nil, err
 		}
@@ -131,8 +155,9 @@ func RunDigits(c DigitsConfig) ([]Result, error) {
 	return out, nil
 }
 
-// run trains and evaluates every model of one seed.
-func (c DigitsConfig) run(r train.Recipe, seed uint64) ([]Result, error) {
+// run trains and evaluates every model of one seed; sums are the data
+// files' checksums.
+func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) ([]Result, error) {
 	logf := c.Log
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -149,17 +174,40 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := r
-	base.Base.OnEpoch = func(epoch int, loss float64) {
-		logf("seed %d: base epoch %d/%d, loss %.4f", seed, epoch, r.Base.Epochs, loss)
+	cached, err := c.basePath(o, sums)
+	if err != nil {
+		return nil, err
 	}
-	train.Base(rand.New(rand.NewPCG(seed, 2)), base, model, data(sp.Source))
+	if _, statErr := os.Stat(cached); cached != "" && statErr == nil {
+		if err := nn.Load(cached, nn.Module[float32](model)); err != nil {
+			return nil, err
+		}
+		logf("seed %d: base network from %s", seed, cached)
+	} else {
+		base := r
+		base.Base.OnEpoch = func(epoch int, loss float64) {
+			logf("seed %d: base epoch %d/%d, loss %.4f", seed, epoch, r.Base.Epochs, loss)
+		}
+		train.Base(rand.New(rand.NewPCG(seed, 2)), base, model, data(sp.Source))
+		if cached != "" {
+			if err := os.MkdirAll(c.BaseCache, 0o755); err != nil {
+				return nil, err
+			}
+			if err := nn.Save(cached, nn.Module[float32](model)); err != nil {
+				return nil, err
+			}
+		}
+	}
 
 	feat := func(s *digits.Set) train.Data[float32] {
 		return train.Data[float32]{X: featureTensor(model.Backbone, s.X), Y: s.Y}
 	}
 	src, val, tgt, test := feat(sp.Source), feat(sp.Val), feat(sp.Unlabelled), feat(sp.Test)
 	dim := src.X.Dim(1)
+	auxData := c.AuxData
+	if len(auxData) == 0 {
+		auxData = []string{"heldout"}
+	}
 	var out []Result
 	a := &arm[float32]{
 		recipe: r, classes: DigitClasses, seed: seed,
@@ -171,12 +219,14 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64) ([]Result, error) {
 		},
 		src: src, val: val, tgt: tgt, evalSrc: val, evalTgt: test,
 		full: model, inputs: sp.Unlabelled.X,
-		record: func(method string, srcProbs, tgtProbs []float64) error {
+		auxData: auxData, auxSets: map[string]train.Data[float32]{"train": src, "heldout": val},
+		record: func(method string, srcProbs, tgtProbs []float64, d *Diagnostics) error {
 			res, err := evaluateBoth(c.Metrics, DigitClasses, srcProbs, val.Y, tgtProbs, test.Y)
 			if err != nil {
 				return err
 			}
-			logf("seed %d: %-14s target ACC %.2f ECE %.2f CwECE %.2f", seed, method, 100*res.Target.ACC, 100*res.Target.ECE, 100*res.Target.CwECE)
+			logf("seed %d: %-14s target ACC %.2f ECE %.2f CwECE %.2f%s", seed, method, 100*res.Target.ACC, 100*res.Target.ECE, 100*res.Target.CwECE, d.summary())
+			res.Diag = d
 			res.Shift, res.Method, res.Setup, res.Seed = "→"+sp.Target, method, setup, seed
 			out = append(out, res)
 			return nil
@@ -191,6 +241,28 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64) ([]Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// basePath is the file of BaseCache holding the base network trained on
+// split o (its seed set) of the data with checksums sums ("" without a
+// cache): named by a hash of everything the base training depends on.
+func (c DigitsConfig) basePath(o digits.SplitOptions, sums map[string]string) (string, error) {
+	if c.BaseCache == "" {
+		return "", nil
+	}
+	key, err := json.Marshal(struct {
+		Arch   string
+		Split  digits.SplitOptions
+		Epochs int
+		Batch  int
+		LR     float64
+		Data   map[string]string
+	}{c.Arch, o, c.Epochs, c.Batch, c.LR, sums})
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(key)
+	return filepath.Join(c.BaseCache, fmt.Sprintf("%s-%s-seed%d-%s.state", c.Arch, o.Target, o.Seed, hex.EncodeToString(h[:8]))), nil
 }
 
 // dataChecksums maps each file of the domains o reads (relative to dir)

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ecl-go/ecl/datasets/digits"
@@ -35,17 +37,86 @@ func TestRunDigitsIsSeeded(t *testing.T) {
 	if a[1].Target.ACC != a[0].Target.ACC {
 		t.Errorf("TS changed the accuracy: %v vs %v", a[1].Target.ACC, a[0].Target.ACC)
 	}
-	b, err := RunDigits(c)
-	if err != nil {
-		t.Fatal(err)
+	// The second run saves its base network in a cache, the third loads
+	// it: all three agree.
+	c.BaseCache = t.TempDir()
+	loaded := 0
+	c.Log = func(format string, _ ...any) {
+		if strings.Contains(format, "base network from") {
+			loaded++
+		}
 	}
-	for i := range a {
-		if a[i].Target != b[i].Target {
-			t.Errorf("%s differs between runs: %+v vs %+v", a[i].Method, a[i].Target, b[i].Target)
+	for run := range 2 {
+		b, err := RunDigits(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range a {
+			if a[i].Target != b[i].Target {
+				t.Errorf("run %d: %s differs: %+v vs %+v", run+2, a[i].Method, a[i].Target, b[i].Target)
+			}
+		}
+		if files, _ := filepath.Glob(filepath.Join(c.BaseCache, "lenet5-mnist-seed2-*.state")); len(files) != 1 {
+			t.Errorf("run %d: cache holds %v", run+2, files)
+		}
+		if loaded != run {
+			t.Errorf("run %d: the base network was loaded %d times", run+2, loaded)
 		}
 	}
 	c.Arch = "vgg"
 	if _, err := RunDigits(c); err == nil {
 		t.Error("unknown architecture accepted")
+	}
+}
+
+// With two auxiliary-head splits, each ECL paradigm gives one row per
+// split, named after it, with its diagnostics; the summary compares those
+// rows by their paradigm's own error.
+func TestRunDigitsAuxData(t *testing.T) {
+	dir := t.TempDir()
+	digitstest.Domains(t, dir, 60)
+	c := DigitsConfig{
+		Dir: dir, Arch: "lenet5",
+		Split:  digits.SplitOptions{Target: "mnist", Sources: []string{"usps"}, MaxTest: 30, ValFraction: 0.3},
+		Study:  Study{Paradigms: []ecl.Paradigm{ecl.TopLabel, ecl.ClassWise}, Control: true, Runs: 1, Seed: 2, Lambda: "adaptive"},
+		Epochs: 2, ECLEpochs: 3, Batch: 10, LR: 1e-2, AuxData: []string{"train", "heldout"},
+	}
+	rs, err := RunDigits(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Uncal", "CE-finetune", "ECL-toplabel-train", "ECL-toplabel-heldout", "ECL-classwise-train", "ECL-classwise-heldout"}
+	if len(rs) != len(want) {
+		t.Fatalf("%d rows, want %v", len(rs), want)
+	}
+	for i, r := range rs {
+		if r.Method != want[i] {
+			t.Errorf("row %d: %s, want %s", i, r.Method, want[i])
+		}
+		if i < 2 {
+			if r.Diag != nil {
+				t.Errorf("%s has diagnostics", r.Method)
+			}
+			continue
+		}
+		d := r.Diag
+		if d == nil || len(d.Aux) != 4 || len(d.Epochs) != 3 || d.AuxData != want[i][strings.LastIndex(want[i], "-")+1:] {
+			t.Fatalf("%s: diagnostics %+v", r.Method, d)
+		}
+		if n := len(d.Aux[3].Estimate); n != map[bool]int{true: 1, false: 10}[i < 4] {
+			t.Errorf("%s: %d estimates on the target", r.Method, n)
+		}
+		if e := d.Epochs[2]; e.Epoch != 3 || !(e.Lambda > 0) || !(e.GradRatio > 0) {
+			t.Errorf("%s: last epoch %+v", r.Method, e)
+		}
+	}
+	for _, s := range Summarize(rs)[2:] {
+		if s.Wins < 0 || s.WinsCtl < 0 {
+			t.Errorf("%s not compared with Uncal and CE-finetune", s.Method)
+		}
+	}
+	c.AuxData = []string{"val"}
+	if _, err := RunDigits(c); err == nil || !strings.Contains(err.Error(), `"val"`) {
+		t.Errorf("auxiliary data val: error %v", err)
 	}
 }
