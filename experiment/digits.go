@@ -44,8 +44,10 @@ type DigitsConfig struct {
 	// one ECL row each ("ECL-<paradigm>-<data>" when more than one):
 	// "heldout", the held-out source split that the backbone never saw
 	// (the default: a head fitted where the backbone is nearly always
-	// right cannot estimate P(correct) elsewhere), or "train", the
-	// backbone's training split.
+	// right cannot estimate P(correct) elsewhere), "train", the
+	// backbone's training split, or "oracle", the target's unlabelled
+	// split with its labels (a diagnostic, not a method: the head ECL
+	// would need to match the target's true expectation).
 	AuxData []string
 	// AuxCE trains the top-label auxiliary head with cross-entropy alone,
 	// without the Soft-ECE term the paper calibrates it with.
@@ -85,8 +87,8 @@ func (c DigitsConfig) recipe() (train.Recipe, error) {
 		return r, err
 	}
 	for _, d := range c.AuxData {
-		if d != "train" && d != "heldout" {
-			return r, fmt.Errorf("experiment: auxiliary head data %q (want train or heldout)", d)
+		if d != "train" && d != "heldout" && d != "oracle" {
+			return r, fmt.Errorf("experiment: auxiliary head data %q (want train, heldout or oracle)", d)
 		}
 	}
 	if c.Epochs < 1 || c.Batch < 1 || !(c.LR > 0) {
@@ -219,7 +221,7 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 		},
 		src: src, val: val, tgt: tgt, evalSrc: val, evalTgt: test,
 		full: model, inputs: sp.Unlabelled.X,
-		auxData: auxData, auxSets: map[string]train.Data[float32]{"train": src, "heldout": val},
+		auxData: auxData, auxSets: map[string]train.Data[float32]{"train": src, "heldout": val, "oracle": tgt},
 		record: func(method string, srcProbs, tgtProbs []float64, d *Diagnostics) error {
 			res, err := evaluateBoth(c.Metrics, DigitClasses, srcProbs, val.Y, tgtProbs, test.Y)
 			if err != nil {

@@ -115,6 +115,10 @@ func TestRunDigitsAuxData(t *testing.T) {
 			t.Errorf("%s not compared with Uncal and CE-finetune", s.Method)
 		}
 	}
+	c.AuxData = []string{"oracle"}
+	if _, err := c.recipe(); err != nil {
+		t.Errorf("auxiliary data oracle: %v", err)
+	}
 	c.AuxData = []string{"val"}
 	if _, err := RunDigits(c); err == nil || !strings.Contains(err.Error(), `"val"`) {
 		t.Errorf("auxiliary data val: error %v", err)
