@@ -52,6 +52,10 @@ type DigitsConfig struct {
 	// AuxCE trains the top-label auxiliary head with cross-entropy alone,
 	// without the Soft-ECE term the paper calibrates it with.
 	AuxCE bool
+	// WholeNetwork fine-tunes the backbone with the main head in the ECL
+	// stage and the fine-tuning baselines, on the images (slow), instead of
+	// the main head alone on the frozen backbone's features.
+	WholeNetwork bool
 	// NonTrainable uses the soft-binned estimator on each pair of
 	// mini-batches instead of Algorithm 1 (the paper's Table 7).
 	NonTrainable bool
@@ -77,7 +81,7 @@ func (c DigitsConfig) recipe() (train.Recipe, error) {
 	r := train.Recipe{
 		Name: "paper", Batch: c.Batch,
 		Base: train.Stage{Epochs: c.Epochs, LR: c.LR}, Aux: train.Stage{Epochs: aux, LR: c.LR}, ECL: train.Stage{Epochs: fine, LR: c.LR},
-		AuxSoftECE: !c.AuxCE, NonTrainable: c.NonTrainable, LambdaCE: c.LambdaCE, Gamma: c.Gamma, Loss: c.Loss,
+		AuxSoftECE: !c.AuxCE, NonTrainable: c.NonTrainable, WholeNetwork: c.WholeNetwork, LambdaCE: c.LambdaCE, Gamma: c.Gamma, Loss: c.Loss,
 	}
 	if r.LambdaCE == 0 {
 		r.LambdaCE = 1
@@ -233,6 +237,18 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 			out = append(out, res)
 			return nil
 		},
+	}
+	if c.WholeNetwork {
+		a.base = model
+		a.clone = func(auxOut int) (*nn.Classifier[float32], error) {
+			m, err := NewDigitNet(c.Arch, rand.New(rand.NewPCG(seed, 3)), auxOut)
+			if err != nil {
+				return nil, err
+			}
+			return m, copyBase(m, model)
+		}
+		a.src, a.val, a.tgt, a.evalSrc, a.evalTgt = data(sp.Source), data(sp.Val), data(sp.Unlabelled), data(sp.Val), data(sp.Test)
+		a.auxSets = map[string]train.Data[float32]{"train": a.src, "heldout": a.val, "oracle": a.tgt}
 	}
 	if err := a.baselines(c.Methods, c.Control); err != nil {
 		return nil, err

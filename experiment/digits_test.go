@@ -124,3 +124,33 @@ func TestRunDigitsAuxData(t *testing.T) {
 		t.Errorf("auxiliary data val: error %v", err)
 	}
 }
+
+// With WholeNetwork the fine-tuning rows train the backbone on the images
+// and differ from those that train the main head alone; Uncal does not.
+func TestRunDigitsWholeNetwork(t *testing.T) {
+	dir := t.TempDir()
+	digitstest.Domains(t, dir, 60)
+	c := DigitsConfig{
+		Dir: dir, Arch: "lenet5",
+		Split:  digits.SplitOptions{Target: "mnist", Sources: []string{"usps"}, MaxTest: 30},
+		Study:  Study{Paradigms: []ecl.Paradigm{ecl.TopLabel}, Methods: []string{"softece"}, Control: true, Runs: 1, Seed: 3},
+		Epochs: 2, Batch: 10, LR: 1e-2,
+	}
+	head, err := RunDigits(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.WholeNetwork = true
+	whole, err := RunDigits(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole) != 4 || len(head) != 4 {
+		t.Fatalf("%d and %d rows, want 4", len(whole), len(head))
+	}
+	for i := range whole {
+		if changed := whole[i].Target != head[i].Target; changed != (i > 0) {
+			t.Errorf("%s: whole-network row changed %v, want %v", whole[i].Method, changed, i > 0)
+		}
+	}
+}

@@ -54,6 +54,11 @@ type Recipe struct {
 	NonTrainable bool
 	// Loss holds the ECL settings other than paradigm and classes.
 	Loss ecl.Config
+	// WholeNetwork makes the ECL stage, the control and the Regularised
+	// baselines train the backbone with the main head (the paper does not
+	// say which; the reference code trains the main head alone). The
+	// auxiliary head then reads the changing backbone's features.
+	WholeNetwork bool
 	// Trace, when set, receives each epoch of the ECL stage and of the
 	// Regularised baselines (two more backward passes per batch).
 	Trace func(EpochTrace)
@@ -201,7 +206,8 @@ func auxProbs[T tensor.Float](p ecl.Paradigm, m *nn.Classifier[T], x *tensor.Ten
 }
 
 // ECL fine-tunes the main head with the ECL of paradigm p on paired source
-// and (unlabelled) target batches. The backbone and auxiliary head are fixed.
+// and (unlabelled) target batches. The auxiliary head is fixed, and so is
+// the backbone unless r.WholeNetwork.
 func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *nn.Classifier[T], src, tgt Data[T], classes int) error {
 	cfg := r.Loss
 	cfg.Paradigm, cfg.Classes = p, classes
@@ -226,12 +232,16 @@ func Control[T tensor.Float](rng *rand.Rand, r Recipe, m *nn.Classifier[T], src,
 	finetune(rng, r, m, src, tgt, nil)
 }
 
-// finetune runs stage 3 on the main head: the loss is CE plus the weighted
+// finetune runs stage 3 on the main head (and the backbone with
+// r.WholeNetwork): the loss is CE plus the weighted
 // term extra(source probs, target probs, batches) when extra is not nil.
 func finetune[T tensor.Float](rng *rand.Rand, r Recipe, m *nn.Classifier[T], src, tgt Data[T], extra func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T]) {
 	var weight ecl.AdaptiveWeight
 	weight.Gamma = r.Gamma
 	params := m.Main.Params()
+	if r.WholeNetwork {
+		params = m.Params()
+	}
 	st := r.ECL
 	var sum EpochTrace
 	var steps int
@@ -246,10 +256,15 @@ func finetune[T tensor.Float](rng *rand.Rand, r Recipe, m *nn.Classifier[T], src
 		}
 	}
 	fit(rng, st, r.Batch, params, src, tgt, func(s, t Data[T]) *autograd.Var[T] {
+		features := func() (*autograd.Var[T], *autograd.Var[T]) {
+			return m.Backbone.Forward(autograd.Const(s.X)), m.Backbone.Forward(autograd.Const(t.X))
+		}
 		var fs, ft *autograd.Var[T]
-		autograd.NoGrad(func() {
-			fs, ft = m.Backbone.Forward(autograd.Const(s.X)), m.Backbone.Forward(autograd.Const(t.X))
-		})
+		if r.WholeNetwork {
+			fs, ft = features()
+		} else {
+			autograd.NoGrad(func() { fs, ft = features() })
+		}
 		ls, lt := m.Main.Forward(fs), m.Main.Forward(ft)
 		ce := nn.CrossEntropy(ls, s.Y)
 		if extra == nil {

@@ -31,7 +31,7 @@ func TestBatchesCoverEveryIndexOnce(t *testing.T) {
 }
 
 // The ECL stage changes only the main head; the backbone and the auxiliary
-// head keep their values.
+// head keep their values. With WholeNetwork it trains the backbone too.
 func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
 	m := nn.NewMLPClassifier[float64](r, 2, 6, 3, 3)
@@ -67,6 +67,14 @@ func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 	}
 	if same(main, snapshot(m.Main)) {
 		t.Error("the ECL stage left the main head unchanged")
+	}
+	rec.WholeNetwork = true
+	back, main = snapshot(m.Backbone), snapshot(m.Main)
+	if err := ECL(r, rec, ecl.ClassWise, m, src, tgt, 3); err != nil {
+		t.Fatal(err)
+	}
+	if same(back, snapshot(m.Backbone)) || same(main, snapshot(m.Main)) || !same(aux, snapshot(m.Aux)) {
+		t.Error("with WholeNetwork, the ECL stage did not train the backbone and main head, or changed the auxiliary head")
 	}
 }
 

@@ -31,6 +31,7 @@ func runDigits(args []string) error {
 	auxData := fs.String("aux-data", "heldout", "comma list of the source samples the auxiliary head is trained on, one ECL row each: heldout (the held-out source split, -val), train (the backbone's training split) or oracle (the labelled target training split: a diagnostic)")
 	auxSoftECE := fs.Bool("aux-softece", true, "calibrate the top-label auxiliary head with Soft-ECE on the source, as the paper does")
 	fs.StringVar(&c.BaseCache, "base-cache", "", "directory of trained base networks, reused by runs with the same architecture, data, split, seed and base schedule (empty: none)")
+	fs.BoolVar(&c.WholeNetwork, "ecl-whole", false, "the ECL stage and the fine-tuning baselines train the backbone too, on the images (default: the main head alone on the frozen backbone's features, as the reference code)")
 	fs.BoolVar(&c.NonTrainable, "nontrainable", false, "use the soft-binned estimator on each mini-batch instead of Algorithm 1 (the paper's Table 7)")
 	out := fs.String("out", "out/digits", "directory for one result file per run (runs/), results.json, results.csv and reliability diagrams (empty: none)")
 	style := diagramFlags(fs)
