@@ -10,17 +10,23 @@ import (
 	"github.com/ecl-go/ecl/ecl"
 )
 
+// tinyDigits is a LeNet-5 study of seed seed on 60 rendered images per
+// domain, usps→mnist, 30 test images, with the CE-finetune row.
+func tinyDigits(t *testing.T, seed uint64, epochs int, paradigms []ecl.Paradigm, methods ...string) DigitsConfig {
+	dir := t.TempDir()
+	digitstest.Domains(t, dir, 60)
+	return DigitsConfig{
+		Dir: dir, Arch: "lenet5",
+		Split:  digits.SplitOptions{Target: "mnist", Sources: []string{"usps"}, MaxTest: 30},
+		Study:  Study{Paradigms: paradigms, Methods: methods, Control: true, Runs: 1, Seed: seed},
+		Epochs: epochs, Batch: 10, LR: 1e-2,
+	}
+}
+
 // A tiny digit study trains every kind of row and is reproducible from its
 // seed.
 func TestRunDigitsIsSeeded(t *testing.T) {
-	dir := t.TempDir()
-	digitstest.Domains(t, dir, 60)
-	c := DigitsConfig{
-		Dir: dir, Arch: "lenet5",
-		Split:  digits.SplitOptions{Target: "mnist", Sources: []string{"usps"}, MaxTest: 30},
-		Study:  Study{Paradigms: []ecl.Paradigm{ecl.TopLabel, ecl.Canonical}, Methods: []string{"ts", "pseudocal", "softece", "drl"}, Control: true, Runs: 1, Seed: 2},
-		Epochs: 10, Batch: 10, LR: 1e-2,
-	}
+	c := tinyDigits(t, 2, 10, []ecl.Paradigm{ecl.TopLabel, ecl.Canonical}, "ts", "pseudocal", "softece", "drl")
 	a, err := RunDigits(c)
 	if err != nil {
 		t.Fatal(err)
@@ -73,14 +79,8 @@ func TestRunDigitsIsSeeded(t *testing.T) {
 // split, named after it, with its diagnostics; the summary compares those
 // rows by their paradigm's own error.
 func TestRunDigitsAuxData(t *testing.T) {
-	dir := t.TempDir()
-	digitstest.Domains(t, dir, 60)
-	c := DigitsConfig{
-		Dir: dir, Arch: "lenet5",
-		Split:  digits.SplitOptions{Target: "mnist", Sources: []string{"usps"}, MaxTest: 30, ValFraction: 0.3},
-		Study:  Study{Paradigms: []ecl.Paradigm{ecl.TopLabel, ecl.ClassWise}, Control: true, Runs: 1, Seed: 2, Lambda: "adaptive"},
-		Epochs: 2, ECLEpochs: 3, Batch: 10, LR: 1e-2, AuxData: []string{"train", "heldout"},
-	}
+	c := tinyDigits(t, 2, 2, []ecl.Paradigm{ecl.TopLabel, ecl.ClassWise})
+	c.Split.ValFraction, c.Lambda, c.ECLEpochs, c.AuxData = 0.3, "adaptive", 3, []string{"train", "heldout"}
 	rs, err := RunDigits(c)
 	if err != nil {
 		t.Fatal(err)
@@ -128,14 +128,7 @@ func TestRunDigitsAuxData(t *testing.T) {
 // With WholeNetwork the fine-tuning rows train the backbone on the images
 // and differ from those that train the main head alone; Uncal does not.
 func TestRunDigitsWholeNetwork(t *testing.T) {
-	dir := t.TempDir()
-	digitstest.Domains(t, dir, 60)
-	c := DigitsConfig{
-		Dir: dir, Arch: "lenet5",
-		Split:  digits.SplitOptions{Target: "mnist", Sources: []string{"usps"}, MaxTest: 30},
-		Study:  Study{Paradigms: []ecl.Paradigm{ecl.TopLabel}, Methods: []string{"softece"}, Control: true, Runs: 1, Seed: 3},
-		Epochs: 2, Batch: 10, LR: 1e-2,
-	}
+	c := tinyDigits(t, 3, 2, []ecl.Paradigm{ecl.TopLabel}, "softece")
 	head, err := RunDigits(c)
 	if err != nil {
 		t.Fatal(err)

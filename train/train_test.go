@@ -30,16 +30,23 @@ func TestBatchesCoverEveryIndexOnce(t *testing.T) {
 	}
 }
 
+// shiftedPair is 20 labelled 2-D source points and 20 target points
+// shifted by 1.
+func shiftedPair(r *rand.Rand) (src, tgt Data[float64]) {
+	src = Data[float64]{X: tensor.RandNormal[float64](r, 0, 1, 20, 2), Y: make([]int, 20)}
+	tgt = Data[float64]{X: tensor.RandNormal[float64](r, 1, 1, 20, 2), Y: make([]int, 20)}
+	for i := range src.Y {
+		src.Y[i] = i % 3
+	}
+	return src, tgt
+}
+
 // The ECL stage changes only the main head; the backbone and the auxiliary
 // head keep their values. With WholeNetwork it trains the backbone too.
 func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
 	m := nn.NewMLPClassifier[float64](r, 2, 6, 3, 3)
-	src := Data[float64]{X: tensor.RandNormal[float64](r, 0, 1, 20, 2), Y: make([]int, 20)}
-	tgt := Data[float64]{X: tensor.RandNormal[float64](r, 1, 1, 20, 2), Y: make([]int, 20)}
-	for i := range src.Y {
-		src.Y[i] = i % 3
-	}
+	src, tgt := shiftedPair(r)
 	snapshot := func(mod nn.Module[float64]) [][]float64 {
 		var out [][]float64
 		for _, p := range mod.Params() {
@@ -234,11 +241,7 @@ func TestTraceRecordsWithoutChangingTraining(t *testing.T) {
 	run := func(lambdaCE float64, trace bool) ([]float64, []EpochTrace) {
 		r := rand.New(rand.NewPCG(3, 3))
 		m := nn.NewMLPClassifier[float64](r, 2, 6, 3, 2)
-		src := Data[float64]{X: tensor.RandNormal[float64](r, 0, 1, 20, 2), Y: make([]int, 20)}
-		tgt := Data[float64]{X: tensor.RandNormal[float64](r, 1, 1, 20, 2), Y: make([]int, 20)}
-		for i := range src.Y {
-			src.Y[i] = i % 3
-		}
+		src, tgt := shiftedPair(r)
 		rec := Recipe{ECL: Stage{Epochs: 3, LR: 0.01}, Batch: 20, LambdaCE: lambdaCE}
 		var es []EpochTrace
 		if trace {
