@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ecl-go/ecl/datasets/digits"
@@ -46,8 +47,10 @@ type DigitsConfig struct {
 	// (the default: a head fitted where the backbone is nearly always
 	// right cannot estimate P(correct) elsewhere), "train", the
 	// backbone's training split, or "oracle", the target's unlabelled
-	// split with its labels (a diagnostic, not a method: the head ECL
-	// would need to match the target's true expectation).
+	// split with its labels, or "oracle-both", that and the held-out
+	// source (diagnostics, not methods: the oracle heads tell whether ECL
+	// lowers the target error when the head's estimates are right on the
+	// target, or on both domains).
 	AuxData []string
 	// AuxCE trains the top-label auxiliary head with cross-entropy alone,
 	// without the Soft-ECE term the paper calibrates it with.
@@ -91,14 +94,25 @@ func (c DigitsConfig) recipe() (train.Recipe, error) {
 		return r, err
 	}
 	for _, d := range c.AuxData {
-		if d != "train" && d != "heldout" && d != "oracle" {
-			return r, fmt.Errorf("experiment: auxiliary head data %q (want train, heldout or oracle)", d)
+		if !slices.Contains(AuxData, d) {
+			return r, fmt.Errorf("experiment: auxiliary head data %q (want one of %v)", d, AuxData)
 		}
 	}
 	if c.Epochs < 1 || c.Batch < 1 || !(c.LR > 0) {
 		return r, fmt.Errorf("experiment: %d epochs, batch %d, learning rate %v", c.Epochs, c.Batch, c.LR)
 	}
 	return r, nil
+}
+
+// AuxData lists the auxiliary head's training sets DigitsConfig.AuxData
+// accepts.
+var AuxData = []string{"heldout", "train", "oracle", "oracle-both"}
+
+// auxSets maps each of AuxData to its data: the source training split
+// src, the held-out source val and the labelled target training split tgt.
+func auxSets[T tensor.Float](src, val, tgt train.Data[T]) map[string]train.Data[T] {
+	both := train.Data[T]{X: tensor.Concat(0, val.X, tgt.X), Y: slices.Concat(val.Y, tgt.Y)}
+	return map[string]train.Data[T]{"train": src, "heldout": val, "oracle": tgt, "oracle-both": both}
 }
 
 // NewDigitNet makes the network arch for 3×28×28 digits with an auxiliary
@@ -225,7 +239,7 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 		},
 		src: src, val: val, tgt: tgt, evalSrc: val, evalTgt: test,
 		full: model, inputs: sp.Unlabelled.X,
-		auxData: auxData, auxSets: map[string]train.Data[float32]{"train": src, "heldout": val, "oracle": tgt},
+		auxData: auxData, auxSets: auxSets(src, val, tgt),
 		record: func(method string, srcProbs, tgtProbs []float64, d *Diagnostics) error {
 			res, err := evaluateBoth(c.Metrics, DigitClasses, srcProbs, val.Y, tgtProbs, test.Y)
 			if err != nil {
@@ -248,7 +262,7 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 			return m, copyBase(m, model)
 		}
 		a.src, a.val, a.tgt, a.evalSrc, a.evalTgt = data(sp.Source), data(sp.Val), data(sp.Unlabelled), data(sp.Val), data(sp.Test)
-		a.auxSets = map[string]train.Data[float32]{"train": a.src, "heldout": a.val, "oracle": a.tgt}
+		a.auxSets = auxSets(a.src, a.val, a.tgt)
 	}
 	if err := a.baselines(c.Methods, c.Control); err != nil {
 		return nil, err

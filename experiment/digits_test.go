@@ -2,12 +2,15 @@ package experiment
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ecl-go/ecl/datasets/digits"
 	"github.com/ecl-go/ecl/datasets/digits/digitstest"
 	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/tensor"
+	"github.com/ecl-go/ecl/train"
 )
 
 // tinyDigits is a LeNet-5 study of seed seed on 60 rendered images per
@@ -115,9 +118,15 @@ func TestRunDigitsAuxData(t *testing.T) {
 			t.Errorf("%s not compared with Uncal and CE-finetune", s.Method)
 		}
 	}
-	c.AuxData = []string{"oracle"}
-	if _, err := c.recipe(); err != nil {
-		t.Errorf("auxiliary data oracle: %v", err)
+	for _, d := range AuxData {
+		c.AuxData = []string{d}
+		if _, err := c.recipe(); err != nil {
+			t.Errorf("auxiliary data %s: %v", d, err)
+		}
+	}
+	both := auxSets(rs2data(3), rs2data(2), rs2data(4))["oracle-both"]
+	if both.X.Dim(0) != 6 || !slices.Equal(both.Y, []int{0, 1, 20, 21, 22, 23}) {
+		t.Errorf("oracle-both: %d labels %v, %d rows", both.Len(), both.Y, both.X.Dim(0))
 	}
 	c.AuxData = []string{"val"}
 	if _, err := RunDigits(c); err == nil || !strings.Contains(err.Error(), `"val"`) {
@@ -146,4 +155,14 @@ func TestRunDigitsWholeNetwork(t *testing.T) {
 			t.Errorf("%s: whole-network row changed %v, want %v", whole[i].Method, changed, i > 0)
 		}
 	}
+}
+
+// rs2data is n samples of 2 features labelled 10·(n−2)+i: the set a
+// sample came from shows in its label.
+func rs2data(n int) train.Data[float32] {
+	y := make([]int, n)
+	for i := range y {
+		y[i] = 10*(n-2) + i
+	}
+	return train.Data[float32]{X: tensor.Zeros[float32](n, 2), Y: y}
 }

@@ -28,7 +28,7 @@ func runDigits(args []string) error {
 	fs.IntVar(&c.Split.MaxTarget, "max-target", 10000, "unlabelled target training samples kept (0: all)")
 	fs.IntVar(&c.Split.MaxTest, "max-test", 2000, "target test samples kept (0: all)")
 	fs.Float64Var(&c.Split.ValFraction, "val", 0.1, "fraction of the source held out for the post-hoc methods")
-	auxData := fs.String("aux-data", "heldout", "comma list of the source samples the auxiliary head is trained on, one ECL row each: heldout (the held-out source split, -val), train (the backbone's training split) or oracle (the labelled target training split: a diagnostic)")
+	auxData := fs.String("aux-data", "heldout", "comma list of the source samples the auxiliary head is trained on, one ECL row each: heldout (the held-out source split, -val), train (the backbone's training split), oracle (the labelled target training split) or oracle-both (that and the held-out source); the oracles are diagnostics")
 	auxSoftECE := fs.Bool("aux-softece", true, "calibrate the top-label auxiliary head with Soft-ECE on the source, as the paper does")
 	fs.StringVar(&c.BaseCache, "base-cache", "", "directory of trained base networks, reused by runs with the same architecture, data, split, seed and base schedule (empty: none)")
 	fs.BoolVar(&c.WholeNetwork, "ecl-whole", false, "the ECL stage and the fine-tuning baselines train the backbone too, on the images (default: the main head alone on the frozen backbone's features, as the reference code)")
