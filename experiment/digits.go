@@ -3,11 +3,13 @@ package experiment
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ecl-go/ecl/datasets/digits"
@@ -41,10 +43,36 @@ type DigitsConfig struct {
 	Batch                        int
 	LR                           float64
 	// Device names where the base model trains (the CPU when empty); Dev
-	// is that device, set by the caller. The heads and
-	// fine-tuning stages train on the backbone's features on the CPU.
+	// is that device, set by the caller. The heads and fine-tuning stages
+	// train on the CPU.
 	Device string                 `json:",omitempty"`
 	Dev    tensor.Device[float32] `json:"-"`
+	// AuxData lists the source samples the auxiliary head is trained on,
+	// one ECL row each ("ECL-<paradigm>-<data>" when more than one):
+	// "heldout", the held-out source split that the backbone never saw
+	// (the default: a head fitted where the backbone is nearly always
+	// right cannot estimate P(correct) elsewhere), "train", the
+	// backbone's training split, or "oracle", the target's unlabelled
+	// split with its labels, or "oracle-both", that and the held-out
+	// source (diagnostics, not methods: the oracle heads tell whether ECL
+	// lowers the target error when the head's estimates are right on the
+	// target, or on both domains).
+	AuxData []string
+	// AuxCE trains the top-label auxiliary head with cross-entropy alone,
+	// without the Soft-ECE term the paper calibrates it with.
+	AuxCE bool
+	// WholeNetwork fine-tunes the backbone with the main head in the ECL
+	// stage and the fine-tuning baselines, on the images (slow), instead of
+	// the main head alone on the frozen backbone's features.
+	WholeNetwork bool
+	// NonTrainable uses the soft-binned estimator on each pair of
+	// mini-batches instead of Algorithm 1 (the paper's Table 7).
+	NonTrainable bool
+	// BaseCache, when set, is a directory of trained base networks: a run
+	// whose base network (same architecture, data, split, seed and base
+	// schedule) is there loads it instead of training it, and one that
+	// trains it saves it there. Results are the same either way.
+	BaseCache string `json:"-"`
 	// Log, when set, receives progress messages.
 	Log func(format string, args ...any) `json:"-"`
 }
@@ -62,7 +90,7 @@ func (c DigitsConfig) recipe() (train.Recipe, error) {
 	r := train.Recipe{
 		Name: "paper", Batch: c.Batch,
 		Base: train.Stage{Epochs: c.Epochs, LR: c.LR}, Aux: train.Stage{Epochs: aux, LR: c.LR}, ECL: train.Stage{Epochs: fine, LR: c.LR},
-		AuxSoftECE: true, LambdaCE: c.LambdaCE, Gamma: c.Gamma, Loss: c.Loss,
+		AuxSoftECE: !c.AuxCE, NonTrainable: c.NonTrainable, WholeNetwork: c.WholeNetwork, LambdaCE: c.LambdaCE, Gamma: c.Gamma, Loss: c.Loss,
 	}
 	if r.LambdaCE == 0 {
 		r.LambdaCE = 1
@@ -71,10 +99,26 @@ func (c DigitsConfig) recipe() (train.Recipe, error) {
 	if r.Adaptive, err = c.adaptive(); err != nil {
 		return r, err
 	}
+	for _, d := range c.AuxData {
+		if !slices.Contains(AuxData, d) {
+			return r, fmt.Errorf("experiment: auxiliary head data %q (want one of %v)", d, AuxData)
+		}
+	}
 	if c.Epochs < 1 || c.Batch < 1 || !(c.LR > 0) {
 		return r, fmt.Errorf("experiment: %d epochs, batch %d, learning rate %v", c.Epochs, c.Batch, c.LR)
 	}
 	return r, nil
+}
+
+// AuxData lists the auxiliary head's training sets DigitsConfig.AuxData
+// accepts.
+var AuxData = []string{"heldout", "train", "oracle", "oracle-both"}
+
+// auxSets maps each of AuxData to its data: the source training split
+// src, the held-out source val and the labelled target training split tgt.
+func auxSets[T tensor.Float](src, val, tgt train.Data[T]) map[string]train.Data[T] {
+	both := train.Data[T]{X: tensor.Concat(0, val.X, tgt.X), Y: slices.Concat(val.Y, tgt.Y)}
+	return map[string]train.Data[T]{"train": src, "heldout": val, "oracle": tgt, "oracle-both": both}
 }
 
 // NewDigitNet makes the network arch for 3×28×28 digits with an auxiliary
@@ -128,7 +172,7 @@ func RunDigits(c DigitsConfig) ([]Result, error) {
 	}
 	var out []Result
 	for _, s := range specs {
-		rows, err := c.Store.do(s, func() ([]Result, error) { return c.run(r, s.seed) })
+		rows, err := c.Store.do(s, func() ([]Result, error) { return c.run(r, s.seed, sums) })
 		if err != nil {
 			return nil, err
 		}
@@ -137,8 +181,9 @@ func RunDigits(c DigitsConfig) ([]Result, error) {
 	return out, nil
 }
 
-// run trains and evaluates every model of one seed.
-func (c DigitsConfig) run(r train.Recipe, seed uint64) ([]Result, error) {
+// run trains and evaluates every model of one seed; sums are the data
+// files' checksums.
+func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) ([]Result, error) {
 	logf := c.Log
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -155,20 +200,32 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := r
-	base.Base.OnEpoch = func(epoch int, loss float64) {
-		logf("seed %d: base epoch %d/%d, loss %.4f", seed, epoch, r.Base.Epochs, loss)
-	}
-	if err := c.onDevice(func(dev tensor.Device[float32]) error {
-		nn.ToDevice[float32](model, dev)
-		d := data(sp.Source)
-		d.X = tensor.To(d.X, dev)
-		return train.Base(rand.New(rand.NewPCG(seed, 2)), base, model, d)
-	}); err != nil {
+	cached, err := c.basePath(o, sums)
+	if err != nil {
 		return nil, err
+	}
+	if _, statErr := os.Stat(cached); cached != "" && statErr == nil {
+		if err := nn.Load(cached, nn.Module[float32](model)); err != nil {
+			return nil, err
+		}
+		logf("seed %d: base network from %s", seed, cached)
+	} else {
+		base := r
+		base.Base.OnEpoch = func(epoch int, loss float64) {
+			logf("seed %d: base epoch %d/%d, loss %.4f", seed, epoch, r.Base.Epochs, loss)
+		}
+		if err := c.onDevice(func(dev tensor.Device[float32]) error {
+			nn.ToDevice[float32](model, dev)
+			d := data(sp.Source)
+			d.X = tensor.To(d.X, dev)
+			return train.Base(rand.New(rand.NewPCG(seed, 2)), base, model, d)
+		}); err != nil {
+			return nil, err
+		}
 	}
 	var src, val, tgt, test train.Data[float32]
 	if err := c.onDevice(func(dev tensor.Device[float32]) error {
+		nn.ToDevice[float32](model, dev)
 		feat := func(s *digits.Set) train.Data[float32] {
 			x := featureTensor(model.Backbone, tensor.To(s.X, dev))
 			return train.Data[float32]{X: tensor.To(x, tensor.CPU[float32]{}), Y: s.Y}
@@ -179,7 +236,21 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64) ([]Result, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if cached != "" {
+		if _, statErr := os.Stat(cached); statErr != nil {
+			if err := os.MkdirAll(c.BaseCache, 0o755); err != nil {
+				return nil, err
+			}
+			if err := nn.Save(cached, nn.Module[float32](model)); err != nil {
+				return nil, err
+			}
+		}
+	}
 	dim := src.X.Dim(1)
+	auxData := c.AuxData
+	if len(auxData) == 0 {
+		auxData = []string{"heldout"}
+	}
 	var out []Result
 	a := &arm[float32]{
 		recipe: r, classes: DigitClasses, seed: seed,
@@ -192,16 +263,30 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64) ([]Result, error) {
 		},
 		src: src, val: val, tgt: tgt, evalSrc: val, evalTgt: test,
 		full: model, inputs: sp.Unlabelled.X,
-		record: func(method string, srcProbs, tgtProbs []float64) error {
+		auxData: auxData, auxSets: auxSets(src, val, tgt),
+		record: func(method string, srcProbs, tgtProbs []float64, d *Diagnostics) error {
 			res, err := evaluateBoth(c.Metrics, DigitClasses, srcProbs, val.Y, tgtProbs, test.Y)
 			if err != nil {
 				return err
 			}
-			logf("seed %d: %-14s target ACC %.2f ECE %.2f CwECE %.2f", seed, method, 100*res.Target.ACC, 100*res.Target.ECE, 100*res.Target.CwECE)
+			logf("seed %d: %-14s target ACC %.2f ECE %.2f CwECE %.2f%s", seed, method, 100*res.Target.ACC, 100*res.Target.ECE, 100*res.Target.CwECE, d.summary())
+			res.Diag = d
 			res.Shift, res.Method, res.Setup, res.Seed = "→"+sp.Target, method, setup, seed
 			out = append(out, res)
 			return nil
 		},
+	}
+	if c.WholeNetwork {
+		a.base = model
+		a.clone = func(auxOut int) (*ecl.Classifier[float32], error) {
+			m, err := NewDigitNet(c.Arch, rand.New(rand.NewPCG(seed, 3)), auxOut)
+			if err != nil {
+				return nil, err
+			}
+			return m, copyBase(m, model)
+		}
+		a.src, a.val, a.tgt, a.evalSrc, a.evalTgt = data(sp.Source), data(sp.Val), data(sp.Unlabelled), data(sp.Val), data(sp.Test)
+		a.auxSets = auxSets(a.src, a.val, a.tgt)
 	}
 	if err := a.baselines(c.Methods, c.Control); err != nil {
 		return nil, err
@@ -229,6 +314,29 @@ func (c DigitsConfig) onDevice(f func(dev tensor.Device[float32]) error) (err er
 		}
 	}()
 	return f(dev)
+}
+
+// basePath is the file of BaseCache holding the base network trained on
+// split o (its seed set) of the data with checksums sums ("" without a
+// cache): named by a hash of everything the base training depends on.
+func (c DigitsConfig) basePath(o digits.SplitOptions, sums map[string]string) (string, error) {
+	if c.BaseCache == "" {
+		return "", nil
+	}
+	key, err := json.Marshal(struct {
+		Arch   string
+		Split  digits.SplitOptions
+		Epochs int
+		Batch  int
+		LR     float64
+		Data   map[string]string
+		Device string `json:",omitempty"`
+	}{c.Arch, o, c.Epochs, c.Batch, c.LR, sums, c.Device})
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(key)
+	return filepath.Join(c.BaseCache, fmt.Sprintf("%s-%s-seed%d-%s.state", c.Arch, o.Target, o.Seed, hex.EncodeToString(h[:8]))), nil
 }
 
 // dataChecksums maps each file of the domains o reads (relative to dir)

@@ -1,24 +1,35 @@
 package experiment
 
 import (
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ecl-go/ecl/datasets/digits"
 	"github.com/ecl-go/ecl/datasets/digits/digitstest"
 	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/tensor"
+	"github.com/ecl-go/ecl/train"
 )
+
+// tinyDigits is a LeNet-5 study of seed seed on 60 rendered images per
+// domain, usps→mnist, 30 test images, with the CE-finetune row.
+func tinyDigits(t *testing.T, seed uint64, epochs int, paradigms []ecl.Paradigm, methods ...string) DigitsConfig {
+	dir := t.TempDir()
+	digitstest.Domains(t, dir, 60)
+	return DigitsConfig{
+		Dir: dir, Arch: "lenet5",
+		Split:  digits.SplitOptions{Target: "mnist", Sources: []string{"usps"}, MaxTest: 30},
+		Study:  Study{Paradigms: paradigms, Methods: methods, Control: true, Runs: 1, Seed: seed},
+		Epochs: epochs, Batch: 10, LR: 1e-2,
+	}
+}
 
 // A tiny digit study trains every kind of row and is reproducible from its
 // seed.
 func TestRunDigitsIsSeeded(t *testing.T) {
-	dir := t.TempDir()
-	digitstest.Domains(t, dir, 60)
-	c := DigitsConfig{
-		Dir: dir, Arch: "lenet5",
-		Split:  digits.SplitOptions{Target: "mnist", Sources: []string{"usps"}, MaxTest: 30},
-		Study:  Study{Paradigms: []ecl.Paradigm{ecl.TopLabel, ecl.Canonical}, Methods: []string{"ts", "pseudocal", "softece", "drl"}, Control: true, Runs: 1, Seed: 2},
-		Epochs: 10, Batch: 10, LR: 1e-2,
-	}
+	c := tinyDigits(t, 2, 10, []ecl.Paradigm{ecl.TopLabel, ecl.Canonical}, "ts", "pseudocal", "softece", "drl")
 	a, err := RunDigits(c)
 	if err != nil {
 		t.Fatal(err)
@@ -35,17 +46,123 @@ func TestRunDigitsIsSeeded(t *testing.T) {
 	if a[1].Target.ACC != a[0].Target.ACC {
 		t.Errorf("TS changed the accuracy: %v vs %v", a[1].Target.ACC, a[0].Target.ACC)
 	}
-	b, err := RunDigits(c)
-	if err != nil {
-		t.Fatal(err)
+	// The second run saves its base network in a cache, the third loads
+	// it: all three agree.
+	c.BaseCache = t.TempDir()
+	loaded := 0
+	c.Log = func(format string, _ ...any) {
+		if strings.Contains(format, "base network from") {
+			loaded++
+		}
 	}
-	for i := range a {
-		if a[i].Target != b[i].Target {
-			t.Errorf("%s differs between runs: %+v vs %+v", a[i].Method, a[i].Target, b[i].Target)
+	for run := range 2 {
+		b, err := RunDigits(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range a {
+			if a[i].Target != b[i].Target {
+				t.Errorf("run %d: %s differs: %+v vs %+v", run+2, a[i].Method, a[i].Target, b[i].Target)
+			}
+		}
+		if files, _ := filepath.Glob(filepath.Join(c.BaseCache, "lenet5-mnist-seed2-*.state")); len(files) != 1 {
+			t.Errorf("run %d: cache holds %v", run+2, files)
+		}
+		if loaded != run {
+			t.Errorf("run %d: the base network was loaded %d times", run+2, loaded)
 		}
 	}
 	c.Arch = "vgg"
 	if _, err := RunDigits(c); err == nil {
 		t.Error("unknown architecture accepted")
 	}
+}
+
+// With two auxiliary-head splits, each ECL paradigm gives one row per
+// split, named after it, with its diagnostics; the summary compares those
+// rows by their paradigm's own error.
+func TestRunDigitsAuxData(t *testing.T) {
+	c := tinyDigits(t, 2, 2, []ecl.Paradigm{ecl.TopLabel, ecl.ClassWise})
+	c.Split.ValFraction, c.Lambda, c.ECLEpochs, c.AuxData = 0.3, "adaptive", 3, []string{"train", "heldout"}
+	rs, err := RunDigits(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Uncal", "CE-finetune", "ECL-toplabel-train", "ECL-toplabel-heldout", "ECL-classwise-train", "ECL-classwise-heldout"}
+	if len(rs) != len(want) {
+		t.Fatalf("%d rows, want %v", len(rs), want)
+	}
+	for i, r := range rs {
+		if r.Method != want[i] {
+			t.Errorf("row %d: %s, want %s", i, r.Method, want[i])
+		}
+		if i < 2 {
+			if r.Diag != nil {
+				t.Errorf("%s has diagnostics", r.Method)
+			}
+			continue
+		}
+		d := r.Diag
+		if d == nil || len(d.Aux) != 4 || len(d.Epochs) != 3 || d.AuxData != want[i][strings.LastIndex(want[i], "-")+1:] {
+			t.Fatalf("%s: diagnostics %+v", r.Method, d)
+		}
+		if n := len(d.Aux[3].Estimate); n != map[bool]int{true: 1, false: 10}[i < 4] {
+			t.Errorf("%s: %d estimates on the target", r.Method, n)
+		}
+		if e := d.Epochs[2]; e.Epoch != 3 || !(e.Lambda > 0) || !(e.GradRatio > 0) {
+			t.Errorf("%s: last epoch %+v", r.Method, e)
+		}
+	}
+	for _, s := range Summarize(rs)[2:] {
+		if s.Wins < 0 || s.WinsCtl < 0 {
+			t.Errorf("%s not compared with Uncal and CE-finetune", s.Method)
+		}
+	}
+	for _, d := range AuxData {
+		c.AuxData = []string{d}
+		if _, err := c.recipe(); err != nil {
+			t.Errorf("auxiliary data %s: %v", d, err)
+		}
+	}
+	both := auxSets(rs2data(3), rs2data(2), rs2data(4))["oracle-both"]
+	if both.X.Dim(0) != 6 || !slices.Equal(both.Y, []int{0, 1, 20, 21, 22, 23}) {
+		t.Errorf("oracle-both: %d labels %v, %d rows", both.Len(), both.Y, both.X.Dim(0))
+	}
+	c.AuxData = []string{"val"}
+	if _, err := RunDigits(c); err == nil || !strings.Contains(err.Error(), `"val"`) {
+		t.Errorf("auxiliary data val: error %v", err)
+	}
+}
+
+// With WholeNetwork the fine-tuning rows train the backbone on the images
+// and differ from those that train the main head alone; Uncal does not.
+func TestRunDigitsWholeNetwork(t *testing.T) {
+	c := tinyDigits(t, 3, 2, []ecl.Paradigm{ecl.TopLabel}, "softece")
+	head, err := RunDigits(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.WholeNetwork = true
+	whole, err := RunDigits(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole) != 4 || len(head) != 4 {
+		t.Fatalf("%d and %d rows, want 4", len(whole), len(head))
+	}
+	for i := range whole {
+		if changed := whole[i].Target != head[i].Target; changed != (i > 0) {
+			t.Errorf("%s: whole-network row changed %v, want %v", whole[i].Method, changed, i > 0)
+		}
+	}
+}
+
+// rs2data is n samples of 2 features labelled 10·(n−2)+i: the set a
+// sample came from shows in its label.
+func rs2data(n int) train.Data[float32] {
+	y := make([]int, n)
+	for i := range y {
+		y[i] = 10*(n-2) + i
+	}
+	return train.Data[float32]{X: tensor.Zeros[float32](n, 2), Y: y}
 }

@@ -182,6 +182,8 @@ type Result struct {
 	// Diagram is the target's calibrations, which the reliability
 	// diagrams draw (kept in the run's record, not in results files).
 	Diagram *Calibrations `json:"-"`
+	// Diag explains an ECL row (nil for the others).
+	Diag *Diagnostics `json:",omitempty"`
 }
 
 // Evaluate computes the Scores of probabilities probs [N, k] against labels.
@@ -441,8 +443,9 @@ func (c SimConfig) simulate(r simRun) ([]Result, error) {
 		},
 		src: src, val: toData(valD, dev), tgt: tgt, evalSrc: src, evalTgt: tgt,
 		full: base, inputs: tgt.X,
-		record: func(method string, sp, tp []float64) error {
+		record: func(method string, sp, tp []float64, d *Diagnostics) error {
 			res, err := evaluateBoth(c.Metrics, Classes, sp, src.Y, tp, tgt.Y)
+			res.Diag = d
 			res.Shift, res.Method, res.Setup, res.Seed = r.shift.String(), method, s.String(), seed
 			out = append(out, res)
 			return err

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"fmt"
+	"io"
 	"strings"
 
 	"github.com/ecl-go/ecl/ecl"
@@ -46,9 +48,11 @@ func (s Scores) Get(name string) float64 {
 	return map[string]float64{"ACC": s.ACC, "ECE": s.ECE, "CwECE": s.CwECE, "CanECE": s.CanECE, "KDE": s.KDE, "NLL": s.NLL, "Brier": s.Brier}[name]
 }
 
-// ownMetric is the error an ECL paradigm aims at.
+// ownMetric is the error an ECL paradigm aims at (method "ECL-<paradigm>"
+// or "ECL-<paradigm>-<auxiliary head's data>").
 func ownMetric(method string) (string, bool) {
-	p, err := ecl.ParseParadigm(strings.TrimPrefix(method, "ECL-"))
+	name, _, _ := strings.Cut(strings.TrimPrefix(method, "ECL-"), "-")
+	p, err := ecl.ParseParadigm(name)
 	if !strings.HasPrefix(method, "ECL-") || err != nil {
 		return "", false
 	}
@@ -124,3 +128,60 @@ type seedKey struct {
 }
 
 func keyOf(r Result) seedKey { return seedKey{r.Shift, r.Setup, r.Seed} }
+
+// WriteDiagnostics prints, for each ECL row (shift, setup, method) of rs,
+// the means over seeds of its Diagnostics: the auxiliary head's estimate
+// against the truth on each domain (mean P(correct) / accuracy for
+// top-label, the mean absolute class-frequency error otherwise) and the
+// ECL stage's first and last epochs (ECL term, λ, |∇ECL|/|∇CE|).
+func WriteDiagnostics(w io.Writer, rs []Result) {
+	type key struct{ shift, setup, method string }
+	var order []key
+	groups := map[key][]*Diagnostics{}
+	for _, r := range rs {
+		if r.Diag == nil {
+			continue
+		}
+		k := key{r.Shift, r.Setup, r.Method}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r.Diag)
+	}
+	if len(order) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nECL diagnostics, means over seeds: auxiliary head's estimate / truth per domain (top-label: mean P(correct) / accuracy;")
+	fmt.Fprintln(w, "class paradigms: mean |mean P(Y=k) − frequency of k|), and the ECL stage's first → last epoch")
+	for _, k := range order {
+		g := groups[k]
+		fmt.Fprintf(w, "%s %-22s", k.shift, k.method)
+		for i, c := range g[0].Aux {
+			var est, act, gap []float64
+			for _, d := range g {
+				e, a := d.Aux[i].Estimate, d.Aux[i].Actual
+				est, act = append(est, e[0]), append(act, a[0])
+				gap = append(gap, meanAbsDiff(e, a))
+			}
+			if len(c.Estimate) == 1 {
+				fmt.Fprintf(w, "  %s %.3f / %.3f", c.Domain, stat.Mean(est, nil), stat.Mean(act, nil))
+			} else {
+				fmt.Fprintf(w, "  %s %.3f", c.Domain, stat.Mean(gap, nil))
+			}
+		}
+		epoch := func(i int) (term, lambda, ratio float64) {
+			var ts, ls, rs []float64
+			for _, d := range g {
+				if len(d.Epochs) == 0 {
+					continue
+				}
+				e := d.Epochs[min(i, len(d.Epochs)-1)]
+				ts, ls, rs = append(ts, e.Term), append(ls, e.Lambda), append(rs, e.GradRatio)
+			}
+			return stat.Mean(ts, nil), stat.Mean(ls, nil), stat.Mean(rs, nil)
+		}
+		t0, l0, r0 := epoch(0)
+		t1, l1, r1 := epoch(len(g[0].Epochs) - 1)
+		fmt.Fprintf(w, "  ECL %.4g → %.4g, λ %.3g → %.3g, |∇ECL|/|∇CE| %.3g → %.3g\n", t0, t1, l0, l1, r0, r1)
+	}
+}

@@ -54,6 +54,24 @@ type Recipe struct {
 	NonTrainable bool
 	// Loss holds the ECL settings other than paradigm and classes.
 	Loss ecl.Config
+	// WholeNetwork makes the ECL stage, the control and the Regularised
+	// baselines train the backbone with the main head (the paper does not
+	// say which; the reference code trains the main head alone). The
+	// auxiliary head then reads the changing backbone's features.
+	WholeNetwork bool
+	// Trace, when set, receives each epoch of the ECL stage and of the
+	// Regularised baselines (two more backward passes per batch).
+	Trace func(EpochTrace)
+}
+
+// EpochTrace is one epoch of a fine-tuning stage with an added term: the
+// means over its batches of the source cross-entropy, of the term (ECL or
+// a baseline's), of the term's weight λ (1 under λ_ce·CE + term) and of
+// GradRatio, the norm of the weighted term's gradient over the trained
+// parameters divided by that of the weighted cross-entropy.
+type EpochTrace struct {
+	Epoch                       int
+	CE, Term, Lambda, GradRatio float64
 }
 
 // Data is one domain: inputs [N, …] and labels, and for DRL a per-sample
@@ -208,7 +226,8 @@ func auxProbs[T tensor.Float](p ecl.Paradigm, m *ecl.Classifier[T], x *tensor.Te
 }
 
 // ECL fine-tunes the main head with the ECL of paradigm p on paired source
-// and (unlabelled) target batches. The backbone and auxiliary head are fixed.
+// and (unlabelled) target batches. The auxiliary head is fixed, and so is
+// the backbone unless r.WholeNetwork.
 func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classifier[T], src, tgt Data[T], classes int) error {
 	cfg := r.Loss
 	cfg.Paradigm, cfg.Classes = p, classes
@@ -232,16 +251,39 @@ func Control[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src
 	return finetune(rng, "CE-finetune", r, m, src, tgt, nil)
 }
 
-// finetune runs stage 3 on the main head: the loss is CE plus the weighted
+// finetune runs stage 3 on the main head (and the backbone with
+// r.WholeNetwork): the loss is CE plus the weighted
 // term extra(source probs, target probs, batches) when extra is not nil.
 func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Classifier[T], src, tgt Data[T], extra func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T]) error {
 	var weight ecl.AdaptiveWeight
 	weight.Gamma = r.Gamma
-	return fit(rng, stage, r.ECL, r.Batch, m.Main.Params(), src, tgt, func(s, t Data[T]) *autograd.Var[T] {
+	params := m.Main.Params()
+	if r.WholeNetwork {
+		params = m.Params()
+	}
+	st := r.ECL
+	var sum EpochTrace
+	var steps int
+	if r.Trace != nil && extra != nil {
+		st.OnEpoch = func(epoch int, loss float64) {
+			if r.ECL.OnEpoch != nil {
+				r.ECL.OnEpoch(epoch, loss)
+			}
+			n := float64(max(steps, 1))
+			r.Trace(EpochTrace{Epoch: epoch, CE: sum.CE / n, Term: sum.Term / n, Lambda: sum.Lambda / n, GradRatio: sum.GradRatio / n})
+			sum, steps = EpochTrace{}, 0
+		}
+	}
+	return fit(rng, stage, st, r.Batch, params, src, tgt, func(s, t Data[T]) *autograd.Var[T] {
+		features := func() (*autograd.Var[T], *autograd.Var[T]) {
+			return m.Backbone.Forward(autograd.Const(s.X)), m.Backbone.Forward(autograd.Const(t.X))
+		}
 		var fs, ft *autograd.Var[T]
-		autograd.NoGrad(func() {
-			fs, ft = m.Backbone.Forward(autograd.Const(s.X)), m.Backbone.Forward(autograd.Const(t.X))
-		})
+		if r.WholeNetwork {
+			fs, ft = features()
+		} else {
+			autograd.NoGrad(func() { fs, ft = features() })
+		}
 		ls, lt := m.Main.Forward(fs), m.Main.Forward(ft)
 		ce := nn.CrossEntropy(ls, s.Y)
 		if extra == nil {
@@ -251,12 +293,66 @@ func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Cla
 			return autograd.Scale(ce, T(r.LambdaCE))
 		}
 		loss := extra(autograd.Softmax(ls, 1), autograd.Softmax(lt, 1), s, t)
+		wce, wterm := r.LambdaCE, 1.0
 		if r.Adaptive {
 			weight.Observe(float64(ce.Value.Item()), float64(loss.Value.Item()))
-			return autograd.Add(ce, autograd.Scale(loss, T(weight.Lambda())))
+			wce, wterm = 1, weight.Lambda()
+		}
+		if r.Trace != nil {
+			ratio := wterm * gradNorm(params, loss) / (wce * gradNorm(params, ce))
+			sum.CE, sum.Term, sum.Lambda, sum.GradRatio = sum.CE+float64(ce.Value.Item()), sum.Term+float64(loss.Value.Item()), sum.Lambda+wterm, sum.GradRatio+ratio
+			steps++
+		}
+		if r.Adaptive {
+			return autograd.Add(ce, autograd.Scale(loss, T(wterm)))
 		}
 		return autograd.Add(autograd.Scale(ce, T(r.LambdaCE)), loss)
 	})
+}
+
+// gradNorm is the Euclidean norm of v's gradient with respect to params,
+// which it leaves without gradients.
+func gradNorm[T tensor.Float](params []*autograd.Var[T], v *autograd.Var[T]) float64 {
+	for _, p := range params {
+		p.ZeroGrad()
+	}
+	v.Backward()
+	var sq float64
+	for _, p := range params {
+		if p.Grad != nil {
+			for _, g := range tensor.Convert[float64](p.Grad).Data() {
+				sq += g * g
+			}
+		}
+		p.ZeroGrad()
+	}
+	return math.Sqrt(sq)
+}
+
+// AuxCheck compares the auxiliary head's estimate on d with the truth: for
+// top-label, the mean P(correct) with the main head's accuracy (one value
+// each); otherwise, per class k, the mean P(Y = k | x) with the frequency
+// of label k. A head whose estimate is far from the truth on the target
+// gives ECL a wrong expectation to match.
+func AuxCheck[T tensor.Float](p ecl.Paradigm, m *ecl.Classifier[T], d Data[T], classes int) (estimate, actual []float64) {
+	n := float64(max(d.Len(), 1))
+	est := tensor.Convert[float64](auxProbs(p, m, d.X).Value).Data()
+	if p == ecl.TopLabel {
+		var e, a float64
+		for i, c := range Correct(m, d) {
+			e += est[i]
+			a += float64(c)
+		}
+		return []float64{e / n}, []float64{a / n}
+	}
+	estimate, actual = make([]float64, classes), make([]float64, classes)
+	for i, y := range d.Y {
+		for k := range classes {
+			estimate[k] += est[i*classes+k] / n
+		}
+		actual[y] += 1 / n
+	}
+	return estimate, actual
 }
 
 // Regularised fine-tunes the main head on the ECL stage's schedule with

@@ -31,16 +31,23 @@ func TestBatchesCoverEveryIndexOnce(t *testing.T) {
 	}
 }
 
-// The ECL stage changes only the main head; the backbone and the auxiliary
-// head keep their values.
-func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
-	r := rand.New(rand.NewPCG(2, 2))
-	m := ecl.NewMLPClassifier[float64](r, 2, 6, 3, 3)
-	src := Data[float64]{X: tensor.RandNormal[float64](r, 0, 1, 20, 2), Y: make([]int, 20)}
-	tgt := Data[float64]{X: tensor.RandNormal[float64](r, 1, 1, 20, 2), Y: make([]int, 20)}
+// shiftedPair is 20 labelled 2-D source points and 20 target points
+// shifted by 1.
+func shiftedPair(r *rand.Rand) (src, tgt Data[float64]) {
+	src = Data[float64]{X: tensor.RandNormal[float64](r, 0, 1, 20, 2), Y: make([]int, 20)}
+	tgt = Data[float64]{X: tensor.RandNormal[float64](r, 1, 1, 20, 2), Y: make([]int, 20)}
 	for i := range src.Y {
 		src.Y[i] = i % 3
 	}
+	return src, tgt
+}
+
+// The ECL stage changes only the main head; the backbone and the auxiliary
+// head keep their values. With WholeNetwork it trains the backbone too.
+func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	m := ecl.NewMLPClassifier[float64](r, 2, 6, 3, 3)
+	src, tgt := shiftedPair(r)
 	snapshot := func(mod nn.Module[float64]) [][]float64 {
 		var out [][]float64
 		for _, p := range mod.Params() {
@@ -72,11 +79,12 @@ func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 	// DRL too trains the main head alone, and leaves no gradient on the
 	// backbone (one accumulated across steps outlived the step's arena and
 	// ended `ecl sim -methods all` in a panic).
-	src.Scale = make([]float64, src.Len())
-	for i := range src.Scale {
-		src.Scale[i] = 0.5 + float64(i%3)
+	drlSrc := src
+	drlSrc.Scale = make([]float64, src.Len())
+	for i := range drlSrc.Scale {
+		drlSrc.Scale[i] = 0.5 + float64(i%3)
 	}
-	if err := DRL(r, rec, m, src); err != nil {
+	if err := DRL(r, rec, m, drlSrc); err != nil {
 		t.Fatal(err)
 	}
 	if !same(back, snapshot(m.Backbone)) {
@@ -86,6 +94,14 @@ func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 		if p.Grad != nil {
 			t.Errorf("DRL left a gradient of shape %v on the backbone", p.Grad.Shape())
 		}
+	}
+	rec.WholeNetwork = true
+	back, main = snapshot(m.Backbone), snapshot(m.Main)
+	if err := ECL(r, rec, ecl.ClassWise, m, src, tgt, 3); err != nil {
+		t.Fatal(err)
+	}
+	if same(back, snapshot(m.Backbone)) || same(main, snapshot(m.Main)) || !same(aux, snapshot(m.Aux)) {
+		t.Error("with WholeNetwork, the ECL stage did not train the backbone and main head, or changed the auxiliary head")
 	}
 }
 
@@ -131,6 +147,154 @@ func TestFitStepTensorsDieWithTheStep(t *testing.T) {
 		return loss
 	})
 	t.Error("fit reused a tensor of an ended step without panicking")
+}
+
+// memorised is a fixture where the main head has memorised its training
+// split: 3 classes, labels from a linear rule with 40% of them replaced
+// at random, 40 non-negative features (|N(0, 1)|, as after a ReLU; the
+// identity backbone) and 60 training samples.
+// It returns the trained model and three fresh splits of n samples.
+func memorised(t *testing.T, n int) (m *ecl.Classifier[float64], trainSet Data[float64], fresh [3]Data[float64]) {
+	r := rand.New(rand.NewPCG(7, 7))
+	const d, k = 40, 3
+	w := tensor.RandNormal[float64](r, 0, 1, d, k).Data()
+
+	draw := func(n int) Data[float64] {
+		xd := tensor.RandNormal[float64](r, 0, 1, n, d).Data()
+		for i, v := range xd {
+			xd[i] = math.Abs(v)
+		}
+		x := tensor.FromSlice(xd, n, d)
+		y := make([]int, n)
+		for i := range y {
+			best := math.Inf(-1)
+			for c := range k {
+				var s float64
+				for j := range d {
+					s += xd[i*d+j] * w[j*k+c]
+				}
+				if s > best {
+					best, y[i] = s, c
+				}
+			}
+			if r.Float64() < 0.4 {
+				y[i] = r.IntN(k)
+			}
+		}
+		return Data[float64]{X: x, Y: y}
+	}
+	vb := nn.NewVars[float64]()
+	m = &ecl.Classifier[float64]{Backbone: nn.Sequential[float64]{}, Main: nn.NewLinear(vb.Sub("main"), r, d, k), Aux: nn.NewLinear(vb.Sub("aux"), r, d, 2)}
+	trainSet = draw(60)
+	if err := Base(r, Recipe{Base: Stage{Epochs: 400, LR: 0.05}, Batch: 60}, m, trainSet); err != nil {
+		t.Fatal(err)
+	}
+	for i := range fresh {
+		fresh[i] = draw(n)
+	}
+	return m, trainSet, fresh
+}
+
+// meanCorrect is the main head's accuracy on d.
+func meanCorrect(m *ecl.Classifier[float64], d Data[float64]) float64 {
+	var s float64
+	for _, c := range Correct(m, d) {
+		s += float64(c)
+	}
+	return s / float64(d.Len())
+}
+
+// A top-label auxiliary head trained where the main head has memorised its
+// data says P(correct) ≈ 1 on fresh data; trained on held-out data (with
+// the paper's Soft-ECE term), its mean P(correct) on other fresh data is
+// near the accuracy there.
+func TestHeldOutAuxHeadEstimatesAccuracy(t *testing.T) {
+	m, trainSet, fresh := memorised(t, 600)
+	heldOut, eval := fresh[0], fresh[1]
+	if a := meanCorrect(m, trainSet); a != 1 {
+		t.Fatalf("fixture: training accuracy %v, want 1 (memorised)", a)
+	}
+	acc := meanCorrect(m, eval)
+	if acc > 0.8 || acc < 0.4 {
+		t.Fatalf("fixture: accuracy %v on fresh data, want well below 1", acc)
+	}
+	r := Recipe{Aux: Stage{Epochs: 200, LR: 0.02}, Batch: 100, AuxSoftECE: true}
+	aux := func(src Data[float64]) float64 {
+		m.Aux = nn.NewLinear(nn.NewVars[float64]().Sub("aux"), rand.New(rand.NewPCG(8, 8)), 40, 2)
+		if err := Aux(rand.New(rand.NewPCG(9, 9)), r, ecl.TopLabel, m, src); err != nil {
+			t.Fatal(err)
+		}
+		est, actual := AuxCheck(ecl.TopLabel, m, eval, 3)
+		if actual[0] != acc {
+			t.Errorf("AuxCheck's accuracy %v, want %v", actual[0], acc)
+		}
+		return est[0]
+	}
+	if p := aux(trainSet); p < 0.9 {
+		t.Errorf("head on the memorised split: mean P(correct) %v, want near 1", p)
+	}
+	if p := aux(heldOut); math.Abs(p-acc) > 0.08 {
+		t.Errorf("held-out head: mean P(correct) %v, accuracy %v", p, acc)
+	}
+}
+
+// For the class paradigms AuxCheck sets the mean P(Y = k) beside the
+// frequency of each label.
+func TestAuxCheckClassFrequencies(t *testing.T) {
+	m, _, fresh := memorised(t, 50)
+	m.Aux = nn.NewLinear(nn.NewVars[float64]().Sub("aux"), rand.New(rand.NewPCG(1, 2)), 40, 3)
+	est, act := AuxCheck(ecl.ClassWise, m, fresh[0], 3)
+	var se, sa float64
+	count := make([]float64, 3)
+	for _, y := range fresh[0].Y {
+		count[y]++
+	}
+	for k := range 3 {
+		se, sa = se+est[k], sa+act[k]
+		if math.Abs(act[k]-count[k]/50) > 1e-12 || est[k] <= 0 {
+			t.Errorf("class %d: estimate %v, frequency %v, want %v", k, est[k], act[k], count[k]/50)
+		}
+	}
+	if math.Abs(se-1) > 1e-9 || math.Abs(sa-1) > 1e-9 {
+		t.Errorf("estimates sum to %v and frequencies to %v, want 1", se, sa)
+	}
+}
+
+// Tracing the ECL stage leaves its training unchanged, and the gradient
+// ratio it reports is that of the weighted terms: doubling λ_ce halves it.
+func TestTraceRecordsWithoutChangingTraining(t *testing.T) {
+	run := func(lambdaCE float64, trace bool) ([]float64, []EpochTrace) {
+		r := rand.New(rand.NewPCG(3, 3))
+		m := ecl.NewMLPClassifier[float64](r, 2, 6, 3, 2)
+		src, tgt := shiftedPair(r)
+		rec := Recipe{ECL: Stage{Epochs: 3, LR: 0.01}, Batch: 20, LambdaCE: lambdaCE}
+		var es []EpochTrace
+		if trace {
+			rec.Trace = func(e EpochTrace) { es = append(es, e) }
+		}
+		if err := ECL(r, rec, ecl.TopLabel, m, src, tgt, 3); err != nil {
+			t.Fatal(err)
+		}
+		var w []float64
+		for _, p := range m.Main.Params() {
+			w = append(w, p.Value.Data()...)
+		}
+		return w, es
+	}
+	plain, _ := run(1, false)
+	traced, es := run(1, true)
+	for i := range plain {
+		if plain[i] != traced[i] {
+			t.Fatalf("tracing changed weight %d: %v vs %v", i, traced[i], plain[i])
+		}
+	}
+	if len(es) != 3 || es[0].Epoch != 1 || es[0].Lambda != 1 || !(es[0].GradRatio > 0) || !(es[0].CE > 0) || !(es[0].Term > 0) {
+		t.Fatalf("trace %+v", es)
+	}
+	_, es2 := run(2, true)
+	if got := es[0].GradRatio / es2[0].GradRatio; math.Abs(got-2) > 1e-9 {
+		t.Errorf("gradient ratio at λ_ce = 1 over λ_ce = 2: %v, want 2", got)
+	}
 }
 
 // TestDivergenceStopsTheStage: a learning rate that sends the loss to

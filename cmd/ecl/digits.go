@@ -28,6 +28,11 @@ func runDigits(args []string) error {
 	fs.IntVar(&c.Split.MaxTarget, "max-target", 10000, "unlabelled target training samples kept (0: all)")
 	fs.IntVar(&c.Split.MaxTest, "max-test", 2000, "target test samples kept (0: all)")
 	fs.Float64Var(&c.Split.ValFraction, "val", 0.1, "fraction of the source held out for the post-hoc methods")
+	auxData := fs.String("aux-data", "heldout", "comma list of the source samples the auxiliary head is trained on, one ECL row each: heldout (the held-out source split, -val), train (the backbone's training split), oracle (the labelled target training split) or oracle-both (that and the held-out source); the oracles are diagnostics")
+	auxSoftECE := fs.Bool("aux-softece", true, "calibrate the top-label auxiliary head with Soft-ECE on the source, as the paper does")
+	fs.StringVar(&c.BaseCache, "base-cache", "", "directory of trained base networks, reused by runs with the same architecture, data, split, seed and base schedule (empty: none)")
+	fs.BoolVar(&c.WholeNetwork, "ecl-whole", false, "the ECL stage and the fine-tuning baselines train the backbone too, on the images (default: the main head alone on the frozen backbone's features, as the reference code)")
+	fs.BoolVar(&c.NonTrainable, "nontrainable", false, "use the soft-binned estimator on each mini-batch instead of Algorithm 1 (the paper's Table 7)")
 	out := fs.String("out", "out/digits", "directory for one result file per run (runs/), results.json, results.csv and reliability diagrams (empty: none)")
 	style := diagramFlags(fs)
 	profiled := cpuProfile(fs)
@@ -41,6 +46,7 @@ func runDigits(args []string) error {
 		return err
 	}
 	c.Dir = fetch.Dir(*dir)
+	c.AuxData, c.AuxCE = strings.Split(*auxData, ","), !*auxSoftECE
 	if *sources != "" {
 		c.Split.Sources = strings.Split(*sources, ",")
 	}
@@ -64,5 +70,6 @@ func runDigits(args []string) error {
 	summaries := experiment.Summarize(results)
 	head := fmt.Sprintf("digits %s, %s, %d runs from seed %d, %d/%d/%d epochs, batch %d, lr %g", "→"+c.Split.Target, c.Arch, c.Runs, c.Seed, c.Epochs, c.AuxEpochs, c.ECLEpochs, c.Batch, c.LR)
 	printTables(os.Stdout, head, summaries, time.Since(start))
+	experiment.WriteDiagnostics(os.Stdout, results)
 	return writeAll(*out, args, results, summaries, *style)
 }
