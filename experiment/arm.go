@@ -37,6 +37,8 @@ type arm[T tensor.Float] struct {
 	// record stores one method's probabilities on evalSrc and evalTgt,
 	// with the ECL rows' diagnostics.
 	record func(method string, src, tgt []float64, d *Diagnostics) error
+	// logits caches the base model's logits (baseLogits).
+	logits [][]float64
 	// domain is the unbalanced domain classifier, fitted once for CPCS and
 	// DRL (fitDomainModel).
 	domain *domainModel[T]
@@ -52,55 +54,39 @@ func (a *arm[T]) eval(method string, m *ecl.Classifier[T]) error {
 	return a.record(method, probs(m, a.evalSrc, a.classes), probs(m, a.evalTgt, a.classes), nil)
 }
 
-// baselines records the base model (Uncal), the named methods and, with
-// control, the CE-finetune row.
+// baselines records the base model (Uncal), the named methods (the
+// post-hoc ones first, sharing one random stream, then the others, each
+// from its own) and, with control, the CE-finetune row.
 func (a *arm[T]) baselines(methods []string, control bool) error {
 	seed := a.seed
 	if err := a.eval("Uncal", a.base); err != nil {
 		return err
 	}
-	fits, err := a.postHoc(methods, rand.New(rand.NewPCG(seed, 5)))
-	if err != nil {
-		return err
+	var ms []Method
+	for _, key := range methods {
+		m, ok := lookupMethod(key)
+		if !ok {
+			return fmt.Errorf("experiment: unknown method %q (want one of %v)", key, Methods)
+		}
+		ms = append(ms, m)
 	}
-	for _, f := range fits {
-		if err := a.record(f.method, f.src, f.tgt, nil); err != nil {
-			return err
-		}
-	}
-	for _, name := range methods {
-		if isPostHoc(name) {
-			continue
-		}
-		m, err := a.clone(a.classes)
-		if err != nil {
-			return err
-		}
-		rng := rand.New(rand.NewPCG(seed, 4))
-		if name == "drl" {
-			rs, es, et, err := a.densityRatios()
+	postHoc := rand.New(rand.NewPCG(seed, 5))
+	for _, pass := range []bool{true, false} {
+		for _, m := range ms {
+			if m.PostHoc != pass {
+				continue
+			}
+			rng := postHoc
+			if !m.PostHoc {
+				rng = rand.New(rand.NewPCG(seed, 4))
+			}
+			src, tgt, err := fitMethod(m, a, rng)
 			if err != nil {
 				return err
 			}
-			src, evalSrc, evalTgt := a.src, a.evalSrc, a.evalTgt
-			src.Scale, evalSrc.Scale, evalTgt.Scale = rs, es, et
-			if err := train.DRL(rng, a.recipe, m, src); err != nil {
+			if err := a.record(m.Name, src, tgt, nil); err != nil {
 				return err
 			}
-			if err := a.record(methodNames[name], train.ScaledProbs(m, evalSrc), train.ScaledProbs(m, evalTgt), nil); err != nil {
-				return err
-			}
-			continue
-		}
-		term, err := trainTime[T](name, a.classes)
-		if err != nil {
-			return err
-		}
-		if err := train.Regularised(rng, a.recipe, m, a.src, a.tgt, term); err != nil {
-			return err
-		}
-		if err := a.eval(methodNames[name], m); err != nil {
-			return err
 		}
 	}
 	if !control {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/ecl/baselines"
 	"github.com/ecl-go/ecl/ecl/metrics"
@@ -14,53 +13,15 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// Methods lists the baselines RunSim knows: post-hoc "ts" (temperature
-// scaling), "cpcs" (importance-weighted temperature), "transcal" and
-// "pseudocal"
-// (temperature fitted on mixed-up target inputs with pseudo-labels), and
-// train-time
-// "softece", "dece", "kde", "drl" (the robust predictive form with density
-// ratios) and "oracle" (Soft-ECE with target labels).
-var Methods = []string{"ts", "cpcs", "transcal", "pseudocal", "softece", "dece", "kde", "drl", "oracle"}
-
-// methodNames are the table's names of the baselines.
-var methodNames = map[string]string{"ts": "TS", "cpcs": "CPCS", "transcal": "TransCal", "pseudocal": "PseudoCal", "softece": "Soft-ECE", "dece": "DECE", "kde": "KDE", "drl": "DRL", "oracle": "Oracle"}
-
-// isPostHoc reports a method applied to the uncalibrated model's outputs.
-func isPostHoc(m string) bool {
-	return m == "ts" || m == "cpcs" || m == "transcal" || m == "pseudocal"
-}
-
-// trainTime returns the regulariser of a train-time baseline for k
-// classes, added to the source cross-entropy: 1·Soft-ECE on the source
-// (Karandikar et al.), 0.5·DECE (Bohdal et al.), 1·ECE^KDE (Popordanoska et
-// al.; canonical, p = 1, bandwidth chosen on each batch; the weight is our
-// choice, the papers leave it to tuning), or 1·Soft-ECE on the labelled
-// target (oracle).
-func trainTime[T tensor.Float](method string, k int) (func(ps, pt *autograd.Var[T], s, t train.Data[T]) *autograd.Var[T], error) {
-	softECE := func(p *autograd.Var[T], labels []int) *autograd.Var[T] {
-		_, correct := metrics.TopLabel(host(p.Value), k, labels)
-		return ecl.SoftECE(ecl.TopConfidence(p), tensor.To(tensor.Convert[T](tensor.FromSlice(correct)), p.Value.Device()), 15)
-	}
-	switch method {
-	case "softece":
-		return func(ps, _ *autograd.Var[T], s, _ train.Data[T]) *autograd.Var[T] { return softECE(ps, s.Y) }, nil
-	case "dece":
-		return func(ps, _ *autograd.Var[T], s, _ train.Data[T]) *autograd.Var[T] {
-			return autograd.Scale(baselines.DECE(ps, s.Y, 15), 0.5)
-		}, nil
-	case "kde":
-		return func(ps, _ *autograd.Var[T], s, _ train.Data[T]) *autograd.Var[T] {
-			h, err := metrics.KDEBandwidth(host(ps.Value), k)
-			if err != nil {
-				panic(fmt.Sprintf("experiment: KDE loss on a batch of %d: %v", len(s.Y), err))
-			}
-			return baselines.KDELoss(ps, s.Y, h)
-		}, nil
-	case "oracle":
-		return func(_, pt *autograd.Var[T], _, t train.Data[T]) *autograd.Var[T] { return softECE(pt, t.Y) }, nil
-	}
-	return nil, fmt.Errorf("experiment: unknown method %q (want one of %v)", method, Methods)
+// The post-hoc family: temperature scaling fitted on the held-out source
+// ("ts"), importance-weighted temperature with the Brier score ("cpcs"),
+// TransCal ("transcal") and PseudoCal, a temperature fitted on mixed-up
+// target inputs with pseudo-labels ("pseudocal").
+func init() {
+	register(Method{Key: "ts", Name: "TS", PostHoc: true, fit32: fitTS[float32], fit64: fitTS[float64]})
+	register(Method{Key: "cpcs", Name: "CPCS", PostHoc: true, fit32: fitCPCS[float32], fit64: fitCPCS[float64]})
+	register(Method{Key: "transcal", Name: "TransCal", PostHoc: true, fit32: fitTransCal[float32], fit64: fitTransCal[float64]})
+	register(Method{Key: "pseudocal", Name: "PseudoCal", PostHoc: true, fit32: fitPseudoCal[float32], fit64: fitPseudoCal[float64]})
 }
 
 // host is t's elements in float64, row-major.
@@ -74,79 +35,85 @@ func logits[T tensor.Float](m nn.Module[T], x *tensor.Tensor[T]) []float64 {
 	return host(featureTensor(m, x))
 }
 
-// fitted is a post-hoc method's predictions on both domains.
-type fitted struct {
-	method   string
-	src, tgt []float64
-}
-
 // ratioClip bounds the importance weights of CPCS.
 const ratioClip = 20
 
-// postHoc fits each named method on the base model's held-out source
-// predictions (a.val), or for PseudoCal on mixed-up target inputs, and
-// applies it to the evaluated source and target.
-func (a *arm[T]) postHoc(methods []string, rng *rand.Rand) ([]fitted, error) {
-	k := a.classes
-	lv, ls, lt := logits(a.base, a.val.X), logits(a.base, a.evalSrc.X), logits(a.base, a.evalTgt.X)
-	var out []fitted
-	for _, m := range methods {
-		if !isPostHoc(m) {
-			continue
-		}
-		var weights []float64
-		obj := baselines.NLL
-		fitLogits, fitLabels := lv, a.val.Y
-		switch m {
-		case "pseudocal":
-			x := a.inputs
-			n := x.Dim(0)
-			d := x.Len() / max(n, 1)
-			probs := tensor.Softmax(tensor.FromSlice(logits(a.full, x), n, k), 1).Data()
-			mixed, labels, err := baselines.PseudoMixup(x.Data(), d, probs, k, a.recipe.Batch, 0.65, false, rng)
-			if err != nil {
-				return nil, err
-			}
-			if len(labels) == 0 {
-				return nil, fmt.Errorf("experiment: PseudoCal found no target pair with different predictions")
-			}
-			fitLogits = logits(a.full, tensor.FromSliceOn(x.Device(), mixed, append([]int{len(labels)}, x.Shape()[1:]...)...))
-			fitLabels = labels
-		case "ts":
-		case "cpcs":
-			var err error
-			if weights, err = a.domainWeights(nil); err != nil {
-				return nil, err
-			}
-			obj = baselines.Brier
-		case "transcal":
-			w, err := a.domainWeights(rng)
-			if err != nil {
-				return nil, err
-			}
-			ts, err := baselines.FitTemperature(lv, k, a.val.Y, nil, baselines.NLL)
-			if err != nil {
-				return nil, err
-			}
-			confs, correct := metrics.TopLabel(baselines.Scale(lv, k, ts), k, a.val.Y)
-			errs := make([]float64, len(correct))
-			for i, c := range correct {
-				errs[i] = 1 - c
-			}
-			t, err := baselines.TransCal(lt, k, w, errs, stat.Mean(confs, nil))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, fitted{method: methodNames[m], src: baselines.Scale(ls, k, t), tgt: baselines.Scale(lt, k, t)})
-			continue
-		}
-		t, err := baselines.FitTemperature(fitLogits, k, fitLabels, weights, obj)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, fitted{method: methodNames[m], src: baselines.Scale(ls, k, t), tgt: baselines.Scale(lt, k, t)})
+// baseLogits are the base model's logits on the held-out source, the
+// evaluated source and the evaluated target, computed once per arm.
+func (a *arm[T]) baseLogits() (val, src, tgt []float64) {
+	if a.logits == nil {
+		a.logits = [][]float64{logits(a.base, a.val.X), logits(a.base, a.evalSrc.X), logits(a.base, a.evalTgt.X)}
 	}
-	return out, nil
+	return a.logits[0], a.logits[1], a.logits[2]
+}
+
+// temperature fits a temperature on fitLogits and labels (weighted, with
+// the objective obj) and applies it to the base model's evaluated source
+// and target logits.
+func (a *arm[T]) temperature(fitLogits []float64, labels []int, weights []float64, obj baselines.Objective) (src, tgt []float64, err error) {
+	_, ls, lt := a.baseLogits()
+	t, err := baselines.FitTemperature(fitLogits, a.classes, labels, weights, obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	return baselines.Scale(ls, a.classes, t), baselines.Scale(lt, a.classes, t), nil
+}
+
+func fitTS[T tensor.Float](a *arm[T], _ *rand.Rand) (src, tgt []float64, err error) {
+	lv, _, _ := a.baseLogits()
+	return a.temperature(lv, a.val.Y, nil, baselines.NLL)
+}
+
+func fitCPCS[T tensor.Float](a *arm[T], _ *rand.Rand) (src, tgt []float64, err error) {
+	lv, _, _ := a.baseLogits()
+	weights, err := a.domainWeights(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a.temperature(lv, a.val.Y, weights, baselines.Brier)
+}
+
+// fitTransCal: the temperature of TransCal from the held-out source's
+// errors under temperature scaling, weighted by the balanced domain
+// classifier's ratios.
+func fitTransCal[T tensor.Float](a *arm[T], rng *rand.Rand) (src, tgt []float64, err error) {
+	k := a.classes
+	lv, ls, lt := a.baseLogits()
+	w, err := a.domainWeights(rng)
+	if err != nil {
+		return nil, nil, err
+	}
+	ts, err := baselines.FitTemperature(lv, k, a.val.Y, nil, baselines.NLL)
+	if err != nil {
+		return nil, nil, err
+	}
+	confs, correct := metrics.TopLabel(baselines.Scale(lv, k, ts), k, a.val.Y)
+	errs := make([]float64, len(correct))
+	for i, c := range correct {
+		errs[i] = 1 - c
+	}
+	t, err := baselines.TransCal(lt, k, w, errs, stat.Mean(confs, nil))
+	if err != nil {
+		return nil, nil, err
+	}
+	return baselines.Scale(ls, k, t), baselines.Scale(lt, k, t), nil
+}
+
+// fitPseudoCal: a temperature fitted on the whole network's logits of
+// mixed-up target inputs, labelled by the pseudo-labels of the mix.
+func fitPseudoCal[T tensor.Float](a *arm[T], rng *rand.Rand) (src, tgt []float64, err error) {
+	k, x := a.classes, a.inputs
+	n := x.Dim(0)
+	d := x.Len() / max(n, 1)
+	probs := tensor.Softmax(tensor.FromSlice(logits(a.full, x), n, k), 1).Data()
+	mixed, labels, err := baselines.PseudoMixup(x.Data(), d, probs, k, a.recipe.Batch, 0.65, false, rng)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(labels) == 0 {
+		return nil, nil, fmt.Errorf("experiment: PseudoCal found no target pair with different predictions")
+	}
+	return a.temperature(logits(a.full, tensor.FromSliceOn(x.Device(), mixed, append([]int{len(labels)}, x.Shape()[1:]...)...)), labels, nil, baselines.NLL)
 }
 
 // domainModel is a logistic domain classifier on the base model's backbone
