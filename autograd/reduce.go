@@ -47,7 +47,7 @@ func extreme[T tensor.Float](op *Op, x *Var[T], axis int, keepDims bool) *Var[T]
 	}
 	shape := x.Value.Shape()
 	return record(op, val, func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
-		return []*tensor.Tensor[T]{tensor.ScatterAdd(keptDims(g, shape, axis), axis, tensor.Ints(arg), shape...)}
+		return []*tensor.Tensor[T]{tensor.ExtremeGrad(keptDims(g, shape, axis), arg, axis, shape...)}
 	}, x)
 }
 

@@ -119,3 +119,61 @@ func Softmax[T Float](x *Tensor[T], axis int) *Tensor[T] {
 	e := Exp(Sub(x, ShiftMax(x, axis)))
 	return Div(e, Sum(e, axis, true))
 }
+
+// ExtremeGradKernel is ExtremeGrad's kernel, with the axis as attribute:
+// in g and the indices idx (both with the axis kept, size 1); out the
+// gradient of x's shape.
+var ExtremeGradKernel = NewKernel[int]("extreme_grad")
+
+func init() { registerCPU(ExtremeGradKernel, extremeGradCPU[float32], extremeGradCPU[float64]) }
+
+// ExtremeGrad is the gradient of a max or min along axis of x's shape for
+// the output gradient g, given the indices idx of the extremes (ArgMax or
+// ArgMin with the axis kept): g at each index, 0 elsewhere. The CPU
+// scatters through host indices; other devices without a body compare the
+// indices with the positions along the axis (extremeGradComposed), so
+// nothing leaves the device.
+func ExtremeGrad[T Float](g, idx *Tensor[T], axis int, shape ...int) *Tensor[T] {
+	if axis < 0 {
+		axis += len(shape)
+	}
+	if body, ok := Lookup(ExtremeGradKernel, g.Device()); ok {
+		out := ZerosOn(g.Device(), shape...)
+		body([]*Tensor[T]{out}, []*Tensor[T]{g, idx}, axis)
+		return out
+	}
+	return extremeGradComposed(g, idx, axis, shape)
+}
+
+func extremeGradCPU[T Float](out, in []*Tensor[T], axis int) {
+	shape := out[0].Shape()
+	outer, k, inner := 1, shape[axis], 1
+	for _, v := range shape[:axis] {
+		outer *= v
+	}
+	for _, v := range shape[axis+1:] {
+		inner *= v
+	}
+	o, g, idx := HostData(out[0]), HostData(Contiguous(in[0])), HostData(Contiguous(in[1]))
+	for a := range outer {
+		for i := range inner {
+			j := a*inner + i
+			o[(a*k+int(idx[j]))*inner+i] = g[j]
+		}
+	}
+}
+
+// extremeGradComposed is ExtremeGrad from Equal and Where.
+func extremeGradComposed[T Float](g, idx *Tensor[T], axis int, shape []int) *Tensor[T] {
+	ps := make([]int, len(shape))
+	for i := range ps {
+		ps[i] = 1
+	}
+	ps[axis] = shape[axis]
+	p := make([]T, shape[axis])
+	for i := range p {
+		p[i] = T(i)
+	}
+	pos := FromSliceOn(g.Device(), p, ps...)
+	return Where(Equal(pos, idx), Expand(g, shape...), ZerosOn(g.Device()))
+}

@@ -299,3 +299,25 @@ func TestInts(t *testing.T) {
 		t.Errorf("Ints of a view %v", got)
 	}
 }
+
+// TestExtremeGrad: the CPU body puts g at each extreme's index and 0
+// elsewhere, as its composed reference (Equal and Where, the version other
+// devices run) does, along every axis; and its result sums back to g.
+func TestExtremeGrad(t *testing.T) {
+	x := FromSlice([]float64{3, -1, 4, 1, -5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4, 6, 2, 6, 4}, 2, 3, 4)
+	for axis := range 3 {
+		idx := ArgMax(x, axis, true)
+		gs := slices.Clone(x.Shape())
+		gs[axis] = 1
+		g := Scale(Add(Arange[float64](0, float64(numel(gs)), 1), Full[float64](1, numel(gs))), 1.5)
+		g = Reshape(g, gs...)
+		got := ExtremeGrad(g, idx, axis, x.Shape()...)
+		want := extremeGradComposed(g, idx, axis, x.Shape())
+		if !slices.Equal(got.Data(), want.Data()) {
+			t.Errorf("axis %d: %v, composed %v", axis, got.Data(), want.Data())
+		}
+		if back := Sum(got, axis, true); !slices.Equal(back.Data(), g.Data()) {
+			t.Errorf("axis %d: the gradient sums to %v, want %v", axis, back.Data(), g.Data())
+		}
+	}
+}

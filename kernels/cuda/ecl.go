@@ -119,3 +119,30 @@ func hardBinSums[T tensor.Float](bin, v *tensor.Tensor[T], bins int) (count, sum
 	}
 	return tensor.Reshape(tensor.Narrow(out, 0, 0, gb), g, bins), tensor.Reshape(tensor.Narrow(out, 0, gb, gb*dim), g, bins, dim), err
 }
+
+// softAssignBackward is the device's body of tensor.SoftAssignBackwardKernel:
+// in dw, w [N, G, B] and x [N, G, E] (contiguous), out dx.
+func softAssignBackward[T tensor.Float](d *device[T], dx, dw, w, x *tensor.Tensor[T], sb tensor.SoftBins) error {
+	e, b := sb.Dim, len(sb.Anchors)/sb.Dim
+	rows := x.Len() / max(e, 1)
+	a := make([]T, len(sb.Anchors))
+	for i, v := range sb.Anchors {
+		a[i] = T(v)
+	}
+	anchors := tensor.FromSliceOn(tensor.Device[T](d), a, b, e)
+	args := []uint64{uint64(rows), uint64(e), uint64(b), d.ptr(dw), d.ptr(w), d.ptr(x), d.ptr(anchors), d.ptr(dx), f64(-1 / sb.Tau)}
+	err := d.e.do(func() error { return d.e.launch(kAssignBack, d.sfx, linear(rows), args...) })
+	keepAlive(dx, dw, w, x, anchors)
+	return err
+}
+
+// binStatsBackward is the device's body of tensor.BinStatsBackwardKernel:
+// in ds [G, B, D+2], w [N, G, B] and p [N, G, D] (contiguous), out dw, dp.
+func binStatsBackward[T tensor.Float](d *device[T], dw, dp, ds, w, p *tensor.Tensor[T]) error {
+	s := w.Shape()
+	n, g, b, dim := s[0], s[1], s[2], p.Shape()[2]
+	args := []uint64{uint64(n), uint64(g), uint64(b), uint64(dim), d.ptr(ds), d.ptr(w), d.ptr(p), d.ptr(dw), d.ptr(dp)}
+	err := d.e.do(func() error { return d.e.launch(kStatsBack, d.sfx, linear(n*g), args...) })
+	keepAlive(dw, dp, ds, w, p)
+	return err
+}

@@ -62,6 +62,8 @@ var (
 	kAnchorD16    = def("ecl", "anchor_assign_d16", "rows d b lanes *x *anchors *out scale.")
 	kBinSumsPart  = def("ecl", "bin_sums_part", "n g b d *w *p *part rpc")
 	kBinSumsRows  = def("ecl", "bin_sums_rows", "n g b d *w *p *part rpc")
+	kAssignBack   = def("ecl", "soft_assign_backward", "rows e b *dw *w *x *anchors *dx scale.")
+	kStatsBack    = def("ecl", "bin_stats_backward", "rows g b d *ds *w *p *dw *dp")
 	kHardBinPart  = def("ecl", "hard_bin_part", "n g b d *bin *v *part rpc")
 
 	kBNForward  = def("batchnorm", "bn_forward", "n c s *x *gamma *beta *y *mean *var eps.")
@@ -78,7 +80,7 @@ var kernels = []kernel{
 	kGemmNaive, kGemmTiled, kGemmWide, kGemmBig,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,
 	kGather, kScatterAdd,
-	kAnchorAssign, kAnchorD4, kAnchorD10, kAnchorD16, kBinSumsPart, kBinSumsRows, kHardBinPart,
+	kAnchorAssign, kAnchorD4, kAnchorD10, kAnchorD16, kBinSumsPart, kBinSumsRows, kAssignBack, kStatsBack, kHardBinPart,
 	kAdam,
 }
 

@@ -9,8 +9,9 @@ import "github.com/ecl-go/ecl/tensor"
 // normalisation and its gradient (tensor.BatchNormKernel and
 // tensor.BatchNormBackwardKernel, which nn.BatchNorm2d reaches), the soft
 // assignment (AnchorAssign) and the bin statistics (BinSums, twice: for the
-// weighted sums and for q) of the ECL loss. The other soft-binning kernels
-// run as their composed tensor ops on d.
+// weighted sums and for q) of the ECL loss, and the backward passes of both.
+// SoftBinStats and its backward run as their composed versions on d, over
+// these.
 func registerKernels[T tensor.Float](d *device[T]) {
 	dev := tensor.Device[T](d)
 	tensor.Register(tensor.AdamKernel, dev, func(_, in []*tensor.Tensor[T], h tensor.AdamUpdate) {
@@ -30,6 +31,12 @@ func registerKernels[T tensor.Float](d *device[T]) {
 		w, err := anchorAssign(in[0], tensor.FromSliceOn(dev, a, len(a)/sb.Dim, sb.Dim), sb.Tau)
 		must(err)
 		tensor.CopyInto(out[0], w)
+	})
+	tensor.Register(tensor.SoftAssignBackwardKernel, dev, func(out, in []*tensor.Tensor[T], sb tensor.SoftBins) {
+		must(softAssignBackward(d, out[0], in[0], in[1], in[2], sb))
+	})
+	tensor.Register(tensor.BinStatsBackwardKernel, dev, func(out, in []*tensor.Tensor[T], _ struct{}) {
+		must(binStatsBackward(d, out[0], out[1], in[0], in[1], in[2]))
 	})
 	tensor.Register(tensor.BinStatsKernel, dev, func(out, in []*tensor.Tensor[T], _ struct{}) {
 		w, p := in[0], in[1]

@@ -246,6 +246,56 @@ __device__ void hard_bin_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
   for (i64 s = threadIdx.x; s <= S; s += blockDim.x) part[blockIdx.x * (S + 1) + s] = h[s];
 }
 
+// soft_assign_backward sets dx [rows, e] to the gradient of the soft
+// assignment w [rows, b] of the points x [rows, e] for its output gradient
+// dw, one thread per row: with k = −1/τ (scale), dz_j = 2k·w_j·(dw_j − Σ_l
+// w_l·dw_l) and dx = Σ_j dz_j·(x − a_j), skipping the anchors of weight 0,
+// in tensor's CPU order (anchorSet.rowBackward).
+template <typename T>
+__device__ void soft_assign_backward(i64 rows, i64 e, i64 b, const T* __restrict__ dw, const T* __restrict__ w,
+                                     const T* __restrict__ x, const T* __restrict__ anchors, T* dx, double scale) {
+  const T k2 = 2 * (T)scale;
+  FOR_EACH(r, rows) {
+    const T *wr = w + r * b, *dwr = dw + r * b, *xr = x + r * e;
+    T* o = dx + r * e;
+    T dot = 0;
+    for (i64 j = 0; j < b; j++)
+      if (wr[j] != 0) dot = add(dot, mul(wr[j], dwr[j]));
+    for (i64 i = 0; i < e; i++) o[i] = 0;
+    for (i64 j = 0; j < b; j++) {
+      if (wr[j] == 0) continue;
+      const T dz = mul(mul(k2, wr[j]), sub(dwr[j], dot));
+      for (i64 i = 0; i < e; i++) o[i] = add(o[i], mul(dz, sub(xr[i], anchors[j * e + i])));
+    }
+  }
+}
+
+// bin_stats_backward sets dw [n, g, b] and dp [n, g, d] to the gradient of
+// the bin statistics [g, b, d+2] (count, sums, squared norm) of p under w
+// for their gradient ds, one thread per sample and group, in tensor's CPU
+// order (statsRowBackward): dw_j = ds_j0 + ds_j,d+1·‖p‖² + Σ_c ds_j,1+c·p_c
+// and dp_c = Σ_j w_j·(ds_j,1+c + 2·ds_j,d+1·p_c).
+template <typename T>
+__device__ void bin_stats_backward(i64 rows, i64 g, i64 b, i64 d, const T* __restrict__ ds, const T* __restrict__ w,
+                                   const T* __restrict__ p, T* dw, T* dp) {
+  FOR_EACH(r, rows * g) {
+    const T *wr = w + r * b, *pr = p + r * d, *s0 = ds + (r % g) * b * (d + 2);
+    T* o = dp + r * d;
+    T pp = 0;
+    for (i64 c = 0; c < d; c++) pp = add(pp, mul(pr[c], pr[c]));
+    for (i64 c = 0; c < d; c++) o[c] = 0;
+    for (i64 j = 0; j < b; j++) {
+      const T* sj = s0 + j * (d + 2);
+      T v = add(sj[0], mul(sj[d + 1], pp));
+      for (i64 c = 0; c < d; c++) {
+        v = add(v, mul(sj[1 + c], pr[c]));
+        o[c] = add(o[c], mul(wr[j], add(sj[1 + c], mul(mul((T)2, sj[d + 1]), pr[c]))));
+      }
+      dw[r * b + j] = v;
+    }
+  }
+}
+
 // ANCHOR_LANES instantiates anchor_assign_lanes for d ≤ MAXD as
 // anchor_assign_d<MAXD>_<S>.
 #define ANCHOR_LANES(S, T, MAXD)                                                                                \
@@ -272,6 +322,16 @@ __device__ void hard_bin_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
       bin_sums_rows_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,   \
                         i64 rpc) {                                                                              \
     bin_sums_rows<T>(n, g, b, d, w, p, part, rpc);                                                              \
+  }                                                                                                             \
+  extern "C" __global__ void soft_assign_backward_##S(i64 rows, i64 e, i64 b, const T* __restrict__ dw,           \
+                                                     const T* __restrict__ w, const T* __restrict__ x,           \
+                                                     const T* __restrict__ anchors, T* dx, double scale) {       \
+    soft_assign_backward<T>(rows, e, b, dw, w, x, anchors, dx, scale);                                          \
+  }                                                                                                             \
+  extern "C" __global__ void bin_stats_backward_##S(i64 rows, i64 g, i64 b, i64 d, const T* __restrict__ ds,     \
+                                                   const T* __restrict__ w, const T* __restrict__ p, T* dw,      \
+                                                   T* dp) {                                                      \
+    bin_stats_backward<T>(rows, g, b, d, ds, w, p, dw, dp);                                                     \
   }                                                                                                             \
   extern "C" __global__ void hard_bin_part_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ bin,            \
                                                const T* __restrict__ v, T* part, i64 rpc) {                     \
