@@ -302,11 +302,9 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 // onDevice runs f with the configuration's device, turning the device's
 // panics (a kernel that failed, memory exhausted) into an error.
 func (c DigitsConfig) onDevice(f func(dev tensor.Device[float32]) error) (err error) {
-	dev := c.Dev
-	if c.Device == "" {
-		dev = tensor.CPU[float32]{}
-	} else if dev == nil {
-		return fmt.Errorf("experiment: device %q requested but not opened", c.Device)
+	dev, err := device(c.Device, c.Dev)
+	if err != nil {
+		return err
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -314,6 +312,18 @@ func (c DigitsConfig) onDevice(f func(dev tensor.Device[float32]) error) (err er
 		}
 	}()
 	return f(dev)
+}
+
+// device is the device a study's Device and Dev name: the CPU for "", else
+// dev, which the caller must have opened.
+func device[T tensor.Float](name string, dev tensor.Device[T]) (tensor.Device[T], error) {
+	if name == "" {
+		return tensor.CPU[T]{}, nil
+	}
+	if dev == nil {
+		return nil, fmt.Errorf("experiment: device %q requested but not opened", name)
+	}
+	return dev, nil
 }
 
 // basePath is the file of BaseCache holding the base network trained on

@@ -417,11 +417,9 @@ func (c SimConfig) simulate(r simRun) ([]Result, error) {
 	s, seed := r.setup, r.seed
 	// Data and initial weights depend on the seed and the setup only, so
 	// every method of a setup sees the same data and base model.
-	dev := tensor.Device[float64](tensor.CPU[float64]{})
-	if c.Device != "" {
-		if dev = c.Dev; dev == nil {
-			return nil, fmt.Errorf("experiment: device %q requested but not opened", c.Device)
-		}
+	dev, err := device(c.Device, c.Dev)
+	if err != nil {
+		return nil, err
 	}
 	srcD, tgtD := sim.Generate(s.Shift, s.Points, rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points))))
 	src, tgt := toData(srcD, dev), toData(tgtD, dev)

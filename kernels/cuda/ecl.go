@@ -120,16 +120,22 @@ func hardBinSums[T tensor.Float](bin, v *tensor.Tensor[T], bins int) (count, sum
 	return tensor.Reshape(tensor.Narrow(out, 0, 0, gb), g, bins), tensor.Reshape(tensor.Narrow(out, 0, gb, gb*dim), g, bins, dim), err
 }
 
+// anchorsOn is sb's anchors [B, Dim] in T on d, for the soft-binning
+// kernels' bodies.
+func anchorsOn[T tensor.Float](d *device[T], sb tensor.SoftBins) *tensor.Tensor[T] {
+	a := make([]T, len(sb.Anchors))
+	for i, v := range sb.Anchors {
+		a[i] = T(v)
+	}
+	return tensor.FromSliceOn(tensor.Device[T](d), a, len(a)/sb.Dim, sb.Dim)
+}
+
 // softAssignBackward is the device's body of tensor.SoftAssignBackwardKernel:
 // in dw, w [N, G, B] and x [N, G, E] (contiguous), out dx.
 func softAssignBackward[T tensor.Float](d *device[T], dx, dw, w, x *tensor.Tensor[T], sb tensor.SoftBins) error {
 	e, b := sb.Dim, len(sb.Anchors)/sb.Dim
 	rows := x.Len() / max(e, 1)
-	a := make([]T, len(sb.Anchors))
-	for i, v := range sb.Anchors {
-		a[i] = T(v)
-	}
-	anchors := tensor.FromSliceOn(tensor.Device[T](d), a, b, e)
+	anchors := anchorsOn(d, sb)
 	args := []uint64{uint64(rows), uint64(e), uint64(b), d.ptr(dw), d.ptr(w), d.ptr(x), d.ptr(anchors), d.ptr(dx), f64(-1 / sb.Tau)}
 	err := d.e.do(func() error { return d.e.launch(kAssignBack, d.sfx, linear(rows), args...) })
 	keepAlive(dx, dw, w, x, anchors)

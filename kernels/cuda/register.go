@@ -24,11 +24,7 @@ func registerKernels[T tensor.Float](d *device[T]) {
 		batchNormBackward(d, out, in, eps)
 	})
 	tensor.Register(tensor.SoftAssignKernel, dev, func(out, in []*tensor.Tensor[T], sb tensor.SoftBins) {
-		a := make([]T, len(sb.Anchors))
-		for i, v := range sb.Anchors {
-			a[i] = T(v)
-		}
-		w, err := anchorAssign(in[0], tensor.FromSliceOn(dev, a, len(a)/sb.Dim, sb.Dim), sb.Tau)
+		w, err := anchorAssign(in[0], anchorsOn(d, sb), sb.Tau)
 		must(err)
 		tensor.CopyInto(out[0], w)
 	})
