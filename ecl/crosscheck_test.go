@@ -96,7 +96,7 @@ func TestMiniBatchMatchesReference(t *testing.T) {
 			if !ok {
 				t.Fatalf("unknown paradigm %q", f.Paradigm)
 			}
-			mb, err := NewMiniBatch(Config{Paradigm: p, Classes: f.NumClasses})
+			mb, err := NewMiniBatch(Config{Paradigm: p, Classes: f.NumClasses, Input: InputDetect})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +115,7 @@ func TestMiniBatchMatchesReference(t *testing.T) {
 					}
 					return autograd.Softmax(v, 1)
 				}
-				loss := MiniBatchLoss(mb, Probabilities(in[0]), Probabilities(in[1]), aux(in[2]), aux(in[3]))
+				loss := MiniBatchLoss(mb, in[0], in[1], aux(in[2]), aux(in[3]))
 				if got := loss.Value.Item(); !closeTo(got, call.Loss) {
 					t.Errorf("call %d: loss %.9g, reference %.9g", c, got, call.Loss)
 				}
@@ -158,7 +158,7 @@ func TestSoftECEMatchesReference(t *testing.T) {
 			conf = x
 		} else {
 			x = autograd.Param(tensor.FromSlice(flat, n, len(flat)/n))
-			conf = TopConfidence(Probabilities(x))
+			conf = TopConfidence(Probabilities(InputDetect, x))
 		}
 		v := SoftECE(conf, tensor.FromSlice(c.Labels), 15)
 		if !closeTo(v.Value.Item(), c.Value) {

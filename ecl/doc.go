@@ -13,5 +13,21 @@
 // P(prediction correct | X) (top-label). Defaults follow the public reference
 // code (docs/method.md): B = 15 bins, τ = −1/(ln 0.9·B²),
 // N_prox = 5, EMA weight 0.9 on the new value, L1 norm, skip threshold 2⁻²³,
-// and a loss summed over samples; the mean over samples is an option.
+// and a loss summed over samples; the mean over samples is an option. The
+// reference code softmaxes the main head's outputs unless every row already
+// is a probability vector, a check that reads the batch on the host; here
+// Config.Input says what the outputs are (probabilities by default, logits,
+// or InputDetect for the reference's check), so that a step of MiniBatchLoss
+// on a GPU copies to the host once, for the proximal step.
+//
+// # Errors
+//
+// Errors are returned where the caller can act: a Config that cannot be used
+// is a *ConfigError naming the field, returned by Config.Validate, by the
+// constructors NewMiniBatch and NewSoftBinned and by Hard, before any work;
+// Hard also returns an error for value counts that do not fit the Config.
+// The losses computed in a training step (MiniBatchLoss, SoftBinnedLoss,
+// SoftECE) take estimators already checked and have no error result: inputs
+// of the wrong shape are a programming error and panic with a message
+// naming the function and the shapes (from tensor, a *tensor.ShapeError).
 package ecl

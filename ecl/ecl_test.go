@@ -1,8 +1,10 @@
 package ecl
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/ecl-go/ecl/autograd"
@@ -45,9 +47,12 @@ func TestSoftBinnedGradients(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(p), uint64(norm)))
 			sm, sa := batch(r, p, 7, 3)
 			tm, ta := batch(r, p, 5, 3)
-			cfg := Config{Paradigm: p, Classes: 3, Bins: 5}
+			sb, err := NewSoftBinned(Config{Paradigm: p, Classes: 3, Bins: 5, Input: InputLogits}, norm, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
 			gradCheck(t, "SoftBinned/"+p.String(), func(xs []V) V {
-				return SoftBinned(cfg, norm, 0, autograd.Softmax(xs[0], 1), autograd.Softmax(xs[1], 1), auxProb(p, xs[2]), auxProb(p, xs[3]))
+				return SoftBinnedLoss(sb, xs[0], xs[1], auxProb(p, xs[2]), auxProb(p, xs[3]))
 			}, []T64{sm, tm, sa, ta})
 		}
 	}
@@ -70,8 +75,7 @@ func TestMiniBatchGradients(t *testing.T) {
 				return binStats(l, autograd.Softmax(xs[0], 1), auxProb(p, xs[2])), binStats(l, autograd.Softmax(xs[1], 1), auxProb(p, xs[3]))
 			}
 			ss, st := stats([]V{autograd.Const(sm), autograd.Const(tm), autograd.Const(sa), autograd.Const(ta)})
-			ns, ms := hostStats(l, ss.Value)
-			nt, mt := hostStats(l, st.Value)
+			ns, ms, nt, mt := hostStats(l, ss.Value, st.Value)
 			us, ut, keep := mb.proximal(ns, ms, nt, mt)
 			gradCheck(t, "MiniBatch/"+p.String(), func(xs []V) V {
 				ss, st := stats(xs)
@@ -116,10 +120,31 @@ func TestHardEstimator(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
-	for _, c := range []Config{{Classes: 1}, {Classes: 3, Bins: -1}, {Classes: 3, EMA: 2}, {Classes: 3, Tau: -1}, {Paradigm: 7, Classes: 3}} {
-		if _, err := NewMiniBatch(c); err == nil {
-			t.Errorf("config %+v accepted", c)
+	// Each bad setting is one *ConfigError naming its field, from every
+	// function that takes a Config.
+	for field, c := range map[string]Config{
+		"Classes":  {Classes: 1},
+		"Bins":     {Classes: 3, Bins: -1},
+		"EMA":      {Classes: 3, EMA: 2},
+		"Tau":      {Classes: 3, Tau: -1},
+		"Paradigm": {Paradigm: 7, Classes: 3},
+		"NProx":    {Classes: 3, NProx: -2},
+		"Skip":     {Classes: 3, Skip: math.NaN()},
+		"Reduce":   {Classes: 3, Reduce: 2},
+		"Input":    {Classes: 3, Input: -1},
+	} {
+		_, errMB := NewMiniBatch(c)
+		_, errSB := NewSoftBinned(c, L1, 0)
+		_, errHard := Hard(c, L1, []float64{1, 0, 0}, []float64{1, 0, 0}, []float64{1, 0, 0}, []float64{1, 0, 0})
+		for i, err := range []error{c.Validate(), errMB, errSB, errHard} {
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.Field != field || !strings.Contains(err.Error(), "Config."+field) {
+				t.Errorf("config %+v, call %d: error %v, want a *ConfigError naming %s", c, i, err, field)
+			}
 		}
+	}
+	if err := (Config{Classes: 3}).Validate(); err != nil {
+		t.Errorf("default config: %v", err)
 	}
 	if p, err := ParseParadigm("classwise"); err != nil || p != ClassWise {
 		t.Error("ParseParadigm(classwise)")

@@ -18,23 +18,39 @@ const (
 	L2
 )
 
-// SoftBinned is the differentiable estimator of Eq. 7 on one pair of
-// batches: soft counts n and weighted sums m per bin and domain,
+// SoftBinned is the differentiable estimator of Eq. 7 on pairs of batches:
+// soft counts n and weighted sums m per bin and domain,
 // Ê_{d,j} = m_{d,j}/(n_{d,j} + eps), w_j = n_{t,j}/Σ_r n_{t,r}, and
-// L̂ = Σ_j w_j ‖Ê_{s,j} − Ê_{t,j}‖, summed over classes for class-wise.
-// Inputs are as for MiniBatch.Loss; eps ≤ 0 means 2⁻²³.
-func SoftBinned[T tensor.Float](cfg Config, norm Norm, eps float64, srcProbs, tgtProbs, srcAux, tgtAux *autograd.Var[T]) *autograd.Var[T] {
-	cfg = cfg.withDefaults()
-	l, err := newLayout(cfg.Paradigm, cfg.Classes, cfg.Bins, cfg.Tau)
+// L̂ = Σ_j w_j ‖Ê_{s,j} − Ê_{t,j}‖, summed over classes for class-wise. It
+// holds no state; NewSoftBinned makes it and SoftBinnedLoss computes it.
+type SoftBinned struct {
+	l     layout
+	norm  Norm
+	eps   float64
+	input Input
+}
+
+// NewSoftBinned checks cfg (a *ConfigError if it is unusable) and returns
+// the estimator with the given norm; eps ≤ 0 means 2⁻²³. Of cfg's settings
+// the proximal step's (NProx, EMA, Skip) and Reduce are not used.
+func NewSoftBinned(cfg Config, norm Norm, eps float64) (*SoftBinned, error) {
+	l, err := cfg.layout()
 	if err != nil {
-		panic(err.Error())
+		return nil, err
 	}
 	if eps <= 0 {
 		eps = SkipThreshold
 	}
-	ns, ms := splitStats(l, binStats(l, srcProbs, srcAux))
-	nt, mt := splitStats(l, binStats(l, tgtProbs, tgtAux))
-	return softBinned(norm, eps, ns, ms, nt, mt)
+	return &SoftBinned{l: l, norm: norm, eps: eps, input: cfg.Input}, nil
+}
+
+// SoftBinnedLoss is sb's estimate on one source and one target batch, with
+// inputs as for MiniBatchLoss.
+func SoftBinnedLoss[T tensor.Float](sb *SoftBinned, srcProbs, tgtProbs, srcAux, tgtAux *autograd.Var[T]) *autograd.Var[T] {
+	l := sb.l
+	ns, ms := splitStats(l, binStats(l, Probabilities(sb.input, srcProbs), srcAux))
+	nt, mt := splitStats(l, binStats(l, Probabilities(sb.input, tgtProbs), tgtAux))
+	return softBinned(sb.norm, sb.eps, ns, ms, nt, mt)
 }
 
 // softBinned is SoftBinned from each domain's soft counts n [G, B] and
@@ -62,8 +78,7 @@ func softBinned[T tensor.Float](norm Norm, eps float64, ns, ms, nt, mt *autograd
 // class-wise). Bins without a source sample are left out. Probabilities are
 // row-major [N, K]; aux is [N] (top-label) or [N, K].
 func Hard(cfg Config, norm Norm, srcProbs, tgtProbs, srcAux, tgtAux []float64) (float64, error) {
-	cfg = cfg.withDefaults()
-	l, err := newLayout(cfg.Paradigm, cfg.Classes, cfg.Bins, cfg.Tau)
+	l, err := cfg.layout()
 	if err != nil {
 		return 0, err
 	}

@@ -168,7 +168,11 @@ func compareFused[T tensor.Float](t *testing.T, cfg Config, rel float64) {
 		}
 		for _, norm := range []Norm{L1, L2} {
 			l := fused.l
-			gl, gg := lossAndGrads(p, xs, func(s, t, as, at *autograd.Var[T]) *autograd.Var[T] { return SoftBinned(cfg, norm, 0, s, t, as, at) })
+			sb, err := NewSoftBinned(cfg, norm, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gl, gg := lossAndGrads(p, xs, func(s, t, as, at *autograd.Var[T]) *autograd.Var[T] { return SoftBinnedLoss(sb, s, t, as, at) })
 			wl, wg := lossAndGrads(p, xs, func(s, t, as, at *autograd.Var[T]) *autograd.Var[T] {
 				ns, ms := binSumsComposed(assignComposed(l, s), auxShape(l, as))
 				nt, mt := binSumsComposed(assignComposed(l, t), auxShape(l, at))

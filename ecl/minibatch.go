@@ -20,7 +20,9 @@ const (
 )
 
 // Config holds the settings of the ECL estimators. The zero value of each
-// field means the reference default.
+// field means the reference default, except Input: the reference code
+// detects probabilities (InputDetect), which reads each batch on the host,
+// while the zero value takes them as given.
 type Config struct {
 	Paradigm Paradigm
 	Classes  int     // K, required
@@ -30,6 +32,20 @@ type Config struct {
 	EMA      float64 // weight of the new value in the cache update (default 0.9)
 	Skip     float64 // minimum soft count of a bin (default 2⁻²³)
 	Reduce   Reduction
+	Input    Input // what the main head's outputs are (default probabilities)
+}
+
+// ConfigError is a Config setting the estimators cannot use, returned by
+// Config.Validate and by every constructor and estimator that takes a
+// Config, before any work.
+type ConfigError struct {
+	Field  string // the Config field, as spelled there
+	Value  any    // its value, defaults applied
+	Reason string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("ecl: Config.%s %v: %s", e.Field, e.Value, e.Reason)
 }
 
 func (c Config) withDefaults() Config {
@@ -48,6 +64,34 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// Validate reports the first setting of c, with defaults applied, that the
+// estimators cannot use, as a *ConfigError.
+func (c Config) Validate() error {
+	_, err := c.layout()
+	return err
+}
+
+// layout checks c with its defaults and returns the shapes of its paradigm.
+func (c Config) layout() (layout, error) {
+	c = c.withDefaults()
+	l, err := newLayout(c.Paradigm, c.Classes, c.Bins, c.Tau)
+	switch {
+	case err != nil:
+		return l, err
+	case c.NProx < 1:
+		return l, &ConfigError{"NProx", c.NProx, "need at least 1"}
+	case !(c.EMA > 0 && c.EMA <= 1):
+		return l, &ConfigError{"EMA", c.EMA, "must be in (0, 1]"}
+	case !(c.Skip >= 0):
+		return l, &ConfigError{"Skip", c.Skip, "must be at least 0"}
+	case c.Reduce != Sum && c.Reduce != Mean:
+		return l, &ConfigError{"Reduce", c.Reduce, "unknown"}
+	case c.Input < InputProbs || c.Input > InputDetect:
+		return l, &ConfigError{"Input", c.Input, "unknown"}
+	}
+	return l, nil
+}
+
 // MiniBatch is the trainable mini-batch ECL (Algorithm 1) with its cached
 // auxiliary variables u_s, u_t [G, B, D]. It is not safe for concurrent use.
 type MiniBatch struct {
@@ -59,16 +103,14 @@ type MiniBatch struct {
 	Skipped int
 }
 
-// NewMiniBatch checks cfg and returns the loss with zero caches.
+// NewMiniBatch checks cfg (a *ConfigError if it is unusable) and returns
+// the loss with zero caches.
 func NewMiniBatch(cfg Config) (*MiniBatch, error) {
-	cfg = cfg.withDefaults()
-	l, err := newLayout(cfg.Paradigm, cfg.Classes, cfg.Bins, cfg.Tau)
+	l, err := cfg.layout()
 	if err != nil {
 		return nil, err
 	}
-	if cfg.NProx < 1 || cfg.EMA <= 0 || cfg.EMA > 1 || cfg.Skip < 0 {
-		return nil, fmt.Errorf("ecl: N_prox %d must be ≥ 1, EMA weight %v in (0, 1], skip threshold %v ≥ 0", cfg.NProx, cfg.EMA, cfg.Skip)
-	}
+	cfg = cfg.withDefaults()
 	size := l.g * l.b * l.d
 	return &MiniBatch{cfg: cfg, l: l, us: make([]float64, size), ut: make([]float64, size)}, nil
 }
@@ -88,15 +130,18 @@ func (mb *MiniBatch) Cache() (us, ut []float64) {
 
 // MiniBatchLoss computes the mini-batch ECL of one source and one target
 // batch and updates mb's caches. srcProbs, tgtProbs are the main head's
-// probabilities [N, K]; srcAux, tgtAux the auxiliary head's probabilities
+// outputs [N, K], probabilities or logits as the Config's Input says;
+// srcAux, tgtAux the auxiliary head's probabilities
 // ([N] or [N, 1] P(correct) for top-label, [N, K] otherwise). Gradients flow
 // through the soft assignments and through p; the auxiliary variables are
-// constants.
+// constants. On a device other than the CPU a call copies to the host once
+// (both domains' bin statistics, for the proximal step) and uploads one
+// tensor (the fixed-u coefficients).
 func MiniBatchLoss[T tensor.Float](mb *MiniBatch, srcProbs, tgtProbs, srcAux, tgtAux *autograd.Var[T]) *autograd.Var[T] {
 	l := mb.l
+	srcProbs, tgtProbs = Probabilities(mb.cfg.Input, srcProbs), Probabilities(mb.cfg.Input, tgtProbs)
 	ss, st := binStats(l, srcProbs, srcAux), binStats(l, tgtProbs, tgtAux)
-	ns, ms := hostStats(l, ss.Value)
-	nt, mt := hostStats(l, st.Value)
+	ns, ms, nt, mt := hostStats(l, ss.Value, st.Value)
 	us, ut, keep := mb.proximal(ns, ms, nt, mt)
 	return fixedULoss(l, mb.cfg.Reduce, ss, st, srcProbs.Shape()[0], tgtProbs.Shape()[0], us, ut, keep)
 }
@@ -106,28 +151,33 @@ func MiniBatchLoss[T tensor.Float](mb *MiniBatch, srcProbs, tgtProbs, srcAux, tg
 // Σ_i Σ_{g,j} keep_gj·ω_igj·‖u_gj − p_ig‖² per domain (of rows samples),
 // divided by K except for top-label. With ‖u − p‖² = ‖u‖² − 2u·p + ‖p‖² it
 // is Σ_{g,j} keep_gj·(‖u_gj‖²·n_gj − 2u_gj·m_gj + q_gj) on each domain's bin
-// statistics ss, st [G, B, D+2] (binStats).
+// statistics ss, st [G, B, D+2] (binStats). Both domains' coefficients go
+// to the device in one upload.
 func fixedULoss[T tensor.Float](l layout, red Reduction, ss, st *autograd.Var[T], srcRows, tgtRows int, us, ut, keep []float64) *autograd.Var[T] {
-	term := func(s *autograd.Var[T], u []float64, rows int) *autograd.Var[T] {
-		c := make([]float64, l.g*l.b*(l.d+2)) // the coefficients of n, m and q
+	size := l.g * l.b * (l.d + 2)
+	c := make([]float64, 2*size) // per domain, the coefficients of n, m and q
+	for dom, u := range [][]float64{us, ut} {
 		for gj, k := range keep {
 			if k == 0 {
 				continue
 			}
-			cj, uj := c[gj*(l.d+2):(gj+1)*(l.d+2)], u[gj*l.d:(gj+1)*l.d]
+			cj, uj := c[dom*size+gj*(l.d+2):dom*size+(gj+1)*(l.d+2)], u[gj*l.d:(gj+1)*l.d]
 			for d, v := range uj {
 				cj[0] += v * v
 				cj[1+d] = -2 * v
 			}
 			cj[l.d+1] = 1
 		}
-		sum := autograd.SumAll(autograd.Mul(s, constOn(s.Value.Device(), c, l.g, l.b, l.d+2)))
+	}
+	coef := constOn(ss.Value.Device(), c, 2, l.g, l.b, l.d+2)
+	term := func(s *autograd.Var[T], dom, rows int) *autograd.Var[T] {
+		sum := autograd.SumAll(autograd.Mul(s, autograd.Reshape(autograd.Narrow(coef, 0, dom, 1), l.g, l.b, l.d+2)))
 		if red == Mean {
 			sum = autograd.Scale(sum, 1/T(max(rows, 1)))
 		}
 		return sum
 	}
-	loss := autograd.Add(term(ss, us, srcRows), term(st, ut, tgtRows))
+	loss := autograd.Add(term(ss, 0, srcRows), term(st, 1, tgtRows))
 	if l.paradigm != TopLabel {
 		loss = autograd.Scale(loss, 1/T(l.k))
 	}

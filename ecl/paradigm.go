@@ -58,10 +58,10 @@ type layout struct {
 
 func newLayout(p Paradigm, k, b int, tau float64) (layout, error) {
 	if k < 2 {
-		return layout{}, fmt.Errorf("ecl: %d classes, need at least 2", k)
+		return layout{}, &ConfigError{"Classes", k, "need at least 2"}
 	}
 	if b < 1 {
-		return layout{}, fmt.Errorf("ecl: %d bins", b)
+		return layout{}, &ConfigError{"Bins", b, "need at least 1"}
 	}
 	l := layout{paradigm: p, k: k, g: 1, d: 1}
 	switch p {
@@ -73,14 +73,14 @@ func newLayout(p Paradigm, k, b int, tau float64) (layout, error) {
 	case TopLabel:
 		l.anchors, l.b = bins.Centers(b), b
 	default:
-		return layout{}, fmt.Errorf("ecl: unknown paradigm %v", p)
+		return layout{}, &ConfigError{"Paradigm", p, "unknown"}
 	}
 	l.tau = tau
 	if l.tau == 0 {
 		l.tau = bins.Temperature(l.b)
 	}
 	if !(l.tau > 0) || math.IsInf(l.tau, 0) {
-		return layout{}, fmt.Errorf("ecl: temperature %v must be positive and finite", l.tau)
+		return layout{}, &ConfigError{"Tau", l.tau, "must be positive and finite"}
 	}
 	return l, nil
 }
@@ -138,18 +138,23 @@ func splitStats[T tensor.Float](l layout, st *autograd.Var[T]) (n, m *autograd.V
 }
 
 // hostStats copies the soft counts n [G·B] and weighted sums m [G·B·D] of
-// the statistics st to float64.
-func hostStats[T tensor.Float](l layout, st *tensor.Tensor[T]) (n, m []float64) {
-	d := st.Data()
-	n, m = make([]float64, l.g*l.b), make([]float64, 0, l.g*l.b*l.d)
-	for gj := range n {
-		s := d[gj*(l.d+2) : (gj+1)*(l.d+2)]
-		n[gj] = float64(s[0])
-		for _, v := range s[1 : l.d+1] {
-			m = append(m, float64(v))
+// both domains' statistics ss, st to float64, in one download.
+func hostStats[T tensor.Float](l layout, ss, st *tensor.Tensor[T]) (ns, ms, nt, mt []float64) {
+	d := tensor.Concat(0, ss, st).Data()
+	split := func(d []T) (n, m []float64) {
+		n, m = make([]float64, l.g*l.b), make([]float64, 0, l.g*l.b*l.d)
+		for gj := range n {
+			s := d[gj*(l.d+2) : (gj+1)*(l.d+2)]
+			n[gj] = float64(s[0])
+			for _, v := range s[1 : l.d+1] {
+				m = append(m, float64(v))
+			}
 		}
+		return n, m
 	}
-	return n, m
+	ns, ms = split(d[:len(d)/2])
+	nt, mt = split(d[len(d)/2:])
+	return ns, ms, nt, mt
 }
 
 // constOn is v as a constant on dev, with the given shape.

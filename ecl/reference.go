@@ -8,13 +8,33 @@ import (
 	"github.com/ecl-go/ecl/tensor"
 )
 
-// Probabilities follows the reference code's input check: x [N, K] is used
-// as is when every row is already a probability vector (entries in [0, 1]
-// and row sums at 1, both within 1e-6), and softmaxed otherwise.
-func Probabilities[T tensor.Float](x *autograd.Var[T]) *autograd.Var[T] {
+// Input says what the main head hands the ECL estimators.
+type Input int
+
+const (
+	// InputProbs are probabilities [N, K], used as they are.
+	InputProbs Input = iota
+	// InputLogits are logits [N, K], softmaxed along the classes.
+	InputLogits
+	// InputDetect is the reference code's input check: the batch is used as
+	// it is when every row is a probability vector (entries in [0, 1] and
+	// row sums at 1, both within 1e-6), and softmaxed otherwise. It reads
+	// the whole batch on the host.
+	InputDetect
+)
+
+// Probabilities turns the main head's outputs x [N, K] into probabilities
+// as in says.
+func Probabilities[T tensor.Float](in Input, x *autograd.Var[T]) *autograd.Var[T] {
 	shape := x.Shape()
 	if len(shape) != 2 {
 		panic(fmt.Sprintf("ecl.Probabilities: input of shape %v, want [N, K]", shape))
+	}
+	switch in {
+	case InputProbs:
+		return x
+	case InputLogits:
+		return autograd.Softmax(x, 1)
 	}
 	d, k := x.Value.Data(), shape[1]
 	for i := 0; i < shape[0]; i++ {

@@ -235,10 +235,14 @@ func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classi
 	if err != nil {
 		return fmt.Errorf("train.ECL: %w", err)
 	}
+	sb, err := ecl.NewSoftBinned(cfg, ecl.L1, 0)
+	if err != nil {
+		return fmt.Errorf("train.ECL: %w", err)
+	}
 	return finetune(rng, "ECL-"+p.String(), r, m, src, tgt, func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T] {
 		as, at := auxProbs(p, m, s.X), auxProbs(p, m, t.X)
 		if r.NonTrainable {
-			return ecl.SoftBinned(cfg, ecl.L1, 0, ps, pt, as, at)
+			return ecl.SoftBinnedLoss(sb, ps, pt, as, at)
 		}
 		return ecl.MiniBatchLoss(mb, ps, pt, as, at)
 	})

@@ -87,7 +87,10 @@ func FitECLHead(srcLogits []float64, k int, srcLabels []int, tgtLogits, src, tgt
 	}
 	zs := autograd.Const(tensor.FromSlice(srcLogits, ns, k))
 	zt := autograd.Const(tensor.FromSlice(tgtLogits, nt, k))
-	cfg := ecl.Config{Paradigm: o.Paradigm, Classes: k, Bins: o.Bins}
+	sb, err := ecl.NewSoftBinned(ecl.Config{Paradigm: o.Paradigm, Classes: k, Bins: o.Bins}, ecl.L1, 0)
+	if err != nil {
+		return nil, fmt.Errorf("calib.FitECLHead: %w", err)
+	}
 	// θ is 1/T for the "ts" head, (w, b) for "vs"; the head maps z to z/T
 	// or w⊙z + b.
 	theta := []float64{1 / ts.T}
@@ -114,7 +117,7 @@ func FitECLHead(srcLogits []float64, k int, srcLabels []int, tgtLogits, src, tgt
 		f := nn.CrossEntropy(hs, srcLabels)
 		if o.Lambda > 0 {
 			as, at := auxFor(o.Paradigm, auxS, ps, k), auxFor(o.Paradigm, auxT, pt, k)
-			f = autograd.Add(f, autograd.Scale(ecl.SoftBinned(cfg, ecl.L1, 0, ps, pt, as, at), o.Lambda))
+			f = autograd.Add(f, autograd.Scale(ecl.SoftBinnedLoss(sb, ps, pt, as, at), o.Lambda))
 		}
 		f.Backward()
 		off := 0

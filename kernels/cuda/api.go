@@ -27,6 +27,25 @@ func Sync() error { return syncAll() }
 // to the allocator's size classes).
 func BytesInUse() int64 { return bytesInUse() }
 
+// Transfers counts the copies between host and device memory since the
+// device was opened: each a call of the driver's copy, whatever its size.
+type Transfers struct {
+	// Uploads are tensors' data copied to the device (Device.Upload, as by
+	// tensor.FromSliceOn and tensor.To).
+	Uploads int64
+	// Downloads are copies back to the host (Device.Download, as by
+	// Tensor.Data), each of which waits for the queued work.
+	Downloads int64
+	// Records are the small integer arrays uploaded with a launch: the
+	// shapes and strides of strided operands, and Gather's and
+	// ScatterAdd's indices.
+	Records int64
+}
+
+// TransferCount returns the transfers made so far (zero in a build without
+// the cuda tag); differences of two counts measure a piece of work.
+func TransferCount() Transfers { return transfers() }
+
 // Softmax is tensor.Softmax along the last axis of a tensor on the CUDA
 // device, in one kernel.
 func Softmax[T tensor.Float](x *tensor.Tensor[T]) (*tensor.Tensor[T], error) {

@@ -5,6 +5,7 @@ package cuda
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"unsafe"
 
 	"github.com/ecl-go/ecl/tensor"
@@ -16,6 +17,9 @@ type device[T tensor.Float] struct {
 	e    *engine
 	sfx  string // kernel name suffix, "_f32" or "_f64"
 	size int64  // bytes per element
+
+	anchorMu sync.Mutex
+	anchors  []anchorSet[T] // anchorsOn's cache
 }
 
 var (
@@ -100,7 +104,7 @@ func (d *device[T]) Upload(src []T) tensor.Buffer[T] {
 		if blk, err = d.e.malloc(int64(len(src)) * d.size); err != nil || len(src) == 0 {
 			return err
 		}
-		if err = d.e.upload(blk.ptr, unsafe.Pointer(&src[0]), int64(len(src))*d.size); err != nil {
+		if err = d.e.upload(blk.ptr, unsafe.Pointer(&src[0]), int64(len(src))*d.size, &d.e.uploads); err != nil {
 			d.e.alloc.release(blk)
 		}
 		return err
@@ -119,6 +123,7 @@ func (d *device[T]) Download(dst []T, src *tensor.Tensor[T]) {
 	p := d.ptr(src)
 	must(d.e.do(func() error {
 		if n > 0 {
+			d.e.downloads.Add(1)
 			if err := d.e.drv.dtoh(unsafe.Pointer(&dst[0]), p, int64(n)*d.size); err != nil {
 				return fmt.Errorf("cuda: downloading %d elements (last kernel %s): %w", n, d.e.lastLaunch(), err)
 			}

@@ -4,6 +4,7 @@ package cuda
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ecl-go/ecl/tensor"
 )
@@ -121,13 +122,39 @@ func hardBinSums[T tensor.Float](bin, v *tensor.Tensor[T], bins int) (count, sum
 }
 
 // anchorsOn is sb's anchors [B, Dim] in T on d, for the soft-binning
-// kernels' bodies.
+// kernels' bodies: uploaded on first use and kept, so that a step of the
+// ECL loss, which calls these bodies several times with one layout's
+// anchors, uploads none.
 func anchorsOn[T tensor.Float](d *device[T], sb tensor.SoftBins) *tensor.Tensor[T] {
+	d.anchorMu.Lock()
+	defer d.anchorMu.Unlock()
+	for _, c := range d.anchors {
+		if c.dim == sb.Dim && slices.Equal(c.values, sb.Anchors) {
+			return c.t
+		}
+	}
 	a := make([]T, len(sb.Anchors))
 	for i, v := range sb.Anchors {
 		a[i] = T(v)
 	}
-	return tensor.FromSliceOn(tensor.Device[T](d), a, len(a)/sb.Dim, sb.Dim)
+	t := tensor.FromSliceOn(tensor.Device[T](d), a, len(a)/sb.Dim, sb.Dim)
+	if len(d.anchors) == maxAnchorSets {
+		d.anchors = d.anchors[1:]
+	}
+	d.anchors = append(d.anchors, anchorSet[T]{values: slices.Clone(sb.Anchors), dim: sb.Dim, t: t})
+	return t
+}
+
+// maxAnchorSets bounds a device's cache of anchors (the oldest set leaves
+// first); a study uses one set per paradigm.
+const maxAnchorSets = 8
+
+// anchorSet is one cached set of anchors: the values it was made from and
+// the device tensor, which no kernel writes.
+type anchorSet[T tensor.Float] struct {
+	values []float64
+	dim    int
+	t      *tensor.Tensor[T]
 }
 
 // softAssignBackward is the device's body of tensor.SoftAssignBackwardKernel:

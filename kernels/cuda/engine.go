@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/ecl-go/ecl/tensor"
@@ -30,6 +31,9 @@ type engine struct {
 
 	dev32 *device[float32]
 	dev64 *device[float64]
+
+	// Copies between host and device, counted for Transfers.
+	uploads, downloads, records atomic.Int64
 }
 
 var (
@@ -121,12 +125,13 @@ func (e *engine) lastLaunch() string {
 }
 
 // upload copies host memory into device memory at dst (on the context
-// thread). The driver stages pageable memory before returning, so src may be
-// reused at once.
-func (e *engine) upload(dst uint64, src unsafe.Pointer, bytes int64) error {
+// thread), adding one to count. The driver stages pageable memory before
+// returning, so src may be reused at once.
+func (e *engine) upload(dst uint64, src unsafe.Pointer, bytes int64, count *atomic.Int64) error {
 	if bytes == 0 {
 		return nil
 	}
+	count.Add(1)
 	if err := e.drv.htod(dst, src, bytes); err != nil {
 		return fmt.Errorf("cuda: copying %d bytes to %s: %w", bytes, e.name, err)
 	}
@@ -141,7 +146,7 @@ func (e *engine) uploadInts(v []int64) (block, error) {
 		return b, err
 	}
 	if len(v) > 0 {
-		err = e.upload(b.ptr, unsafe.Pointer(&v[0]), int64(len(v))*8)
+		err = e.upload(b.ptr, unsafe.Pointer(&v[0]), int64(len(v))*8, &e.records)
 	}
 	return b, err
 }
@@ -164,6 +169,14 @@ func syncAll() error {
 		return err
 	}
 	return e.do(e.sync)
+}
+
+func transfers() Transfers {
+	e, err := getEngine()
+	if err != nil {
+		return Transfers{}
+	}
+	return Transfers{Uploads: e.uploads.Load(), Downloads: e.downloads.Load(), Records: e.records.Load()}
 }
 
 func bytesInUse() int64 {

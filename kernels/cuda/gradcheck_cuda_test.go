@@ -112,14 +112,17 @@ func TestGradientsOnDevice(t *testing.T) {
 	}
 	for _, par := range []ecl.Paradigm{ecl.Canonical, ecl.ClassWise, ecl.TopLabel} {
 		for _, norm := range []ecl.Norm{ecl.L1, ecl.L2} {
-			cfg := ecl.Config{Paradigm: par, Classes: 3, Bins: 5}
+			sb, err := ecl.NewSoftBinned(ecl.Config{Paradigm: par, Classes: 3, Bins: 5, Input: ecl.InputLogits}, norm, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
 			auxK := 3
 			aux := func(v V) V { return autograd.Softmax(v, 1) }
 			if par == ecl.TopLabel {
 				auxK, aux = 2, ecl.CorrectnessProb[float64]
 			}
 			checkOnDevice(t, "SoftBinned "+par.String(), dev, func(x []V) V {
-				return ecl.SoftBinned(cfg, norm, 0, autograd.Softmax(x[0], 1), autograd.Softmax(x[1], 1), aux(x[2]), aux(x[3]))
+				return ecl.SoftBinnedLoss(sb, x[0], x[1], aux(x[2]), aux(x[3]))
 			}, in(logits(7, 3), logits(5, 3), logits(7, auxK), logits(5, auxK)))
 		}
 	}

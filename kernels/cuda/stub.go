@@ -13,6 +13,8 @@ func syncAll() error { return ErrNoCUDA }
 
 func bytesInUse() int64 { return 0 }
 
+func transfers() Transfers { return Transfers{} }
+
 func softmax[T tensor.Float](*tensor.Tensor[T], bool) (*tensor.Tensor[T], error) {
 	return nil, ErrNoCUDA
 }
