@@ -29,4 +29,10 @@
 // Every exported function returning a *Var is checked against float64 central
 // differences by Check in this package's tests; a test fails for any such
 // function that has no gradient case.
+//
+// Errors follow package tensor's policy: operands that do not fit an op are
+// a programming error and panic, from the tensor op the forward pass calls,
+// with a *tensor.ShapeError or *tensor.DeviceError naming the op and the
+// shapes; Backward panics on a non-scalar output or a graph without
+// parameters.
 package autograd

@@ -53,7 +53,7 @@ func host[T Float](t *Tensor[T]) []T {
 // It panics for other devices and for non-contiguous views.
 func HostData[T Float](t *Tensor[T]) []T {
 	if !t.IsContiguous() {
-		panic(fmt.Sprintf("tensor.HostData: non-contiguous view %v strides %v", t.shape, t.strides))
+		panic(shapeError("HostData", [][]int{t.shape}, "non-contiguous view %v strides %v", t.shape, t.strides))
 	}
 	return host(t)[t.offset : t.offset+t.Len()]
 }

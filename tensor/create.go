@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -9,7 +8,7 @@ import (
 func checkShape(op string, shape []int) {
 	for _, s := range shape {
 		if s < 0 {
-			panic(fmt.Sprintf("tensor.%s: negative dimension in shape %v", op, shape))
+			panic(shapeError(op, [][]int{shape}, "negative dimension in shape %v", shape))
 		}
 	}
 }
@@ -69,7 +68,7 @@ func FromSliceOn[T Float](dev Device[T], data []T, shape ...int) *Tensor[T] {
 	}
 	checkShape("FromSlice", shape)
 	if numel(shape) != len(data) {
-		panic(fmt.Sprintf("tensor.FromSlice: %d values for shape %v", len(data), shape))
+		panic(shapeError("FromSlice", [][]int{{len(data)}, shape}, "%d values for shape %v", len(data), shape))
 	}
 	shape = append([]int{}, shape...)
 	return &Tensor[T]{shape: shape, strides: contiguousStrides(shape), buf: dev.Upload(data)}
@@ -85,7 +84,7 @@ func FromSlice[T Float](data []T, shape ...int) *Tensor[T] {
 // length does not drift with rounding.
 func Arange[T Float](start, stop, step T) *Tensor[T] {
 	if step == 0 {
-		panic("tensor.Arange: step 0")
+		panic(shapeError("Arange", nil, "step 0"))
 	}
 	n := int(math.Ceil(float64(stop-start) / float64(step)))
 	data := make([]T, max(n, 0))

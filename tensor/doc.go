@@ -30,6 +30,17 @@
 // reduction is a fused Kernel instead: a CPU body, a composed reference, and
 // device bodies registered by the backends.
 //
-// Programming errors (mismatched shapes, an axis out of range, tensors on two
-// devices) panic with a message naming the op and the shapes.
+// # Errors
+//
+// Errors are returned where the caller can act on them (BroadcastShapes,
+// a device that cannot be opened); an op has no error result, and operands
+// it cannot take are a programming error, found before any work, that
+// panics with a typed value naming the op and the shapes: a *ShapeError
+// (shapes that do not broadcast or multiply, an axis or index out of range,
+// a data length that does not fit a shape; it wraps ErrShape) or a
+// *DeviceError (tensors on two devices; it wraps ErrDevice). A caller that
+// must survive bad operands, such as a test or a server, recovers the
+// value and inspects it with errors.As. A few fused kernels' own argument
+// checks (soft binning, convolution, batch norm, Adam) still panic with a
+// formatted string that names the op and the shapes.
 package tensor

@@ -97,7 +97,7 @@ func broadcast2[T Float](op string, a, b *Tensor[T]) (*Tensor[T], *Tensor[T], []
 	sameDevice(op, a, b)
 	shape, err := BroadcastShapes(a.shape, b.shape)
 	if err != nil {
-		panic(fmt.Sprintf("tensor.%s: %v", op, err))
+		panic(shapeError(op, [][]int{a.shape, b.shape}, "%v", err))
 	}
 	return Expand(a, shape...), Expand(b, shape...), shape
 }
@@ -149,7 +149,7 @@ func Where[T Float](cond, x, y *Tensor[T]) *Tensor[T] {
 		shape, err = BroadcastShapes(shape, y.shape)
 	}
 	if err != nil {
-		panic(fmt.Sprintf("tensor.Where: shapes %v, %v and %v do not broadcast", cond.shape, x.shape, y.shape))
+		panic(shapeError("Where", [][]int{cond.shape, x.shape, y.shape}, "shapes %v, %v and %v do not broadcast", cond.shape, x.shape, y.shape))
 	}
 	out := emptyOn(x.Device(), shape...)
 	x.Device().Where(out, Expand(cond, shape...), Expand(x, shape...), Expand(y, shape...))

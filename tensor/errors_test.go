@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -75,9 +77,36 @@ func TestShapeErrorsNameTheOpAndShapes(t *testing.T) {
 		{"At", func() { a.At(0, 3) }, []string{"[0 3]", "[2 3]"}},
 		{"Item", func() { a.Item() }, []string{"Item", "[2 3]"}},
 	}
+	// Ops whose checks live outside the package's central helpers still
+	// panic with a string.
+	untyped := map[string]bool{"SumTo": true, "Clamp": true}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { mustPanic(t, c.f, c.want...) })
+		t.Run(c.name, func(t *testing.T) {
+			mustPanic(t, c.f, c.want...)
+			if untyped[c.name] {
+				return
+			}
+			var se *ShapeError
+			err := panicError(c.f)
+			if !errors.As(err, &se) || !errors.Is(err, ErrShape) {
+				t.Fatalf("panic value %T %v, want a *ShapeError", err, err)
+			}
+			if op := c.want[0]; strings.HasPrefix(op, "tensor.") && se.Op != op {
+				t.Errorf("ShapeError.Op %q, want %q", se.Op, op)
+			}
+			if len(se.Shapes) == 0 && se.Op != "tensor.Concat" && se.Op != "tensor.Arange" {
+				t.Errorf("ShapeError %v names no shapes", se)
+			}
+		})
 	}
+}
+
+// panicError is the error f panics with (nil when it does not panic or
+// panics with something else).
+func panicError(f func()) (err error) {
+	defer func() { err, _ = recover().(error) }()
+	f()
+	return nil
 }
 
 func TestDifferentDevicesPanic(t *testing.T) {
@@ -107,7 +136,13 @@ func TestDifferentDevicesPanic(t *testing.T) {
 		"CopyInto":     func() { CopyInto(cpu, fake) },
 	}
 	for op, f := range cases {
-		t.Run(op, func(t *testing.T) { mustPanic(t, f, "tensor."+op, "different devices", "cpu", "fake") })
+		t.Run(op, func(t *testing.T) {
+			mustPanic(t, f, "tensor."+op, "different devices", "cpu", "fake")
+			var de *DeviceError
+			if err := panicError(f); !errors.As(err, &de) || !errors.Is(err, ErrDevice) || de.Op != "tensor."+op {
+				t.Errorf("panic value %T %v, want a *DeviceError of tensor.%s", err, err, op)
+			}
+		})
 	}
 	// Stack reports the Concat it delegates to.
 	mustPanic(t, func() { Stack(0, cpu, fake) }, "tensor.Concat", "different devices")

@@ -1,14 +1,13 @@
 package tensor
 
 import (
-	"fmt"
 	"slices"
 )
 
 // Concat joins tensors along axis; all other dimensions must agree.
 func Concat[T Float](axis int, ts ...*Tensor[T]) *Tensor[T] {
 	if len(ts) == 0 {
-		panic("tensor.Concat: no tensors")
+		panic(shapeError("Concat", nil, "no tensors"))
 	}
 	dev := sameDevice("Concat", ts...)
 	axis = ts[0].axis("Concat", axis)
@@ -16,11 +15,11 @@ func Concat[T Float](axis int, ts ...*Tensor[T]) *Tensor[T] {
 	shape[axis] = 0
 	for _, t := range ts {
 		if len(t.shape) != len(shape) {
-			panic(fmt.Sprintf("tensor.Concat: shapes %v and %v along axis %d", ts[0].shape, t.shape, axis))
+			panic(shapeError("Concat", [][]int{ts[0].shape, t.shape}, "shapes %v and %v along axis %d", ts[0].shape, t.shape, axis))
 		}
 		for d := range shape {
 			if d != axis && t.shape[d] != shape[d] {
-				panic(fmt.Sprintf("tensor.Concat: shapes %v and %v along axis %d", ts[0].shape, t.shape, axis))
+				panic(shapeError("Concat", [][]int{ts[0].shape, t.shape}, "shapes %v and %v along axis %d", ts[0].shape, t.shape, axis))
 			}
 		}
 		shape[axis] += t.shape[axis]
@@ -47,11 +46,11 @@ func Stack[T Float](axis int, ts ...*Tensor[T]) *Tensor[T] {
 // index is in [0, size).
 func checkIndex(op string, idx, shape []int, size int) {
 	if len(idx) != numel(shape) {
-		panic(fmt.Sprintf("tensor.%s: %d indices for shape %v", op, len(idx), shape))
+		panic(shapeError(op, [][]int{shape}, "%d indices for shape %v", len(idx), shape))
 	}
 	for i, v := range idx {
 		if v < 0 || v >= size {
-			panic(fmt.Sprintf("tensor.%s: index %d at position %d out of range [0, %d)", op, v, i, size))
+			panic(shapeError(op, [][]int{shape}, "index %d at position %d out of range [0, %d)", v, i, size))
 		}
 	}
 }
@@ -63,7 +62,7 @@ func gatherShape(op string, xShape []int, axis int, shape []int) {
 		ok = d == axis || shape[d] == xShape[d]
 	}
 	if !ok {
-		panic(fmt.Sprintf("tensor.%s: index shape %v does not match %v outside axis %d", op, shape, xShape, axis))
+		panic(shapeError(op, [][]int{shape, xShape}, "index shape %v does not match %v outside axis %d", shape, xShape, axis))
 	}
 }
 
@@ -121,7 +120,7 @@ func OneHotOn[T Float](dev Device[T], labels []int, k int) *Tensor[T] {
 	data := make([]T, len(labels)*k)
 	for i, l := range labels {
 		if l < 0 || l >= k {
-			panic(fmt.Sprintf("tensor.OneHot: label %d at position %d out of range [0, %d)", l, i, k))
+			panic(shapeError("OneHot", [][]int{{len(labels), k}}, "label %d at position %d out of range [0, %d)", l, i, k))
 		}
 		data[i*k+l] = 1
 	}

@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -12,12 +11,12 @@ import (
 func MatMul[T Float](a, b *Tensor[T]) *Tensor[T] {
 	sameDevice("MatMul", a, b)
 	if a.Dims() < 2 || b.Dims() < 2 || a.shape[a.Dims()-1] != b.shape[b.Dims()-2] {
-		panic(fmt.Sprintf("tensor.MatMul: shapes %v and %v do not multiply", a.shape, b.shape))
+		panic(shapeError("MatMul", [][]int{a.shape, b.shape}, "shapes %v and %v do not multiply", a.shape, b.shape))
 	}
 	m, k, n := a.shape[a.Dims()-2], a.shape[a.Dims()-1], b.shape[b.Dims()-1]
 	batch, err := BroadcastShapes(a.shape[:a.Dims()-2], b.shape[:b.Dims()-2])
 	if err != nil {
-		panic(fmt.Sprintf("tensor.MatMul: batch dimensions of %v and %v: %v", a.shape, b.shape, err))
+		panic(shapeError("MatMul", [][]int{a.shape, b.shape}, "batch dimensions of %v and %v: %v", a.shape, b.shape, err))
 	}
 	nb := numel(batch)
 	a3 := Reshape(Expand(a, append(slices.Clone(batch), m, k)...), nb, m, k)

@@ -63,7 +63,7 @@ func (t *Tensor[T]) Data() []T {
 // Item returns the only element of a one-element tensor.
 func (t *Tensor[T]) Item() T {
 	if t.Len() != 1 {
-		panic(fmt.Sprintf("tensor: Item of tensor with shape %v", t.shape))
+		panic(shapeError("Item", [][]int{t.shape}, "tensor of shape %v, want one element", t.shape))
 	}
 	return t.Data()[0]
 }
@@ -77,12 +77,12 @@ func (t *Tensor[T]) At(idx ...int) T {
 // element is the scalar view of the element at idx.
 func (t *Tensor[T]) element(idx []int) *Tensor[T] {
 	if len(idx) != len(t.shape) {
-		panic(fmt.Sprintf("tensor: index %v for shape %v", idx, t.shape))
+		panic(shapeError("At", [][]int{t.shape}, "index %v for shape %v", idx, t.shape))
 	}
 	off := t.offset
 	for d, i := range idx {
 		if i < 0 || i >= t.shape[d] {
-			panic(fmt.Sprintf("tensor: index %v out of range for shape %v", idx, t.shape))
+			panic(shapeError("At", [][]int{t.shape}, "index %v out of range for shape %v", idx, t.shape))
 		}
 		off += i * t.strides[d]
 	}
@@ -112,7 +112,7 @@ func (t *Tensor[T]) axis(op string, a int) int {
 		a += n
 	}
 	if a < 0 || a >= n {
-		panic(fmt.Sprintf("tensor.%s: axis %d out of range for shape %v", op, a, t.shape))
+		panic(shapeError(op, [][]int{t.shape}, "axis %d out of range for shape %v", a, t.shape))
 	}
 	return a
 }
@@ -141,7 +141,7 @@ func sameDevice[T Float](op string, ts ...*Tensor[T]) Device[T] {
 	dev := ts[0].Device()
 	for _, t := range ts[1:] {
 		if t.Device() != dev {
-			panic(fmt.Sprintf("tensor.%s: tensors on different devices (%s and %s)", op, dev, t.Device()))
+			panic(&DeviceError{Op: "tensor." + op, Devices: [2]string{dev.String(), t.Device().String()}})
 		}
 	}
 	return dev

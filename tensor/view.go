@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -23,19 +22,19 @@ func Reshape[T Float](t *Tensor[T], shape ...int) *Tensor[T] {
 		case s == -1 && infer < 0:
 			infer = d
 		case s < 0:
-			panic(fmt.Sprintf("tensor.Reshape: bad shape %v", shape))
+			panic(shapeError("Reshape", [][]int{t.shape, shape}, "bad shape %v", shape))
 		default:
 			known *= s
 		}
 	}
 	if infer >= 0 {
 		if known == 0 {
-			panic(fmt.Sprintf("tensor.Reshape: cannot infer -1 in %v next to a zero dimension (%v has %d elements)", shape, t.shape, t.Len()))
+			panic(shapeError("Reshape", [][]int{t.shape, shape}, "cannot infer -1 in %v next to a zero dimension (%v has %d elements)", shape, t.shape, t.Len()))
 		}
 		shape[infer] = t.Len() / known
 	}
 	if numel(shape) != t.Len() {
-		panic(fmt.Sprintf("tensor.Reshape: cannot reshape %v (%d elements) to %v", t.shape, t.Len(), shape))
+		panic(shapeError("Reshape", [][]int{t.shape, shape}, "cannot reshape %v (%d elements) to %v", t.shape, t.Len(), shape))
 	}
 	if st, ok := reshapeStrides(t.shape, t.strides, shape); ok {
 		return t.view(shape, st, t.offset)
@@ -105,14 +104,14 @@ func reshapeStrides(old, oldSt, shape []int) ([]int, bool) {
 // axes[d] of t.
 func Permute[T Float](t *Tensor[T], axes ...int) *Tensor[T] {
 	if len(axes) != len(t.shape) {
-		panic(fmt.Sprintf("tensor.Permute: axes %v for shape %v", axes, t.shape))
+		panic(shapeError("Permute", [][]int{t.shape}, "axes %v for shape %v", axes, t.shape))
 	}
 	seen := make([]bool, len(axes))
 	shape, st := make([]int, len(axes)), make([]int, len(axes))
 	for d, a := range axes {
 		a = t.axis("Permute", a)
 		if seen[a] {
-			panic(fmt.Sprintf("tensor.Permute: repeated axis in %v", axes))
+			panic(shapeError("Permute", [][]int{t.shape}, "repeated axis in %v for shape %v", axes, t.shape))
 		}
 		seen[a] = true
 		shape[d], st[d] = t.shape[a], t.strides[a]
@@ -135,7 +134,7 @@ func Transpose[T Float](t *Tensor[T], a, b int) *Tensor[T] {
 func Narrow[T Float](t *Tensor[T], axis, start, length int) *Tensor[T] {
 	axis = t.axis("Narrow", axis)
 	if start < 0 || length < 0 || start+length > t.shape[axis] {
-		panic(fmt.Sprintf("tensor.Narrow: [%d, %d) out of range for axis %d of shape %v", start, start+length, axis, t.shape))
+		panic(shapeError("Narrow", [][]int{t.shape}, "[%d, %d) out of range for axis %d of shape %v", start, start+length, axis, t.shape))
 	}
 	shape := slices.Clone(t.shape)
 	shape[axis] = length
@@ -147,7 +146,7 @@ func Narrow[T Float](t *Tensor[T], axis, start, length int) *Tensor[T] {
 func Expand[T Float](t *Tensor[T], shape ...int) *Tensor[T] {
 	checkShape("Expand", shape)
 	if len(shape) < len(t.shape) {
-		panic(fmt.Sprintf("tensor.Expand: cannot expand %v to %v", t.shape, shape))
+		panic(shapeError("Expand", [][]int{t.shape, shape}, "cannot expand %v to %v", t.shape, shape))
 	}
 	if slices.Equal(shape, t.shape) {
 		return t // views never change: t is its own expansion
@@ -163,7 +162,7 @@ func Expand[T Float](t *Tensor[T], shape ...int) *Tensor[T] {
 			st[d] = t.strides[d-lead]
 		case s == 1:
 		default:
-			panic(fmt.Sprintf("tensor.Expand: cannot expand %v to %v", t.shape, shape))
+			panic(shapeError("Expand", [][]int{t.shape, shape}, "cannot expand %v to %v", t.shape, shape))
 		}
 	}
 	return t.view(slices.Clone(shape), st, t.offset)
@@ -175,7 +174,7 @@ func Unsqueeze[T Float](t *Tensor[T], axis int) *Tensor[T] {
 		axis += len(t.shape) + 1
 	}
 	if axis < 0 || axis > len(t.shape) {
-		panic(fmt.Sprintf("tensor.Unsqueeze: axis %d for shape %v", axis, t.shape))
+		panic(shapeError("Unsqueeze", [][]int{t.shape}, "axis %d for shape %v", axis, t.shape))
 	}
 	return t.view(slices.Insert(slices.Clone(t.shape), axis, 1), slices.Insert(slices.Clone(t.strides), axis, 0), t.offset)
 }
@@ -184,7 +183,7 @@ func Unsqueeze[T Float](t *Tensor[T], axis int) *Tensor[T] {
 func Squeeze[T Float](t *Tensor[T], axis int) *Tensor[T] {
 	axis = t.axis("Squeeze", axis)
 	if t.shape[axis] != 1 {
-		panic(fmt.Sprintf("tensor.Squeeze: axis %d of shape %v is not 1", axis, t.shape))
+		panic(shapeError("Squeeze", [][]int{t.shape}, "axis %d of shape %v is not 1", axis, t.shape))
 	}
 	return t.view(slices.Delete(slices.Clone(t.shape), axis, axis+1), slices.Delete(slices.Clone(t.strides), axis, axis+1), t.offset)
 }
@@ -208,7 +207,7 @@ func Clone[T Float](t *Tensor[T]) *Tensor[T] {
 func CopyInto[T Float](dst, src *Tensor[T]) {
 	sameDevice("CopyInto", dst, src)
 	if !slices.Equal(dst.shape, src.shape) {
-		panic(fmt.Sprintf("tensor.CopyInto: shapes %v and %v", dst.shape, src.shape))
+		panic(shapeError("CopyInto", [][]int{dst.shape, src.shape}, "shapes %v and %v", dst.shape, src.shape))
 	}
 	dst.Device().Copy(dst, src)
 }
