@@ -23,25 +23,10 @@ type gradCase struct {
 	f      func(xs []V64) V64
 }
 
+// uni is a tensor of shape drawn uniformly from [−1, 1].
 func uni(r *rand.Rand, shape ...int) T64 { return tensor.RandUniform[float64](r, -1, 1, shape...) }
-func pos(r *rand.Rand, shape ...int) T64 { return tensor.RandUniform[float64](r, 0.5, 2, shape...) }
 
-// tr is a non-contiguous view of the given shape (the transpose of a dense
-// tensor of the last two dimensions swapped).
-func tr(r *rand.Rand, shape ...int) T64 {
-	n := len(shape)
-	sw := append([]int(nil), shape...)
-	sw[n-1], sw[n-2] = sw[n-2], sw[n-1]
-	return tensor.Transpose(uni(r, sw...), -1, -2)
-}
-
-// sl is a non-contiguous view: every other row... of a larger tensor, narrowed.
-func sl(r *rand.Rand, shape ...int) T64 {
-	big := append([]int(nil), shape...)
-	big[len(big)-1] += 3
-	return tensor.Narrow(uni(r, big...), -1, 1, shape[len(shape)-1])
-}
-
+// in makes a case's inputs, one from each maker.
 func in(ts ...func(*rand.Rand) T64) func(*rand.Rand) []T64 {
 	return func(r *rand.Rand) []T64 {
 		out := make([]T64, len(ts))
@@ -52,13 +37,36 @@ func in(ts ...func(*rand.Rand) T64) func(*rand.Rand) []T64 {
 	}
 }
 
-func U(shape ...int) func(*rand.Rand) T64 { return func(r *rand.Rand) T64 { return uni(r, shape...) } }
-func P(shape ...int) func(*rand.Rand) T64 { return func(r *rand.Rand) T64 { return pos(r, shape...) } }
-func TR(shape ...int) func(*rand.Rand) T64 {
-	return func(r *rand.Rand) T64 { return tr(r, shape...) }
+// uniform draws an input of shape uniformly from [−1, 1].
+func uniform(shape ...int) func(*rand.Rand) T64 {
+	return func(r *rand.Rand) T64 { return uni(r, shape...) }
 }
-func SL(shape ...int) func(*rand.Rand) T64 {
-	return func(r *rand.Rand) T64 { return sl(r, shape...) }
+
+// positive draws an input of shape uniformly from [0.5, 2] (for logarithms,
+// roots and divisors).
+func positive(shape ...int) func(*rand.Rand) T64 {
+	return func(r *rand.Rand) T64 { return tensor.RandUniform[float64](r, 0.5, 2, shape...) }
+}
+
+// transposed is a non-contiguous input of shape: the transpose of a dense
+// tensor with the last two dimensions swapped.
+func transposed(shape ...int) func(*rand.Rand) T64 {
+	return func(r *rand.Rand) T64 {
+		n := len(shape)
+		sw := append([]int(nil), shape...)
+		sw[n-1], sw[n-2] = sw[n-2], sw[n-1]
+		return tensor.Transpose(uni(r, sw...), -1, -2)
+	}
+}
+
+// narrowed is a non-contiguous input of shape: a tensor three columns
+// wider, narrowed.
+func narrowed(shape ...int) func(*rand.Rand) T64 {
+	return func(r *rand.Rand) T64 {
+		big := append([]int(nil), shape...)
+		big[len(big)-1] += 3
+		return tensor.Narrow(uni(r, big...), -1, 1, shape[len(shape)-1])
+	}
 }
 
 func un(f func(V64) V64) func([]V64) V64       { return func(x []V64) V64 { return f(x[0]) } }
@@ -71,96 +79,96 @@ func mask(shape ...int) T64 {
 }
 
 var gradCases = []gradCase{
-	{"Add", in(U(3, 4), U(3, 4)), bin(Add[float64])},
-	{"Add", in(U(2, 3, 4), U(4)), bin(Add[float64])},
-	{"Add", in(U(2, 1, 4), SL(3, 1)), bin(Add[float64])},
-	{"Add", in(TR(3, 4), U(3, 1)), bin(Add[float64])},
-	{"Sub", in(U(3, 4), U(1, 4)), bin(Sub[float64])},
-	{"Sub", in(TR(4, 3), SL(4, 3)), bin(Sub[float64])},
-	{"Mul", in(U(3, 4), U(3, 4)), bin(Mul[float64])},
-	{"Mul", in(TR(2, 5), U(5)), bin(Mul[float64])},
-	{"Div", in(U(3, 4), P(3, 4)), bin(Div[float64])},
-	{"Div", in(U(2, 3), P(3)), bin(Div[float64])},
-	{"Neg", in(TR(3, 4)), un(Neg[float64])},
-	{"Affine", in(U(3, 4)), un(func(x V64) V64 { return Affine(x, -1.5, 0.25) })},
-	{"Scale", in(SL(2, 3)), un(func(x V64) V64 { return Scale(x, 3) })},
-	{"AddScalar", in(U(5)), un(func(x V64) V64 { return AddScalar(x, 2) })},
-	{"Pow", in(P(3, 4), U(3, 4)), bin(Pow[float64])},
-	{"Pow", in(P(2, 3), U(3)), bin(Pow[float64])},
-	{"PowScalar", in(P(3, 4)), un(func(x V64) V64 { return PowScalar(x, 2.5) })},
-	{"PowScalar", in(TR(3, 4)), un(func(x V64) V64 { return PowScalar(x, 3) })},
-	{"Exp", in(TR(3, 4)), un(Exp[float64])},
-	{"Log", in(P(3, 4)), un(Log[float64])},
-	{"Sqrt", in(P(3, 4)), un(Sqrt[float64])},
-	{"Abs", in(SL(3, 4)), un(Abs[float64])},
-	{"Relu", in(U(4, 5)), un(Relu[float64])},
-	{"Sigmoid", in(TR(3, 4)), un(Sigmoid[float64])},
-	{"Tanh", in(U(3, 4)), un(Tanh[float64])},
-	{"Lgamma", in(P(3, 4)), un(Lgamma[float64])},
-	{"Lgamma", in(TR(2, 3)), un(func(x V64) V64 { return Lgamma(AddScalar(Abs(x), 0.1)) })},
-	{"Clamp", in(U(4, 5)), un(func(x V64) V64 { return Clamp(x, -0.5, 0.5) })},
-	{"Sum", in(U(3, 4)), un(func(x V64) V64 { return Sum(x, 1, false) })},
-	{"Sum", in(TR(2, 3, 4)), un(func(x V64) V64 { return Sum(x, 0, true) })},
-	{"SumAll", in(SL(3, 4)), un(SumAll[float64])},
-	{"Mean", in(U(3, 4)), un(func(x V64) V64 { return Mean(x, -1, true) })},
-	{"MeanAll", in(TR(3, 4)), un(MeanAll[float64])},
-	{"Max", in(U(3, 5)), un(func(x V64) V64 { return Max(x, 1, false) })},
-	{"Max", in(TR(2, 4, 3)), un(func(x V64) V64 { return Max(x, 1, true) })},
-	{"Min", in(U(4, 3)), un(func(x V64) V64 { return Min(x, 0, false) })},
-	{"LogSumExp", in(U(3, 5)), un(func(x V64) V64 { return LogSumExp(x, 1, false) })},
-	{"LogSumExp", in(TR(3, 4)), un(func(x V64) V64 { return LogSumExp(x, 0, true) })},
-	{"LogSoftmax", in(U(3, 5)), un(func(x V64) V64 { return LogSoftmax(x, 1) })},
-	{"Softmax", in(SL(3, 5)), un(func(x V64) V64 { return Softmax(x, -1) })},
-	{"Softmax", in(U(4, 3)), un(func(x V64) V64 { return Softmax(x, 0) })},
-	{"Reshape", in(TR(3, 4)), un(func(x V64) V64 { return Reshape(x, 2, -1) })},
-	{"Squeeze", in(U(3, 1, 2)), un(func(x V64) V64 { return Squeeze(x, 1) })},
-	{"Unsqueeze", in(U(3, 2)), un(func(x V64) V64 { return Unsqueeze(x, 0) })},
-	{"Permute", in(U(2, 3, 4)), un(func(x V64) V64 { return Permute(x, 2, 0, 1) })},
-	{"Transpose", in(SL(2, 3)), un(func(x V64) V64 { return Transpose(x, 0, 1) })},
-	{"Narrow", in(U(3, 6)), un(func(x V64) V64 { return Narrow(x, 1, 2, 3) })},
-	{"Expand", in(U(3, 1)), un(func(x V64) V64 { return Expand(x, 2, 3, 4) })},
-	{"Concat", in(U(2, 3), TR(4, 3), U(1, 3)), func(x []V64) V64 { return Concat(0, x...) }},
-	{"Stack", in(U(2, 3), SL(2, 3)), func(x []V64) V64 { return Stack(1, x...) }},
-	{"Gather", in(U(3, 4)), un(func(x V64) V64 { return Gather(x, 1, []int{0, 3, 3, 1, 2, 2}, 3, 2) })},
-	{"Gather", in(TR(3, 4)), un(func(x V64) V64 { return Gather(x, 0, []int{2, 0, 1, 2, 2, 2, 0, 1}, 2, 4) })},
-	{"IndexSelect", in(U(4, 3)), un(func(x V64) V64 { return IndexSelect(x, 0, []int{3, 1, 3}) })},
-	{"Where", in(U(3, 4), U(4)), bin(func(a, b V64) V64 { return Where(mask(3, 4), a, b) })},
-	{"Maximum", in(U(3, 4), TR(3, 4)), bin(Maximum[float64])},
-	{"Minimum", in(U(3, 4), U(4)), bin(Minimum[float64])},
-	{"MatMul", in(U(3, 4), U(4, 5)), bin(MatMul[float64])},
-	{"MatMul", in(TR(3, 4), TR(4, 2)), bin(MatMul[float64])},
-	{"MatMul", in(U(2, 3, 4), U(4, 2)), bin(MatMul[float64])},
-	{"MatMul", in(U(2, 1, 3, 4), SL(3, 4, 2)), bin(MatMul[float64])},
-	{"Conv2D", in(U(2, 3, 6, 5), U(4, 3, 3, 2)), bin(func(x, w V64) V64 {
+	{"Add", in(uniform(3, 4), uniform(3, 4)), bin(Add[float64])},
+	{"Add", in(uniform(2, 3, 4), uniform(4)), bin(Add[float64])},
+	{"Add", in(uniform(2, 1, 4), narrowed(3, 1)), bin(Add[float64])},
+	{"Add", in(transposed(3, 4), uniform(3, 1)), bin(Add[float64])},
+	{"Sub", in(uniform(3, 4), uniform(1, 4)), bin(Sub[float64])},
+	{"Sub", in(transposed(4, 3), narrowed(4, 3)), bin(Sub[float64])},
+	{"Mul", in(uniform(3, 4), uniform(3, 4)), bin(Mul[float64])},
+	{"Mul", in(transposed(2, 5), uniform(5)), bin(Mul[float64])},
+	{"Div", in(uniform(3, 4), positive(3, 4)), bin(Div[float64])},
+	{"Div", in(uniform(2, 3), positive(3)), bin(Div[float64])},
+	{"Neg", in(transposed(3, 4)), un(Neg[float64])},
+	{"Affine", in(uniform(3, 4)), un(func(x V64) V64 { return Affine(x, -1.5, 0.25) })},
+	{"Scale", in(narrowed(2, 3)), un(func(x V64) V64 { return Scale(x, 3) })},
+	{"AddScalar", in(uniform(5)), un(func(x V64) V64 { return AddScalar(x, 2) })},
+	{"Pow", in(positive(3, 4), uniform(3, 4)), bin(Pow[float64])},
+	{"Pow", in(positive(2, 3), uniform(3)), bin(Pow[float64])},
+	{"PowScalar", in(positive(3, 4)), un(func(x V64) V64 { return PowScalar(x, 2.5) })},
+	{"PowScalar", in(transposed(3, 4)), un(func(x V64) V64 { return PowScalar(x, 3) })},
+	{"Exp", in(transposed(3, 4)), un(Exp[float64])},
+	{"Log", in(positive(3, 4)), un(Log[float64])},
+	{"Sqrt", in(positive(3, 4)), un(Sqrt[float64])},
+	{"Abs", in(narrowed(3, 4)), un(Abs[float64])},
+	{"Relu", in(uniform(4, 5)), un(Relu[float64])},
+	{"Sigmoid", in(transposed(3, 4)), un(Sigmoid[float64])},
+	{"Tanh", in(uniform(3, 4)), un(Tanh[float64])},
+	{"Lgamma", in(positive(3, 4)), un(Lgamma[float64])},
+	{"Lgamma", in(transposed(2, 3)), un(func(x V64) V64 { return Lgamma(AddScalar(Abs(x), 0.1)) })},
+	{"Clamp", in(uniform(4, 5)), un(func(x V64) V64 { return Clamp(x, -0.5, 0.5) })},
+	{"Sum", in(uniform(3, 4)), un(func(x V64) V64 { return Sum(x, 1, false) })},
+	{"Sum", in(transposed(2, 3, 4)), un(func(x V64) V64 { return Sum(x, 0, true) })},
+	{"SumAll", in(narrowed(3, 4)), un(SumAll[float64])},
+	{"Mean", in(uniform(3, 4)), un(func(x V64) V64 { return Mean(x, -1, true) })},
+	{"MeanAll", in(transposed(3, 4)), un(MeanAll[float64])},
+	{"Max", in(uniform(3, 5)), un(func(x V64) V64 { return Max(x, 1, false) })},
+	{"Max", in(transposed(2, 4, 3)), un(func(x V64) V64 { return Max(x, 1, true) })},
+	{"Min", in(uniform(4, 3)), un(func(x V64) V64 { return Min(x, 0, false) })},
+	{"LogSumExp", in(uniform(3, 5)), un(func(x V64) V64 { return LogSumExp(x, 1, false) })},
+	{"LogSumExp", in(transposed(3, 4)), un(func(x V64) V64 { return LogSumExp(x, 0, true) })},
+	{"LogSoftmax", in(uniform(3, 5)), un(func(x V64) V64 { return LogSoftmax(x, 1) })},
+	{"Softmax", in(narrowed(3, 5)), un(func(x V64) V64 { return Softmax(x, -1) })},
+	{"Softmax", in(uniform(4, 3)), un(func(x V64) V64 { return Softmax(x, 0) })},
+	{"Reshape", in(transposed(3, 4)), un(func(x V64) V64 { return Reshape(x, 2, -1) })},
+	{"Squeeze", in(uniform(3, 1, 2)), un(func(x V64) V64 { return Squeeze(x, 1) })},
+	{"Unsqueeze", in(uniform(3, 2)), un(func(x V64) V64 { return Unsqueeze(x, 0) })},
+	{"Permute", in(uniform(2, 3, 4)), un(func(x V64) V64 { return Permute(x, 2, 0, 1) })},
+	{"Transpose", in(narrowed(2, 3)), un(func(x V64) V64 { return Transpose(x, 0, 1) })},
+	{"Narrow", in(uniform(3, 6)), un(func(x V64) V64 { return Narrow(x, 1, 2, 3) })},
+	{"Expand", in(uniform(3, 1)), un(func(x V64) V64 { return Expand(x, 2, 3, 4) })},
+	{"Concat", in(uniform(2, 3), transposed(4, 3), uniform(1, 3)), func(x []V64) V64 { return Concat(0, x...) }},
+	{"Stack", in(uniform(2, 3), narrowed(2, 3)), func(x []V64) V64 { return Stack(1, x...) }},
+	{"Gather", in(uniform(3, 4)), un(func(x V64) V64 { return Gather(x, 1, []int{0, 3, 3, 1, 2, 2}, 3, 2) })},
+	{"Gather", in(transposed(3, 4)), un(func(x V64) V64 { return Gather(x, 0, []int{2, 0, 1, 2, 2, 2, 0, 1}, 2, 4) })},
+	{"IndexSelect", in(uniform(4, 3)), un(func(x V64) V64 { return IndexSelect(x, 0, []int{3, 1, 3}) })},
+	{"Where", in(uniform(3, 4), uniform(4)), bin(func(a, b V64) V64 { return Where(mask(3, 4), a, b) })},
+	{"Maximum", in(uniform(3, 4), transposed(3, 4)), bin(Maximum[float64])},
+	{"Minimum", in(uniform(3, 4), uniform(4)), bin(Minimum[float64])},
+	{"MatMul", in(uniform(3, 4), uniform(4, 5)), bin(MatMul[float64])},
+	{"MatMul", in(transposed(3, 4), transposed(4, 2)), bin(MatMul[float64])},
+	{"MatMul", in(uniform(2, 3, 4), uniform(4, 2)), bin(MatMul[float64])},
+	{"MatMul", in(uniform(2, 1, 3, 4), narrowed(3, 4, 2)), bin(MatMul[float64])},
+	{"Conv2D", in(uniform(2, 3, 6, 5), uniform(4, 3, 3, 2)), bin(func(x, w V64) V64 {
 		return Conv2D(x, w, tensor.ConvOptions{StrideH: 2, PadH: 1, PadW: 1, DilW: 2})
 	})},
-	{"Conv2D", in(U(1, 2, 4, 4), U(3, 2, 1, 1)), bin(func(x, w V64) V64 { return Conv2D(x, w, tensor.ConvOptions{}) })},
-	{"Conv2DBias", in(U(2, 3, 5, 6), U(4, 3, 3, 3), U(4)), func(x []V64) V64 {
+	{"Conv2D", in(uniform(1, 2, 4, 4), uniform(3, 2, 1, 1)), bin(func(x, w V64) V64 { return Conv2D(x, w, tensor.ConvOptions{}) })},
+	{"Conv2DBias", in(uniform(2, 3, 5, 6), uniform(4, 3, 3, 3), uniform(4)), func(x []V64) V64 {
 		return Conv2DBias(x[0], x[1], x[2], tensor.ConvOptions{PadH: 1, PadW: 2, StrideW: 2})
 	}},
-	{"Conv2DBias", in(U(3, 2, 4, 4), TR(3, 2), U(3)), func(x []V64) V64 {
+	{"Conv2DBias", in(uniform(3, 2, 4, 4), transposed(3, 2), uniform(3)), func(x []V64) V64 {
 		return Conv2DBias(x[0], Reshape(x[1], 3, 2, 1, 1), x[2], tensor.ConvOptions{})
 	}},
-	{"MaxPool2D", in(U(2, 2, 5, 6)), un(func(x V64) V64 { return MaxPool2D(x, 2, 2, tensor.ConvOptions{StrideH: 2, StrideW: 2}) })},
-	{"MaxPool2D", in(U(1, 2, 5, 5)), un(func(x V64) V64 {
+	{"MaxPool2D", in(uniform(2, 2, 5, 6)), un(func(x V64) V64 { return MaxPool2D(x, 2, 2, tensor.ConvOptions{StrideH: 2, StrideW: 2}) })},
+	{"MaxPool2D", in(uniform(1, 2, 5, 5)), un(func(x V64) V64 {
 		return MaxPool2D(x, 3, 3, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1})
 	})},
-	{"AvgPool2D", in(U(2, 2, 4, 6)), un(func(x V64) V64 { return AvgPool2D(x, 2, 3, tensor.ConvOptions{StrideH: 2, StrideW: 1}) })},
-	{"AvgPool2D", in(U(1, 1, 5, 5)), un(func(x V64) V64 {
+	{"AvgPool2D", in(uniform(2, 2, 4, 6)), un(func(x V64) V64 { return AvgPool2D(x, 2, 3, tensor.ConvOptions{StrideH: 2, StrideW: 1}) })},
+	{"AvgPool2D", in(uniform(1, 1, 5, 5)), un(func(x V64) V64 {
 		return AvgPool2D(x, 3, 3, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1})
 	})},
-	{"BatchNorm", in(U(3, 2, 4, 3), P(2), U(2)), func(x []V64) V64 { return BatchNorm(x[0], x[1], x[2], 1e-5, nil, nil) }},
-	{"BatchNorm", in(TR(6, 3), P(3), U(3)), func(x []V64) V64 { return BatchNorm(x[0], x[1], x[2], 0.1, nil, nil) }},
-	{"SoftAssign", in(U(4, 2, 3)), un(func(x V64) V64 { return SoftAssign(x, softBins(3, 5)) })},
-	{"SoftAssign", in(TR(3, 2, 1)), un(func(x V64) V64 { return SoftAssign(x, softBins(1, 4)) })},
-	{"BinStats", in(P(4, 2, 5), U(4, 2, 3)), bin(BinStats[float64])},
-	{"BinStats", in(TR(3, 1, 4), SL(3, 1, 1)), bin(BinStats[float64])},
-	{"SoftBinStats", in(U(5, 1, 3), U(5, 1, 3)), bin(func(x, p V64) V64 { return SoftBinStats(x, p, softBins(3, 6)) })},
-	{"SoftBinStats", in(U(4, 3, 1), TR(4, 3, 2)), bin(func(x, p V64) V64 { return SoftBinStats(x, p, softBins(1, 5)) })},
-	{"DenseBlock", in(U(2, 1, 4, 3), P(1), U(1), U(1, 1, 3, 3), P(2), U(2), U(2, 2, 1, 1)), func(x []V64) V64 {
+	{"BatchNorm", in(uniform(3, 2, 4, 3), positive(2), uniform(2)), func(x []V64) V64 { return BatchNorm(x[0], x[1], x[2], 1e-5, nil, nil) }},
+	{"BatchNorm", in(transposed(6, 3), positive(3), uniform(3)), func(x []V64) V64 { return BatchNorm(x[0], x[1], x[2], 0.1, nil, nil) }},
+	{"SoftAssign", in(uniform(4, 2, 3)), un(func(x V64) V64 { return SoftAssign(x, softBins(3, 5)) })},
+	{"SoftAssign", in(transposed(3, 2, 1)), un(func(x V64) V64 { return SoftAssign(x, softBins(1, 4)) })},
+	{"BinStats", in(positive(4, 2, 5), uniform(4, 2, 3)), bin(BinStats[float64])},
+	{"BinStats", in(transposed(3, 1, 4), narrowed(3, 1, 1)), bin(BinStats[float64])},
+	{"SoftBinStats", in(uniform(5, 1, 3), uniform(5, 1, 3)), bin(func(x, p V64) V64 { return SoftBinStats(x, p, softBins(3, 6)) })},
+	{"SoftBinStats", in(uniform(4, 3, 1), transposed(4, 3, 2)), bin(func(x, p V64) V64 { return SoftBinStats(x, p, softBins(1, 5)) })},
+	{"DenseBlock", in(uniform(2, 1, 4, 3), positive(1), uniform(1), uniform(1, 1, 3, 3), positive(2), uniform(2), uniform(2, 2, 1, 1)), func(x []V64) V64 {
 		return DenseBlock(x[0], []DenseUnit[float64]{{x[1], x[2], x[3], false}, {x[4], x[5], x[6], true}}, 1e-5, nil)
 	}},
-	{"DenseBlock", in(U(2, 1, 3, 3), P(1), U(1), U(1, 1, 1, 1), P(2), U(2), U(1, 2, 3, 3)), func(x []V64) V64 {
+	{"DenseBlock", in(uniform(2, 1, 3, 3), positive(1), uniform(1), uniform(1, 1, 1, 1), positive(2), uniform(2), uniform(1, 2, 3, 3)), func(x []V64) V64 {
 		return DenseBlock(x[0], []DenseUnit[float64]{{x[1], x[2], x[3], false}, {x[4], x[5], x[6], false}}, 1e-5, nil)
 	}},
 }

@@ -24,15 +24,17 @@ func init() {
 	register(Method{Key: "pseudocal", Name: "PseudoCal", PostHoc: true, fit32: fitPseudoCal[float32], fit64: fitPseudoCal[float64]})
 }
 
-// host is t's elements in float64, row-major.
-func host[T tensor.Float](t *tensor.Tensor[T]) []float64 { return tensor.Convert[float64](t).Data() }
+// float64s copies t's elements to float64, row-major.
+func float64s[T tensor.Float](t *tensor.Tensor[T]) []float64 {
+	return tensor.Convert[float64](t).Data()
+}
 
 // predictChunk bounds the rows m sees at once in logits.
 const predictChunk = 1000
 
 // logits is m's evaluation-mode output on x, in float64.
 func logits[T tensor.Float](m nn.Module[T], x *tensor.Tensor[T]) []float64 {
-	return host(featureTensor(m, x))
+	return float64s(featureTensor(m, x))
 }
 
 // ratioClip bounds the importance weights of CPCS.

@@ -51,7 +51,7 @@ func regularised[T tensor.Float](r term[T]) func(a *arm[T], rng *rand.Rand) (src
 
 // softECE is Soft-ECE of probabilities p [N, k] against labels.
 func softECE[T tensor.Float](k int, p *autograd.Var[T], labels []int) *autograd.Var[T] {
-	_, correct := metrics.TopLabel(host(p.Value), k, labels)
+	_, correct := metrics.TopLabel(float64s(p.Value), k, labels)
 	return ecl.SoftECE(ecl.TopConfidence(p), tensor.To(tensor.Convert[T](tensor.FromSlice(correct)), p.Value.Device()), 15)
 }
 
@@ -68,7 +68,7 @@ func deceTerm[T tensor.Float](_ int, ps, _ *autograd.Var[T], s, _ train.Data[T])
 }
 
 func kdeTerm[T tensor.Float](k int, ps, _ *autograd.Var[T], s, _ train.Data[T]) *autograd.Var[T] {
-	h, err := metrics.KDEBandwidth(host(ps.Value), k)
+	h, err := metrics.KDEBandwidth(float64s(ps.Value), k)
 	if err != nil {
 		panic(fmt.Sprintf("experiment: KDE loss on a batch of %d: %v", len(s.Y), err))
 	}

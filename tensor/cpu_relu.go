@@ -41,9 +41,9 @@ func passPositive[T Float](d, g, x []T, nan bool) {
 	n := maskPrefix(d, g, x, nan)
 	d, g, x = d[n:], g[n:], x[n:]
 	if unsafe.Sizeof(d[0]) == 4 {
-		maskRow(view[uint32](d), view[uint32](g), view[float32](x), nan)
+		maskRow(reinterpret[uint32](d), reinterpret[uint32](g), reinterpret[float32](x), nan)
 	} else {
-		maskRow(view[uint64](d), view[uint64](g), view[float64](x), nan)
+		maskRow(reinterpret[uint64](d), reinterpret[uint64](g), reinterpret[float64](x), nan)
 	}
 }
 
@@ -69,7 +69,7 @@ func mask[U uint32 | uint64](b bool) U {
 	return m
 }
 
-// view reinterprets s as a slice of E, which has T's size.
-func view[E any, T Float](s []T) []E {
+// reinterpret casts s to a slice of E, which has T's size.
+func reinterpret[E any, T Float](s []T) []E {
 	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }

@@ -64,7 +64,7 @@ func interleave4Asm[T Float](dst []T, w int, src []T, ld, kb int, alpha T) int {
 	case float32:
 		n := kb / 8 * 8
 		if n > 0 {
-			d, s := view[float32](dst), view[float32](src)
+			d, s := reinterpret[float32](dst), reinterpret[float32](src)
 			_, _ = d[(n-1)*w+3], s[3*ld+n-1] // bounds the assembly relies on
 			interleave4x8F32(&d[0], w, &s[0], ld, n/8, al)
 		}
@@ -72,7 +72,7 @@ func interleave4Asm[T Float](dst []T, w int, src []T, ld, kb int, alpha T) int {
 	case float64:
 		n := kb / 4 * 4
 		if n > 0 {
-			d, s := view[float64](dst), view[float64](src)
+			d, s := reinterpret[float64](dst), reinterpret[float64](src)
 			_, _ = d[(n-1)*w+3], s[3*ld+n-1]
 			interleave4x4F64(&d[0], w, &s[0], ld, n/4, al)
 		}

@@ -23,7 +23,7 @@ func max2x2Asm[T Float](y, r0, r1 []T) int {
 		return 0
 	}
 	_, _ = r0[2*n-1], r1[2*n-1] // bounds the assembly relies on
-	y32, a, b := view[float32](y), view[float32](r0), view[float32](r1)
+	y32, a, b := reinterpret[float32](y), reinterpret[float32](r0), reinterpret[float32](r1)
 	done := maxPool2x2F32(&y32[0], &a[0], &b[0], n&^7)
 	if done == n&^7 && done < n && maxPool2x2F32(&y32[n-8], &a[2*n-16], &b[2*n-16], 8) == 8 {
 		done = n
@@ -40,7 +40,7 @@ func max2x2BackAsm[T Float](g0, g1, dy, r0, r1 []T) int {
 		return 0
 	}
 	_, _, _, _ = g0[2*n-1], g1[2*n-1], r0[2*n-1], r1[2*n-1]
-	h0, h1, d, a, b := view[float32](g0), view[float32](g1), view[float32](dy), view[float32](r0), view[float32](r1)
+	h0, h1, d, a, b := reinterpret[float32](g0), reinterpret[float32](g1), reinterpret[float32](dy), reinterpret[float32](r0), reinterpret[float32](r1)
 	done := maxPool2x2BackF32(&h0[0], &h1[0], &d[0], &a[0], &b[0], n&^7)
 	if done == n&^7 && done < n && maxPool2x2BackF32(&h0[2*n-16], &h1[2*n-16], &d[n-8], &a[2*n-16], &b[2*n-16], 8) == 8 {
 		done = n

@@ -24,13 +24,13 @@ func maskPrefix[T Float](d, g, x []T, nan bool) int {
 	if unsafe.Sizeof(d[0]) == 4 {
 		n := len(d) &^ 7
 		if n > 0 {
-			maskPositive32(&view[float32](d)[0], &view[float32](g)[0], &view[float32](x)[0], n, nan)
+			maskPositive32(&reinterpret[float32](d)[0], &reinterpret[float32](g)[0], &reinterpret[float32](x)[0], n, nan)
 		}
 		return n
 	}
 	n := len(d) &^ 3
 	if n > 0 {
-		maskPositive64(&view[float64](d)[0], &view[float64](g)[0], &view[float64](x)[0], n, nan)
+		maskPositive64(&reinterpret[float64](d)[0], &reinterpret[float64](g)[0], &reinterpret[float64](x)[0], n, nan)
 	}
 	return n
 }

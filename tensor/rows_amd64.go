@@ -26,9 +26,9 @@ func rowsAsm[T Float](dst, src []T, rows, cols, ldd, lds int, add bool) bool {
 	case !add:
 		copyRowsAVX(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), rows, cols*size, ldd*size, lds*size)
 	case size == 4:
-		addRows32(&view[float32](dst)[0], &view[float32](src)[0], rows, cols, ldd*4, lds*4)
+		addRows32(&reinterpret[float32](dst)[0], &reinterpret[float32](src)[0], rows, cols, ldd*4, lds*4)
 	default:
-		addRows64(&view[float64](dst)[0], &view[float64](src)[0], rows, cols, ldd*8, lds*8)
+		addRows64(&reinterpret[float64](dst)[0], &reinterpret[float64](src)[0], rows, cols, ldd*8, lds*8)
 	}
 	return true
 }
@@ -77,8 +77,8 @@ func vectorPrefix[T Float](n int, f32, f64 func(n int)) int {
 }
 
 // f32 and f64 are the first element of s as the kernels take it.
-func f32[T Float](s []T) *float32 { return &view[float32](s)[0] }
-func f64[T Float](s []T) *float64 { return &view[float64](s)[0] }
+func f32[T Float](s []T) *float32 { return &reinterpret[float32](s)[0] }
+func f64[T Float](s []T) *float64 { return &reinterpret[float64](s)[0] }
 
 // affineReluAsm sets dst[i] = max(src[i]·a + b, 0) over the prefix of dst
 // that the assembly takes and returns its length.

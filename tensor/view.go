@@ -4,6 +4,9 @@ import (
 	"slices"
 )
 
+// view is a tensor of the given layout over t's buffer: the one meaning of
+// "view" in this package and kernels/cuda (a tensor that shares its
+// buffer).
 func (t *Tensor[T]) view(shape, strides []int, offset int) *Tensor[T] {
 	return &Tensor[T]{shape: shape, strides: strides, offset: offset, buf: t.buf}
 }

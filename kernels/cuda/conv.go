@@ -114,9 +114,9 @@ func (d *device[T]) Conv2DBackwardWeight(dw, x, dy *tensor.Tensor[T], p tensor.C
 			if err := d.im2col(c, nb, xp+uint64(n0*c.img)*uint64(d.size), col); err != nil {
 				return err
 			}
-			src := view{dyp + uint64(n0*p.O*c.hw)*uint64(d.size), []int{c.hw, p.O * c.hw, 1}}
-			dst := view{dyT, []int{nb * c.hw, c.hw, 1}}
-			if err := d.elementwise(kCopy, []int{p.O, nb, c.hw}, []view{dst, src}); err != nil {
+			src := operand{dyp + uint64(n0*p.O*c.hw)*uint64(d.size), []int{c.hw, p.O * c.hw, 1}}
+			dst := operand{dyT, []int{nb * c.hw, c.hw, 1}}
+			if err := d.elementwise(kCopy, []int{p.O, nb, c.hw}, []operand{dst, src}); err != nil {
 				return err
 			}
 			am := mat{dyT, 0, nb * c.hw, 1}

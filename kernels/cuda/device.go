@@ -133,18 +133,19 @@ func (d *device[T]) Download(dst []T, src *tensor.Tensor[T]) {
 	runtime.KeepAlive(src)
 }
 
-// view is an operand of the elementwise kernels: a device address and the
-// element strides of the common shape.
-type view struct {
+// operand is an operand of the elementwise kernels: a device address and
+// the element strides of the common shape.
+type operand struct {
 	ptr     uint64
 	strides []int
 }
 
-func (d *device[T]) view(t *tensor.Tensor[T]) view { return view{d.ptr(t), t.Strides()} }
+// operand is t as an operand of the elementwise kernels.
+func (d *device[T]) operand(t *tensor.Tensor[T]) operand { return operand{d.ptr(t), t.Strides()} }
 
-// elementwise launches k over the views of shape (on the context thread):
-// arguments n, nd, meta, then the views' addresses, then extra.
-func (d *device[T]) elementwise(k kernel, shape []int, vs []view, extra ...uint64) error {
+// elementwise launches k over the operands of shape (on the context
+// thread): arguments n, nd, meta, then the operands' addresses, then extra.
+func (d *device[T]) elementwise(k kernel, shape []int, vs []operand, extra ...uint64) error {
 	n := 1
 	for _, s := range shape {
 		n *= s
@@ -174,9 +175,9 @@ func (d *device[T]) elementwise(k kernel, shape []int, vs []view, extra ...uint6
 
 // run runs elementwise on the context thread and panics on failure.
 func (d *device[T]) run(k kernel, dst *tensor.Tensor[T], xs []*tensor.Tensor[T], extra ...uint64) {
-	vs := []view{d.view(dst)}
+	vs := []operand{d.operand(dst)}
 	for _, x := range xs {
-		vs = append(vs, d.view(x))
+		vs = append(vs, d.operand(x))
 	}
 	shape := dst.Shape()
 	must(d.e.do(func() error { return d.elementwise(k, shape, vs, extra...) }))

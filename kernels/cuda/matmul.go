@@ -66,11 +66,11 @@ func (d *device[T]) gemm(batch, m, n, k int, a, b, c mat, accumulate bool) error
 		return err
 	}
 	shape := []int{batch, m, n}
-	cv, sv := view{c.ptr, []int{c.s0, c.s1, c.s2}}, view{sum.ptr, []int{m * n, n, 1}}
+	cv, sv := operand{c.ptr, []int{c.s0, c.s1, c.s2}}, operand{sum.ptr, []int{m * n, n, 1}}
 	if accumulate {
-		return d.elementwise(kBinary, shape, []view{cv, cv, sv}, uint64(tensor.OpAdd))
+		return d.elementwise(kBinary, shape, []operand{cv, cv, sv}, uint64(tensor.OpAdd))
 	}
-	return d.elementwise(kCopy, shape, []view{cv, sv})
+	return d.elementwise(kCopy, shape, []operand{cv, sv})
 }
 
 func (d *device[T]) MatMul(dst, a, b *tensor.Tensor[T]) {
