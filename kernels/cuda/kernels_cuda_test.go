@@ -212,14 +212,8 @@ func adamStep[T tensor.Float](t *testing.T) {
 func TestMiniBatchOnDevice(t *testing.T) {
 	dev := gpu[float64](t)
 	for _, par := range []ecl.Paradigm{ecl.Canonical, ecl.ClassWise, ecl.TopLabel} {
-		r := rand.New(rand.NewPCG(17, uint64(par)))
-		const n, k = 64, 4
-		in := []*tensor.Tensor[float64]{probs[float64](r, n, k), probs[float64](r, n, k)}
-		aux := k
-		if par == ecl.TopLabel {
-			aux = 1
-		}
-		in = append(in, tensor.RandUniform[float64](r, 0, 1, n, aux), tensor.RandUniform[float64](r, 0, 1, n, aux))
+		const k = 4
+		in := eclInputs[float64](rand.New(rand.NewPCG(17, uint64(par))), par, 64, 64, k)
 		run := func(dev tensor.Device[float64]) (float64, [][]float64, []float64) {
 			mb, err := ecl.NewMiniBatch(ecl.Config{Paradigm: par, Classes: k})
 			if err != nil {
@@ -252,6 +246,75 @@ func TestMiniBatchOnDevice(t *testing.T) {
 		}
 		same(t, fmt.Sprintf("%v cache", par), tensor.FromSlice(gu), tensor.FromSlice(wu), 1e-10, 1e-8)
 	}
+}
+
+// TestTransferCount: an upload, a download and a strided launch each add
+// one to their count, and work on the device adds none.
+func TestTransferCount(t *testing.T) {
+	dev := gpu[float32](t)
+	before := cuda.TransferCount()
+	x := tensor.FromSliceOn(dev, []float32{1, 2, 3, 4, 5, 6}, 2, 3)
+	y := tensor.Add(x, x)                                                 // contiguous: no records
+	z := tensor.Add(tensor.Transpose(y, 0, 1), tensor.Transpose(x, 0, 1)) // strided: one record
+	got := z.Data()
+	d := cuda.TransferCount()
+	want := cuda.Transfers{Uploads: before.Uploads + 1, Downloads: before.Downloads + 1, Records: before.Records + 1}
+	if d != want || got[1] != 12 {
+		t.Errorf("counts %+v and data %v, want %+v and 12 at [0 1]", d, got, want)
+	}
+}
+
+// TestMiniBatchStepTransfers: one step of the mini-batch ECL on the device
+// (loss and backward pass, inputs already there) copies to the host once
+// (both domains' bin statistics, for the proximal step) and uploads one
+// tensor (the coefficients of the fixed-u loss); top-label uploads two more,
+// the class positions of the top confidence's gradient (tensor.ExtremeGrad's
+// composed version, which this device runs). The anchors are uploaded at
+// the first step only. Records (strides of the elementwise kernels'
+// operands) are logged, not bounded.
+func TestMiniBatchStepTransfers(t *testing.T) {
+	dev := gpu[float32](t)
+	for _, par := range []ecl.Paradigm{ecl.Canonical, ecl.ClassWise, ecl.TopLabel} {
+		const k = 3
+		in := eclInputs[float32](rand.New(rand.NewPCG(5, uint64(par))), par, 50, 57, k)
+		for i, x := range in {
+			in[i] = tensor.To(x, dev)
+		}
+		wantUp := int64(1)
+		if par == ecl.TopLabel {
+			wantUp = 3
+		}
+		mb, err := ecl.NewMiniBatch(ecl.Config{Paradigm: par, Classes: k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for step := range 3 {
+			vs := make([]*autograd.Var[float32], len(in))
+			for i, x := range in {
+				vs[i] = autograd.Param(x)
+			}
+			before := cuda.TransferCount()
+			ecl.MiniBatchLoss(mb, vs[0], vs[1], vs[2], vs[3]).Backward()
+			after := cuda.TransferCount()
+			up, down := after.Uploads-before.Uploads, after.Downloads-before.Downloads
+			t.Logf("%v step %d: %d uploads, %d downloads, %d records", par, step, up, down, after.Records-before.Records)
+			if step > 0 && (up != wantUp || down != 1) {
+				t.Errorf("%v step %d: %d uploads and %d downloads, want %d and 1", par, step, up, down, wantUp)
+			}
+		}
+	}
+}
+
+// eclInputs are the ECL loss's CPU inputs in paradigm par: the main
+// head's probabilities [ns, k] and [nt, k], then the auxiliary ones ([n, 1]
+// for top-label, else [n, k]).
+func eclInputs[T tensor.Float](r *rand.Rand, par ecl.Paradigm, ns, nt, k int) []*tensor.Tensor[T] {
+	aux := k
+	if par == ecl.TopLabel {
+		aux = 1
+	}
+	return []*tensor.Tensor[T]{probs[T](r, ns, k), probs[T](r, nt, k),
+		tensor.RandUniform[T](r, 0, 1, ns, aux), tensor.RandUniform[T](r, 0, 1, nt, aux)}
 }
 
 // TestBuiltWithCUDA: the tagged build does not report ErrNoCUDA.

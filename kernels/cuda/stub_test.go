@@ -31,6 +31,9 @@ func TestEntryPointsReportTheBuild(t *testing.T) {
 	if BytesInUse() != 0 {
 		t.Errorf("BytesInUse = %d without a device", BytesInUse())
 	}
+	if TransferCount() != (Transfers{}) {
+		t.Errorf("TransferCount = %+v without a device", TransferCount())
+	}
 	if got := ErrNoCUDA.Error(); got != "cuda: built without CUDA (build with -tags cuda)" {
 		t.Errorf("ErrNoCUDA = %q", got)
 	}
