@@ -28,6 +28,6 @@
 // Hard also returns an error for value counts that do not fit the Config.
 // The losses computed in a training step (MiniBatchLoss, SoftBinnedLoss,
 // SoftECE) take estimators already checked and have no error result: inputs
-// of the wrong shape are a programming error and panic with a message
-// naming the function and the shapes (from tensor, a *tensor.ShapeError).
+// of the wrong shape are a programming error and panic with a
+// *tensor.ShapeError naming the function (or the tensor op) and the shapes.
 package ecl

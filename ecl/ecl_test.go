@@ -154,6 +154,30 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
+// Inputs of the wrong shape are a programming error: a panic with a
+// *tensor.ShapeError naming the function and the shapes.
+func TestShapePanics(t *testing.T) {
+	mb, _ := NewMiniBatch(Config{Classes: 3})
+	probs := autograd.Const(tensor.Full(1.0/3, 4, 3))
+	for name, f := range map[string]func(){
+		"ecl":                 func() { MiniBatchLoss(mb, probs, probs, probs, autograd.Const(tensor.Zeros[float64](4, 2))) },
+		"ecl.Probabilities":   func() { Probabilities(InputLogits, autograd.Const(tensor.Zeros[float64](4))) },
+		"ecl.CorrectnessProb": func() { CorrectnessProb(autograd.Const(tensor.Zeros[float64](4, 3))) },
+		"ecl.SoftECE":         func() { SoftECE(autograd.Const(tensor.Zeros[float64](4)), tensor.Zeros[float64](3), 15) },
+	} {
+		func() {
+			defer func() {
+				err, _ := recover().(error)
+				var se *tensor.ShapeError
+				if !errors.As(err, &se) || se.Op != name || len(se.Shapes) == 0 {
+					t.Errorf("%s: panic %v, want a *tensor.ShapeError of %s", name, err, name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
 func TestAdaptiveWeight(t *testing.T) {
 	var a AdaptiveWeight
 	if a.Lambda() != 1 {

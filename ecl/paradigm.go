@@ -114,7 +114,7 @@ func auxShape[T tensor.Float](l layout, p *autograd.Var[T]) *autograd.Var[T] {
 		want = 1
 	}
 	if p.Value.Len() != n*want {
-		panic(fmt.Sprintf("ecl: auxiliary probabilities of shape %v for paradigm %v with K=%d", p.Shape(), l.paradigm, l.k))
+		panic(shapeError("ecl", [][]int{p.Shape()}, "auxiliary probabilities of shape %v for paradigm %v with K=%d", p.Shape(), l.paradigm, l.k))
 	}
 	return autograd.Reshape(p, n, l.g, l.d)
 }
@@ -126,7 +126,7 @@ func auxShape[T tensor.Float](l layout, p *autograd.Var[T]) *autograd.Var[T] {
 // [N, G, B].
 func binStats[T tensor.Float](l layout, s, p *autograd.Var[T]) *autograd.Var[T] {
 	if s.Shape()[0] != p.Shape()[0] {
-		panic(fmt.Sprintf("ecl: %d main-head and %d auxiliary rows", s.Shape()[0], p.Shape()[0]))
+		panic(shapeError("ecl", [][]int{s.Shape(), p.Shape()}, "%d main-head and %d auxiliary rows", s.Shape()[0], p.Shape()[0]))
 	}
 	return autograd.SoftBinStats(points(l, s), auxShape(l, p), l.softBins())
 }
@@ -155,6 +155,12 @@ func hostStats[T tensor.Float](l layout, ss, st *tensor.Tensor[T]) (ns, ms, nt, 
 	ns, ms = split(d[:len(d)/2])
 	nt, mt = split(d[len(d)/2:])
 	return ns, ms, nt, mt
+}
+
+// shapeError is the *tensor.ShapeError this package's functions panic with
+// for inputs of the wrong shape.
+func shapeError(op string, shapes [][]int, format string, args ...any) *tensor.ShapeError {
+	return &tensor.ShapeError{Op: op, Shapes: shapes, Detail: fmt.Sprintf(format, args...)}
 }
 
 // constOn is v as a constant on dev, with the given shape.

@@ -1,7 +1,6 @@
 package ecl
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/ecl-go/ecl/autograd"
@@ -28,7 +27,7 @@ const (
 func Probabilities[T tensor.Float](in Input, x *autograd.Var[T]) *autograd.Var[T] {
 	shape := x.Shape()
 	if len(shape) != 2 {
-		panic(fmt.Sprintf("ecl.Probabilities: input of shape %v, want [N, K]", shape))
+		panic(shapeError("ecl.Probabilities", [][]int{shape}, "input of shape %v, want [N, K]", shape))
 	}
 	switch in {
 	case InputProbs:
@@ -64,5 +63,5 @@ func CorrectnessProb[T tensor.Float](aux *autograd.Var[T]) *autograd.Var[T] {
 	case len(shape) == 1:
 		return autograd.Sigmoid(aux)
 	}
-	panic(fmt.Sprintf("ecl.CorrectnessProb: auxiliary output of shape %v, want [N, 2] or [N, 1]", shape))
+	panic(shapeError("ecl.CorrectnessProb", [][]int{shape}, "auxiliary output of shape %v, want [N, 2] or [N, 1]", shape))
 }

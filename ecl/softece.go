@@ -1,8 +1,6 @@
 package ecl
 
 import (
-	"fmt"
-
 	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/ecl/bins"
 	"github.com/ecl-go/ecl/tensor"
@@ -18,7 +16,7 @@ import (
 func SoftECE[T tensor.Float](conf *autograd.Var[T], correct *tensor.Tensor[T], m int) *autograd.Var[T] {
 	n := conf.Value.Len()
 	if correct.Len() != n || m < 1 {
-		panic(fmt.Sprintf("ecl.SoftECE: confidences %v, labels %v, %d bins", conf.Shape(), correct.Shape(), m))
+		panic(shapeError("ecl.SoftECE", [][]int{conf.Shape(), correct.Shape()}, "confidences %v, labels %v, %d bins", conf.Shape(), correct.Shape(), m))
 	}
 	dev := conf.Value.Device()
 	c := autograd.Reshape(conf, n, 1)
