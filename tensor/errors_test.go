@@ -74,8 +74,9 @@ func TestShapeErrorsNameTheOpAndShapes(t *testing.T) {
 		{"Arange", func() { Arange[float64](0, 1, 0) }, []string{"tensor.Arange"}},
 		{"Clamp", func() { Clamp(a, 1, 0) }, []string{"tensor.Clamp"}},
 		{"HostData", func() { HostData(Transpose(a, 0, 1)) }, []string{"tensor.HostData", "[3 2]"}},
-		{"At", func() { a.At(0, 3) }, []string{"[0 3]", "[2 3]"}},
-		{"Item", func() { a.Item() }, []string{"Item", "[2 3]"}},
+		{"At", func() { a.At(0, 3) }, []string{"tensor.At", "[0 3]", "[2 3]"}},
+		{"Set", func() { a.Set(1, 0) }, []string{"tensor.Set", "[0]", "[2 3]"}},
+		{"Item", func() { a.Item() }, []string{"tensor.Item", "[2 3]"}},
 	}
 	// Ops whose checks live outside the package's central helpers still
 	// panic with a string.

@@ -71,18 +71,18 @@ func (t *Tensor[T]) Item() T {
 // At returns the element at the multi-index idx (copied to the host; slow,
 // for tests and small tensors).
 func (t *Tensor[T]) At(idx ...int) T {
-	return t.element(idx).Item()
+	return t.element("At", idx).Item()
 }
 
-// element is the scalar view of the element at idx.
-func (t *Tensor[T]) element(idx []int) *Tensor[T] {
+// element is the scalar view of the element at idx, for op.
+func (t *Tensor[T]) element(op string, idx []int) *Tensor[T] {
 	if len(idx) != len(t.shape) {
-		panic(shapeError("At", [][]int{t.shape}, "index %v for shape %v", idx, t.shape))
+		panic(shapeError(op, [][]int{t.shape}, "index %v for shape %v", idx, t.shape))
 	}
 	off := t.offset
 	for d, i := range idx {
 		if i < 0 || i >= t.shape[d] {
-			panic(shapeError("At", [][]int{t.shape}, "index %v out of range for shape %v", idx, t.shape))
+			panic(shapeError(op, [][]int{t.shape}, "index %v out of range for shape %v", idx, t.shape))
 		}
 		off += i * t.strides[d]
 	}
@@ -91,7 +91,7 @@ func (t *Tensor[T]) element(idx []int) *Tensor[T] {
 
 // Set writes v at the multi-index idx.
 func (t *Tensor[T]) Set(v T, idx ...int) {
-	t.Device().Fill(t.element(idx), v)
+	t.Device().Fill(t.element("Set", idx), v)
 }
 
 // String prints the shape, dtype, device and (for small tensors) the values.
