@@ -431,33 +431,23 @@ func (c SimConfig) simulate(r simRun) ([]Result, error) {
 	if err := train.Base(rand.New(rand.NewPCG(seed, 2)), r.recipe, base, src); err != nil {
 		return nil, err
 	}
-	var out []Result
 	a := &arm[float64]{
 		recipe: r.recipe, classes: Classes, seed: seed, base: base,
-		clone: func(auxOut int) (*ecl.Classifier[float64], error) {
-			m := ecl.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, auxOut)
-			nn.ToDevice[float64](m, dev)
-			return m, copyBase(m, base)
-		},
+		models: modelFactory[float64]{build: func(rng *rand.Rand, auxOut int) (*ecl.Classifier[float64], error) {
+			return ecl.NewMLPClassifier[float64](rng, 2, s.Hidden, Classes, auxOut), nil
+		}, base: base, seed: seed, dev: dev},
 		src: src, val: toData(valD, dev), tgt: tgt, evalSrc: src, evalTgt: tgt,
 		full: base, inputs: tgt.X,
-		record: func(method string, sp, tp []float64, d *Diagnostics) error {
-			res, err := evaluateBoth(c.Metrics, Classes, sp, src.Y, tp, tgt.Y)
-			res.Diag = d
-			res.Shift, res.Method, res.Setup, res.Seed = r.shift.String(), method, s.String(), seed
-			out = append(out, res)
-			return err
-		},
 	}
-	if err := a.baselines(c.Methods, c.Control); err != nil {
+	steps, err := a.steps(c.Methods, c.Control, r.paradigms)
+	if err != nil {
 		return nil, err
 	}
-	for _, p := range r.paradigms {
-		if err := a.ecl(p); err != nil {
-			return nil, err
-		}
+	out, err := a.results(steps, c.Metrics, nil)
+	for i := range out {
+		out[i].Shift, out[i].Setup, out[i].Seed = r.shift.String(), s.String(), seed
 	}
-	return out, nil
+	return out, err
 }
 
 // evaluateBoth scores source and target predictions of k classes and
