@@ -170,15 +170,28 @@ func RunDigits(c DigitsConfig) ([]Result, error) {
 	if err := c.Store.writePlan("digits", c.Args, specs); err != nil {
 		return nil, err
 	}
-	var out []Result
-	for _, s := range specs {
-		rows, err := c.Store.do(s, func() ([]Result, error) { return c.run(r, s.seed, sums) })
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rows...)
+	rows, err := c.runAll(specs, func(i int) ([]Result, error) { return c.run(r, specs[i].seed, sums) }, nil)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return slices.Concat(rows...), nil
+}
+
+// RunOne computes run i (seed Seed+i) in this process, without the Store:
+// what a worker process serving the study's runs (Exec) calls.
+func (c DigitsConfig) RunOne(i int) ([]Result, error) {
+	r, err := c.recipe()
+	if err != nil {
+		return nil, err
+	}
+	if i < 0 || i >= c.Runs {
+		return nil, fmt.Errorf("experiment: run %d of %d", i, c.Runs)
+	}
+	sums, err := dataChecksums(c.Dir, c.Split)
+	if err != nil {
+		return nil, err
+	}
+	return c.run(r, c.Seed+uint64(i), sums)
 }
 
 // run trains and evaluates every model of one seed; sums are the data

@@ -51,6 +51,14 @@ type Study struct {
 	// line, goes into the study's plan.
 	Store Store    `json:"-"`
 	Args  []string `json:"-"`
+	// Jobs is how many runs are computed at once, each by Exec, which
+	// computes run i of the study's plan (as RunOne would) in a worker
+	// process: the engine's no-grad mode and arenas are process-wide, so
+	// runs cannot share one. With Jobs ≤ 1 or no Exec, the runs are
+	// computed one after another in this process. Either way each run's
+	// randomness flows from its own seed: the results are the same.
+	Jobs int                           `json:"-"`
+	Exec func(i int) ([]Result, error) `json:"-"`
 }
 
 // adaptive reports whether Lambda asks for the paper's adaptive weight
@@ -371,6 +379,15 @@ func RunSim(c SimConfig) ([]Result, error) {
 	}
 	total := c.Runs * len(c.Shifts) * len(c.Paradigms)
 	done := 0
+	results, err := c.runAll(specs, func(i int) ([]Result, error) { return c.simulate(runs[i]) }, func(i int) {
+		done += len(runs[i].paradigms)
+		if c.Progress != nil {
+			c.Progress(done, total)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
 	// Rows go back in the order of the paradigms that made them, as if
 	// every paradigm were trained in turn: slots[i] holds run i's rows
 	// made at position pos (the baselines at its first paradigm's).
@@ -380,13 +397,9 @@ func RunSim(c SimConfig) ([]Result, error) {
 	}
 	var slots []slot
 	for i, r := range runs {
-		rows, err := c.Store.do(specs[i], func() ([]Result, error) { return c.simulate(r) })
-		if err != nil {
-			return nil, err
-		}
 		shift := slices.Index(c.Shifts, r.shift)
 		seed := int(r.seed - c.Seed)
-		for j, row := range rows {
+		for j, row := range results[i] {
 			pos := r.pos[0]
 			if p, err := ecl.ParseParadigm(strings.TrimPrefix(row.Method, "ECL-")); err == nil && strings.HasPrefix(row.Method, "ECL-") {
 				pos = r.pos[slices.Index(r.paradigms, p)]
@@ -395,10 +408,6 @@ func RunSim(c SimConfig) ([]Result, error) {
 				slots = append(slots, slot{seed: seed, shift: shift, pos: pos})
 			}
 			slots[len(slots)-1].rows = append(slots[len(slots)-1].rows, row)
-		}
-		done += len(r.paradigms)
-		if c.Progress != nil {
-			c.Progress(done, total)
 		}
 	}
 	sort.SliceStable(slots, func(i, j int) bool {
@@ -410,6 +419,19 @@ func RunSim(c SimConfig) ([]Result, error) {
 		out = append(out, s.rows...)
 	}
 	return out, nil
+}
+
+// RunOne computes run i of the study's plan in this process, without the
+// Store: what a worker process serving the study's runs (Exec) calls.
+func (c SimConfig) RunOne(i int) ([]Result, error) {
+	runs, _, err := c.plan()
+	if err != nil {
+		return nil, err
+	}
+	if i < 0 || i >= len(runs) {
+		return nil, fmt.Errorf("experiment: run %d of a plan of %d", i, len(runs))
+	}
+	return c.simulate(runs[i])
 }
 
 // simulate trains and evaluates the models of one run.
