@@ -436,6 +436,23 @@ func (c SimConfig) RunOne(i int) ([]Result, error) {
 
 // simulate trains and evaluates the models of one run.
 func (c SimConfig) simulate(r simRun) ([]Result, error) {
+	a, err := c.newArm(r)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := a.steps(c.Methods, c.Control, r.paradigms)
+	if err != nil {
+		return nil, err
+	}
+	out, err := a.results(steps, c.Metrics, nil)
+	for i := range out {
+		out[i].Shift, out[i].Setup, out[i].Seed = r.shift.String(), r.setup.String(), r.seed
+	}
+	return out, err
+}
+
+// newArm draws the data of run r and trains its base model.
+func (c SimConfig) newArm(r simRun) (*arm[float64], error) {
 	s, seed := r.setup, r.seed
 	// Data and initial weights depend on the seed and the setup only, so
 	// every method of a setup sees the same data and base model.
@@ -453,23 +470,14 @@ func (c SimConfig) simulate(r simRun) ([]Result, error) {
 	if err := train.Base(rand.New(rand.NewPCG(seed, 2)), r.recipe, base, src); err != nil {
 		return nil, err
 	}
-	a := &arm[float64]{
+	return &arm[float64]{
 		recipe: r.recipe, classes: Classes, seed: seed, base: base,
 		models: modelFactory[float64]{build: func(rng *rand.Rand, auxOut int) (*ecl.Classifier[float64], error) {
 			return ecl.NewMLPClassifier[float64](rng, 2, s.Hidden, Classes, auxOut), nil
 		}, base: base, seed: seed, dev: dev},
 		src: src, val: toData(valD, dev), tgt: tgt, evalSrc: src, evalTgt: tgt,
 		full: base, inputs: tgt.X,
-	}
-	steps, err := a.steps(c.Methods, c.Control, r.paradigms)
-	if err != nil {
-		return nil, err
-	}
-	out, err := a.results(steps, c.Metrics, nil)
-	for i := range out {
-		out[i].Shift, out[i].Setup, out[i].Seed = r.shift.String(), s.String(), seed
-	}
-	return out, err
+	}, nil
 }
 
 // evaluateBoth scores source and target predictions of k classes and
