@@ -69,7 +69,7 @@ func (f modelFactory[T]) copy(auxOut int) (*ecl.Classifier[T], error) {
 // probabilities on the arm's evaluated source and target, with an ECL
 // row's diagnostics.
 type row struct {
-	method   string
+	method   MethodID
 	src, tgt []float64
 	diag     *Diagnostics
 }
@@ -83,8 +83,8 @@ func probs[T tensor.Float](m *ecl.Classifier[T], d train.Data[T], k int) []float
 	return tensor.Softmax(tensor.FromSlice(logits(m, d.X), d.Len(), k), 1).Data()
 }
 
-// predict is the row of m under the method's name.
-func (a *arm[T]) predict(method string, m *ecl.Classifier[T]) row {
+// predict is the row of m as the given method.
+func (a *arm[T]) predict(method MethodID, m *ecl.Classifier[T]) row {
 	return row{method: method, src: probs(m, a.evalSrc, a.classes), tgt: probs(m, a.evalTgt, a.classes)}
 }
 
@@ -93,7 +93,7 @@ func (a *arm[T]) predict(method string, m *ecl.Classifier[T]) row {
 // the others, each from its own), with control the CE-finetune row, and
 // ECL in each of the paradigms.
 func (a *arm[T]) steps(methods []string, control bool, paradigms []ecl.Paradigm) ([]step, error) {
-	steps := []step{func() (row, error) { return a.predict("Uncal", a.base), nil }}
+	steps := []step{func() (row, error) { return a.predict(Uncal, a.base), nil }}
 	var ms []Method
 	for _, key := range methods {
 		m, ok := lookupMethod(key)
@@ -114,7 +114,7 @@ func (a *arm[T]) steps(methods []string, control bool, paradigms []ecl.Paradigm)
 					rng = rand.New(rand.NewPCG(a.seed, 4))
 				}
 				src, tgt, err := fitMethod(m, a, rng)
-				return row{method: m.Name, src: src, tgt: tgt}, err
+				return row{method: Baseline(m.Name), src: src, tgt: tgt}, err
 			})
 		}
 	}
@@ -127,11 +127,11 @@ func (a *arm[T]) steps(methods []string, control bool, paradigms []ecl.Paradigm)
 			splits = []string{""}
 		}
 		for _, split := range splits {
-			name := "ECL-" + p.String()
+			id := ECLIn(p, "")
 			if len(splits) > 1 {
-				name += "-" + split
+				id.AuxData = split
 			}
-			steps = append(steps, func() (row, error) { return a.ecl(p, split, name) })
+			steps = append(steps, func() (row, error) { return a.ecl(id, split) })
 		}
 	}
 	return steps, nil
@@ -147,7 +147,7 @@ func (a *arm[T]) control() (row, error) {
 	if err := train.Control(rand.New(rand.NewPCG(a.seed, 4)), a.recipe, m, a.src, a.tgt); err != nil {
 		return row{}, err
 	}
-	return a.predict("CE-finetune", m), nil
+	return a.predict(Control, m), nil
 }
 
 // results runs the steps in order and scores each row on the arm's
@@ -189,10 +189,11 @@ type AuxCheck struct {
 	Estimate, Actual []float64
 }
 
-// ecl trains the auxiliary head of paradigm p on the source samples split
-// (a.src for "") and the ECL stage on a copy of the base model, and
-// returns its row under name with its diagnostics.
-func (a *arm[T]) ecl(p ecl.Paradigm, split, name string) (row, error) {
+// ecl trains the auxiliary head of id's paradigm on the source samples
+// split (a.src for "") and the ECL stage on a copy of the base model, and
+// returns its row with its diagnostics.
+func (a *arm[T]) ecl(id MethodID, split string) (row, error) {
+	p := id.Paradigm
 	auxOut := a.classes
 	if p == ecl.TopLabel {
 		auxOut = 2
@@ -222,7 +223,7 @@ func (a *arm[T]) ecl(p ecl.Paradigm, split, name string) (row, error) {
 	if err := train.ECL(rng, r, p, m, a.src, a.tgt, a.classes); err != nil {
 		return row{}, err
 	}
-	out := a.predict(name, m)
+	out := a.predict(id, m)
 	out.diag = d
 	return out, nil
 }

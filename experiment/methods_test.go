@@ -1,8 +1,12 @@
 package experiment
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/ecl-go/ecl/ecl"
 )
 
 // TestRegistry: every method is registered once, with a name and both
@@ -32,4 +36,29 @@ func TestRegistry(t *testing.T) {
 		}
 	}()
 	register(Method{Key: "ts"})
+}
+
+// A MethodID is written as the row name result files have always held and
+// read back from it.
+func TestMethodIDNames(t *testing.T) {
+	for _, c := range []struct {
+		id   MethodID
+		name string
+	}{
+		{Uncal, "Uncal"},
+		{Control, "CE-finetune"},
+		{Baseline("Soft-ECE"), "Soft-ECE"},
+		{ECLIn(ecl.TopLabel, ""), "ECL-toplabel"},
+		{ECLIn(ecl.ClassWise, "oracle-both"), "ECL-classwise-oracle-both"},
+		{Baseline("ECL-nope"), "ECL-nope"},
+	} {
+		b, err := json.Marshal(Result{Method: c.id})
+		if err != nil || !strings.Contains(string(b), `"Method":"`+c.name+`"`) {
+			t.Errorf("%+v: %s, %v", c.id, b, err)
+		}
+		var r Result
+		if err := json.Unmarshal(b, &r); err != nil || r.Method != c.id || c.id.String() != c.name {
+			t.Errorf("%s read back as %+v, %v", c.name, r.Method, err)
+		}
+	}
 }

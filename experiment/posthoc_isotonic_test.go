@@ -24,7 +24,7 @@ func TestIsotonicRow(t *testing.T) {
 	}
 	var names []string
 	for _, r := range rs {
-		names = append(names, r.Method)
+		names = append(names, r.Method.String())
 	}
 	if want := []string{"Uncal", "TS", "Isotonic", "ECL-toplabel"}; !slices.Equal(names, want) {
 		t.Fatalf("rows %v, want %v", names, want)

@@ -15,7 +15,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/ecl-go/ecl/datasets/sim"
 	"github.com/ecl-go/ecl/ecl"
@@ -182,7 +181,7 @@ type Scores struct {
 // Result is one trained model evaluated on both domains.
 type Result struct {
 	Shift  string
-	Method string // "Uncal", "CE-finetune" or "ECL-<paradigm>"
+	Method MethodID
 	Setup  string
 	Seed   uint64
 	Target Scores
@@ -401,8 +400,8 @@ func RunSim(c SimConfig) ([]Result, error) {
 		seed := int(r.seed - c.Seed)
 		for j, row := range results[i] {
 			pos := r.pos[0]
-			if p, err := ecl.ParseParadigm(strings.TrimPrefix(row.Method, "ECL-")); err == nil && strings.HasPrefix(row.Method, "ECL-") {
-				pos = r.pos[slices.Index(r.paradigms, p)]
+			if row.Method.Kind == ECLRow {
+				pos = r.pos[slices.Index(r.paradigms, row.Method.Paradigm)]
 			}
 			if len(slots) == 0 || j == 0 || slots[len(slots)-1].pos != pos {
 				slots = append(slots, slot{seed: seed, shift: shift, pos: pos})

@@ -320,7 +320,7 @@ func writeResults(dir string, args []string, rs []experiment.Result, ss []experi
 		}
 		cw.Write(head)
 		for _, r := range rs {
-			row := []string{r.Shift, r.Method, r.Setup, strconv.FormatUint(r.Seed, 10)}
+			row := []string{r.Shift, r.Method.String(), r.Setup, strconv.FormatUint(r.Seed, 10)}
 			for _, n := range experiment.ScoreNames {
 				row = append(row, strconv.FormatFloat(r.Target.Get(n), 'g', -1, 64))
 			}
