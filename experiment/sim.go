@@ -193,28 +193,11 @@ type Result struct {
 	Diag *Diagnostics `json:",omitempty"`
 }
 
-// Evaluate computes the Scores of probabilities probs [N, k] against labels.
+// Evaluate computes the Scores of probabilities probs [N, k] against labels:
+// the columns of the studies' tables.
 func Evaluate(probs []float64, k int, labels []int, o metrics.Options) (Scores, error) {
-	var s Scores
-	var err error
-	keep := func(v float64, e error) float64 {
-		if err == nil {
-			err = e
-		}
-		return v
-	}
-	ece, e := metrics.ECE(probs, k, labels, o)
-	s.ECE = keep(ece.Error, e)
-	cw, e := metrics.ClasswiseECE(probs, k, labels, o)
-	s.CwECE = keep(cw.Error, e)
-	can, e := metrics.CanonicalECE(probs, k, labels, o)
-	s.CanECE = keep(can.Error, e)
-	kde, e := metrics.ECEKDE(probs, k, labels, metrics.KDEOptions{Mode: metrics.KDECanonical})
-	s.KDE = keep(kde.Value, e)
-	s.ACC = keep(metrics.Accuracy(probs, k, labels))
-	s.NLL = keep(metrics.NLL(probs, k, labels))
-	s.Brier = keep(metrics.Brier(probs, k, labels))
-	return s, err
+	m, err := Measure(probs, k, labels, o, true, metrics.KDECanonical)
+	return m.Scores(), err
 }
 
 func toData(d sim.Domain, dev tensor.Device[float64]) train.Data[float64] {
