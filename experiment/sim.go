@@ -7,6 +7,13 @@
 // configuration, and a study run again reuses the files that are there, so
 // a killed study loses at most the run in flight; ReadRecords gathers the
 // files of any number of studies for a report.
+//
+// A run is a function of its configuration and seed that returns its
+// results: its models are steps that each return a row (arm.steps), and the
+// baselines are a registry of methods (Method), one file per family. Runs
+// may be computed several at a time in worker processes (Study.Jobs and
+// Exec; ServeRuns and RunClient carry the requests), giving the results of
+// runs computed one after another.
 package experiment
 
 import (
