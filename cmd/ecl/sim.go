@@ -133,7 +133,7 @@ func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func(out
 	fs.Float64Var(&s.Loss.EMA, "ema", 0.9, "weight of the new value in the cache update")
 	reduce := fs.String("reduce", "mean", "mini-batch loss over samples: mean (default) or sum (reference code)")
 	metricConv := fs.String("metrics", "paper", "metric conventions: paper (15 equal-width bins) or reference (metrics.py: bins with ≤5 samples dropped, 0 in no bin)")
-	fs.IntVar(&s.Jobs, "jobs", d.jobs, "runs computed at once, each in a worker process of this command (1: one after another in this process, as -cpuprofile needs)")
+	fs.IntVar(&s.Jobs, "jobs", d.jobs, "runs computed at once, each in a worker process of this command (1: one after another in this process; the default with -cpuprofile)")
 	fs.BoolVar(&s.Store.Resume, "resume", true, "reuse the runs whose result file is in -out/runs with the same configuration")
 	return func(out string, args []string) error {
 		s.Store.Dir, s.Args = out, args
@@ -165,6 +165,13 @@ func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func(out
 		}
 		if fs.NArg() > 0 {
 			return fmt.Errorf("unexpected arguments %q", fs.Args())
+		}
+		// A CPU profile sees this process alone: it computes the runs
+		// itself unless -jobs is given.
+		jobsSet := false
+		fs.Visit(func(f *flag.Flag) { jobsSet = jobsSet || f.Name == "jobs" })
+		if p := fs.Lookup("cpuprofile"); p != nil && p.Value.String() != "" && !jobsSet {
+			s.Jobs = 1
 		}
 		return nil
 	}
