@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -9,20 +10,37 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/ecl-go/ecl/experiment"
 )
 
-// buildECL builds this command into a temporary directory.
+// built is this command's binary, built once for the tests that run it.
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// buildECL builds this command (once) into a temporary directory, which
+// TestMain removes.
 func buildECL(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ecl")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "ecl-test-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "ecl")
+		if out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.path
 }
 
 // smallSim is a study of 4 runs that takes about a second.
