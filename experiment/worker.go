@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/ecl-go/ecl/train"
 )
 
 // runAll returns the results of the runs specs, in plan order: each from
@@ -58,11 +60,37 @@ func (s Study) runAll(specs []runSpec, local func(i int) ([]Result, error), done
 }
 
 // runReply is a worker's answer to one run request: the run's results with
-// their diagrams (which Result leaves out of its JSON), or its error.
+// their diagrams (which Result leaves out of its JSON), or its error's text
+// and, for a diverged training stage, that error.
 type runReply struct {
 	Results  []Result        `json:",omitempty"`
 	Diagrams []*Calibrations `json:",omitempty"`
 	Err      string          `json:",omitempty"`
+	Diverged *diverged       `json:",omitempty"`
+}
+
+// diverged is a train.DivergedError in JSON, its loss (not finite) as text.
+type diverged struct {
+	Stage string
+	Epoch int
+	Loss  string
+}
+
+// remoteError is a run's error sent by a worker: its text, wrapping the
+// diverged stage when that was the cause (errors.As finds it as in a run
+// computed here).
+type remoteError struct {
+	msg      string
+	diverged *train.DivergedError
+}
+
+func (e *remoteError) Error() string { return e.msg }
+
+func (e *remoteError) Unwrap() error {
+	if e.diverged == nil {
+		return nil
+	}
+	return e.diverged
 }
 
 // ServeRuns is a worker process's loop: it reads run indices, one per
@@ -81,13 +109,19 @@ func ServeRuns(in io.Reader, out io.Writer, run func(i int) ([]Result, error)) e
 		rs, err := run(i)
 		if err != nil {
 			rep.Err = err.Error()
+			if de := (*train.DivergedError)(nil); errors.As(err, &de) {
+				rep.Diverged = &diverged{de.Stage, de.Epoch, strconv.FormatFloat(de.Loss, 'g', -1, 64)}
+			}
 		}
 		for _, r := range rs {
 			rep.Results = append(rep.Results, r)
 			rep.Diagrams = append(rep.Diagrams, r.Diagram)
 		}
 		if err := enc.Encode(rep); err != nil {
-			return err
+			// Results JSON cannot hold (a value not finite): the run fails.
+			if err := enc.Encode(runReply{Err: fmt.Sprintf("experiment: run %d: sending its results: %v", i, err)}); err != nil {
+				return err
+			}
 		}
 	}
 	return sc.Err()
@@ -131,7 +165,12 @@ func (c *RunClient) Run(i int) ([]Result, error) {
 		return nil, &WorkerError{i, err}
 	}
 	if rep.Err != "" {
-		return nil, errors.New(rep.Err)
+		e := &remoteError{msg: rep.Err}
+		if d := rep.Diverged; d != nil {
+			loss, _ := strconv.ParseFloat(d.Loss, 64)
+			e.diverged = &train.DivergedError{Stage: d.Stage, Epoch: d.Epoch, Loss: loss}
+		}
+		return nil, e
 	}
 	if len(rep.Diagrams) != len(rep.Results) {
 		return nil, &WorkerError{i, fmt.Errorf("%d results and %d diagrams", len(rep.Results), len(rep.Diagrams))}

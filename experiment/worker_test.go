@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ecl-go/ecl/train"
 )
 
 // fakeRun is the results of run i of a study that trains nothing: one row
@@ -25,7 +28,8 @@ func fakeRun(t *testing.T, i int) []Result {
 		Diag: &Diagnostics{AuxData: "heldout", Aux: []AuxCheck{{"target test", []float64{p}, []float64{2.0 / 3}}}}}}
 }
 
-// A run's results come back from a worker exactly, its error as its text,
+// A run's results come back from a worker exactly, its error as its text
+// (a diverged stage as that error), results JSON cannot hold as an error,
 // and a worker that stops is a WorkerError.
 func TestServeRunsRoundTrip(t *testing.T) {
 	reqR, reqW := io.Pipe()
@@ -33,8 +37,13 @@ func TestServeRunsRoundTrip(t *testing.T) {
 	served := make(chan error, 1)
 	go func() {
 		served <- ServeRuns(reqR, repW, func(i int) ([]Result, error) {
-			if i == 1 {
-				return nil, errors.New("train: the base stage diverged")
+			switch i {
+			case 1:
+				return nil, fmt.Errorf("run 1: %w", &train.DivergedError{Stage: "base", Epoch: 2, Loss: math.NaN()})
+			case 4:
+				rs := fakeRun(t, i)
+				rs[0].Target.NLL = math.Inf(1)
+				return rs, nil
 			}
 			return fakeRun(t, i), nil
 		})
@@ -49,8 +58,12 @@ func TestServeRunsRoundTrip(t *testing.T) {
 	}
 	_, err := c.Run(1)
 	var we *WorkerError
-	if err == nil || err.Error() != "train: the base stage diverged" || errors.As(err, &we) {
+	var de *train.DivergedError
+	if err == nil || err.Error() != "run 1: train: the base stage diverged: mean loss NaN in epoch 2" || errors.As(err, &we) || !errors.As(err, &de) || de.Stage != "base" || de.Epoch != 2 || !math.IsNaN(de.Loss) {
 		t.Errorf("failed run: %v", err)
+	}
+	if _, err := c.Run(4); err == nil || !strings.Contains(err.Error(), "run 4: sending its results: json: unsupported value: +Inf") {
+		t.Errorf("run with a result JSON cannot hold: %v", err)
 	}
 	reqW.Close()
 	if err := <-served; err != nil {
