@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/ecl/metrics"
+	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
 	"github.com/ecl-go/ecl/train"
 )
@@ -13,15 +15,14 @@ import (
 // arm is one trained base model with the data its calibration methods are
 // fitted on and evaluated with: what a study repeats over seeds and setups.
 // Every method that trains does so on the main head of a fresh copy of the
-// base model, so that rows compare.
+// base model (models.copy), so that rows compare.
 type arm[T tensor.Float] struct {
 	recipe  train.Recipe
 	classes int
 	seed    uint64
-	// base is the uncalibrated model, clone(auxOut) a copy of its backbone
-	// and main head with a new auxiliary head of auxOut outputs.
-	base  *ecl.Classifier[T]
-	clone func(auxOut int) (*ecl.Classifier[T], error)
+	// base is the uncalibrated model; models makes copies of it.
+	base   *ecl.Classifier[T]
+	models modelFactory[T]
 	// src trains, val (held-out source) fits the post-hoc methods, tgt is
 	// the target the training-time methods see (its labels only the
 	// oracle's); evalSrc and evalTgt are evaluated.
@@ -34,9 +35,6 @@ type arm[T tensor.Float] struct {
 	// trained on, as held by auxSets (nil: one row, its head on src).
 	auxData []string
 	auxSets map[string]train.Data[T]
-	// record stores one method's probabilities on evalSrc and evalTgt,
-	// with the ECL rows' diagnostics.
-	record func(method string, src, tgt []float64, d *Diagnostics) error
 	// logits caches the base model's logits (baseLogits).
 	logits [][]float64
 	// domain is the unbalanced domain classifier, fitted once for CPCS and
@@ -44,62 +42,135 @@ type arm[T tensor.Float] struct {
 	domain *domainModel[T]
 }
 
+// modelFactory makes copies of a trained base model: a network built by
+// build (from the same seed each time, on dev when set) with base's
+// backbone and main head copied in and a new auxiliary head.
+type modelFactory[T tensor.Float] struct {
+	build func(rng *rand.Rand, auxOut int) (*ecl.Classifier[T], error)
+	base  *ecl.Classifier[T]
+	seed  uint64
+	dev   tensor.Device[T]
+}
+
+// copy is a copy of the base model with an auxiliary head of auxOut
+// outputs.
+func (f modelFactory[T]) copy(auxOut int) (*ecl.Classifier[T], error) {
+	m, err := f.build(rand.New(rand.NewPCG(f.seed, 3)), auxOut)
+	if err != nil {
+		return nil, err
+	}
+	if f.dev != nil {
+		nn.ToDevice[T](m, f.dev)
+	}
+	return m, copyBase(m, f.base)
+}
+
+// row is one model's predictions, what a study step returns: its
+// probabilities on the arm's evaluated source and target, with an ECL
+// row's diagnostics.
+type row struct {
+	method   MethodID
+	src, tgt []float64
+	diag     *Diagnostics
+}
+
+// step is one model of a run: it trains or fits it and returns its row.
+// A run's steps run in order (the post-hoc ones share a random stream).
+type step func() (row, error)
+
 // probs is m's softmax output on d, of k classes.
 func probs[T tensor.Float](m *ecl.Classifier[T], d train.Data[T], k int) []float64 {
 	return tensor.Softmax(tensor.FromSlice(logits(m, d.X), d.Len(), k), 1).Data()
 }
 
-// eval records m's predictions under the method's name.
-func (a *arm[T]) eval(method string, m *ecl.Classifier[T]) error {
-	return a.record(method, probs(m, a.evalSrc, a.classes), probs(m, a.evalTgt, a.classes), nil)
+// predict is the row of m as the given method.
+func (a *arm[T]) predict(method MethodID, m *ecl.Classifier[T]) row {
+	return row{method: method, src: probs(m, a.evalSrc, a.classes), tgt: probs(m, a.evalTgt, a.classes)}
 }
 
-// baselines records the base model (Uncal), the named methods (the
-// post-hoc ones first, sharing one random stream, then the others, each
-// from its own) and, with control, the CE-finetune row.
-func (a *arm[T]) baselines(methods []string, control bool) error {
-	seed := a.seed
-	if err := a.eval("Uncal", a.base); err != nil {
-		return err
-	}
+// steps lists a run's models in table order: the base model (Uncal), the
+// named methods (the post-hoc ones first, sharing one random stream, then
+// the others, each from its own), with control the CE-finetune row, and
+// ECL in each of the paradigms.
+func (a *arm[T]) steps(methods []string, control bool, paradigms []ecl.Paradigm) ([]step, error) {
+	steps := []step{func() (row, error) { return a.predict(Uncal, a.base), nil }}
 	var ms []Method
 	for _, key := range methods {
 		m, ok := lookupMethod(key)
 		if !ok {
-			return fmt.Errorf("experiment: unknown method %q (want one of %v)", key, Methods)
+			return nil, fmt.Errorf("experiment: unknown method %q (want one of %v)", key, Methods)
 		}
 		ms = append(ms, m)
 	}
-	postHoc := rand.New(rand.NewPCG(seed, 5))
+	postHoc := rand.New(rand.NewPCG(a.seed, 5))
 	for _, pass := range []bool{true, false} {
 		for _, m := range ms {
 			if m.PostHoc != pass {
 				continue
 			}
-			rng := postHoc
-			if !m.PostHoc {
-				rng = rand.New(rand.NewPCG(seed, 4))
-			}
-			src, tgt, err := fitMethod(m, a, rng)
-			if err != nil {
-				return err
-			}
-			if err := a.record(m.Name, src, tgt, nil); err != nil {
-				return err
-			}
+			steps = append(steps, func() (row, error) {
+				rng := postHoc
+				if !m.PostHoc {
+					rng = rand.New(rand.NewPCG(a.seed, 4))
+				}
+				src, tgt, err := fitMethod(m, a, rng)
+				return row{method: Baseline(m.Name), src: src, tgt: tgt}, err
+			})
 		}
 	}
-	if !control {
-		return nil
+	if control {
+		steps = append(steps, a.control)
 	}
-	m, err := a.clone(a.classes)
+	for _, p := range paradigms {
+		splits := a.auxData
+		if len(splits) == 0 {
+			splits = []string{""}
+		}
+		for _, split := range splits {
+			id := ECLIn(p, "")
+			if len(splits) > 1 {
+				id.AuxData = split
+			}
+			steps = append(steps, func() (row, error) { return a.ecl(id, split) })
+		}
+	}
+	return steps, nil
+}
+
+// control is the CE-finetune row: the ECL stage's schedule on a copy of
+// the base model with the cross-entropy term only.
+func (a *arm[T]) control() (row, error) {
+	m, err := a.models.copy(a.classes)
 	if err != nil {
-		return err
+		return row{}, err
 	}
-	if err := train.Control(rand.New(rand.NewPCG(seed, 4)), a.recipe, m, a.src, a.tgt); err != nil {
-		return err
+	if err := train.Control(rand.New(rand.NewPCG(a.seed, 4)), a.recipe, m, a.src, a.tgt); err != nil {
+		return row{}, err
 	}
-	return a.eval("CE-finetune", m)
+	return a.predict(Control, m), nil
+}
+
+// results runs the steps in order and scores each row on the arm's
+// evaluated source and target under o; log, when set, receives each result
+// as it is made.
+func (a *arm[T]) results(steps []step, o metrics.Options, log func(Result)) ([]Result, error) {
+	var out []Result
+	for _, s := range steps {
+		r, err := s()
+		if err != nil {
+			return nil, err
+		}
+		res, err := evaluateBoth(o, a.classes, r.src, a.evalSrc.Y, r.tgt, a.evalTgt.Y)
+		if err != nil {
+			return nil, err
+		}
+		res.Method, res.Diag = r.method, r.diag
+		if log != nil {
+			log(res)
+		}
+		out = append(out, res)
+	}
+	return out, nil
 }
 
 // Diagnostics explain an ECL row: the source samples its auxiliary head
@@ -118,52 +189,43 @@ type AuxCheck struct {
 	Estimate, Actual []float64
 }
 
-// ecl trains, for each of a.auxData, the auxiliary head and the ECL stage
-// of paradigm p on a copy of the base model and records it with its
-// diagnostics.
-func (a *arm[T]) ecl(p ecl.Paradigm) error {
+// ecl trains the auxiliary head of id's paradigm on the source samples
+// split (a.src for "") and the ECL stage on a copy of the base model, and
+// returns its row with its diagnostics.
+func (a *arm[T]) ecl(id MethodID, split string) (row, error) {
+	p := id.Paradigm
 	auxOut := a.classes
 	if p == ecl.TopLabel {
 		auxOut = 2
 	}
-	splits := a.auxData
-	if len(splits) == 0 {
-		splits = []string{""}
+	auxSrc := a.src
+	if split != "" {
+		auxSrc = a.auxSets[split]
 	}
-	for _, split := range splits {
-		auxSrc, name := a.src, "ECL-"+p.String()
-		if split != "" {
-			auxSrc = a.auxSets[split]
-			if len(splits) > 1 {
-				name += "-" + split
-			}
-		}
-		m, err := a.clone(auxOut)
-		if err != nil {
-			return err
-		}
-		rng := rand.New(rand.NewPCG(a.seed, 4+uint64(p)))
-		if err := train.Aux(rng, a.recipe, p, m, auxSrc); err != nil {
-			return err
-		}
-		d := &Diagnostics{AuxData: split}
-		for _, dom := range []struct {
-			name string
-			data train.Data[T]
-		}{{"source train", a.src}, {"source held-out", a.val}, {"target unlabelled", a.tgt}, {"target test", a.evalTgt}} {
-			est, act := train.AuxCheck(p, m, dom.data, a.classes)
-			d.Aux = append(d.Aux, AuxCheck{dom.name, est, act})
-		}
-		r := a.recipe
-		r.Trace = func(e train.EpochTrace) { d.Epochs = append(d.Epochs, e) }
-		if err := train.ECL(rng, r, p, m, a.src, a.tgt, a.classes); err != nil {
-			return err
-		}
-		if err := a.record(name, probs(m, a.evalSrc, a.classes), probs(m, a.evalTgt, a.classes), d); err != nil {
-			return err
-		}
+	m, err := a.models.copy(auxOut)
+	if err != nil {
+		return row{}, err
 	}
-	return nil
+	rng := rand.New(rand.NewPCG(a.seed, 4+uint64(p)))
+	if err := train.Aux(rng, a.recipe, p, m, auxSrc); err != nil {
+		return row{}, err
+	}
+	d := &Diagnostics{AuxData: split}
+	for _, dom := range []struct {
+		name string
+		data train.Data[T]
+	}{{"source train", a.src}, {"source held-out", a.val}, {"target unlabelled", a.tgt}, {"target test", a.evalTgt}} {
+		est, act := train.AuxCheck(p, m, dom.data, a.classes)
+		d.Aux = append(d.Aux, AuxCheck{dom.name, est, act})
+	}
+	r := a.recipe
+	r.Trace = func(e train.EpochTrace) { d.Epochs = append(d.Epochs, e) }
+	if err := train.ECL(rng, r, p, m, a.src, a.tgt, a.classes); err != nil {
+		return row{}, err
+	}
+	out := a.predict(id, m)
+	out.diag = d
+	return out, nil
 }
 
 // summary is a one-line account of d for the progress log: the auxiliary

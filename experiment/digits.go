@@ -170,15 +170,28 @@ func RunDigits(c DigitsConfig) ([]Result, error) {
 	if err := c.Store.writePlan("digits", c.Args, specs); err != nil {
 		return nil, err
 	}
-	var out []Result
-	for _, s := range specs {
-		rows, err := c.Store.do(s, func() ([]Result, error) { return c.run(r, s.seed, sums) })
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rows...)
+	rows, err := c.runAll(specs, func(i int) ([]Result, error) { return c.run(r, specs[i].seed, sums) }, nil)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return slices.Concat(rows...), nil
+}
+
+// RunOne computes run i (seed Seed+i) in this process, without the Store:
+// what a worker process serving the study's runs (Exec) calls.
+func (c DigitsConfig) RunOne(i int) ([]Result, error) {
+	r, err := c.recipe()
+	if err != nil {
+		return nil, err
+	}
+	if i < 0 || i >= c.Runs {
+		return nil, fmt.Errorf("experiment: run %d of %d", i, c.Runs)
+	}
+	sums, err := dataChecksums(c.Dir, c.Split)
+	if err != nil {
+		return nil, err
+	}
+	return c.run(r, c.Seed+uint64(i), sums)
 }
 
 // run trains and evaluates every model of one seed; sums are the data
@@ -251,52 +264,37 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 	if len(auxData) == 0 {
 		auxData = []string{"heldout"}
 	}
-	var out []Result
+	heads := func(rng *rand.Rand, auxOut int) (*ecl.Classifier[float32], error) {
+		vb := nn.NewVars[float32]()
+		return &ecl.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: nn.NewLinear(vb.Sub("main"), rng, dim, DigitClasses), Aux: nn.NewLinear(vb.Sub("aux"), rng, dim, auxOut)}, nil
+	}
 	a := &arm[float32]{
 		recipe: r, classes: DigitClasses, seed: seed,
 		base: &ecl.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: model.Main, Aux: model.Aux},
-		clone: func(auxOut int) (*ecl.Classifier[float32], error) {
-			rng := rand.New(rand.NewPCG(seed, 3))
-			vb := nn.NewVars[float32]()
-			m := &ecl.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: nn.NewLinear(vb.Sub("main"), rng, dim, DigitClasses), Aux: nn.NewLinear(vb.Sub("aux"), rng, dim, auxOut)}
-			return m, nn.CopyState(m.Main, model.Main)
-		},
-		src: src, val: val, tgt: tgt, evalSrc: val, evalTgt: test,
+		src:  src, val: val, tgt: tgt, evalSrc: val, evalTgt: test,
 		full: model, inputs: sp.Unlabelled.X,
 		auxData: auxData, auxSets: auxSets(src, val, tgt),
-		record: func(method string, srcProbs, tgtProbs []float64, d *Diagnostics) error {
-			res, err := evaluateBoth(c.Metrics, DigitClasses, srcProbs, val.Y, tgtProbs, test.Y)
-			if err != nil {
-				return err
-			}
-			logf("seed %d: %-14s target ACC %.2f ECE %.2f CwECE %.2f%s", seed, method, 100*res.Target.ACC, 100*res.Target.ECE, 100*res.Target.CwECE, d.summary())
-			res.Diag = d
-			res.Shift, res.Method, res.Setup, res.Seed = "→"+sp.Target, method, setup, seed
-			out = append(out, res)
-			return nil
-		},
 	}
+	a.models = modelFactory[float32]{build: heads, base: a.base, seed: seed}
 	if c.WholeNetwork {
 		a.base = model
-		a.clone = func(auxOut int) (*ecl.Classifier[float32], error) {
-			m, err := NewDigitNet(c.Arch, rand.New(rand.NewPCG(seed, 3)), auxOut)
-			if err != nil {
-				return nil, err
-			}
-			return m, copyBase(m, model)
-		}
+		a.models = modelFactory[float32]{build: func(rng *rand.Rand, auxOut int) (*ecl.Classifier[float32], error) {
+			return NewDigitNet(c.Arch, rng, auxOut)
+		}, base: model, seed: seed}
 		a.src, a.val, a.tgt, a.evalSrc, a.evalTgt = data(sp.Source), data(sp.Val), data(sp.Unlabelled), data(sp.Val), data(sp.Test)
 		a.auxSets = auxSets(a.src, a.val, a.tgt)
 	}
-	if err := a.baselines(c.Methods, c.Control); err != nil {
+	steps, err := a.steps(c.Methods, c.Control, c.Paradigms)
+	if err != nil {
 		return nil, err
 	}
-	for _, p := range c.Paradigms {
-		if err := a.ecl(p); err != nil {
-			return nil, err
-		}
+	out, err := a.results(steps, c.Metrics, func(res Result) {
+		logf("seed %d: %-14s target ACC %.2f ECE %.2f CwECE %.2f%s", seed, res.Method, 100*res.Target.ACC, 100*res.Target.ECE, 100*res.Target.CwECE, res.Diag.summary())
+	})
+	for i := range out {
+		out[i].Shift, out[i].Setup, out[i].Seed = "→"+sp.Target, setup, seed
 	}
-	return out, nil
+	return out, err
 }
 
 // onDevice runs f with the configuration's device, turning the device's

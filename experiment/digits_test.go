@@ -39,7 +39,7 @@ func TestRunDigitsIsSeeded(t *testing.T) {
 		t.Fatalf("%d rows, want %v", len(a), want)
 	}
 	for i, r := range a {
-		if r.Method != want[i] || r.Diagram == nil || r.Diagram.TopLabel.N != 30 || r.Target.ACC < 0 || r.Target.ACC > 1 {
+		if r.Method.String() != want[i] || r.Diagram == nil || r.Diagram.TopLabel.N != 30 || r.Target.ACC < 0 || r.Target.ACC > 1 {
 			t.Errorf("row %d: %s with diagram %v, ACC %v", i, r.Method, r.Diagram, r.Target.ACC)
 		}
 	}
@@ -93,7 +93,7 @@ func TestRunDigitsAuxData(t *testing.T) {
 		t.Fatalf("%d rows, want %v", len(rs), want)
 	}
 	for i, r := range rs {
-		if r.Method != want[i] {
+		if r.Method.String() != want[i] {
 			t.Errorf("row %d: %s, want %s", i, r.Method, want[i])
 		}
 		if i < 2 {

@@ -7,6 +7,13 @@
 // configuration, and a study run again reuses the files that are there, so
 // a killed study loses at most the run in flight; ReadRecords gathers the
 // files of any number of studies for a report.
+//
+// A run is a function of its configuration and seed that returns its
+// results: its models are steps that each return a row (arm.steps), and the
+// baselines are a registry of methods (Method), one file per family. Runs
+// may be computed several at a time in worker processes (Study.Jobs and
+// Exec; ServeRuns and RunClient carry the requests), giving the results of
+// runs computed one after another.
 package experiment
 
 import (
@@ -15,7 +22,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/ecl-go/ecl/datasets/sim"
 	"github.com/ecl-go/ecl/ecl"
@@ -51,6 +57,14 @@ type Study struct {
 	// line, goes into the study's plan.
 	Store Store    `json:"-"`
 	Args  []string `json:"-"`
+	// Jobs is how many runs are computed at once, each by Exec, which
+	// computes run i of the study's plan (as RunOne would) in a worker
+	// process: the engine's no-grad mode and arenas are process-wide, so
+	// runs cannot share one. With Jobs ≤ 1 or no Exec, the runs are
+	// computed one after another in this process. Either way each run's
+	// randomness flows from its own seed: the results are the same.
+	Jobs int                           `json:"-"`
+	Exec func(i int) ([]Result, error) `json:"-"`
 }
 
 // adaptive reports whether Lambda asks for the paper's adaptive weight
@@ -174,7 +188,7 @@ type Scores struct {
 // Result is one trained model evaluated on both domains.
 type Result struct {
 	Shift  string
-	Method string // "Uncal", "CE-finetune" or "ECL-<paradigm>"
+	Method MethodID
 	Setup  string
 	Seed   uint64
 	Target Scores
@@ -186,28 +200,11 @@ type Result struct {
 	Diag *Diagnostics `json:",omitempty"`
 }
 
-// Evaluate computes the Scores of probabilities probs [N, k] against labels.
+// Evaluate computes the Scores of probabilities probs [N, k] against labels:
+// the columns of the studies' tables.
 func Evaluate(probs []float64, k int, labels []int, o metrics.Options) (Scores, error) {
-	var s Scores
-	var err error
-	keep := func(v float64, e error) float64 {
-		if err == nil {
-			err = e
-		}
-		return v
-	}
-	ece, e := metrics.ECE(probs, k, labels, o)
-	s.ECE = keep(ece.Error, e)
-	cw, e := metrics.ClasswiseECE(probs, k, labels, o)
-	s.CwECE = keep(cw.Error, e)
-	can, e := metrics.CanonicalECE(probs, k, labels, o)
-	s.CanECE = keep(can.Error, e)
-	kde, e := metrics.ECEKDE(probs, k, labels, metrics.KDEOptions{Mode: metrics.KDECanonical})
-	s.KDE = keep(kde.Value, e)
-	s.ACC = keep(metrics.Accuracy(probs, k, labels))
-	s.NLL = keep(metrics.NLL(probs, k, labels))
-	s.Brier = keep(metrics.Brier(probs, k, labels))
-	return s, err
+	m, err := Measure(probs, k, labels, o, true, metrics.KDECanonical)
+	return m.Scores(), err
 }
 
 func toData(d sim.Domain, dev tensor.Device[float64]) train.Data[float64] {
@@ -371,6 +368,15 @@ func RunSim(c SimConfig) ([]Result, error) {
 	}
 	total := c.Runs * len(c.Shifts) * len(c.Paradigms)
 	done := 0
+	results, err := c.runAll(specs, func(i int) ([]Result, error) { return c.simulate(runs[i]) }, func(i int) {
+		done += len(runs[i].paradigms)
+		if c.Progress != nil {
+			c.Progress(done, total)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
 	// Rows go back in the order of the paradigms that made them, as if
 	// every paradigm were trained in turn: slots[i] holds run i's rows
 	// made at position pos (the baselines at its first paradigm's).
@@ -380,25 +386,17 @@ func RunSim(c SimConfig) ([]Result, error) {
 	}
 	var slots []slot
 	for i, r := range runs {
-		rows, err := c.Store.do(specs[i], func() ([]Result, error) { return c.simulate(r) })
-		if err != nil {
-			return nil, err
-		}
 		shift := slices.Index(c.Shifts, r.shift)
 		seed := int(r.seed - c.Seed)
-		for j, row := range rows {
+		for j, row := range results[i] {
 			pos := r.pos[0]
-			if p, err := ecl.ParseParadigm(strings.TrimPrefix(row.Method, "ECL-")); err == nil && strings.HasPrefix(row.Method, "ECL-") {
-				pos = r.pos[slices.Index(r.paradigms, p)]
+			if row.Method.Kind == ECLRow {
+				pos = r.pos[slices.Index(r.paradigms, row.Method.Paradigm)]
 			}
 			if len(slots) == 0 || j == 0 || slots[len(slots)-1].pos != pos {
 				slots = append(slots, slot{seed: seed, shift: shift, pos: pos})
 			}
 			slots[len(slots)-1].rows = append(slots[len(slots)-1].rows, row)
-		}
-		done += len(r.paradigms)
-		if c.Progress != nil {
-			c.Progress(done, total)
 		}
 	}
 	sort.SliceStable(slots, func(i, j int) bool {
@@ -412,8 +410,38 @@ func RunSim(c SimConfig) ([]Result, error) {
 	return out, nil
 }
 
+// RunOne computes run i of the study's plan in this process, without the
+// Store: what a worker process serving the study's runs (Exec) calls.
+func (c SimConfig) RunOne(i int) ([]Result, error) {
+	runs, _, err := c.plan()
+	if err != nil {
+		return nil, err
+	}
+	if i < 0 || i >= len(runs) {
+		return nil, fmt.Errorf("experiment: run %d of a plan of %d", i, len(runs))
+	}
+	return c.simulate(runs[i])
+}
+
 // simulate trains and evaluates the models of one run.
 func (c SimConfig) simulate(r simRun) ([]Result, error) {
+	a, err := c.newArm(r)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := a.steps(c.Methods, c.Control, r.paradigms)
+	if err != nil {
+		return nil, err
+	}
+	out, err := a.results(steps, c.Metrics, nil)
+	for i := range out {
+		out[i].Shift, out[i].Setup, out[i].Seed = r.shift.String(), r.setup.String(), r.seed
+	}
+	return out, err
+}
+
+// newArm draws the data of run r and trains its base model.
+func (c SimConfig) newArm(r simRun) (*arm[float64], error) {
 	s, seed := r.setup, r.seed
 	// Data and initial weights depend on the seed and the setup only, so
 	// every method of a setup sees the same data and base model.
@@ -431,33 +459,14 @@ func (c SimConfig) simulate(r simRun) ([]Result, error) {
 	if err := train.Base(rand.New(rand.NewPCG(seed, 2)), r.recipe, base, src); err != nil {
 		return nil, err
 	}
-	var out []Result
-	a := &arm[float64]{
+	return &arm[float64]{
 		recipe: r.recipe, classes: Classes, seed: seed, base: base,
-		clone: func(auxOut int) (*ecl.Classifier[float64], error) {
-			m := ecl.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 3)), 2, s.Hidden, Classes, auxOut)
-			nn.ToDevice[float64](m, dev)
-			return m, copyBase(m, base)
-		},
+		models: modelFactory[float64]{build: func(rng *rand.Rand, auxOut int) (*ecl.Classifier[float64], error) {
+			return ecl.NewMLPClassifier[float64](rng, 2, s.Hidden, Classes, auxOut), nil
+		}, base: base, seed: seed, dev: dev},
 		src: src, val: toData(valD, dev), tgt: tgt, evalSrc: src, evalTgt: tgt,
 		full: base, inputs: tgt.X,
-		record: func(method string, sp, tp []float64, d *Diagnostics) error {
-			res, err := evaluateBoth(c.Metrics, Classes, sp, src.Y, tp, tgt.Y)
-			res.Diag = d
-			res.Shift, res.Method, res.Setup, res.Seed = r.shift.String(), method, s.String(), seed
-			out = append(out, res)
-			return err
-		},
-	}
-	if err := a.baselines(c.Methods, c.Control); err != nil {
-		return nil, err
-	}
-	for _, p := range r.paradigms {
-		if err := a.ecl(p); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	}, nil
 }
 
 // evaluateBoth scores source and target predictions of k classes and

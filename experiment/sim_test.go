@@ -11,14 +11,14 @@ import (
 
 func TestSummarizeCountsWins(t *testing.T) {
 	mk := func(method string, seed uint64, ece float64) Result {
-		return Result{Shift: "s", Setup: "x", Method: method, Seed: seed, Target: Scores{ECE: ece, ACC: 0.9}}
+		return Result{Shift: "s", Setup: "x", Method: ParseMethodID(method), Seed: seed, Target: Scores{ECE: ece, ACC: 0.9}}
 	}
 	rs := []Result{
 		mk("Uncal", 1, 0.10), mk("CE-finetune", 1, 0.05), mk("ECL-toplabel", 1, 0.08),
 		mk("Uncal", 2, 0.10), mk("CE-finetune", 2, 0.12), mk("ECL-toplabel", 2, 0.11),
 	}
 	ss := Summarize(rs)
-	if len(ss) != 3 || ss[2].Method != "ECL-toplabel" {
+	if len(ss) != 3 || ss[2].Method != ECLIn(ecl.TopLabel, "") {
 		t.Fatalf("summaries %+v", ss)
 	}
 	e := ss[2]
@@ -67,7 +67,7 @@ func TestPostHocKeepsAccuracy(t *testing.T) {
 	}
 	byMethod := map[string]Result{}
 	for _, r := range rs {
-		byMethod[r.Method] = r
+		byMethod[r.Method.String()] = r
 	}
 	for _, m := range []string{"Soft-ECE", "DECE", "KDE", "DRL", "Oracle"} {
 		if _, ok := byMethod[m]; !ok {

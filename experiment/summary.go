@@ -3,7 +3,6 @@ package experiment
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/ecl-go/ecl/ecl"
 	"gonum.org/v1/gonum/stat"
@@ -23,9 +22,11 @@ func statOf(xs []float64) Stat {
 
 // Summary aggregates one method of one setup on one shift over seeds.
 type Summary struct {
-	Shift, Method, Setup string
-	Runs                 int
-	Target, Source       map[string]Stat
+	Shift          string
+	Method         MethodID
+	Setup          string
+	Runs           int
+	Target, Source map[string]Stat
 	// Wins counts, for an ECL row, the seeds on which its own paradigm's
 	// target error (ECE for top-label, CwECE for class-wise, canonical ECE
 	// for canonical) is below Uncal's on the same seed and setup; -1 for
@@ -48,21 +49,21 @@ func (s Scores) Get(name string) float64 {
 	return map[string]float64{"ACC": s.ACC, "ECE": s.ECE, "CwECE": s.CwECE, "CanECE": s.CanECE, "KDE": s.KDE, "NLL": s.NLL, "Brier": s.Brier}[name]
 }
 
-// ownMetric is the error an ECL paradigm aims at (method "ECL-<paradigm>"
-// or "ECL-<paradigm>-<auxiliary head's data>").
-func ownMetric(method string) (string, bool) {
-	name, _, _ := strings.Cut(strings.TrimPrefix(method, "ECL-"), "-")
-	p, err := ecl.ParseParadigm(name)
-	if !strings.HasPrefix(method, "ECL-") || err != nil {
+// ownMetric is the error an ECL row's paradigm aims at.
+func ownMetric(method MethodID) (string, bool) {
+	if method.Kind != ECLRow {
 		return "", false
 	}
-	return map[ecl.Paradigm]string{ecl.TopLabel: "ECE", ecl.ClassWise: "CwECE", ecl.Canonical: "CanECE"}[p], true
+	return map[ecl.Paradigm]string{ecl.TopLabel: "ECE", ecl.ClassWise: "CwECE", ecl.Canonical: "CanECE"}[method.Paradigm], true
 }
 
 // Summarize groups results by shift, setup and method, in order of first
 // appearance.
 func Summarize(rs []Result) []Summary {
-	type key struct{ shift, setup, method string }
+	type key struct {
+		shift, setup string
+		method       MethodID
+	}
 	var order []key
 	groups := map[key][]Result{}
 	uncal := map[seedKey]Result{}
@@ -73,10 +74,10 @@ func Summarize(rs []Result) []Summary {
 			order = append(order, k)
 		}
 		groups[k] = append(groups[k], r)
-		switch r.Method {
-		case "Uncal":
+		switch r.Method.Kind {
+		case UncalRow:
 			uncal[keyOf(r)] = r
-		case "CE-finetune":
+		case ControlRow:
 			ctl[keyOf(r)] = r
 		}
 	}
@@ -135,7 +136,10 @@ func keyOf(r Result) seedKey { return seedKey{r.Shift, r.Setup, r.Seed} }
 // top-label, the mean absolute class-frequency error otherwise) and the
 // ECL stage's first and last epochs (ECL term, λ, |∇ECL|/|∇CE|).
 func WriteDiagnostics(w io.Writer, rs []Result) {
-	type key struct{ shift, setup, method string }
+	type key struct {
+		shift, setup string
+		method       MethodID
+	}
 	var order []key
 	groups := map[key][]*Diagnostics{}
 	for _, r := range rs {

@@ -36,7 +36,7 @@ type term[T tensor.Float] func(k int, ps, pt *autograd.Var[T], s, t train.Data[T
 // of the base model trained by train.Regularised.
 func regularised[T tensor.Float](r term[T]) func(a *arm[T], rng *rand.Rand) (src, tgt []float64, err error) {
 	return func(a *arm[T], rng *rand.Rand) (src, tgt []float64, err error) {
-		m, err := a.clone(a.classes)
+		m, err := a.models.copy(a.classes)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -79,7 +79,7 @@ func kdeTerm[T tensor.Float](k int, ps, _ *autograd.Var[T], s, _ train.Data[T]) 
 // the inverse density ratios and predicts with the ratios of the
 // evaluated samples (train.DRL, train.ScaledProbs).
 func fitDRL[T tensor.Float](a *arm[T], rng *rand.Rand) (src, tgt []float64, err error) {
-	m, err := a.clone(a.classes)
+	m, err := a.models.copy(a.classes)
 	if err != nil {
 		return nil, nil, err
 	}

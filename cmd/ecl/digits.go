@@ -14,7 +14,7 @@ import (
 func runDigits(args []string) error {
 	fs := flag.NewFlagSet("digits", flag.ContinueOnError)
 	var c experiment.DigitsConfig
-	parseStudy := studyFlags(fs, &c.Study, studyDefaults{paradigms: "toplabel,classwise,canonical", methods: "all", runs: 3, lambdaCE: "0: 1"})
+	parseStudy := studyFlags(fs, &c.Study, studyDefaults{paradigms: "toplabel,classwise,canonical", methods: "all", runs: 3, lambdaCE: "0: 1", jobs: 1})
 	dir := fs.String("data", "", "data directory holding mnist/, usps/, svhn/ (default $ECL_DATA, else ./data; fill it with ecl data fetch)")
 	fs.StringVar(&c.Split.Target, "target", "mnist", "target domain: mnist, usps, svhn or synth")
 	sources := fs.String("sources", "", "comma list of source domains (default: every other domain whose files are present, and synth)")
@@ -59,6 +59,10 @@ func runDigits(args []string) error {
 			fmt.Fprintf(os.Stderr, "%8s  %s\n", time.Since(start).Round(time.Second), fmt.Sprintf(format, args...))
 		}
 	}
+	if isWorker() {
+		return serveRuns(c.RunOne)
+	}
+	defer useWorkers(&c.Study, "digits", args)()
 	var results []experiment.Result
 	err = profiled(func() (err error) {
 		results, err = experiment.RunDigits(c)

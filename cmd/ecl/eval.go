@@ -20,6 +20,7 @@ import (
 	"github.com/ecl-go/ecl/datasets/arrays"
 	"github.com/ecl-go/ecl/ecl/metrics"
 	"github.com/ecl-go/ecl/ecl/plot"
+	"github.com/ecl-go/ecl/experiment"
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -479,11 +480,22 @@ type calibrations struct {
 	can metrics.Canonical
 }
 
-// evaluate computes every metric of checked predictions; ECE^KDE only when
-// kde is set, the canonical error only when canonical is.
+// evaluate computes every metric of checked predictions: the studies'
+// (experiment.Measure) and the L∞ and L2 errors; ECE^KDE only when kde is
+// set, the canonical error only when canonical is.
 func evaluate(probs []float64, k int, labels []int, o metrics.Options, kde, canonical bool) (evalReport, calibrations, error) {
-	r := evalReport{N: len(labels), K: k, Bins: o.Bins}
-	var c calibrations
+	var modes []metrics.KDEMode
+	if kde {
+		for _, m := range kdeModes {
+			modes = append(modes, m.mode)
+		}
+	}
+	m, err := experiment.Measure(probs, k, labels, o, canonical, modes...)
+	if err != nil {
+		return evalReport{}, calibrations{}, err
+	}
+	r := evalReport{N: len(labels), K: k, Bins: o.Bins, ACC: m.ACC, ECE: m.Top.Error, CwECE: m.Classwise.Error, NLL: m.NLL, Brier: m.Brier}
+	c := calibrations{top: m.Top, cw: m.Classwise}
 	withNorm := func(norm metrics.Norm, dst *float64) func() error {
 		return func() error {
 			on := o
@@ -493,37 +505,24 @@ func evaluate(probs []float64, k int, labels []int, o metrics.Options, kde, cano
 			return err
 		}
 	}
-	steps := []func() error{
-		func() (err error) { r.ACC, err = metrics.Accuracy(probs, k, labels); return err },
-		func() (err error) { c.top, err = metrics.ECE(probs, k, labels, o); r.ECE = c.top.Error; return err },
+	for _, step := range []func() error{
 		withNorm(metrics.Max, &r.MCE),
 		withNorm(metrics.L2, &r.ECEL2),
 		func() (err error) { r.DebiasedL2, err = metrics.DebiasedL2ECE(probs, k, labels, o); return err },
-		func() (err error) {
-			c.cw, err = metrics.ClasswiseECE(probs, k, labels, o)
-			r.CwECE = c.cw.Error
-			return err
-		},
-		func() (err error) { r.NLL, err = metrics.NLL(probs, k, labels); return err },
-		func() (err error) { r.Brier, err = metrics.Brier(probs, k, labels); return err },
-	}
-	if canonical {
-		steps = append(steps, func() (err error) {
-			c.can, err = metrics.CanonicalECE(probs, k, labels, o)
-			r.CanECE = c.can.Error
-			return err
-		})
-	}
-	if kde {
-		steps = append(steps, func() error { return kdeAll(&r, probs, k, labels) })
-	}
-	for _, step := range steps {
+	} {
 		if err := step(); err != nil {
 			return evalReport{}, calibrations{}, err
 		}
 	}
+	if m.KDE != nil {
+		r.KDE, r.KDEBandwidth = map[string]float64{}, m.Bandwidth
+		for _, mode := range kdeModes {
+			r.KDE[mode.name] = m.KDE[mode.mode]
+		}
+	}
 	r.Debiased = map[string]float64{"ece": metrics.DebiasedL1(c.top), "cwece": metrics.DebiasedL1Classwise(c.cw, o.SumClasses)}
-	if canonical {
+	if m.Canonical != nil {
+		c.can, r.CanECE = *m.Canonical, m.Canonical.Error
 		r.Debiased["canonical_ece"] = metrics.DebiasedL1Canonical(c.can)
 	}
 	return r, c, nil
@@ -541,26 +540,6 @@ func addBins(r *evalReport, c calibrations) {
 			r.CanonicalBins = append(r.CanonicalBins, vecBinJSON{c.can.Anchors[j*k : (j+1)*k], b.Count, b.Conf, b.Freq})
 		}
 	}
-}
-
-// kdeAll fills r's ECE^KDE of every mode, selecting the bandwidth once.
-func kdeAll(r *evalReport, probs []float64, k int, labels []int) error {
-	if len(labels) < 2 {
-		return nil // the leave-one-out estimate needs two samples
-	}
-	h, err := metrics.KDEBandwidth(probs, k)
-	if err != nil {
-		return err
-	}
-	r.KDE, r.KDEBandwidth = map[string]float64{}, h
-	for _, m := range kdeModes {
-		res, err := metrics.ECEKDE(probs, k, labels, metrics.KDEOptions{Mode: m.mode, Bandwidth: h})
-		if err != nil {
-			return err
-		}
-		r.KDE[m.name] = res.Value
-	}
-	return nil
 }
 
 // statistics returns every bootstrapped statistic of predictions by its

@@ -203,9 +203,10 @@ func pairedDiffs(rs []experiment.Result, a, b string, names []string, reps int, 
 	type key struct{ shift, setup string }
 	var order []key
 	pairs := map[key]map[uint64][2]*experiment.Result{}
+	ma, mb := experiment.ParseMethodID(a), experiment.ParseMethodID(b)
 	for i := range rs {
 		r := &rs[i]
-		if r.Method != a && r.Method != b {
+		if r.Method != ma && r.Method != mb {
 			continue
 		}
 		k := key{r.Shift, r.Setup}
@@ -214,7 +215,7 @@ func pairedDiffs(rs []experiment.Result, a, b string, names []string, reps int, 
 			order = append(order, k)
 		}
 		p := pairs[k][r.Seed]
-		if r.Method == a {
+		if r.Method == ma {
 			p[0] = r
 		} else {
 			p[1] = r
@@ -343,7 +344,7 @@ func (r report) text(w io.Writer) error {
 		}
 		b.WriteString(line + pad("vs Uncal", textWidths["vs Uncal"]) + "vs CE-ft\n")
 		for _, s := range block {
-			line := pad(s.Method, textWidths["method"])
+			line := pad(s.Method.String(), textWidths["method"])
 			for _, m := range r.metrics {
 				line += pad(cell(s.Target[m], m, "±"), textWidths[m])
 			}
@@ -432,7 +433,7 @@ func (r report) latex(w io.Writer) error {
 		}
 		b.WriteString(" & vs Uncal & vs CE-ft \\\\\n\\midrule\n")
 		for _, s := range block {
-			b.WriteString(latexEscape(s.Method))
+			b.WriteString(latexEscape(s.Method.String()))
 			for _, m := range r.metrics {
 				c := cell(s.Target[m], m, " $\\pm$ ")
 				if printed(s, m) == best[m] {
@@ -460,7 +461,7 @@ func (r report) csv(w io.Writer) error {
 	cw.Write(append(head, "wins_uncal", "delta_uncal", "wins_ce_finetune", "delta_ce_finetune"))
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, s := range r.summaries {
-		row := []string{s.Shift, s.Setup, s.Method, strconv.Itoa(s.Runs)}
+		row := []string{s.Shift, s.Setup, s.Method.String(), strconv.Itoa(s.Runs)}
 		for _, m := range experiment.ScoreNames {
 			row = append(row, g(s.Target[m].Mean), g(s.Target[m].Std))
 		}
@@ -488,9 +489,9 @@ type figureSize struct {
 // method's per-seed values and their mean ± std into dir, in each format.
 func writeMetricFigures(dir string, formats []string, size figureSize, r report) error {
 	for _, block := range r.blocks() {
-		methods := make([]string, len(block))
+		methods, names := make([]experiment.MethodID, len(block)), make([]string, len(block))
 		for i, s := range block {
-			methods[i] = s.Method
+			methods[i], names[i] = s.Method, s.Method.String()
 		}
 		for _, m := range r.metrics {
 			values := make([][]float64, len(block))
@@ -503,7 +504,7 @@ func writeMetricFigures(dir string, formats []string, size figureSize, r report)
 			if m == "NLL" {
 				unit = ""
 			}
-			p, err := plot.SeedSpread(fmt.Sprintf("%s: target %s, %d seeds", r.title(block), m, block[0].Runs), m+unit, methods, values)
+			p, err := plot.SeedSpread(fmt.Sprintf("%s: target %s, %d seeds", r.title(block), m, block[0].Runs), m+unit, names, values)
 			if err != nil {
 				return err
 			}

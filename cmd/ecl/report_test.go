@@ -82,7 +82,7 @@ func TestReportFormatsAndMissingRuns(t *testing.T) {
 	for _, r := range recs {
 		var u, e float64
 		for _, res := range r.Results {
-			switch res.Method {
+			switch res.Method.String() {
 			case "Uncal":
 				u = res.Target.ECE
 			case "ECL-canonical":

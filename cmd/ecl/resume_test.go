@@ -1,25 +1,46 @@
 package main
 
 import (
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/ecl-go/ecl/experiment"
 )
 
-// buildECL builds this command into a temporary directory.
+// built is this command's binary, built once for the tests that run it.
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// buildECL builds this command (once) into a temporary directory, which
+// TestMain removes.
 func buildECL(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ecl")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "ecl-test-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "ecl")
+		if out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.path
 }
 
 // smallSim is a study of 4 runs that takes about a second.
@@ -122,5 +143,54 @@ func TestSimKilledAndResumedMatchesUninterrupted(t *testing.T) {
 	}
 	if runs != 4 || diagrams == 0 || wantFiles["results.json"] == "" {
 		t.Errorf("study wrote %d run files, %d diagrams, results.json %v; want 4 runs, diagrams and results", runs, diagrams, wantFiles["results.json"] != "")
+	}
+}
+
+// ecl sim computing its runs in worker processes (-jobs 3) writes the
+// tables, results files, diagrams and run results of a run computing them
+// one after another in its own process (-jobs 1).
+func TestSimJobsMatchSequential(t *testing.T) {
+	bin := buildECL(t)
+	run := func(jobs string) (string, map[string]string, []*experiment.Record) {
+		dir := t.TempDir()
+		c := exec.Command(bin, append(smallSim, "-jobs", jobs)...)
+		c.Dir = dir
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("-jobs %s: %v", jobs, err)
+		}
+		recs, _, err := experiment.ReadRecords(filepath.Join(dir, "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tableOf(out), studyFiles(t, filepath.Join(dir, "out")), recs
+	}
+	wantTable, wantFiles, wantRecs := run("1")
+	table, files, recs := run("3")
+	if table != wantTable {
+		t.Errorf("tables differ:\n%s\nwant\n%s", table, wantTable)
+	}
+	// The command line, in results.json and plan.json, differs by -jobs.
+	for name, b := range files {
+		files[name] = strings.ReplaceAll(b, `"-jobs",
+    "3"`, `"-jobs",
+    "1"`)
+	}
+	for name, b := range wantFiles {
+		if files[name] != b {
+			t.Errorf("%s differs", name)
+		}
+	}
+	if len(files) != len(wantFiles) {
+		t.Errorf("%d files, want %d", len(files), len(wantFiles))
+	}
+	if len(recs) != 4 || len(recs) != len(wantRecs) {
+		t.Fatalf("%d records, want 4", len(recs))
+	}
+	for i, r := range recs {
+		w := wantRecs[i]
+		if r.Key != w.Key || !reflect.DeepEqual(r.Results, w.Results) {
+			t.Errorf("record %s differs from the sequential run's", r.Label)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ import (
 func runSim(args []string) error {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 	var c experiment.SimConfig
-	parseStudy := studyFlags(fs, &c.Study, studyDefaults{paradigms: "canonical,classwise,toplabel", methods: "", runs: 10, lambdaCE: "0: recipe default"})
+	parseStudy := studyFlags(fs, &c.Study, studyDefaults{paradigms: "canonical,classwise,toplabel", methods: "", runs: 10, lambdaCE: "0: recipe default", jobs: runtime.NumCPU()})
 	shifts := fs.String("shifts", "normal,uniform", "comma list of covariate shifts: normal, uniform, normal-wide, uniform-wide")
 	fs.StringVar(&c.Recipe, "recipe", "paper", "training recipe: paper (the paper's text: Adam 1e-3, 100 epochs, batch 100 in every stage) or notebook (the reference notebook's stages)")
 	fs.IntVar(&c.Points, "points", 0, "points per domain (0: recipe default)")
@@ -58,6 +59,10 @@ func runSim(args []string) error {
 	if err := c.Validate(); err != nil {
 		return flagError(err)
 	}
+	if isWorker() {
+		return serveRuns(c.RunOne)
+	}
+	defer useWorkers(&c.Study, "sim", args)()
 	start := time.Now()
 	if !*quiet && isTerminal(os.Stderr) {
 		c.Progress = func(done, total int) {
@@ -106,7 +111,7 @@ func writeAll(dir string, args []string, results []experiment.Result, summaries 
 // differ between commands.
 type studyDefaults struct {
 	paradigms, methods string
-	runs               int
+	runs, jobs         int
 	lambdaCE           string
 }
 
@@ -128,6 +133,7 @@ func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func(out
 	fs.Float64Var(&s.Loss.EMA, "ema", 0.9, "weight of the new value in the cache update")
 	reduce := fs.String("reduce", "mean", "mini-batch loss over samples: mean (default) or sum (reference code)")
 	metricConv := fs.String("metrics", "paper", "metric conventions: paper (15 equal-width bins) or reference (metrics.py: bins with ≤5 samples dropped, 0 in no bin)")
+	fs.IntVar(&s.Jobs, "jobs", d.jobs, "runs computed at once, each in a worker process of this command (1: one after another in this process; the default with -cpuprofile)")
 	fs.BoolVar(&s.Store.Resume, "resume", true, "reuse the runs whose result file is in -out/runs with the same configuration")
 	return func(out string, args []string) error {
 		s.Store.Dir, s.Args = out, args
@@ -152,13 +158,20 @@ func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func(out
 		for _, f := range []struct {
 			name string
 			zero bool
-		}{{"bins", s.Loss.Bins == 0}, {"nprox", s.Loss.NProx == 0}, {"ema", s.Loss.EMA == 0}} {
+		}{{"bins", s.Loss.Bins == 0}, {"nprox", s.Loss.NProx == 0}, {"ema", s.Loss.EMA == 0}, {"jobs", s.Jobs < 1}} {
 			if f.zero {
-				return fmt.Errorf("-%s 0: want a positive value", f.name)
+				return fmt.Errorf("-%s %s: want a positive value", f.name, fs.Lookup(f.name).Value)
 			}
 		}
 		if fs.NArg() > 0 {
 			return fmt.Errorf("unexpected arguments %q", fs.Args())
+		}
+		// A CPU profile sees this process alone: it computes the runs
+		// itself unless -jobs is given.
+		jobsSet := false
+		fs.Visit(func(f *flag.Flag) { jobsSet = jobsSet || f.Name == "jobs" })
+		if p := fs.Lookup("cpuprofile"); p != nil && p.Value.String() != "" && !jobsSet {
+			s.Jobs = 1
 		}
 		return nil
 	}
@@ -314,7 +327,7 @@ func writeResults(dir string, args []string, rs []experiment.Result, ss []experi
 		}
 		cw.Write(head)
 		for _, r := range rs {
-			row := []string{r.Shift, r.Method, r.Setup, strconv.FormatUint(r.Seed, 10)}
+			row := []string{r.Shift, r.Method.String(), r.Setup, strconv.FormatUint(r.Seed, 10)}
 			for _, n := range experiment.ScoreNames {
 				row = append(row, strconv.FormatFloat(r.Target.Get(n), 'g', -1, 64))
 			}
