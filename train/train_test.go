@@ -138,14 +138,15 @@ func TestFitStepTensorsDieWithTheStep(t *testing.T) {
 			t.Errorf("using a tensor of an ended step: recovered %q", p)
 		}
 	}()
-	_ = fit(r, "test", Stage{Epochs: 2, LR: 0.01}, 6, m.Params(), src, Data[float64]{}, func(s, _ Data[float64]) *autograd.Var[float64] {
+	_ = fit(r, "test", Stage{Epochs: 2, LR: 0.01}, 6, m.Params(), src.Len(), 0, backprop(func(si, _ []int) *autograd.Var[float64] {
+		s := src.Rows(si)
 		loss := nn.CrossEntropy(m.Forward(autograd.Const(s.X)), s.Y)
 		if kept != nil {
 			loss = autograd.Add(loss, kept)
 		}
 		kept = loss.Detach()
 		return loss
-	})
+	}))
 	t.Error("fit reused a tensor of an ended step without panicking")
 }
 
@@ -260,14 +261,16 @@ func TestAuxCheckClassFrequencies(t *testing.T) {
 	}
 }
 
-// Tracing the ECL stage leaves its training unchanged, and the gradient
-// ratio it reports is that of the weighted terms: doubling λ_ce halves it.
+// Tracing the ECL stage leaves its training unchanged bit for bit (the
+// traced step assembles the sum's gradient at the logits from the terms'
+// own backward passes), whatever the weights, and the gradient ratio it
+// reports is that of the weighted terms: doubling λ_ce halves it.
 func TestTraceRecordsWithoutChangingTraining(t *testing.T) {
-	run := func(lambdaCE float64, trace bool) ([]float64, []EpochTrace) {
+	run := func(lambdaCE float64, adaptive, trace bool) ([]float64, []EpochTrace) {
 		r := rand.New(rand.NewPCG(3, 3))
 		m := ecl.NewMLPClassifier[float64](r, 2, 6, 3, 2)
 		src, tgt := shiftedPair(r)
-		rec := Recipe{ECL: Stage{Epochs: 3, LR: 0.01}, Batch: 20, LambdaCE: lambdaCE}
+		rec := Recipe{ECL: Stage{Epochs: 3, LR: 0.01}, Batch: 20, LambdaCE: lambdaCE, Adaptive: adaptive, Gamma: 1}
 		var es []EpochTrace
 		if trace {
 			rec.Trace = func(e EpochTrace) { es = append(es, e) }
@@ -281,17 +284,23 @@ func TestTraceRecordsWithoutChangingTraining(t *testing.T) {
 		}
 		return w, es
 	}
-	plain, _ := run(1, false)
-	traced, es := run(1, true)
-	for i := range plain {
-		if plain[i] != traced[i] {
-			t.Fatalf("tracing changed weight %d: %v vs %v", i, traced[i], plain[i])
+	for _, c := range []struct {
+		lambdaCE float64
+		adaptive bool
+	}{{1, false}, {0.5, false}, {10, false}, {1, true}} {
+		plain, _ := run(c.lambdaCE, c.adaptive, false)
+		traced, _ := run(c.lambdaCE, c.adaptive, true)
+		for i := range plain {
+			if plain[i] != traced[i] {
+				t.Fatalf("λ_ce %v, adaptive %v: tracing changed weight %d: %v vs %v", c.lambdaCE, c.adaptive, i, traced[i], plain[i])
+			}
 		}
 	}
+	_, es := run(1, false, true)
 	if len(es) != 3 || es[0].Epoch != 1 || es[0].Lambda != 1 || !(es[0].GradRatio > 0) || !(es[0].CE > 0) || !(es[0].Term > 0) {
 		t.Fatalf("trace %+v", es)
 	}
-	_, es2 := run(2, true)
+	_, es2 := run(2, false, true)
 	if got := es[0].GradRatio / es2[0].GradRatio; math.Abs(got-2) > 1e-9 {
 		t.Errorf("gradient ratio at λ_ce = 1 over λ_ce = 2: %v, want 2", got)
 	}
