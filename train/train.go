@@ -237,8 +237,8 @@ func auxProbs[T tensor.Float](p ecl.Paradigm, m *ecl.Classifier[T], x *tensor.Te
 
 // ECL fine-tunes the main head with the ECL of paradigm p on paired source
 // and (unlabelled) target batches. The auxiliary head is fixed, and so is
-// the backbone unless r.WholeNetwork: its estimates are then computed once
-// for each domain.
+// the backbone unless r.WholeNetwork: the head's estimates are then
+// computed once for each domain.
 func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classifier[T], src, tgt Data[T], classes int) error {
 	cfg := r.Loss
 	cfg.Paradigm, cfg.Classes = p, classes
@@ -272,8 +272,8 @@ func Control[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src
 
 // finetune runs stage 3 on the main head (and the backbone with
 // r.WholeNetwork): the loss is CE plus the weighted term extra(source
-// probs, target probs, batch rows) when extra is not nil. The frozen
-// backbone's features are computed once. With r.Trace, the term and the
+// probs, target probs, batches, their rows) when extra is not nil. With
+// r.Trace, the term and the
 // cross-entropy are backpropagated apart to the logits, for their gradient
 // norms, and their sum's gradient is assembled there (bit for bit as the
 // backward pass of the sum makes it) and backpropagated through the head:
@@ -311,9 +311,8 @@ func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Cla
 			autograd.NoGrad(func() { fs, ft = features() })
 		}
 		ls, lt := m.Main.Forward(fs), m.Main.Forward(ft)
-		y := s.Y
 		if extra == nil {
-			ce := nn.CrossEntropy(ls, y)
+			ce := nn.CrossEntropy(ls, s.Y)
 			if !r.Adaptive {
 				ce = autograd.Scale(ce, T(r.LambdaCE))
 			}
@@ -325,7 +324,7 @@ func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Cla
 		if trace {
 			hs, ht = autograd.Param(ls.Value), autograd.Param(lt.Value)
 		}
-		ce := nn.CrossEntropy(hs, y)
+		ce := nn.CrossEntropy(hs, s.Y)
 		loss := extra(autograd.Softmax(hs, 1), autograd.Softmax(ht, 1), s, t, si, ti)
 		wce, wterm := r.LambdaCE, 1.0
 		if r.Adaptive {
@@ -355,8 +354,10 @@ func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Cla
 		sum.CE, sum.Term, sum.Lambda, sum.GradRatio = sum.CE+float64(ce.Value.Item()), sum.Term+float64(loss.Value.Item()), sum.Lambda+wterm, sum.GradRatio+ratio
 		steps++
 		// ls collects both terms' gradients, lt the term's alone.
-		ls.BackwardWith(tensor.Add(ts, cs))
-		lt.BackwardWith(tt)
+		if ts != nil {
+			cs = tensor.Add(ts, cs)
+		}
+		backwardTo(ls, lt, cs, tt)
 		return float64(total.Value.Item())
 	})
 }
@@ -371,6 +372,17 @@ func seeded[T tensor.Float](v *autograd.Var[T], w T, hs, ht *autograd.Var[T]) (g
 	return gs, gt
 }
 
+// backwardTo propagates the gradients gs and gt (nil: none) of the logits
+// ls and lt back through the graph.
+func backwardTo[T tensor.Float](ls, lt *autograd.Var[T], gs, gt *tensor.Tensor[T]) {
+	if gs != nil {
+		ls.BackwardWith(gs)
+	}
+	if gt != nil {
+		lt.BackwardWith(gt)
+	}
+}
+
 // headNorm is the Euclidean norm of the gradient with respect to params of
 // a function whose gradients at the logits ls and lt are gs and gt (nil:
 // none), which it leaves without gradients.
@@ -378,10 +390,7 @@ func headNorm[T tensor.Float](params []*autograd.Var[T], ls, lt *autograd.Var[T]
 	for _, p := range params {
 		p.ZeroGrad()
 	}
-	ls.BackwardWith(gs)
-	if gt != nil {
-		lt.BackwardWith(gt)
-	}
+	backwardTo(ls, lt, gs, gt)
 	var sq float64
 	for _, p := range params {
 		if p.Grad != nil {

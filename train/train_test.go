@@ -306,6 +306,53 @@ func TestTraceRecordsWithoutChangingTraining(t *testing.T) {
 	}
 }
 
+// A traced Regularised stage trains as an untraced one, also with a term
+// that reaches only one domain's logits (here the target's, as the oracle
+// does) or only the source's.
+func TestTraceOfOneDomainTerm(t *testing.T) {
+	for _, target := range []bool{true, false} {
+		run := func(trace bool) []float64 {
+			r := rand.New(rand.NewPCG(8, 8))
+			m := ecl.NewMLPClassifier[float64](r, 2, 6, 3, 3)
+			src, tgt := shiftedPair(r)
+			rec := Recipe{ECL: Stage{Epochs: 2, LR: 0.01}, Batch: 10}
+			var epochs int
+			if trace {
+				rec.Trace = func(e EpochTrace) {
+					if !(e.GradRatio > 0) {
+						t.Errorf("target term %v: epoch %d gradient ratio %v", target, e.Epoch, e.GradRatio)
+					}
+					epochs++
+				}
+			}
+			term := func(ps, pt *autograd.Var[float64], _, _ Data[float64]) *autograd.Var[float64] {
+				p := ps
+				if target {
+					p = pt
+				}
+				return autograd.MeanAll(autograd.Mul(p, p))
+			}
+			if err := Regularised(r, rec, m, src, tgt, term); err != nil {
+				t.Fatal(err)
+			}
+			if trace && epochs != 2 {
+				t.Errorf("target term %v: %d epochs traced, want 2", target, epochs)
+			}
+			var w []float64
+			for _, p := range m.Main.Params() {
+				w = append(w, p.Value.Data()...)
+			}
+			return w
+		}
+		plain, traced := run(false), run(true)
+		for i := range plain {
+			if plain[i] != traced[i] {
+				t.Fatalf("target term %v: tracing changed weight %d: %v vs %v", target, i, traced[i], plain[i])
+			}
+		}
+	}
+}
+
 // TestDivergenceStopsTheStage: a learning rate that sends the loss to
 // infinity ends the stage with a DivergedError naming it and the epoch.
 func TestDivergenceStopsTheStage(t *testing.T) {
