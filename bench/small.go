@@ -23,7 +23,9 @@ type SmallCase struct {
 // SmallCases lists the stages of ecl sim: the base model (cross-entropy
 // through the whole network), the top-label auxiliary head (cross-entropy
 // and Soft-ECE on the frozen backbone) and the ECL fine-tuning of the main
-// head in each paradigm (mean-reduced mini-batch ECL on paired batches).
+// head in each paradigm (mean-reduced mini-batch ECL on paired batches),
+// and the canonical one traced as ecl sim runs it (train.Recipe.Trace: the
+// gradient norms of the ECL term and of CE at every step).
 func SmallCases() []SmallCase {
 	const points, hidden, classes = 100, 100, 3
 	r := rand.New(rand.NewPCG(1, 2))
@@ -51,18 +53,25 @@ func SmallCases() []SmallCase {
 			}
 		}},
 	}
-	for _, p := range []ecl.Paradigm{ecl.Canonical, ecl.ClassWise, ecl.TopLabel} {
+	eclStage := func(p ecl.Paradigm, trace bool) func(steps int) {
 		auxOut := classes
 		if p == ecl.TopLabel {
 			auxOut = 2
 		}
-		cases = append(cases, SmallCase{"sim-mlp/ecl-" + p.String(), func(steps int) {
-			if err := train.ECL(rand.New(rand.NewPCG(5, 6)), recipe(steps), p, model(auxOut), src, tgt, classes); err != nil {
+		return func(steps int) {
+			r := recipe(steps)
+			if trace {
+				r.Trace = func(train.EpochTrace) {}
+			}
+			if err := train.ECL(rand.New(rand.NewPCG(5, 6)), r, p, model(auxOut), src, tgt, classes); err != nil {
 				panic(err)
 			}
-		}})
+		}
 	}
-	return cases
+	for _, p := range []ecl.Paradigm{ecl.Canonical, ecl.ClassWise, ecl.TopLabel} {
+		cases = append(cases, SmallCase{"sim-mlp/ecl-" + p.String(), eclStage(p, false)})
+	}
+	return append(cases, SmallCase{"sim-mlp/ecl-canonical-traced", eclStage(ecl.Canonical, true)})
 }
 
 // KDEInput is what ecl sim hands the ECE^KDE metric for one model on one

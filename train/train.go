@@ -110,39 +110,38 @@ func batches(rng *rand.Rand, n, b int) [][]int {
 }
 
 // fit runs a stage: for each epoch, for each batch of the source (paired
-// with a target batch when tgt is non-empty, stopping at the shorter
-// loader), it zeroes the gradients of params, backpropagates loss and takes
-// an Adam step. The tensors of a step (batches, graph, gradients) live in
-// an arena that the next step reuses: the loss must keep no tensor made
-// during a step for a later one.
+// with a target batch when ntgt > 0, stopping at the shorter loader), it
+// zeroes the gradients of params, calls step with the batches' row indices
+// (ti nil without a target), which backpropagates the batch's loss and
+// returns its value, and takes an Adam step. The tensors of a step
+// (batches, graph, gradients) live in an arena that the next step reuses:
+// step must keep no tensor made during a step for a later one.
 //
 // An epoch whose mean loss is not finite ends the stage with a
 // *DivergedError naming it.
-func fit[T tensor.Float](rng *rand.Rand, stage string, st Stage, batch int, params []*autograd.Var[T], src, tgt Data[T], loss func(s, t Data[T]) *autograd.Var[T]) error {
+func fit[T tensor.Float](rng *rand.Rand, stage string, st Stage, batch int, params []*autograd.Var[T], nsrc, ntgt int, step func(si, ti []int) float64) error {
 	opt := optim.NewAdam(params, st.LR, 0)
 	sched := optim.MultiStep{Base: st.LR, Milestones: st.Milestones, Gamma: 0.1}
 	var arena tensor.Arena[T]
 	for epoch := range st.Epochs {
 		sched.Apply(opt, epoch)
-		sb := batches(rng, src.Len(), batch)
+		sb := batches(rng, nsrc, batch)
 		var tb [][]int
-		if tgt.Len() > 0 {
-			tb = batches(rng, tgt.Len(), batch)
+		if ntgt > 0 {
+			tb = batches(rng, ntgt, batch)
 			sb = sb[:min(len(sb), len(tb))]
 		}
 		var sum float64
-		for i, idx := range sb {
+		for i, si := range sb {
 			for _, p := range params {
 				p.ZeroGrad()
 			}
 			arena.Do(func() {
-				var t Data[T]
+				var ti []int
 				if tb != nil {
-					t = tgt.Rows(tb[i])
+					ti = tb[i]
 				}
-				l := loss(src.Rows(idx), t)
-				l.Backward()
-				sum += float64(l.Value.Item())
+				sum += step(si, ti)
 			})
 			opt.Step()
 		}
@@ -155,6 +154,15 @@ func fit[T tensor.Float](rng *rand.Rand, stage string, st Stage, batch int, para
 		}
 	}
 	return nil
+}
+
+// backprop is the step of fit that backpropagates the whole of loss.
+func backprop[T tensor.Float](loss func(si, ti []int) *autograd.Var[T]) func(si, ti []int) float64 {
+	return func(si, ti []int) float64 {
+		l := loss(si, ti)
+		l.Backward()
+		return float64(l.Value.Item())
+	}
 }
 
 // DivergedError is a training stage stopped because an epoch's mean loss
@@ -172,9 +180,10 @@ func (e *DivergedError) Error() string {
 // Base trains the backbone and main head with cross-entropy on the source:
 // the uncalibrated model.
 func Base[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src Data[T]) error {
-	return fit(rng, "base", r.Base, r.Batch, m.Params(), src, Data[T]{}, func(s, _ Data[T]) *autograd.Var[T] {
+	return fit(rng, "base", r.Base, r.Batch, m.Params(), src.Len(), 0, backprop(func(si, _ []int) *autograd.Var[T] {
+		s := src.Rows(si)
 		return nn.CrossEntropy(m.Forward(autograd.Const(s.X)), s.Y)
-	})
+	}))
 }
 
 // Correct is 1 where the main head's prediction on x is y, else 0.
@@ -196,7 +205,8 @@ func Aux[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classi
 	if p == ecl.TopLabel {
 		target = Data[T]{X: src.X, Y: Correct(m, src)}
 	}
-	return fit(rng, "auxiliary head", r.Aux, r.Batch, m.Aux.Params(), target, Data[T]{}, func(s, _ Data[T]) *autograd.Var[T] {
+	return fit(rng, "auxiliary head", r.Aux, r.Batch, m.Aux.Params(), src.Len(), 0, backprop(func(si, _ []int) *autograd.Var[T] {
+		s := target.Rows(si)
 		out := m.AuxForward(autograd.Const(s.X))
 		loss := nn.CrossEntropy(out, s.Y)
 		if p == ecl.TopLabel && r.AuxSoftECE {
@@ -207,7 +217,7 @@ func Aux[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classi
 			loss = autograd.Add(loss, ecl.SoftECE(ecl.CorrectnessProb(out), tensor.To(tensor.FromSlice(correct), out.Value.Device()), 15))
 		}
 		return loss
-	})
+	}))
 }
 
 // auxProbs is the auxiliary head's estimate on x: P(correct) [N] for
@@ -227,7 +237,8 @@ func auxProbs[T tensor.Float](p ecl.Paradigm, m *ecl.Classifier[T], x *tensor.Te
 
 // ECL fine-tunes the main head with the ECL of paradigm p on paired source
 // and (unlabelled) target batches. The auxiliary head is fixed, and so is
-// the backbone unless r.WholeNetwork.
+// the backbone unless r.WholeNetwork: the head's estimates are then
+// computed once for each domain.
 func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classifier[T], src, tgt Data[T], classes int) error {
 	cfg := r.Loss
 	cfg.Paradigm, cfg.Classes = p, classes
@@ -239,8 +250,16 @@ func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classi
 	if err != nil {
 		return fmt.Errorf("train.ECL: %w", err)
 	}
-	return finetune(rng, "ECL-"+p.String(), r, m, src, tgt, func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T] {
-		as, at := auxProbs(p, m, s.X), auxProbs(p, m, t.X)
+	estimate := func(d Data[T]) func(idx []int) *autograd.Var[T] {
+		if r.WholeNetwork {
+			return func(idx []int) *autograd.Var[T] { return auxProbs(p, m, tensor.IndexSelect(d.X, 0, idx)) }
+		}
+		all := auxProbs(p, m, d.X).Value
+		return func(idx []int) *autograd.Var[T] { return autograd.Const(tensor.IndexSelect(all, 0, idx)) }
+	}
+	srcAux, tgtAux := estimate(src), estimate(tgt)
+	return finetune(rng, "ECL-"+p.String(), r, m, src, tgt, func(ps, pt *autograd.Var[T], _, _ Data[T], si, ti []int) *autograd.Var[T] {
+		as, at := srcAux(si), tgtAux(ti)
 		if r.NonTrainable {
 			return ecl.SoftBinnedLoss(sb, ps, pt, as, at)
 		}
@@ -256,9 +275,14 @@ func Control[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src
 }
 
 // finetune runs stage 3 on the main head (and the backbone with
-// r.WholeNetwork): the loss is CE plus the weighted
-// term extra(source probs, target probs, batches) when extra is not nil.
-func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Classifier[T], src, tgt Data[T], extra func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T]) error {
+// r.WholeNetwork): the loss is CE plus the weighted term extra(source
+// probs, target probs, batches, their rows) when extra is not nil. With
+// r.Trace, the term and the
+// cross-entropy are backpropagated apart to the logits, for their gradient
+// norms, and their sum's gradient is assembled there (bit for bit as the
+// backward pass of the sum makes it) and backpropagated through the head:
+// the term's backward pass runs once per step, not twice.
+func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Classifier[T], src, tgt Data[T], extra func(ps, pt *autograd.Var[T], s, t Data[T], si, ti []int) *autograd.Var[T]) error {
 	var weight ecl.AdaptiveWeight
 	weight.Gamma = r.Gamma
 	params := m.Main.Params()
@@ -268,7 +292,8 @@ func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Cla
 	st := r.ECL
 	var sum EpochTrace
 	var steps int
-	if r.Trace != nil && extra != nil {
+	trace := r.Trace != nil && extra != nil
+	if trace {
 		st.OnEpoch = func(epoch int, loss float64) {
 			if r.ECL.OnEpoch != nil {
 				r.ECL.OnEpoch(epoch, loss)
@@ -278,7 +303,8 @@ func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Cla
 			sum, steps = EpochTrace{}, 0
 		}
 	}
-	return fit(rng, stage, st, r.Batch, params, src, tgt, func(s, t Data[T]) *autograd.Var[T] {
+	return fit(rng, stage, st, r.Batch, params, src.Len(), tgt.Len(), func(si, ti []int) float64 {
+		s, t := src.Rows(si), tgt.Rows(ti)
 		features := func() (*autograd.Var[T], *autograd.Var[T]) {
 			return m.Backbone.Forward(autograd.Const(s.X)), m.Backbone.Forward(autograd.Const(t.X))
 		}
@@ -289,38 +315,86 @@ func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Cla
 			autograd.NoGrad(func() { fs, ft = features() })
 		}
 		ls, lt := m.Main.Forward(fs), m.Main.Forward(ft)
-		ce := nn.CrossEntropy(ls, s.Y)
 		if extra == nil {
-			if r.Adaptive {
-				return ce
+			ce := nn.CrossEntropy(ls, s.Y)
+			if !r.Adaptive {
+				ce = autograd.Scale(ce, T(r.LambdaCE))
 			}
-			return autograd.Scale(ce, T(r.LambdaCE))
+			ce.Backward()
+			return float64(ce.Value.Item())
 		}
-		loss := extra(autograd.Softmax(ls, 1), autograd.Softmax(lt, 1), s, t)
+		// With a trace, the loss is built on leaves holding the logits.
+		hs, ht := ls, lt
+		if trace {
+			hs, ht = autograd.Param(ls.Value), autograd.Param(lt.Value)
+		}
+		ce := nn.CrossEntropy(hs, s.Y)
+		loss := extra(autograd.Softmax(hs, 1), autograd.Softmax(ht, 1), s, t, si, ti)
 		wce, wterm := r.LambdaCE, 1.0
 		if r.Adaptive {
 			weight.Observe(float64(ce.Value.Item()), float64(loss.Value.Item()))
 			wce, wterm = 1, weight.Lambda()
 		}
-		if r.Trace != nil {
-			ratio := wterm * gradNorm(params, loss) / (wce * gradNorm(params, ce))
-			sum.CE, sum.Term, sum.Lambda, sum.GradRatio = sum.CE+float64(ce.Value.Item()), sum.Term+float64(loss.Value.Item()), sum.Lambda+wterm, sum.GradRatio+ratio
-			steps++
-		}
+		var total *autograd.Var[T]
 		if r.Adaptive {
-			return autograd.Add(ce, autograd.Scale(loss, T(wterm)))
+			total = autograd.Add(ce, autograd.Scale(loss, T(wterm)))
+		} else {
+			total = autograd.Add(autograd.Scale(ce, T(r.LambdaCE)), loss)
 		}
-		return autograd.Add(autograd.Scale(ce, T(r.LambdaCE)), loss)
+		if !trace {
+			total.Backward()
+			return float64(total.Value.Item())
+		}
+		// The sum's backward pass seeds each term with its weight; the
+		// weighted term's gradient norm is wterm·|∇term| up to rounding
+		// (exactly so for the fixed weight 1).
+		ts, tt := seeded(loss, T(wterm), hs, ht)
+		cs, _ := seeded(ce, T(wce), hs, ht)
+		unit := cs
+		if wce != 1 {
+			unit, _ = seeded(ce, 1, hs, ht)
+		}
+		ratio := headNorm(params, ls, lt, ts, tt) / (wce * headNorm(params, ls, lt, unit, nil))
+		sum.CE, sum.Term, sum.Lambda, sum.GradRatio = sum.CE+float64(ce.Value.Item()), sum.Term+float64(loss.Value.Item()), sum.Lambda+wterm, sum.GradRatio+ratio
+		steps++
+		// ls collects both terms' gradients, lt the term's alone.
+		if ts != nil {
+			cs = tensor.Add(ts, cs)
+		}
+		backwardTo(ls, lt, cs, tt)
+		return float64(total.Value.Item())
 	})
 }
 
-// gradNorm is the Euclidean norm of v's gradient with respect to params,
-// which it leaves without gradients.
-func gradNorm[T tensor.Float](params []*autograd.Var[T], v *autograd.Var[T]) float64 {
+// seeded backpropagates v, seeded with w, to the leaves hs and ht, and
+// returns and clears their gradients (nil where v does not reach).
+func seeded[T tensor.Float](v *autograd.Var[T], w T, hs, ht *autograd.Var[T]) (gs, gt *tensor.Tensor[T]) {
+	v.BackwardWith(tensor.FullOn(v.Value.Device(), w, v.Shape()...))
+	gs, gt = hs.Grad, ht.Grad
+	hs.ZeroGrad()
+	ht.ZeroGrad()
+	return gs, gt
+}
+
+// backwardTo propagates the gradients gs and gt (nil: none) of the logits
+// ls and lt back through the graph.
+func backwardTo[T tensor.Float](ls, lt *autograd.Var[T], gs, gt *tensor.Tensor[T]) {
+	if gs != nil {
+		ls.BackwardWith(gs)
+	}
+	if gt != nil {
+		lt.BackwardWith(gt)
+	}
+}
+
+// headNorm is the Euclidean norm of the gradient with respect to params of
+// a function whose gradients at the logits ls and lt are gs and gt (nil:
+// none), which it leaves without gradients.
+func headNorm[T tensor.Float](params []*autograd.Var[T], ls, lt *autograd.Var[T], gs, gt *tensor.Tensor[T]) float64 {
 	for _, p := range params {
 		p.ZeroGrad()
 	}
-	v.Backward()
+	backwardTo(ls, lt, gs, gt)
 	var sq float64
 	for _, p := range params {
 		if p.Grad != nil {
@@ -364,7 +438,9 @@ func AuxCheck[T tensor.Float](p ecl.Paradigm, m *ecl.Classifier[T], d Data[T], c
 // the oracle), trained exactly like the ECL stage so that rows compare.
 func Regularised[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src, tgt Data[T], term func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T]) error {
 	r.Adaptive, r.LambdaCE = false, 1
-	return finetune(rng, "fine-tuning", r, m, src, tgt, term)
+	return finetune(rng, "fine-tuning", r, m, src, tgt, func(ps, pt *autograd.Var[T], s, t Data[T], _, _ []int) *autograd.Var[T] {
+		return term(ps, pt, s, t)
+	})
 }
 
 // DRL fine-tunes the main head in the distributionally robust predictive
@@ -373,9 +449,10 @@ func Regularised[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T],
 // cross-entropy of the scaled logits on the ECL stage's schedule. Predict
 // then with the target's own r (ScaledProbs).
 func DRL[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src Data[T]) error {
-	return fit(rng, "DRL", r.ECL, r.Batch, m.Main.Params(), src, Data[T]{}, func(s, _ Data[T]) *autograd.Var[T] {
+	return fit(rng, "DRL", r.ECL, r.Batch, m.Main.Params(), src.Len(), 0, backprop(func(si, _ []int) *autograd.Var[T] {
+		s := src.Rows(si)
 		return nn.CrossEntropy(scaled(m, s), s.Y)
-	})
+	}))
 }
 
 // scaled is the main head's logits on d multiplied row-wise by d.Scale.

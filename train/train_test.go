@@ -138,14 +138,15 @@ func TestFitStepTensorsDieWithTheStep(t *testing.T) {
 			t.Errorf("using a tensor of an ended step: recovered %q", p)
 		}
 	}()
-	_ = fit(r, "test", Stage{Epochs: 2, LR: 0.01}, 6, m.Params(), src, Data[float64]{}, func(s, _ Data[float64]) *autograd.Var[float64] {
+	_ = fit(r, "test", Stage{Epochs: 2, LR: 0.01}, 6, m.Params(), src.Len(), 0, backprop(func(si, _ []int) *autograd.Var[float64] {
+		s := src.Rows(si)
 		loss := nn.CrossEntropy(m.Forward(autograd.Const(s.X)), s.Y)
 		if kept != nil {
 			loss = autograd.Add(loss, kept)
 		}
 		kept = loss.Detach()
 		return loss
-	})
+	}))
 	t.Error("fit reused a tensor of an ended step without panicking")
 }
 
@@ -260,14 +261,16 @@ func TestAuxCheckClassFrequencies(t *testing.T) {
 	}
 }
 
-// Tracing the ECL stage leaves its training unchanged, and the gradient
-// ratio it reports is that of the weighted terms: doubling λ_ce halves it.
+// Tracing the ECL stage leaves its training unchanged bit for bit (the
+// traced step assembles the sum's gradient at the logits from the terms'
+// own backward passes), whatever the weights, and the gradient ratio it
+// reports is that of the weighted terms: doubling λ_ce halves it.
 func TestTraceRecordsWithoutChangingTraining(t *testing.T) {
-	run := func(lambdaCE float64, trace bool) ([]float64, []EpochTrace) {
+	run := func(lambdaCE float64, adaptive, trace bool) ([]float64, []EpochTrace) {
 		r := rand.New(rand.NewPCG(3, 3))
 		m := ecl.NewMLPClassifier[float64](r, 2, 6, 3, 2)
 		src, tgt := shiftedPair(r)
-		rec := Recipe{ECL: Stage{Epochs: 3, LR: 0.01}, Batch: 20, LambdaCE: lambdaCE}
+		rec := Recipe{ECL: Stage{Epochs: 3, LR: 0.01}, Batch: 20, LambdaCE: lambdaCE, Adaptive: adaptive, Gamma: 1}
 		var es []EpochTrace
 		if trace {
 			rec.Trace = func(e EpochTrace) { es = append(es, e) }
@@ -281,19 +284,72 @@ func TestTraceRecordsWithoutChangingTraining(t *testing.T) {
 		}
 		return w, es
 	}
-	plain, _ := run(1, false)
-	traced, es := run(1, true)
-	for i := range plain {
-		if plain[i] != traced[i] {
-			t.Fatalf("tracing changed weight %d: %v vs %v", i, traced[i], plain[i])
+	for _, c := range []struct {
+		lambdaCE float64
+		adaptive bool
+	}{{1, false}, {0.5, false}, {10, false}, {1, true}} {
+		plain, _ := run(c.lambdaCE, c.adaptive, false)
+		traced, _ := run(c.lambdaCE, c.adaptive, true)
+		for i := range plain {
+			if plain[i] != traced[i] {
+				t.Fatalf("λ_ce %v, adaptive %v: tracing changed weight %d: %v vs %v", c.lambdaCE, c.adaptive, i, traced[i], plain[i])
+			}
 		}
 	}
+	_, es := run(1, false, true)
 	if len(es) != 3 || es[0].Epoch != 1 || es[0].Lambda != 1 || !(es[0].GradRatio > 0) || !(es[0].CE > 0) || !(es[0].Term > 0) {
 		t.Fatalf("trace %+v", es)
 	}
-	_, es2 := run(2, true)
+	_, es2 := run(2, false, true)
 	if got := es[0].GradRatio / es2[0].GradRatio; math.Abs(got-2) > 1e-9 {
 		t.Errorf("gradient ratio at λ_ce = 1 over λ_ce = 2: %v, want 2", got)
+	}
+}
+
+// A traced Regularised stage trains as an untraced one, also with a term
+// that reaches only one domain's logits (here the target's, as the oracle
+// does) or only the source's.
+func TestTraceOfOneDomainTerm(t *testing.T) {
+	for _, target := range []bool{true, false} {
+		run := func(trace bool) []float64 {
+			r := rand.New(rand.NewPCG(8, 8))
+			m := ecl.NewMLPClassifier[float64](r, 2, 6, 3, 3)
+			src, tgt := shiftedPair(r)
+			rec := Recipe{ECL: Stage{Epochs: 2, LR: 0.01}, Batch: 10}
+			var epochs int
+			if trace {
+				rec.Trace = func(e EpochTrace) {
+					if !(e.GradRatio > 0) {
+						t.Errorf("target term %v: epoch %d gradient ratio %v", target, e.Epoch, e.GradRatio)
+					}
+					epochs++
+				}
+			}
+			term := func(ps, pt *autograd.Var[float64], _, _ Data[float64]) *autograd.Var[float64] {
+				p := ps
+				if target {
+					p = pt
+				}
+				return autograd.MeanAll(autograd.Mul(p, p))
+			}
+			if err := Regularised(r, rec, m, src, tgt, term); err != nil {
+				t.Fatal(err)
+			}
+			if trace && epochs != 2 {
+				t.Errorf("target term %v: %d epochs traced, want 2", target, epochs)
+			}
+			var w []float64
+			for _, p := range m.Main.Params() {
+				w = append(w, p.Value.Data()...)
+			}
+			return w
+		}
+		plain, traced := run(false), run(true)
+		for i := range plain {
+			if plain[i] != traced[i] {
+				t.Fatalf("target term %v: tracing changed weight %d: %v vs %v", target, i, traced[i], plain[i])
+			}
+		}
 	}
 }
 
