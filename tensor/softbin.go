@@ -547,6 +547,101 @@ func blockSums[T Float](n, cost int, out []T, body func(acc []float64, lo, hi in
 	}
 }
 
+// soft1D runs the soft binning of 1-D float32 points and values (E = D = 1:
+// top-label and class-wise) through the vector kernels of softbin_amd64.s,
+// 16 samples per vector, in rounds of 16 rows of the G groups (see there).
+// The kernels sum each lane in float32 over at most soft1DRounds rounds,
+// then fold the lanes into the float64 partial sums.
+type soft1D struct {
+	a    []float32
+	c    [softConsts]float32
+	g, b int
+	// group[v·16 + l] is the group of lane l of a round's vector v.
+	group []int
+}
+
+// softConsts is the length of soft1D's constant table: k = −1/τ, log2 e,
+// ln 2 in two parts (Cephes' C1, C2), the six coefficients of Cephes'
+// expf polynomial, 1, and −104, below which e^x is 0 in float32.
+const softConsts = 12
+
+// soft1DRounds bounds the rounds summed in float32 before a fold.
+const soft1DRounds = 32
+
+// newSoft1D returns the vector kernels for as, g groups and values of
+// dimension d, or nil where they do not apply (no AVX-512, float64, points
+// or values of more than one dimension).
+func newSoft1D[T Float](as *anchorSet[T], g, d int) *soft1D {
+	k, ok := any(as.k).(float32)
+	if !softAsm || !ok || as.e != 1 || d != 1 {
+		return nil
+	}
+	v := &soft1D{a: view[float32](as.a), g: g, b: len(as.a), group: make([]int, 16*g)}
+	v.c = [softConsts]float32{k, math.Log2E, 0.693359375, -2.12194440e-4,
+		1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1,
+		1, -104}
+	for i := range v.group {
+		v.group[i] = i % g
+	}
+	return v
+}
+
+// stats adds the statistics of rows [lo, hi) to acc [G, B, 3], rows the
+// scalar loop for a range of rows, and returns the first row it left
+// (fewer than 16 before hi).
+func (v *soft1D) stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
+	lanes, tmp := make([]float32, v.g*v.b*3*16), make([]float32, v.b*16)
+	for hi-lo >= 16 {
+		rounds := min((hi-lo)/16, soft1DRounds)
+		clear(lanes)
+		done := softBinFwd16(&xs[lo*v.g], &ps[lo*v.g], rounds, v.g, &v.a[0], v.b, &v.c, &lanes[0], &tmp[0])
+		for i, s := range lanes {
+			l, vb := i%16, i/16 // vb = (vector·B + j)·3 + c
+			acc[v.group[vb/(3*v.b)*16+l]*3*v.b+vb%(3*v.b)] += float64(s)
+		}
+		lo += 16 * done
+		if done < rounds {
+			rows(lo, lo+16)
+			lo += 16
+		}
+	}
+	return lo
+}
+
+// table lays out the gradient ds [G, B, 3] of the statistics per lane of a
+// round's vectors, [G][B][3][16], for the backward kernel; nil when ds is
+// not finite (the kernel would spread a NaN over bins the scalar loop
+// skips).
+func (v *soft1D) table(ds []float32) []float32 {
+	for _, s := range ds {
+		if math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) {
+			return nil
+		}
+	}
+	tab := make([]float32, v.g*v.b*3*16)
+	for i := range tab {
+		l, vb := i%16, i/16
+		tab[i] = ds[v.group[vb/(3*v.b)*16+l]*3*v.b+vb%(3*v.b)]
+	}
+	return tab
+}
+
+// grad adds to dx and dp the gradients of rows [lo, hi) for the table tab,
+// rows the scalar loop for a range of rows, and returns the first row it
+// left (fewer than 16 before hi).
+func (v *soft1D) grad(dx, dp, xs, ps, tab []float32, lo, hi int, rows func(lo, hi int)) int {
+	for hi-lo >= 16 {
+		rounds, o := (hi-lo)/16, lo*v.g
+		done := softBinBwd16(&dx[o], &dp[o], &xs[o], &ps[o], rounds, v.g, &v.a[0], v.b, &v.c, &tab[0])
+		lo += 16 * done
+		if done < rounds {
+			rows(lo, lo+16)
+			lo += 16
+		}
+	}
+	return lo
+}
+
 // The CPU bodies.
 
 func softAssignCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
@@ -603,13 +698,20 @@ func softBinStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	as := newAnchorSet[T](sb)
 	e, b := sb.Dim, len(as.norm)
 	xs, ps := HostData(x), HostData(p)
+	vec := newSoft1D(as, g, d)
 	blockSums(n, g*b*(2*e+d+10), HostData(out[0]), func(acc []float64, lo, hi int) {
 		w, tmp := make([]T, b), as.scratch()
-		for r := lo * g; r < hi*g; r++ {
-			gg := r % g
-			as.row(w, xs[r*e:(r+1)*e], tmp)
-			addStats(acc[gg*b*(d+2):(gg+1)*b*(d+2)], w, ps[r*d:(r+1)*d])
+		rows := func(lo, hi int) {
+			for r := lo * g; r < hi*g; r++ {
+				gg := r % g
+				as.row(w, xs[r*e:(r+1)*e], tmp)
+				addStats(acc[gg*b*(d+2):(gg+1)*b*(d+2)], w, ps[r*d:(r+1)*d])
+			}
 		}
+		if vec != nil {
+			lo = vec.stats(acc, view[float32](xs), view[float32](ps), lo, hi, rows)
+		}
+		rows(lo, hi)
 	})
 }
 
@@ -620,15 +722,26 @@ func softBinStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	as := newAnchorSet[T](sb)
 	e, b := sb.Dim, len(as.norm)
 	xs, ps := HostData(x), HostData(p)
-	parallelFor(x.Shape()[0]*g, b*(4*e+2*d+12), func(lo, hi int) {
+	vec := newSoft1D(as, g, d)
+	var tab []float32
+	if vec != nil {
+		tab = vec.table(view[float32](ds))
+	}
+	parallelFor(x.Shape()[0], g*b*(4*e+2*d+12), func(lo, hi int) {
 		w, dw, tmp := make([]T, b), make([]T, b), as.scratch()
-		for r := lo; r < hi; r++ {
-			gg := r % g
-			xr := xs[r*e : (r+1)*e]
-			as.row(w, xr, tmp)
-			statsRowBackward(dw, dps[r*d:(r+1)*d], w, ps[r*d:(r+1)*d], ds[gg*b*(d+2):(gg+1)*b*(d+2)], false)
-			as.rowBackward(dxs[r*e:(r+1)*e], dw, w, xr)
+		rows := func(lo, hi int) {
+			for r := lo * g; r < hi*g; r++ {
+				gg := r % g
+				xr := xs[r*e : (r+1)*e]
+				as.row(w, xr, tmp)
+				statsRowBackward(dw, dps[r*d:(r+1)*d], w, ps[r*d:(r+1)*d], ds[gg*b*(d+2):(gg+1)*b*(d+2)], false)
+				as.rowBackward(dxs[r*e:(r+1)*e], dw, w, xr)
+			}
 		}
+		if tab != nil {
+			lo = vec.grad(view[float32](dxs), view[float32](dps), view[float32](xs), view[float32](ps), tab, lo, hi, rows)
+		}
+		rows(lo, hi)
 	})
 }
 

@@ -1,0 +1,279 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// The AVX-512 kernels of the 1-D soft bins (softbin_amd64.go), float32, 16
+// samples per vector. The points x and values p are [rows, g] flat; a round
+// is 16 rows, g vectors, vector v of a round holding the flat elements
+// 16v…16v+15, so that its lane l belongs to group (16v + l) mod g whatever
+// the round: the per-bin sums and the gradient table are laid out per
+// vector of a round, [g][b][3][16] (soft count, weighted sum, weighted
+// square). Each round is first checked for non-finite x or p; the kernels
+// stop before such a round and return the rounds done, for the caller to
+// take it on the scalar path.
+//
+// Per sample: u² = min_j (x − a_j)², t_j = e^{k((x − a_j)² − u²)} (the
+// largest term is 1), w_j = t_j/Σ t. The constants at c (softConsts): k,
+// log2 e, ln 2 in two parts, the six coefficients of Cephes' expf
+// polynomial, 1 and the lower clamp of the exponent, loaded into Z20–Z31.
+
+#define LOADCONSTS(c) \
+	VBROADCASTSS 0(c), Z20; \
+	VBROADCASTSS 4(c), Z21; \
+	VBROADCASTSS 8(c), Z22; \
+	VBROADCASTSS 12(c), Z23; \
+	VBROADCASTSS 16(c), Z24; \
+	VBROADCASTSS 20(c), Z25; \
+	VBROADCASTSS 24(c), Z26; \
+	VBROADCASTSS 28(c), Z27; \
+	VBROADCASTSS 32(c), Z28; \
+	VBROADCASTSS 36(c), Z29; \
+	VBROADCASTSS 40(c), Z30; \
+	VBROADCASTSS 44(c), Z31
+
+// EXP sets v = e^v for v ≤ 0: n = round(v·log2 e), r = v − n·ln 2,
+// e^r ≈ 1 + r + r²·P(r), scaled by 2^n. n, r are scratch.
+#define EXP(v, n, r) \
+	VMAXPS       Z31, v, v; \
+	VMULPS       Z21, v, n; \
+	VRNDSCALEPS  $0, n, n; \
+	VMOVAPS      v, r; \
+	VFNMADD231PS Z22, n, r; \
+	VFNMADD231PS Z23, n, r; \
+	VMOVAPS      Z24, v; \
+	VFMADD213PS  Z25, r, v; \
+	VFMADD213PS  Z26, r, v; \
+	VFMADD213PS  Z27, r, v; \
+	VFMADD213PS  Z28, r, v; \
+	VFMADD213PS  Z29, r, v; \
+	VMULPS       r, v, v; \
+	VFMADD213PS  r, r, v; \
+	VADDPS       Z30, v, v; \
+	VSCALEFPS    n, v, v
+
+// func softBinFwd16(x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, acc, tmp *float32) int
+//
+// Adds each sample's w_j, w_j·p and w_j·p² to the per-vector sums at acc;
+// tmp holds b vectors.
+TEXT ·softBinFwd16(SB), NOSPLIT, $0-80
+	MOVQ x+0(FP), SI
+	MOVQ p+8(FP), DI
+	MOVQ ng+24(FP), R9
+	MOVQ a+32(FP), R10
+	MOVQ b+40(FP), R11
+	MOVQ c+48(FP), CX
+	MOVQ acc+56(FP), R12
+	MOVQ tmp+64(FP), R13
+	LOADCONSTS(CX)
+	XORQ AX, AX
+
+fround:
+	CMPQ AX, rounds+16(FP)
+	JGE  fdone
+	MOVQ   SI, R8
+	MOVQ   DI, R15
+	MOVQ   R9, CX
+	VXORPS Z0, Z0, Z0
+
+fcheck:
+	VMOVUPS (R8), Z1
+	VSUBPS  Z1, Z1, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS (R15), Z1
+	VSUBPS  Z1, Z1, Z1
+	VADDPS  Z1, Z0, Z0
+	ADDQ    $64, R8
+	ADDQ    $64, R15
+	DECQ    CX
+	JNZ     fcheck
+	VCMPPS   $7, Z0, Z0, K1
+	KORTESTW K1, K1
+	JCC      fdone
+	MOVQ R12, DX
+	MOVQ R9, R14
+
+fvec:
+	VMOVUPS (SI), Z0
+	VMOVUPS (DI), Z1
+	VMULPS  Z1, Z1, Z2
+	VBROADCASTSS (R10), Z3
+	VSUBPS       Z3, Z0, Z3
+	VMULPS       Z3, Z3, Z3
+	MOVQ         R10, R15
+	MOVQ         R11, CX
+
+fmin:
+	VBROADCASTSS (R15), Z4
+	VSUBPS       Z4, Z0, Z4
+	VMULPS       Z4, Z4, Z4
+	VMINPS       Z4, Z3, Z3
+	ADDQ         $4, R15
+	DECQ         CX
+	JNZ          fmin
+	VXORPS  Z5, Z5, Z5
+	MOVQ    R10, R15
+	MOVQ    R13, R8
+	MOVQ    R11, CX
+
+fexp:
+	VBROADCASTSS (R15), Z4
+	VSUBPS       Z4, Z0, Z4
+	VMULPS       Z4, Z4, Z4
+	VSUBPS       Z3, Z4, Z4
+	VMULPS       Z20, Z4, Z4
+	EXP(Z4, Z6, Z7)
+	VMOVUPS      Z4, (R8)
+	VADDPS       Z4, Z5, Z5
+	ADDQ         $4, R15
+	ADDQ         $64, R8
+	DECQ         CX
+	JNZ          fexp
+	VDIVPS       Z5, Z30, Z5
+	MOVQ         R13, R8
+	MOVQ         R11, CX
+
+facc:
+	VMULPS      (R8), Z5, Z4
+	VADDPS      (DX), Z4, Z6
+	VMOVUPS     Z6, (DX)
+	VMOVUPS     64(DX), Z6
+	VFMADD231PS Z1, Z4, Z6
+	VMOVUPS     Z6, 64(DX)
+	VMOVUPS     128(DX), Z6
+	VFMADD231PS Z2, Z4, Z6
+	VMOVUPS     Z6, 128(DX)
+	ADDQ        $64, R8
+	ADDQ        $192, DX
+	DECQ        CX
+	JNZ         facc
+	ADDQ        $64, SI
+	ADDQ        $64, DI
+	DECQ        R14
+	JNZ         fvec
+	INCQ        AX
+	JMP         fround
+
+fdone:
+	MOVQ AX, ret+72(FP)
+	VZEROUPPER
+	RET
+
+// func softBinBwd16(dx, dp, x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, tab *float32) int
+//
+// Adds to dx and dp the gradients of each sample's statistics for the
+// per-vector table tab of their gradients (dn, dm, dq): with
+// dw_j = dn_j + dm_j·p + dq_j·p², dx = 2k·Σ_j w_j·(dw_j − Σ_r w_r·dw_r)·(x − a_j)
+// and dp = Σ_j w_j·(dm_j + 2dq_j·p), from the unnormalised sums
+// A = Σ t·dw, B = Σ t·dw·d, C = Σ t·d, D = Σ t·(dm + 2dq·p) (d = x − a_j):
+// dx = 2k·(B − A·C/Σt)/Σt, dp = D/Σt.
+TEXT ·softBinBwd16(SB), NOSPLIT, $0-88
+	MOVQ dx+0(FP), R12
+	MOVQ dp+8(FP), R13
+	MOVQ x+16(FP), SI
+	MOVQ p+24(FP), DI
+	MOVQ ng+40(FP), R9
+	MOVQ a+48(FP), R10
+	MOVQ b+56(FP), R11
+	MOVQ c+64(FP), CX
+	MOVQ tab+72(FP), BX
+	LOADCONSTS(CX)
+	XORQ AX, AX
+
+bround:
+	CMPQ AX, rounds+32(FP)
+	JGE  bdone
+	MOVQ   SI, R8
+	MOVQ   DI, R15
+	MOVQ   R9, CX
+	VXORPS Z0, Z0, Z0
+
+bcheck:
+	VMOVUPS (R8), Z1
+	VSUBPS  Z1, Z1, Z1
+	VADDPS  Z1, Z0, Z0
+	VMOVUPS (R15), Z1
+	VSUBPS  Z1, Z1, Z1
+	VADDPS  Z1, Z0, Z0
+	ADDQ    $64, R8
+	ADDQ    $64, R15
+	DECQ    CX
+	JNZ     bcheck
+	VCMPPS   $7, Z0, Z0, K1
+	KORTESTW K1, K1
+	JCC      bdone
+	MOVQ BX, DX
+	MOVQ R9, R14
+
+bvec:
+	VMOVUPS (SI), Z0
+	VMOVUPS (DI), Z1
+	VMULPS  Z1, Z1, Z2
+	VADDPS  Z1, Z1, Z8
+	VBROADCASTSS (R10), Z3
+	VSUBPS       Z3, Z0, Z3
+	VMULPS       Z3, Z3, Z3
+	MOVQ         R10, R15
+	MOVQ         R11, CX
+
+bmin:
+	VBROADCASTSS (R15), Z4
+	VSUBPS       Z4, Z0, Z4
+	VMULPS       Z4, Z4, Z4
+	VMINPS       Z4, Z3, Z3
+	ADDQ         $4, R15
+	DECQ         CX
+	JNZ          bmin
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	MOVQ    R10, R15
+	MOVQ    R11, CX
+
+bbin:
+	VBROADCASTSS (R15), Z4
+	VSUBPS       Z4, Z0, Z13
+	VMULPS       Z13, Z13, Z4
+	VSUBPS       Z3, Z4, Z4
+	VMULPS       Z20, Z4, Z4
+	EXP(Z4, Z6, Z7)
+	VADDPS       Z4, Z5, Z5
+	VMOVUPS      (DX), Z14
+	VFMADD231PS  64(DX), Z1, Z14
+	VFMADD231PS  128(DX), Z2, Z14
+	VFMADD231PS  Z14, Z4, Z9
+	VMULPS       Z13, Z4, Z13
+	VFMADD231PS  Z14, Z13, Z10
+	VADDPS       Z13, Z11, Z11
+	VMOVUPS      64(DX), Z15
+	VFMADD231PS  128(DX), Z8, Z15
+	VFMADD231PS  Z15, Z4, Z12
+	ADDQ         $4, R15
+	ADDQ         $192, DX
+	DECQ         CX
+	JNZ          bbin
+	VDIVPS       Z5, Z30, Z5
+	VMULPS       Z5, Z9, Z9
+	VFNMADD231PS Z11, Z9, Z10
+	VMULPS       Z5, Z10, Z10
+	VADDPS       Z20, Z20, Z6
+	VMULPS       Z6, Z10, Z10
+	VADDPS       (R12), Z10, Z10
+	VMOVUPS      Z10, (R12)
+	VMULPS       Z5, Z12, Z12
+	VADDPS       (R13), Z12, Z12
+	VMOVUPS      Z12, (R13)
+	ADDQ         $64, SI
+	ADDQ         $64, DI
+	ADDQ         $64, R12
+	ADDQ         $64, R13
+	DECQ         R14
+	JNZ          bvec
+	INCQ         AX
+	JMP          bround
+
+bdone:
+	MOVQ AX, ret+80(FP)
+	VZEROUPPER
+	RET
