@@ -321,3 +321,35 @@ func TestExtremeGrad(t *testing.T) {
 		}
 	}
 }
+
+// TestExtremes: the fused body gives Max/Min and ArgMax/ArgMin along every
+// axis, ties going to the first extreme, NaN propagating into the value
+// and ignored by the index, as the two reductions do.
+func TestExtremes(t *testing.T) {
+	nan := math.NaN()
+	x := FromSlice([]float64{3, -1, 4, 1, -5, 9, nan, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4, nan, 2, 6, 4}, 2, 3, 4)
+	same := func(name string, got, want *Tensor[float64]) {
+		t.Helper()
+		g, w := got.Data(), want.Data()
+		if !slices.Equal(got.Shape(), want.Shape()) || len(g) != len(w) {
+			t.Fatalf("%s: shape %v, want %v", name, got.Shape(), want.Shape())
+		}
+		for i := range g {
+			if g[i] != w[i] && !(math.IsNaN(g[i]) && math.IsNaN(w[i])) {
+				t.Errorf("%s: %v, want %v", name, g, w)
+				return
+			}
+		}
+	}
+	for axis := range 3 {
+		v, i := Extremes(x, axis, false)
+		same(fmt.Sprint("Max along ", axis), v, Max(x, axis, true))
+		same(fmt.Sprint("ArgMax along ", axis), i, ArgMax(x, axis, true))
+		v, i = Extremes(x, axis, true)
+		same(fmt.Sprint("Min along ", axis), v, Min(x, axis, true))
+		same(fmt.Sprint("ArgMin along ", axis), i, ArgMin(x, axis, true))
+	}
+	v, i := Extremes(FromSlice([]float64{nan, 2, 1, 7, 7, 0}, 2, 3), -1, false)
+	expectData(t, "Max, NaN first", v, nan, 7)
+	expectData(t, "ArgMax, NaN first and a tie", i, 0, 0)
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 )
 
 // The soft-binning kernels of the Expectation Consistency Loss. Points x
@@ -590,15 +591,18 @@ func newSoft1D[T Float](as *anchorSet[T], g, d int) *soft1D {
 // scalar loop for a range of rows, and returns the first row it left
 // (fewer than 16 before hi).
 func (v *soft1D) stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
-	lanes, tmp := make([]float32, v.g*v.b*3*16), make([]float32, v.b*16)
+	buf := soft1DScratch.Get().(*[]float32)
+	defer soft1DScratch.Put(buf)
+	size := v.g * v.b * 3 * 16
+	if cap(*buf) < size+v.b*16 {
+		*buf = make([]float32, size+v.b*16)
+	}
+	lanes, tmp := (*buf)[:size], (*buf)[size:size+v.b*16]
 	for hi-lo >= 16 {
 		rounds := min((hi-lo)/16, soft1DRounds)
 		clear(lanes)
 		done := softBinFwd16(&xs[lo*v.g], &ps[lo*v.g], rounds, v.g, &v.a[0], v.b, &v.c, &lanes[0], &tmp[0])
-		for i, s := range lanes {
-			l, vb := i%16, i/16 // vb = (vector·B + j)·3 + c
-			acc[v.group[vb/(3*v.b)*16+l]*3*v.b+vb%(3*v.b)] += float64(s)
-		}
+		v.fold(acc, lanes)
 		lo += 16 * done
 		if done < rounds {
 			rows(lo, lo+16)
@@ -606,6 +610,23 @@ func (v *soft1D) stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo
 		}
 	}
 	return lo
+}
+
+// soft1DScratch holds soft1D.stats' per-lane sums between calls.
+var soft1DScratch = sync.Pool{New: func() any { return new([]float32) }}
+
+// fold adds the per-lane sums [G][B·3][16] to acc [G, B·3].
+func (v *soft1D) fold(acc []float64, lanes []float32) {
+	bc := 3 * v.b
+	for vec := range v.g {
+		groups := v.group[vec*16 : vec*16+16]
+		for i := range bc {
+			s := lanes[(vec*bc+i)*16 : (vec*bc+i)*16+16]
+			for l, gg := range groups {
+				acc[gg*bc+i] += float64(s[l])
+			}
+		}
+	}
 }
 
 // table lays out the gradient ds [G, B, 3] of the statistics per lane of a
@@ -618,10 +639,16 @@ func (v *soft1D) table(ds []float32) []float32 {
 			return nil
 		}
 	}
-	tab := make([]float32, v.g*v.b*3*16)
-	for i := range tab {
-		l, vb := i%16, i/16
-		tab[i] = ds[v.group[vb/(3*v.b)*16+l]*3*v.b+vb%(3*v.b)]
+	bc := 3 * v.b
+	tab := make([]float32, v.g*bc*16)
+	for vec := range v.g {
+		groups := v.group[vec*16 : vec*16+16]
+		for i := range bc {
+			t := tab[(vec*bc+i)*16 : (vec*bc+i)*16+16]
+			for l, gg := range groups {
+				t[l] = ds[gg*bc+i]
+			}
+		}
 	}
 	return tab
 }
