@@ -150,8 +150,9 @@ func Extremes[T Float](x *Tensor[T], axis int, min bool) (val, idx *Tensor[T]) {
 	return Max(x, axis, true), ArgMax(x, axis, true)
 }
 
-// extremesCPU reduces rows of a contiguous last axis in one loop each (the
-// top-label confidence: K of a few classes), other axes through reduceBlock.
+// extremesCPU reduces rows of a contiguous last axis (the top-label
+// confidence: K of a few classes) 16 rows per vector where the CPU has
+// AVX-512 (float32), else in one loop each, other axes through reduceBlock.
 func extremesCPU[T Float](out, in []*Tensor[T], at ExtremeAttr) {
 	x := in[0]
 	xs, vs, is := HostData(x), HostData(out[0]), HostData(out[1])
@@ -161,6 +162,9 @@ func extremesCPU[T Float](out, in []*Tensor[T], at ExtremeAttr) {
 		valOp, argOp = OpMinR, OpArgMin
 	}
 	parallelFor(outer, 2*n*inner, func(lo, hi int) {
+		if inner == 1 && n > 0 {
+			lo += extremesAsm(xs[lo*n:hi*n], vs[lo:hi], is[lo:hi], n, at.Min)
+		}
 		for o := lo; o < hi; o++ {
 			src, v, i := xs[o*n*inner:(o+1)*n*inner], vs[o*inner:(o+1)*inner], is[o*inner:(o+1)*inner]
 			if inner > 1 || n == 0 {
