@@ -567,7 +567,7 @@ type soft1D struct {
 const softConsts = 12
 
 // soft1DRounds bounds the rounds summed in float32 before a fold.
-const soft1DRounds = 32
+const soft1DRounds = 128
 
 // newSoft1D returns the vector kernels for as, g groups and values of
 // dimension d, or nil where they do not apply (no AVX-512, float64, points
