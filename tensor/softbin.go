@@ -563,8 +563,12 @@ type soft1D struct {
 
 // softConsts is the length of soft1D's constant table: k = −1/τ, log2 e,
 // ln 2 in two parts (Cephes' C1, C2), the six coefficients of Cephes'
-// expf polynomial, 1, and −104, below which e^x is 0 in float32.
-const softConsts = 12
+// expf polynomial, 1, and −104, below which e^x is 0 in float32; then,
+// for equally spaced anchors a_j = a_0 + j·h (the kernels' recurrence,
+// see PRELUDE in softbin_amd64.s): a_0, 1/h, h, B − 1, kh², −2kh,
+// γ = e^{2kh²}, the lower bound −80 of the exponents (+∞ when the anchors
+// are not equally spaced), their upper bound 80, a_{B−1} and (B − 2)·2kh².
+const softConsts = 23
 
 // soft1DRounds bounds the rounds summed in float32 before a fold.
 const soft1DRounds = 128
@@ -580,7 +584,14 @@ func newSoft1D[T Float](as *anchorSet[T], g, d int) *soft1D {
 	v := &soft1D{a: view[float32](as.a), g: g, b: len(as.a), group: make([]int, 16*g)}
 	v.c = [softConsts]float32{k, math.Log2E, 0.693359375, -2.12194440e-4,
 		1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1,
-		1, -104}
+		1, -104,
+		0, 0, 0, 0, 0, 0, 0, float32(math.Inf(1)), 80, 0, 0}
+	if h, b := as.step, len(as.a); h > 0 {
+		kf, hf := float64(k), float64(float32(h))
+		v.c[12], v.c[13], v.c[14], v.c[15] = v.a[0], float32(1/h), float32(h), float32(b-1)
+		v.c[16], v.c[17], v.c[18] = float32(kf*hf*hf), float32(-2*kf*hf), float32(math.Exp(2*kf*hf*hf))
+		v.c[19], v.c[21], v.c[22] = -80, v.a[b-1], float32(float64(b-2)*2*kf*hf*hf)
+	}
 	for i := range v.group {
 		v.group[i] = i % g
 	}

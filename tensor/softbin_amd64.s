@@ -51,6 +51,56 @@
 	VADDPS       Z30, v, v; \
 	VSCALEFPS    n, v, v
 
+// PRELUDE starts a vector of samples on equally spaced anchors (a_j =
+// a_0 + j·h), where the terms follow from one another, t_{j+1} = t_j·ρ_j
+// and ρ_{j+1} = ρ_j·γ with ρ_j = e^{k(h² − 2h(x − a_j))}, γ = e^{2kh²}: it
+// sets Z4 = t_0 and Z17 = ρ_0 (u² from the nearest anchor), or jumps to
+// generic unless every lane's first and last exponents of t and ρ lie
+// within ±80 (no term underflows; the table at R8 puts +∞ for −80 when
+// the anchors are not equally spaced). It uses Z3, Z6, Z7, Z13–Z15, K1, K2.
+#define PRELUDE(generic) \
+	VBROADCASTSS 48(R8), Z13; \
+	VSUBPS       Z13, Z0, Z13; \
+	VBROADCASTSS 52(R8), Z14; \
+	VMULPS       Z14, Z13, Z14; \
+	VRNDSCALEPS  $0, Z14, Z14; \
+	VXORPS       Z15, Z15, Z15; \
+	VMAXPS       Z15, Z14, Z14; \
+	VBROADCASTSS 60(R8), Z15; \
+	VMINPS       Z15, Z14, Z14; \
+	VBROADCASTSS 56(R8), Z15; \
+	VMOVAPS      Z13, Z3; \
+	VFNMADD231PS Z15, Z14, Z3; \
+	VMULPS       Z3, Z3, Z3; \
+	VMULPS       Z13, Z13, Z4; \
+	VSUBPS       Z3, Z4, Z4; \
+	VMULPS       Z20, Z4, Z4; \
+	VBROADCASTSS 84(R8), Z14; \
+	VSUBPS       Z14, Z0, Z14; \
+	VMULPS       Z14, Z14, Z14; \
+	VSUBPS       Z3, Z14, Z14; \
+	VMULPS       Z20, Z14, Z14; \
+	VMINPS       Z14, Z4, Z14; \
+	VBROADCASTSS 64(R8), Z17; \
+	VBROADCASTSS 68(R8), Z15; \
+	VFMADD231PS  Z15, Z13, Z17; \
+	VBROADCASTSS 88(R8), Z15; \
+	VADDPS       Z17, Z15, Z15; \
+	VMINPS       Z17, Z14, Z14; \
+	VMINPS       Z15, Z14, Z14; \
+	VMAXPS       Z17, Z15, Z15; \
+	VBROADCASTSS 76(R8), Z13; \
+	VCMPPS       $29, Z13, Z14, K1; \
+	VBROADCASTSS 80(R8), Z13; \
+	VCMPPS       $18, Z13, Z15, K2; \
+	KANDW        K1, K2, K1; \
+	KORTESTW     K1, K1; \
+	JCC          generic; \
+	EXP(Z4, Z6, Z7); \
+	VMOVAPS      Z17, Z13; \
+	EXP(Z13, Z6, Z7); \
+	VMOVAPS      Z13, Z17
+
 // func softBinFwd16(x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, acc, tmp *float32) int
 //
 // Adds each sample's w_j, w_j·p and w_j·p² to the per-vector sums at acc;
@@ -65,6 +115,7 @@ TEXT ·softBinFwd16(SB), NOSPLIT, $0-80
 	MOVQ acc+56(FP), R12
 	MOVQ tmp+64(FP), R13
 	LOADCONSTS(CX)
+	VBROADCASTSS 72(CX), Z16
 	XORQ AX, AX
 
 fround:
@@ -96,6 +147,23 @@ fvec:
 	VMOVUPS (SI), Z0
 	VMOVUPS (DI), Z1
 	VMULPS  Z1, Z1, Z2
+	MOVQ    c+48(FP), R8
+	PRELUDE(fgeneric)
+	VXORPS  Z5, Z5, Z5
+	MOVQ    R13, R8
+	MOVQ    R11, CX
+
+funi:
+	VMOVUPS Z4, (R8)
+	VADDPS  Z4, Z5, Z5
+	VMULPS  Z17, Z4, Z4
+	VMULPS  Z16, Z17, Z17
+	ADDQ    $64, R8
+	DECQ    CX
+	JNZ     funi
+	JMP     fnorm
+
+fgeneric:
 	VBROADCASTSS (R10), Z3
 	VSUBPS       Z3, Z0, Z3
 	VMULPS       Z3, Z3, Z3
@@ -128,6 +196,8 @@ fexp:
 	ADDQ         $64, R8
 	DECQ         CX
 	JNZ          fexp
+
+fnorm:
 	VDIVPS       Z5, Z30, Z5
 	MOVQ         R13, R8
 	MOVQ         R11, CX
@@ -158,6 +228,21 @@ fdone:
 	VZEROUPPER
 	RET
 
+// BWDBIN adds bin j's terms to the backward sums: t in Z4, d = x − a_j in
+// Z13 (overwritten), the table's dn, dm, dq at DX.
+#define BWDBIN \
+	VADDPS       Z4, Z5, Z5; \
+	VMOVUPS      (DX), Z14; \
+	VFMADD231PS  64(DX), Z1, Z14; \
+	VFMADD231PS  128(DX), Z2, Z14; \
+	VFMADD231PS  Z14, Z4, Z9; \
+	VMULPS       Z13, Z4, Z13; \
+	VFMADD231PS  Z14, Z13, Z10; \
+	VADDPS       Z13, Z11, Z11; \
+	VMOVUPS      64(DX), Z15; \
+	VFMADD231PS  128(DX), Z8, Z15; \
+	VFMADD231PS  Z15, Z4, Z12
+
 // func softBinBwd16(dx, dp, x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, tab *float32) int
 //
 // Adds to dx and dp the gradients of each sample's statistics for the
@@ -177,6 +262,7 @@ TEXT ·softBinBwd16(SB), NOSPLIT, $0-88
 	MOVQ c+64(FP), CX
 	MOVQ tab+72(FP), BX
 	LOADCONSTS(CX)
+	VBROADCASTSS 72(CX), Z16
 	XORQ AX, AX
 
 bround:
@@ -209,6 +295,29 @@ bvec:
 	VMOVUPS (DI), Z1
 	VMULPS  Z1, Z1, Z2
 	VADDPS  Z1, Z1, Z8
+	MOVQ    c+64(FP), R8
+	PRELUDE(bgeneric)
+	VXORPS  Z5, Z5, Z5
+	VXORPS  Z9, Z9, Z9
+	VXORPS  Z10, Z10, Z10
+	VXORPS  Z11, Z11, Z11
+	VXORPS  Z12, Z12, Z12
+	MOVQ    R10, R15
+	MOVQ    R11, CX
+
+buni:
+	VBROADCASTSS (R15), Z13
+	VSUBPS       Z13, Z0, Z13
+	BWDBIN
+	VMULPS       Z17, Z4, Z4
+	VMULPS       Z16, Z17, Z17
+	ADDQ         $4, R15
+	ADDQ         $192, DX
+	DECQ         CX
+	JNZ          buni
+	JMP          bnorm
+
+bgeneric:
 	VBROADCASTSS (R10), Z3
 	VSUBPS       Z3, Z0, Z3
 	VMULPS       Z3, Z3, Z3
@@ -238,21 +347,13 @@ bbin:
 	VSUBPS       Z3, Z4, Z4
 	VMULPS       Z20, Z4, Z4
 	EXP(Z4, Z6, Z7)
-	VADDPS       Z4, Z5, Z5
-	VMOVUPS      (DX), Z14
-	VFMADD231PS  64(DX), Z1, Z14
-	VFMADD231PS  128(DX), Z2, Z14
-	VFMADD231PS  Z14, Z4, Z9
-	VMULPS       Z13, Z4, Z13
-	VFMADD231PS  Z14, Z13, Z10
-	VADDPS       Z13, Z11, Z11
-	VMOVUPS      64(DX), Z15
-	VFMADD231PS  128(DX), Z8, Z15
-	VFMADD231PS  Z15, Z4, Z12
+	BWDBIN
 	ADDQ         $4, R15
 	ADDQ         $192, DX
 	DECQ         CX
 	JNZ          bbin
+
+bnorm:
 	VDIVPS       Z5, Z30, Z5
 	VMULPS       Z5, Z9, Z9
 	VFNMADD231PS Z11, Z9, Z10
