@@ -527,11 +527,13 @@ const (
 )
 
 // blockSums runs body over a partition of the n samples that depends only
-// on n, each block adding into its own zeroed float64 partial sums of
-// len(out) values, and writes their sum, taken in block order, to out.
-func blockSums[T Float](n, cost int, out []T, body func(acc []float64, lo, hi int)) {
+// on n and align (each block but the last a multiple of align samples),
+// each block adding into its own zeroed float64 partial sums of len(out)
+// values, and writes their sum, taken in block order, to out.
+func blockSums[T Float](n, cost, align int, out []T, body func(acc []float64, lo, hi int)) {
 	blocks := min(max(n/statsBlockRows, 1), statsBlocks)
-	rows := (n + blocks - 1) / blocks
+	rows := ((n+blocks-1)/blocks + align - 1) / align * align
+	blocks = max((n+rows-1)/rows, 1)
 	slots := len(out)
 	part := make([]float64, blocks*slots)
 	parallelFor(blocks, rows*cost, func(lo, hi int) {
@@ -641,23 +643,23 @@ func (v *soft1D) fold(acc []float64, lanes []float32) {
 }
 
 // table lays out the gradient ds [G, B, 3] of the statistics per lane of a
-// round's vectors, [G][B][3][16], for the backward kernel; nil when ds is
-// not finite (the kernel would spread a NaN over bins the scalar loop
-// skips).
+// round's vectors, with the anchors, [G][B][4][16] (dn, dm, dq, a), for
+// the backward kernel; nil when ds is not finite (the kernel would spread
+// a NaN over bins the scalar loop skips).
 func (v *soft1D) table(ds []float32) []float32 {
 	for _, s := range ds {
 		if math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) {
 			return nil
 		}
 	}
-	bc := 3 * v.b
-	tab := make([]float32, v.g*bc*16)
+	tab := make([]float32, v.g*v.b*4*16)
 	for vec := range v.g {
 		groups := v.group[vec*16 : vec*16+16]
-		for i := range bc {
-			t := tab[(vec*bc+i)*16 : (vec*bc+i)*16+16]
+		for j, a := range v.a {
+			t := tab[(vec*v.b+j)*4*16 : (vec*v.b+j+1)*4*16]
 			for l, gg := range groups {
-				t[l] = ds[gg*bc+i]
+				d := ds[(gg*v.b+j)*3 : (gg*v.b+j)*3+3]
+				t[l], t[16+l], t[32+l], t[48+l] = d[0], d[1], d[2], a
 			}
 		}
 	}
@@ -709,7 +711,7 @@ func binStatsCPU[T Float](out, in []*Tensor[T], _ struct{}) {
 	w, p := in[0], in[1]
 	n, g, b, d := w.Shape()[0], w.Shape()[1], w.Shape()[2], p.Shape()[2]
 	ws, ps := HostData(w), HostData(p)
-	blockSums(n, g*b*(d+3), HostData(out[0]), func(acc []float64, lo, hi int) {
+	blockSums(n, g*b*(d+3), 1, HostData(out[0]), func(acc []float64, lo, hi int) {
 		for r := lo * g; r < hi*g; r++ {
 			gg := r % g
 			addStats(acc[gg*b*(d+2):(gg+1)*b*(d+2)], ws[r*b:(r+1)*b], ps[r*d:(r+1)*d])
@@ -736,8 +738,11 @@ func softBinStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	as := newAnchorSet[T](sb)
 	e, b := sb.Dim, len(as.norm)
 	xs, ps := HostData(x), HostData(p)
-	vec := newSoft1D(as, g, d)
-	blockSums(n, g*b*(2*e+d+10), HostData(out[0]), func(acc []float64, lo, hi int) {
+	vec, align := newSoft1D(as, g, d), 1
+	if vec != nil {
+		align = 16 // the kernels' rounds
+	}
+	blockSums(n, g*b*(2*e+d+10), align, HostData(out[0]), func(acc []float64, lo, hi int) {
 		w, tmp := make([]T, b), as.scratch()
 		rows := func(lo, hi int) {
 			for r := lo * g; r < hi*g; r++ {
@@ -765,7 +770,12 @@ func softBinStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	if vec != nil {
 		tab = vec.table(view[float32](ds))
 	}
-	parallelFor(x.Shape()[0], g*b*(4*e+2*d+12), func(lo, hi int) {
+	n, align := x.Shape()[0], 1
+	if tab != nil {
+		align = 16 // the kernel's rounds
+	}
+	parallelFor((n+align-1)/align, align*g*b*(4*e+2*d+12), func(lo, hi int) {
+		lo, hi = lo*align, min(hi*align, n)
 		w, dw, tmp := make([]T, b), make([]T, b), as.scratch()
 		rows := func(lo, hi int) {
 			for r := lo * g; r < hi*g; r++ {

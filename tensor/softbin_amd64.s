@@ -228,29 +228,40 @@ fdone:
 	VZEROUPPER
 	RET
 
-// BWDBIN adds bin j's terms to the backward sums: t in Z4, d = x − a_j in
-// Z13 (overwritten), the table's dn, dm, dq at DX.
+// BWDBIN adds bin j's terms to the backward sums, t in Z4, x in Z0 and
+// the table's dn, dm, dq, a at DX, with d = x − a (in Z7): Σt (Z5),
+// Σt·dn, Σt·dm, Σt·dq (Z9–Z11), Σt·d·dn, Σt·d·dm, Σt·d·dq (Z12–Z14),
+// Σt·d (Z15).
 #define BWDBIN \
-	VADDPS       Z4, Z5, Z5; \
-	VMOVUPS      (DX), Z14; \
-	VFMADD231PS  64(DX), Z1, Z14; \
-	VFMADD231PS  128(DX), Z2, Z14; \
-	VFMADD231PS  Z14, Z4, Z9; \
-	VMULPS       Z13, Z4, Z13; \
-	VFMADD231PS  Z14, Z13, Z10; \
-	VADDPS       Z13, Z11, Z11; \
-	VMOVUPS      64(DX), Z15; \
-	VFMADD231PS  128(DX), Z8, Z15; \
-	VFMADD231PS  Z15, Z4, Z12
+	VADDPS      Z4, Z5, Z5; \
+	VFMADD231PS (DX), Z4, Z9; \
+	VFMADD231PS 64(DX), Z4, Z10; \
+	VFMADD231PS 128(DX), Z4, Z11; \
+	VSUBPS      192(DX), Z0, Z7; \
+	VMULPS      Z4, Z7, Z7; \
+	VADDPS      Z7, Z15, Z15; \
+	VFMADD231PS (DX), Z7, Z12; \
+	VFMADD231PS 64(DX), Z7, Z13; \
+	VFMADD231PS 128(DX), Z7, Z14
+
+#define BWDZERO \
+	VXORPS Z5, Z5, Z5; \
+	VXORPS Z9, Z9, Z9; \
+	VXORPS Z10, Z10, Z10; \
+	VXORPS Z11, Z11, Z11; \
+	VXORPS Z12, Z12, Z12; \
+	VXORPS Z13, Z13, Z13; \
+	VXORPS Z14, Z14, Z14; \
+	VXORPS Z15, Z15, Z15
 
 // func softBinBwd16(dx, dp, x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, tab *float32) int
 //
 // Adds to dx and dp the gradients of each sample's statistics for the
-// per-vector table tab of their gradients (dn, dm, dq): with
-// dw_j = dn_j + dm_j·p + dq_j·p², dx = 2k·Σ_j w_j·(dw_j − Σ_r w_r·dw_r)·(x − a_j)
-// and dp = Σ_j w_j·(dm_j + 2dq_j·p), from the unnormalised sums
-// A = Σ t·dw, B = Σ t·dw·d, C = Σ t·d, D = Σ t·(dm + 2dq·p) (d = x − a_j):
-// dx = 2k·(B − A·C/Σt)/Σt, dp = D/Σt.
+// per-vector table tab of their gradients and the anchors, [g][b][4][16]
+// (dn, dm, dq, a): with dw_j = dn_j + dm_j·p + dq_j·p², d_j = x − a_j and
+// dot = Σ_j w_j·dw_j, dx = 2k·Σ_j w_j·(dw_j − dot)·d_j
+// = 2k·(Σ_j w_j·d_j·dw_j − dot·Σ_j w_j·d_j) and dp = Σ_j w_j·(dm_j + 2dq_j·p),
+// from the sums of BWDBIN.
 TEXT ·softBinBwd16(SB), NOSPLIT, $0-88
 	MOVQ dx+0(FP), R12
 	MOVQ dp+8(FP), R13
@@ -266,56 +277,47 @@ TEXT ·softBinBwd16(SB), NOSPLIT, $0-88
 	XORQ AX, AX
 
 bround:
-	CMPQ AX, rounds+32(FP)
-	JGE  bdone
+	CMPQ   AX, rounds+32(FP)
+	JGE    bdone
 	MOVQ   SI, R8
 	MOVQ   DI, R15
 	MOVQ   R9, CX
 	VXORPS Z0, Z0, Z0
 
 bcheck:
-	VMOVUPS (R8), Z1
-	VSUBPS  Z1, Z1, Z1
-	VADDPS  Z1, Z0, Z0
-	VMOVUPS (R15), Z1
-	VSUBPS  Z1, Z1, Z1
-	VADDPS  Z1, Z0, Z0
-	ADDQ    $64, R8
-	ADDQ    $64, R15
-	DECQ    CX
-	JNZ     bcheck
+	VMOVUPS  (R8), Z1
+	VSUBPS   Z1, Z1, Z1
+	VADDPS   Z1, Z0, Z0
+	VMOVUPS  (R15), Z1
+	VSUBPS   Z1, Z1, Z1
+	VADDPS   Z1, Z0, Z0
+	ADDQ     $64, R8
+	ADDQ     $64, R15
+	DECQ     CX
+	JNZ      bcheck
 	VCMPPS   $7, Z0, Z0, K1
 	KORTESTW K1, K1
 	JCC      bdone
-	MOVQ BX, DX
-	MOVQ R9, R14
+	MOVQ     BX, DX
+	MOVQ     R9, R14
 
 bvec:
 	VMOVUPS (SI), Z0
 	VMOVUPS (DI), Z1
 	VMULPS  Z1, Z1, Z2
-	VADDPS  Z1, Z1, Z8
 	MOVQ    c+64(FP), R8
 	PRELUDE(bgeneric)
-	VXORPS  Z5, Z5, Z5
-	VXORPS  Z9, Z9, Z9
-	VXORPS  Z10, Z10, Z10
-	VXORPS  Z11, Z11, Z11
-	VXORPS  Z12, Z12, Z12
-	MOVQ    R10, R15
+	BWDZERO
 	MOVQ    R11, CX
 
 buni:
-	VBROADCASTSS (R15), Z13
-	VSUBPS       Z13, Z0, Z13
 	BWDBIN
-	VMULPS       Z17, Z4, Z4
-	VMULPS       Z16, Z17, Z17
-	ADDQ         $4, R15
-	ADDQ         $192, DX
-	DECQ         CX
-	JNZ          buni
-	JMP          bnorm
+	VMULPS Z17, Z4, Z4
+	VMULPS Z16, Z17, Z17
+	ADDQ   $256, DX
+	DECQ   CX
+	JNZ    buni
+	JMP    bnorm
 
 bgeneric:
 	VBROADCASTSS (R10), Z3
@@ -332,39 +334,41 @@ bmin:
 	ADDQ         $4, R15
 	DECQ         CX
 	JNZ          bmin
-	VXORPS  Z5, Z5, Z5
-	VXORPS  Z9, Z9, Z9
-	VXORPS  Z10, Z10, Z10
-	VXORPS  Z11, Z11, Z11
-	VXORPS  Z12, Z12, Z12
-	MOVQ    R10, R15
-	MOVQ    R11, CX
+	BWDZERO
+	MOVQ         R10, R15
+	MOVQ         R11, CX
 
 bbin:
 	VBROADCASTSS (R15), Z4
-	VSUBPS       Z4, Z0, Z13
-	VMULPS       Z13, Z13, Z4
+	VSUBPS       Z4, Z0, Z4
+	VMULPS       Z4, Z4, Z4
 	VSUBPS       Z3, Z4, Z4
 	VMULPS       Z20, Z4, Z4
 	EXP(Z4, Z6, Z7)
 	BWDBIN
 	ADDQ         $4, R15
-	ADDQ         $192, DX
+	ADDQ         $256, DX
 	DECQ         CX
 	JNZ          bbin
 
 bnorm:
 	VDIVPS       Z5, Z30, Z5
+	VFMADD231PS  Z10, Z1, Z9
+	VFMADD231PS  Z11, Z2, Z9
+	VFMADD231PS  Z13, Z1, Z12
+	VFMADD231PS  Z14, Z2, Z12
+	VADDPS       Z1, Z1, Z6
+	VFMADD231PS  Z11, Z6, Z10
 	VMULPS       Z5, Z9, Z9
-	VFNMADD231PS Z11, Z9, Z10
-	VMULPS       Z5, Z10, Z10
-	VADDPS       Z20, Z20, Z6
-	VMULPS       Z6, Z10, Z10
-	VADDPS       (R12), Z10, Z10
-	VMOVUPS      Z10, (R12)
+	VFNMADD231PS Z15, Z9, Z12
 	VMULPS       Z5, Z12, Z12
-	VADDPS       (R13), Z12, Z12
-	VMOVUPS      Z12, (R13)
+	VADDPS       Z20, Z20, Z6
+	VMULPS       Z6, Z12, Z12
+	VADDPS       (R12), Z12, Z12
+	VMOVUPS      Z12, (R12)
+	VMULPS       Z5, Z10, Z10
+	VADDPS       (R13), Z10, Z10
+	VMOVUPS      Z10, (R13)
 	ADDQ         $64, SI
 	ADDQ         $64, DI
 	ADDQ         $64, R12
