@@ -161,7 +161,11 @@ func extremesCPU[T Float](out, in []*Tensor[T], at ExtremeAttr) {
 	if at.Min {
 		valOp, argOp = OpMinR, OpArgMin
 	}
-	parallelFor(outer, 2*n*inner, func(lo, hi int) {
+	cost := 2 * n * inner
+	if inner == 1 && extremesVec {
+		cost = n // a few instructions per element in the vector kernel
+	}
+	parallelFor(outer, cost, func(lo, hi int) {
 		if inner == 1 && n > 0 {
 			lo += extremesAsm(xs[lo*n:hi*n], vs[lo:hi], is[lo:hi], n, at.Min)
 		}
