@@ -533,7 +533,9 @@ const (
 func blockSums[T Float](n, cost, align int, out []T, body func(acc []float64, lo, hi int)) {
 	blocks := min(max(n/statsBlockRows, 1), statsBlocks)
 	rows := ((n+blocks-1)/blocks + align - 1) / align * align
-	blocks = max((n+rows-1)/rows, 1)
+	if rows > 0 {
+		blocks = (n + rows - 1) / rows
+	}
 	slots := len(out)
 	part := make([]float64, blocks*slots)
 	parallelFor(blocks, rows*cost, func(lo, hi int) {

@@ -196,6 +196,7 @@ func TestSoft1DKernelsMatchScalar(t *testing.T) {
 		{"classwise-k10", 2100, 10, 15, 0.0422, false},
 		{"underflow", 300, 2, 40, 0.0004, false},
 		{"non-finite", 700, 3, 15, 0.0422, true},
+		{"empty", 0, 2, 15, 0.0422, false},
 	}
 	for i, c := range cases {
 		r := newRNG(uint64(100 + i))
