@@ -15,7 +15,8 @@
 // Per sample: u² = min_j (x − a_j)², t_j = e^{k((x − a_j)² − u²)} (the
 // largest term is 1), w_j = t_j/Σ t. The constants at c (softConsts): k,
 // log2 e, ln 2 in two parts, the six coefficients of Cephes' expf
-// polynomial, 1 and the lower clamp of the exponent, loaded into Z20–Z31.
+// polynomial, 1 and the lower clamp of the exponent, loaded into Z20–Z31,
+// and γ (see PRELUDE) into Z16.
 
 #define LOADCONSTS(c) \
 	VBROADCASTSS 0(c), Z20; \
@@ -29,7 +30,8 @@
 	VBROADCASTSS 32(c), Z28; \
 	VBROADCASTSS 36(c), Z29; \
 	VBROADCASTSS 40(c), Z30; \
-	VBROADCASTSS 44(c), Z31
+	VBROADCASTSS 44(c), Z31; \
+	VBROADCASTSS 72(c), Z16
 
 // EXP sets v = e^v for v ≤ 0: n = round(v·log2 e), r = v − n·ln 2,
 // e^r ≈ 1 + r + r²·P(r), scaled by 2^n. n, r are scratch.
@@ -50,6 +52,55 @@
 	VFMADD213PS  r, r, v; \
 	VADDPS       Z30, v, v; \
 	VSCALEFPS    n, v, v
+
+// FINITE jumps to stop unless the round's g vectors (R9) of points at SI
+// and values at DI are all finite; it uses R8, R15, CX, Z0, Z1, K1.
+#define FINITE(stop, loop) \
+	MOVQ     SI, R8; \
+	MOVQ     DI, R15; \
+	MOVQ     R9, CX; \
+	VXORPS   Z0, Z0, Z0; \
+loop: \
+	VMOVUPS  (R8), Z1; \
+	VSUBPS   Z1, Z1, Z1; \
+	VADDPS   Z1, Z0, Z0; \
+	VMOVUPS  (R15), Z1; \
+	VSUBPS   Z1, Z1, Z1; \
+	VADDPS   Z1, Z0, Z0; \
+	ADDQ     $64, R8; \
+	ADDQ     $64, R15; \
+	DECQ     CX; \
+	JNZ      loop; \
+	VCMPPS   $7, Z0, Z0, K1; \
+	KORTESTW K1, K1; \
+	JCC      stop
+
+// MINSQ sets Z3 = u² = min_j (x − a_j)² for x in Z0 over the b (R11)
+// anchors at R10; it uses R15, CX, Z4.
+#define MINSQ(loop) \
+	VBROADCASTSS (R10), Z3; \
+	VSUBPS       Z3, Z0, Z3; \
+	VMULPS       Z3, Z3, Z3; \
+	MOVQ         R10, R15; \
+	MOVQ         R11, CX; \
+loop: \
+	VBROADCASTSS (R15), Z4; \
+	VSUBPS       Z4, Z0, Z4; \
+	VMULPS       Z4, Z4, Z4; \
+	VMINPS       Z4, Z3, Z3; \
+	ADDQ         $4, R15; \
+	DECQ         CX; \
+	JNZ          loop
+
+// TERM sets Z4 = t_j = e^{k((x − a_j)² − u²)} for the anchor at R15, x in
+// Z0 and u² in Z3; it uses Z6, Z7.
+#define TERM \
+	VBROADCASTSS (R15), Z4; \
+	VSUBPS       Z4, Z0, Z4; \
+	VMULPS       Z4, Z4, Z4; \
+	VSUBPS       Z3, Z4, Z4; \
+	VMULPS       Z20, Z4, Z4; \
+	EXP(Z4, Z6, Z7)
 
 // PRELUDE starts a vector of samples on equally spaced anchors (a_j =
 // a_0 + j·h), where the terms follow from one another, t_{j+1} = t_j·ρ_j
@@ -115,31 +166,12 @@ TEXT ·softBinFwd16(SB), NOSPLIT, $0-80
 	MOVQ acc+56(FP), R12
 	MOVQ tmp+64(FP), R13
 	LOADCONSTS(CX)
-	VBROADCASTSS 72(CX), Z16
 	XORQ AX, AX
 
 fround:
 	CMPQ AX, rounds+16(FP)
 	JGE  fdone
-	MOVQ   SI, R8
-	MOVQ   DI, R15
-	MOVQ   R9, CX
-	VXORPS Z0, Z0, Z0
-
-fcheck:
-	VMOVUPS (R8), Z1
-	VSUBPS  Z1, Z1, Z1
-	VADDPS  Z1, Z0, Z0
-	VMOVUPS (R15), Z1
-	VSUBPS  Z1, Z1, Z1
-	VADDPS  Z1, Z0, Z0
-	ADDQ    $64, R8
-	ADDQ    $64, R15
-	DECQ    CX
-	JNZ     fcheck
-	VCMPPS   $7, Z0, Z0, K1
-	KORTESTW K1, K1
-	JCC      fdone
+	FINITE(fdone, fcheck)
 	MOVQ R12, DX
 	MOVQ R9, R14
 
@@ -164,32 +196,14 @@ funi:
 	JMP     fnorm
 
 fgeneric:
-	VBROADCASTSS (R10), Z3
-	VSUBPS       Z3, Z0, Z3
-	VMULPS       Z3, Z3, Z3
-	MOVQ         R10, R15
-	MOVQ         R11, CX
-
-fmin:
-	VBROADCASTSS (R15), Z4
-	VSUBPS       Z4, Z0, Z4
-	VMULPS       Z4, Z4, Z4
-	VMINPS       Z4, Z3, Z3
-	ADDQ         $4, R15
-	DECQ         CX
-	JNZ          fmin
+	MINSQ(fmin)
 	VXORPS  Z5, Z5, Z5
 	MOVQ    R10, R15
 	MOVQ    R13, R8
 	MOVQ    R11, CX
 
 fexp:
-	VBROADCASTSS (R15), Z4
-	VSUBPS       Z4, Z0, Z4
-	VMULPS       Z4, Z4, Z4
-	VSUBPS       Z3, Z4, Z4
-	VMULPS       Z20, Z4, Z4
-	EXP(Z4, Z6, Z7)
+	TERM
 	VMOVUPS      Z4, (R8)
 	VADDPS       Z4, Z5, Z5
 	ADDQ         $4, R15
@@ -273,31 +287,12 @@ TEXT ·softBinBwd16(SB), NOSPLIT, $0-88
 	MOVQ c+64(FP), CX
 	MOVQ tab+72(FP), BX
 	LOADCONSTS(CX)
-	VBROADCASTSS 72(CX), Z16
 	XORQ AX, AX
 
 bround:
 	CMPQ   AX, rounds+32(FP)
 	JGE    bdone
-	MOVQ   SI, R8
-	MOVQ   DI, R15
-	MOVQ   R9, CX
-	VXORPS Z0, Z0, Z0
-
-bcheck:
-	VMOVUPS  (R8), Z1
-	VSUBPS   Z1, Z1, Z1
-	VADDPS   Z1, Z0, Z0
-	VMOVUPS  (R15), Z1
-	VSUBPS   Z1, Z1, Z1
-	VADDPS   Z1, Z0, Z0
-	ADDQ     $64, R8
-	ADDQ     $64, R15
-	DECQ     CX
-	JNZ      bcheck
-	VCMPPS   $7, Z0, Z0, K1
-	KORTESTW K1, K1
-	JCC      bdone
+	FINITE(bdone, bcheck)
 	MOVQ     BX, DX
 	MOVQ     R9, R14
 
@@ -320,31 +315,13 @@ buni:
 	JMP    bnorm
 
 bgeneric:
-	VBROADCASTSS (R10), Z3
-	VSUBPS       Z3, Z0, Z3
-	VMULPS       Z3, Z3, Z3
-	MOVQ         R10, R15
-	MOVQ         R11, CX
-
-bmin:
-	VBROADCASTSS (R15), Z4
-	VSUBPS       Z4, Z0, Z4
-	VMULPS       Z4, Z4, Z4
-	VMINPS       Z4, Z3, Z3
-	ADDQ         $4, R15
-	DECQ         CX
-	JNZ          bmin
+	MINSQ(bmin)
 	BWDZERO
 	MOVQ         R10, R15
 	MOVQ         R11, CX
 
 bbin:
-	VBROADCASTSS (R15), Z4
-	VSUBPS       Z4, Z0, Z4
-	VMULPS       Z4, Z4, Z4
-	VSUBPS       Z3, Z4, Z4
-	VMULPS       Z20, Z4, Z4
-	EXP(Z4, Z6, Z7)
+	TERM
 	BWDBIN
 	ADDQ         $4, R15
 	ADDQ         $256, DX
