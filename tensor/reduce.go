@@ -199,7 +199,7 @@ func lastExtreme[T Float](row []T, min bool) (val, idx T) {
 
 // ExtremeGradKernel is ExtremeGrad's kernel, with the axis as attribute:
 // in g and the indices idx (both with the axis kept, size 1); out the
-// gradient of x's shape.
+// gradient of x's shape, uninitialised: a body writes every element.
 var ExtremeGradKernel = NewKernel[int]("extreme_grad")
 
 func init() { registerCPU(ExtremeGradKernel, extremeGradCPU[float32], extremeGradCPU[float64]) }
@@ -215,7 +215,7 @@ func ExtremeGrad[T Float](g, idx *Tensor[T], axis int, shape ...int) *Tensor[T] 
 		axis += len(shape)
 	}
 	if body, ok := Lookup(ExtremeGradKernel, g.Device()); ok {
-		out := ZerosOn(g.Device(), shape...)
+		out := emptyOn(g.Device(), shape...) // the body writes every element
 		body([]*Tensor[T]{out}, []*Tensor[T]{g, idx}, axis)
 		return out
 	}
@@ -232,6 +232,15 @@ func extremeGradCPU[T Float](out, in []*Tensor[T], axis int) {
 		inner *= v
 	}
 	o, g, idx := HostData(out[0]), HostData(Contiguous(in[0])), HostData(Contiguous(in[1]))
+	if inner == 1 { // row by row: one pass over the output
+		for a := range outer {
+			row := o[a*k : (a+1)*k]
+			clear(row)
+			row[int(idx[a])] = g[a]
+		}
+		return
+	}
+	clear(o)
 	for a := range outer {
 		for i := range inner {
 			j := a*inner + i
