@@ -151,8 +151,9 @@ func Extremes[T Float](x *Tensor[T], axis int, min bool) (val, idx *Tensor[T]) {
 }
 
 // extremesCPU reduces rows of a contiguous last axis (the top-label
-// confidence: K of a few classes) 16 rows per vector where the CPU has
-// AVX-512 (float32), else in one loop each, other axes through reduceBlock.
+// confidence: K of a few classes) one row per vector where the CPU has
+// AVX-512 (float32, K ≤ 16), else in one loop each, other axes through
+// reduceBlock.
 func extremesCPU[T Float](out, in []*Tensor[T], at ExtremeAttr) {
 	x := in[0]
 	xs, vs, is := HostData(x), HostData(out[0]), HostData(out[1])
@@ -199,7 +200,7 @@ func lastExtreme[T Float](row []T, min bool) (val, idx T) {
 
 // ExtremeGradKernel is ExtremeGrad's kernel, with the axis as attribute:
 // in g and the indices idx (both with the axis kept, size 1); out the
-// gradient of x's shape, uninitialised: a body writes every element.
+// gradient of x's shape.
 var ExtremeGradKernel = NewKernel[int]("extreme_grad")
 
 func init() { registerCPU(ExtremeGradKernel, extremeGradCPU[float32], extremeGradCPU[float64]) }
@@ -215,7 +216,7 @@ func ExtremeGrad[T Float](g, idx *Tensor[T], axis int, shape ...int) *Tensor[T] 
 		axis += len(shape)
 	}
 	if body, ok := Lookup(ExtremeGradKernel, g.Device()); ok {
-		out := emptyOn(g.Device(), shape...) // the body writes every element
+		out := ZerosOn(g.Device(), shape...)
 		body([]*Tensor[T]{out}, []*Tensor[T]{g, idx}, axis)
 		return out
 	}
@@ -232,15 +233,6 @@ func extremeGradCPU[T Float](out, in []*Tensor[T], axis int) {
 		inner *= v
 	}
 	o, g, idx := HostData(out[0]), HostData(Contiguous(in[0])), HostData(Contiguous(in[1]))
-	if inner == 1 { // row by row: one pass over the output
-		for a := range outer {
-			row := o[a*k : (a+1)*k]
-			clear(row)
-			row[int(idx[a])] = g[a]
-		}
-		return
-	}
-	clear(o)
 	for a := range outer {
 		for i := range inner {
 			j := a*inner + i
