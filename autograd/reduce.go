@@ -41,11 +41,11 @@ func MeanAll[T tensor.Float](x *Var[T]) *Var[T] { return Scale(SumAll(x), 1/T(x.
 // extreme is Max or Min along axis; the gradient goes to the first extreme
 // element.
 func extreme[T tensor.Float](op *Op, x *Var[T], axis int, keepDims bool) *Var[T] {
-	val, arg := tensor.Max(x.Value, axis, keepDims), tensor.ArgMax(x.Value, axis, true)
-	if op == opMin {
-		val, arg = tensor.Min(x.Value, axis, keepDims), tensor.ArgMin(x.Value, axis, true)
-	}
+	val, arg := tensor.Extremes(x.Value, axis, op == opMin)
 	shape := x.Value.Shape()
+	if !keepDims {
+		val = tensor.Squeeze(val, axis)
+	}
 	return record(op, val, func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
 		return []*tensor.Tensor[T]{tensor.ExtremeGrad(keptDims(g, shape, axis), arg, axis, shape...)}
 	}, x)

@@ -19,6 +19,10 @@ import (
 type ECLCase struct {
 	Paradigm ecl.Paradigm
 	K, N     int
+	// Arena runs each pass inside a tensor.Arena, as train.fit runs a
+	// training step (and the training-step rows run theirs): a pass's
+	// tensors are recycled by the next instead of being collected.
+	Arena bool
 }
 
 // Name is the row's name, as the peer script prints it.
@@ -33,7 +37,7 @@ func ECLCases() []ECLCase {
 	for _, n := range []int{100, 10_000, 1_000_000, 10_000_000} {
 		for _, k := range []int{3, 10} {
 			for _, p := range []ecl.Paradigm{ecl.Canonical, ecl.ClassWise, ecl.TopLabel} {
-				cs = append(cs, ECLCase{p, k, n})
+				cs = append(cs, ECLCase{Paradigm: p, K: k, N: n})
 			}
 		}
 	}
@@ -60,10 +64,15 @@ func (c ECLCase) SetupOn(dev tensor.Device[float32]) func() {
 	if err != nil {
 		panic(err)
 	}
-	return func() {
+	pass := func() {
 		vs := []*autograd.Var[float32]{autograd.Param(s), autograd.Param(t), autograd.Param(as), autograd.Param(at)}
 		ecl.MiniBatchLoss(mb, vs[0], vs[1], vs[2], vs[3]).Backward()
 	}
+	if !c.Arena {
+		return pass
+	}
+	var arena tensor.Arena[float32]
+	return func() { arena.Do(pass) }
 }
 
 // BenchECL times c in a Go benchmark, with allocations and the time per

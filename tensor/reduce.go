@@ -120,6 +120,84 @@ func Softmax[T Float](x *Tensor[T], axis int) *Tensor[T] {
 	return Div(e, Sum(e, axis, true))
 }
 
+// ExtremeAttr are Extremes' attributes: the axis, and whether the smallest
+// (rather than the largest) element is sought.
+type ExtremeAttr struct {
+	Axis int
+	Min  bool
+}
+
+// ExtremesKernel is Extremes' kernel: in x; out the extremes and their
+// indices, both with the axis kept (size 1).
+var ExtremesKernel = NewKernel[ExtremeAttr]("extremes")
+
+func init() { registerCPU(ExtremesKernel, extremesCPU[float32], extremesCPU[float64]) }
+
+// Extremes is Max (or Min) and ArgMax (ArgMin) along axis in one pass, both
+// with the axis kept; devices without a body run the two reductions.
+func Extremes[T Float](x *Tensor[T], axis int, min bool) (val, idx *Tensor[T]) {
+	axis = x.axis("Extremes", axis)
+	if body, ok := Lookup(ExtremesKernel, x.Device()); ok {
+		shape := slices.Clone(x.shape)
+		shape[axis] = 1
+		val, idx = emptyOn(x.Device(), shape...), emptyOn(x.Device(), shape...)
+		body([]*Tensor[T]{val, idx}, []*Tensor[T]{Contiguous(x)}, ExtremeAttr{axis, min})
+		return val, idx
+	}
+	if min {
+		return Min(x, axis, true), ArgMin(x, axis, true)
+	}
+	return Max(x, axis, true), ArgMax(x, axis, true)
+}
+
+// extremesCPU reduces rows of a contiguous last axis (the top-label
+// confidence: K of a few classes) one row per vector where the CPU has
+// AVX-512 (float32, K ≤ 16), else in one loop each, other axes through
+// reduceBlock.
+func extremesCPU[T Float](out, in []*Tensor[T], at ExtremeAttr) {
+	x := in[0]
+	xs, vs, is := HostData(x), HostData(out[0]), HostData(out[1])
+	n, inner, outer := x.shape[at.Axis], numel(x.shape[at.Axis+1:]), numel(x.shape[:at.Axis])
+	valOp, argOp := OpMaxR, OpArgMax
+	if at.Min {
+		valOp, argOp = OpMinR, OpArgMin
+	}
+	cost := 2 * n * inner
+	if inner == 1 && extremesVec {
+		cost = n // a few instructions per element in the vector kernel
+	}
+	parallelFor(outer, cost, func(lo, hi int) {
+		if inner == 1 && n > 0 {
+			lo += extremesAsm(xs[lo*n:hi*n], vs[lo:hi], is[lo:hi], n, at.Min)
+		}
+		for o := lo; o < hi; o++ {
+			src, v, i := xs[o*n*inner:(o+1)*n*inner], vs[o*inner:(o+1)*inner], is[o*inner:(o+1)*inner]
+			if inner > 1 || n == 0 {
+				reduceBlock(valOp, v, src, n, inner)
+				reduceBlock(argOp, i, src, n, inner)
+				continue
+			}
+			v[0], i[0] = lastExtreme(src, at.Min)
+		}
+	})
+}
+
+// lastExtreme is the extreme of a non-empty row (NaN if any is NaN) and the
+// index of the first extreme element (NaNs ignored, as ArgMax does).
+func lastExtreme[T Float](row []T, min bool) (val, idx T) {
+	best, bi, nan := row[0], 0, false
+	for i, v := range row {
+		if (!min && v > best) || (min && v < best) {
+			best, bi = v, i
+		}
+		nan = nan || v != v
+	}
+	if nan {
+		best = T(math.NaN())
+	}
+	return best, T(bi)
+}
+
 // ExtremeGradKernel is ExtremeGrad's kernel, with the axis as attribute:
 // in g and the indices idx (both with the axis kept, size 1); out the
 // gradient of x's shape.

@@ -321,3 +321,66 @@ func TestExtremeGrad(t *testing.T) {
 		}
 	}
 }
+
+// TestExtremes: the fused body gives Max/Min and ArgMax/ArgMin along every
+// axis, ties going to the first extreme, NaN propagating into the value
+// and ignored by the index, as the two reductions do.
+func TestExtremes(t *testing.T) {
+	nan := math.NaN()
+	x := FromSlice([]float64{3, -1, 4, 1, -5, 9, nan, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4, nan, 2, 6, 4}, 2, 3, 4)
+	same := func(name string, got, want *Tensor[float64]) {
+		t.Helper()
+		g, w := got.Data(), want.Data()
+		if !slices.Equal(got.Shape(), want.Shape()) || len(g) != len(w) {
+			t.Fatalf("%s: shape %v, want %v", name, got.Shape(), want.Shape())
+		}
+		for i := range g {
+			if g[i] != w[i] && !(math.IsNaN(g[i]) && math.IsNaN(w[i])) {
+				t.Errorf("%s: %v, want %v", name, g, w)
+				return
+			}
+		}
+	}
+	for axis := range 3 {
+		v, i := Extremes(x, axis, false)
+		same(fmt.Sprint("Max along ", axis), v, Max(x, axis, true))
+		same(fmt.Sprint("ArgMax along ", axis), i, ArgMax(x, axis, true))
+		v, i = Extremes(x, axis, true)
+		same(fmt.Sprint("Min along ", axis), v, Min(x, axis, true))
+		same(fmt.Sprint("ArgMin along ", axis), i, ArgMin(x, axis, true))
+	}
+	v, i := Extremes(FromSlice([]float64{nan, 2, 1, 7, 7, 0}, 2, 3), -1, false)
+	expectData(t, "Max, NaN first", v, nan, 7)
+	expectData(t, "ArgMax, NaN first and a tie", i, 0, 0)
+}
+
+// TestExtremesVectorMatchesScalar checks the AVX-512 rows of Extremes
+// against the scalar loop in float32: ties, NaNs first and later, ±∞,
+// whole vectors of rows and a tail, both directions.
+func TestExtremesVectorMatchesScalar(t *testing.T) {
+	if !extremesVec {
+		t.Skip("no vector kernel on this CPU or build")
+	}
+	r := newRNG(5)
+	for _, k := range []int{1, 3, 10, 16, 17} {
+		x := RandNormal[float32](r, 0, 1, 1000+7, k)
+		d := HostData(x)
+		for i := 0; i < len(d); i += 37 {
+			d[i] = d[(i+1)%len(d)] // ties
+		}
+		d[0], d[5*k+k/2], d[40*k] = float32(math.NaN()), float32(math.NaN()), float32(math.Inf(1))
+		d[70*k+k-1], d[90*k] = float32(math.Inf(-1)), float32(math.NaN())
+		for _, min := range []bool{false, true} {
+			gv, gi := Extremes(x, 1, min)
+			extremesVec = false
+			wv, wi := Extremes(x, 1, min)
+			extremesVec = true
+			for i, w := range wv.Data() {
+				g := gv.Data()[i]
+				if (g != w && !(math.IsNaN(float64(g)) && math.IsNaN(float64(w)))) || gi.Data()[i] != wi.Data()[i] {
+					t.Fatalf("k=%d min=%v row %d: %v at %v, scalar %v at %v", k, min, i, g, gi.Data()[i], w, wi.Data()[i])
+				}
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 )
 
 // The soft-binning kernels of the Expectation Consistency Loss. Points x
@@ -526,11 +527,15 @@ const (
 )
 
 // blockSums runs body over a partition of the n samples that depends only
-// on n, each block adding into its own zeroed float64 partial sums of
-// len(out) values, and writes their sum, taken in block order, to out.
-func blockSums[T Float](n, cost int, out []T, body func(acc []float64, lo, hi int)) {
+// on n and align (each block but the last a multiple of align samples),
+// each block adding into its own zeroed float64 partial sums of len(out)
+// values, and writes their sum, taken in block order, to out.
+func blockSums[T Float](n, cost, align int, out []T, body func(acc []float64, lo, hi int)) {
 	blocks := min(max(n/statsBlockRows, 1), statsBlocks)
-	rows := (n + blocks - 1) / blocks
+	rows := ((n+blocks-1)/blocks + align - 1) / align * align
+	if rows > 0 {
+		blocks = (n + rows - 1) / rows
+	}
 	slots := len(out)
 	part := make([]float64, blocks*slots)
 	parallelFor(blocks, rows*cost, func(lo, hi int) {
@@ -545,6 +550,138 @@ func blockSums[T Float](n, cost int, out []T, body func(acc []float64, lo, hi in
 		}
 		out[s] = T(t)
 	}
+}
+
+// soft1D runs the soft binning of 1-D float32 points and values (E = D = 1:
+// top-label and class-wise) through the vector kernels of softbin_amd64.s,
+// 16 samples per vector, in rounds of 16 rows of the G groups (see there).
+// The kernels sum each lane in float32 over at most soft1DRounds rounds,
+// then fold the lanes into the float64 partial sums.
+type soft1D struct {
+	a    []float32
+	c    [softConsts]float32
+	g, b int
+	// group[v·16 + l] is the group of lane l of a round's vector v.
+	group []int
+}
+
+// softConsts is the length of soft1D's constant table: k = −1/τ, log2 e,
+// ln 2 in two parts (Cephes' C1, C2), the six coefficients of Cephes'
+// expf polynomial, 1, and −104, below which e^x is 0 in float32; then,
+// for equally spaced anchors a_j = a_0 + j·h (the kernels' recurrence,
+// see PRELUDE in softbin_amd64.s): a_0, 1/h, h, B − 1, kh², −2kh,
+// γ = e^{2kh²}, the lower bound −80 of the exponents (+∞ when the anchors
+// are not equally spaced), their upper bound 80, a_{B−1} and (B − 2)·2kh².
+const softConsts = 23
+
+// soft1DRounds bounds the rounds summed in float32 before a fold.
+const soft1DRounds = 128
+
+// newSoft1D returns the vector kernels for as, g groups and values of
+// dimension d, or nil where they do not apply (no AVX-512, float64, points
+// or values of more than one dimension).
+func newSoft1D[T Float](as *anchorSet[T], g, d int) *soft1D {
+	k, ok := any(as.k).(float32)
+	if !softAsm || !ok || as.e != 1 || d != 1 {
+		return nil
+	}
+	v := &soft1D{a: view[float32](as.a), g: g, b: len(as.a), group: make([]int, 16*g)}
+	v.c = [softConsts]float32{k, math.Log2E, 0.693359375, -2.12194440e-4,
+		1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1,
+		1, -104,
+		0, 0, 0, 0, 0, 0, 0, float32(math.Inf(1)), 80, 0, 0}
+	if h, b := as.step, len(as.a); h > 0 {
+		kf, hf := float64(k), float64(float32(h))
+		v.c[12], v.c[13], v.c[14], v.c[15] = v.a[0], float32(1/h), float32(h), float32(b-1)
+		v.c[16], v.c[17], v.c[18] = float32(kf*hf*hf), float32(-2*kf*hf), float32(math.Exp(2*kf*hf*hf))
+		v.c[19], v.c[21], v.c[22] = -80, v.a[b-1], float32(float64(b-2)*2*kf*hf*hf)
+	}
+	for i := range v.group {
+		v.group[i] = i % g
+	}
+	return v
+}
+
+// stats adds the statistics of rows [lo, hi) to acc [G, B, 3], rows the
+// scalar loop for a range of rows, and returns the first row it left
+// (fewer than 16 before hi).
+func (v *soft1D) stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
+	buf := soft1DScratch.Get().(*[]float32)
+	defer soft1DScratch.Put(buf)
+	size := v.g * v.b * 3 * 16
+	if cap(*buf) < size+v.b*16 {
+		*buf = make([]float32, size+v.b*16)
+	}
+	lanes, tmp := (*buf)[:size], (*buf)[size:size+v.b*16]
+	for hi-lo >= 16 {
+		rounds := min((hi-lo)/16, soft1DRounds)
+		clear(lanes)
+		done := softBinFwd16(&xs[lo*v.g], &ps[lo*v.g], rounds, v.g, &v.a[0], v.b, &v.c, &lanes[0], &tmp[0])
+		v.fold(acc, lanes)
+		lo += 16 * done
+		if done < rounds {
+			rows(lo, lo+16)
+			lo += 16
+		}
+	}
+	return lo
+}
+
+// soft1DScratch holds soft1D.stats' per-lane sums between calls.
+var soft1DScratch = sync.Pool{New: func() any { return new([]float32) }}
+
+// fold adds the per-lane sums [G][B·3][16] to acc [G, B·3].
+func (v *soft1D) fold(acc []float64, lanes []float32) {
+	bc := 3 * v.b
+	for vec := range v.g {
+		groups := v.group[vec*16 : vec*16+16]
+		for i := range bc {
+			s := lanes[(vec*bc+i)*16 : (vec*bc+i)*16+16]
+			for l, gg := range groups {
+				acc[gg*bc+i] += float64(s[l])
+			}
+		}
+	}
+}
+
+// table lays out the gradient ds [G, B, 3] of the statistics per lane of a
+// round's vectors, with the anchors, [G][B][4][16] (dn, dm, dq, a), for
+// the backward kernel; nil when ds is not finite (the kernel would spread
+// a NaN over bins the scalar loop skips).
+func (v *soft1D) table(ds []float32) []float32 {
+	for _, s := range ds {
+		if math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) {
+			return nil
+		}
+	}
+	tab := make([]float32, v.g*v.b*4*16)
+	for vec := range v.g {
+		groups := v.group[vec*16 : vec*16+16]
+		for j, a := range v.a {
+			t := tab[(vec*v.b+j)*4*16 : (vec*v.b+j+1)*4*16]
+			for l, gg := range groups {
+				d := ds[(gg*v.b+j)*3 : (gg*v.b+j)*3+3]
+				t[l], t[16+l], t[32+l], t[48+l] = d[0], d[1], d[2], a
+			}
+		}
+	}
+	return tab
+}
+
+// grad adds to dx and dp the gradients of rows [lo, hi) for the table tab,
+// rows the scalar loop for a range of rows, and returns the first row it
+// left (fewer than 16 before hi).
+func (v *soft1D) grad(dx, dp, xs, ps, tab []float32, lo, hi int, rows func(lo, hi int)) int {
+	for hi-lo >= 16 {
+		rounds, o := (hi-lo)/16, lo*v.g
+		done := softBinBwd16(&dx[o], &dp[o], &xs[o], &ps[o], rounds, v.g, &v.a[0], v.b, &v.c, &tab[0])
+		lo += 16 * done
+		if done < rounds {
+			rows(lo, lo+16)
+			lo += 16
+		}
+	}
+	return lo
 }
 
 // The CPU bodies.
@@ -576,7 +713,7 @@ func binStatsCPU[T Float](out, in []*Tensor[T], _ struct{}) {
 	w, p := in[0], in[1]
 	n, g, b, d := w.Shape()[0], w.Shape()[1], w.Shape()[2], p.Shape()[2]
 	ws, ps := HostData(w), HostData(p)
-	blockSums(n, g*b*(d+3), HostData(out[0]), func(acc []float64, lo, hi int) {
+	blockSums(n, g*b*(d+3), 1, HostData(out[0]), func(acc []float64, lo, hi int) {
 		for r := lo * g; r < hi*g; r++ {
 			gg := r % g
 			addStats(acc[gg*b*(d+2):(gg+1)*b*(d+2)], ws[r*b:(r+1)*b], ps[r*d:(r+1)*d])
@@ -603,13 +740,23 @@ func softBinStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	as := newAnchorSet[T](sb)
 	e, b := sb.Dim, len(as.norm)
 	xs, ps := HostData(x), HostData(p)
-	blockSums(n, g*b*(2*e+d+10), HostData(out[0]), func(acc []float64, lo, hi int) {
+	vec, align := newSoft1D(as, g, d), 1
+	if vec != nil {
+		align = 16 // the kernels' rounds
+	}
+	blockSums(n, g*b*(2*e+d+10), align, HostData(out[0]), func(acc []float64, lo, hi int) {
 		w, tmp := make([]T, b), as.scratch()
-		for r := lo * g; r < hi*g; r++ {
-			gg := r % g
-			as.row(w, xs[r*e:(r+1)*e], tmp)
-			addStats(acc[gg*b*(d+2):(gg+1)*b*(d+2)], w, ps[r*d:(r+1)*d])
+		rows := func(lo, hi int) {
+			for r := lo * g; r < hi*g; r++ {
+				gg := r % g
+				as.row(w, xs[r*e:(r+1)*e], tmp)
+				addStats(acc[gg*b*(d+2):(gg+1)*b*(d+2)], w, ps[r*d:(r+1)*d])
+			}
 		}
+		if vec != nil {
+			lo = vec.stats(acc, view[float32](xs), view[float32](ps), lo, hi, rows)
+		}
+		rows(lo, hi)
 	})
 }
 
@@ -620,15 +767,31 @@ func softBinStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	as := newAnchorSet[T](sb)
 	e, b := sb.Dim, len(as.norm)
 	xs, ps := HostData(x), HostData(p)
-	parallelFor(x.Shape()[0]*g, b*(4*e+2*d+12), func(lo, hi int) {
+	vec := newSoft1D(as, g, d)
+	var tab []float32
+	if vec != nil {
+		tab = vec.table(view[float32](ds))
+	}
+	n, align := x.Shape()[0], 1
+	if tab != nil {
+		align = 16 // the kernel's rounds
+	}
+	parallelFor((n+align-1)/align, align*g*b*(4*e+2*d+12), func(lo, hi int) {
+		lo, hi = lo*align, min(hi*align, n)
 		w, dw, tmp := make([]T, b), make([]T, b), as.scratch()
-		for r := lo; r < hi; r++ {
-			gg := r % g
-			xr := xs[r*e : (r+1)*e]
-			as.row(w, xr, tmp)
-			statsRowBackward(dw, dps[r*d:(r+1)*d], w, ps[r*d:(r+1)*d], ds[gg*b*(d+2):(gg+1)*b*(d+2)], false)
-			as.rowBackward(dxs[r*e:(r+1)*e], dw, w, xr)
+		rows := func(lo, hi int) {
+			for r := lo * g; r < hi*g; r++ {
+				gg := r % g
+				xr := xs[r*e : (r+1)*e]
+				as.row(w, xr, tmp)
+				statsRowBackward(dw, dps[r*d:(r+1)*d], w, ps[r*d:(r+1)*d], ds[gg*b*(d+2):(gg+1)*b*(d+2)], false)
+				as.rowBackward(dxs[r*e:(r+1)*e], dw, w, xr)
+			}
 		}
+		if tab != nil {
+			lo = vec.grad(view[float32](dxs), view[float32](dps), view[float32](xs), view[float32](ps), tab, lo, hi, rows)
+		}
+		rows(lo, hi)
 	})
 }
 

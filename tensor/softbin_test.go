@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -170,5 +171,72 @@ func TestKernelRegistry(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("soft_bin_stats missing from Kernels() = %v", Kernels())
+	}
+}
+
+// TestSoft1DKernelsMatchScalar checks the vector kernels of the 1-D soft
+// bins (soft1D) against the scalar loops, in float32: whole rounds and
+// tails, one and several groups, the ECL temperature and one where
+// assignments underflow, non-finite points and values (taken on the scalar
+// path) and a non-finite statistics gradient (no vector backward).
+func TestSoft1DKernelsMatchScalar(t *testing.T) {
+	if !softAsm {
+		t.Skip("no vector soft-binning kernels on this CPU or build")
+	}
+	withProcs(t, 2)
+	cases := []struct {
+		name    string
+		n, g, b int
+		tau     float64
+		bad     bool // non-finite x, p and ds entries
+	}{
+		{"toplabel", 1000, 1, 15, 0.0422, false},
+		{"toplabel-tail", 37, 1, 15, 0.0422, false},
+		{"classwise-k3", 530, 3, 15, 0.0422, false},
+		{"classwise-k10", 2100, 10, 15, 0.0422, false},
+		{"underflow", 300, 2, 40, 0.0004, false},
+		{"non-finite", 700, 3, 15, 0.0422, true},
+		{"empty", 0, 2, 15, 0.0422, false},
+	}
+	for i, c := range cases {
+		r := newRNG(uint64(100 + i))
+		anchors := make([]float64, c.b)
+		for j := range anchors {
+			anchors[j] = (2*float64(j) + 1) / float64(2*c.b)
+		}
+		sb := SoftBins{Anchors: anchors, Dim: 1, Tau: c.tau}
+		x, p := RandUniform[float32](r, 0, 1, c.n, c.g, 1), RandUniform[float32](r, 0, 1, c.n, c.g, 1)
+		ds := RandNormal[float32](r, 0, 1, c.g, c.b, 3)
+		if c.bad {
+			HostData(x)[5*c.g+1] = float32(math.NaN())
+			HostData(x)[40*c.g] = float32(math.Inf(1))
+			HostData(p)[300*c.g+2] = float32(math.Inf(-1))
+		}
+		t.Run(c.name, func(t *testing.T) {
+			vs := SoftBinStats(x, p, sb)
+			vx, vp := SoftBinStatsBackward(ds, x, p, sb)
+			softAsm = false
+			defer func() { softAsm = true }()
+			ss := SoftBinStats(x, p, sb)
+			sx, sp := SoftBinStatsBackward(ds, x, p, sb)
+			softAsm = true
+			for _, cmp := range []struct {
+				name      string
+				got, want *Tensor[float32]
+				rel       float64
+			}{{"stats", vs, ss, 2e-5}, {"dx", vx, sx, 1e-4}, {"dp", vp, sp, 1e-4}} {
+				wd := cmp.want.Data()
+				expectEach(t, cmp.name, cmp.got, cmp.rel, func(idx []int) float64 { return float64(wd[offsetOf(cmp.want, idx)]) })
+			}
+			if c.bad {
+				HostData(ds)[4] = float32(math.NaN())
+				gx, _ := SoftBinStatsBackward(ds, x, p, sb)
+				softAsm = false
+				wx, _ := SoftBinStatsBackward(ds, x, p, sb)
+				softAsm = true
+				wd := wx.Data()
+				expectEach(t, "dx/NaN gradient", gx, 0, func(idx []int) float64 { return float64(wd[offsetOf(wx, idx)]) })
+			}
+		})
 	}
 }

@@ -1,0 +1,9 @@
+//go:build !amd64 || noasm
+
+package tensor
+
+// extremesVec reports that there is no vector kernel for extremesAsm.
+var extremesVec = false
+
+// extremesAsm reports that there is no assembly: it took no rows.
+func extremesAsm[T Float](x, val, idx []T, k int, min bool) int { return 0 }

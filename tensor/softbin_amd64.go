@@ -1,0 +1,16 @@
+//go:build !noasm
+
+package tensor
+
+// softAsm reports the AVX-512 kernels of softbin_amd64.s.
+var softAsm = cpuISA >= isaAVX512
+
+// softBinFwd16 and softBinBwd16 are soft1D's kernels (softbin_amd64.s):
+// they take rounds of 16 rows of g groups and return the rounds done,
+// stopping before one with a non-finite point or value.
+//
+//go:noescape
+func softBinFwd16(x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, acc, tmp *float32) int
+
+//go:noescape
+func softBinBwd16(dx, dp, x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, tab *float32) int

@@ -1,0 +1,361 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// The AVX-512 kernels of the 1-D soft bins (softbin_amd64.go), float32, 16
+// samples per vector. The points x and values p are [rows, g] flat; a round
+// is 16 rows, g vectors, vector v of a round holding the flat elements
+// 16v…16v+15, so that its lane l belongs to group (16v + l) mod g whatever
+// the round: the per-bin sums and the gradient table are laid out per
+// vector of a round, [g][b][3][16] (soft count, weighted sum, weighted
+// square). Each round is first checked for non-finite x or p; the kernels
+// stop before such a round and return the rounds done, for the caller to
+// take it on the scalar path.
+//
+// Per sample: u² = min_j (x − a_j)², t_j = e^{k((x − a_j)² − u²)} (the
+// largest term is 1), w_j = t_j/Σ t. The constants at c (softConsts): k,
+// log2 e, ln 2 in two parts, the six coefficients of Cephes' expf
+// polynomial, 1 and the lower clamp of the exponent, loaded into Z20–Z31,
+// and γ (see PRELUDE) into Z16.
+
+#define LOADCONSTS(c) \
+	VBROADCASTSS 0(c), Z20; \
+	VBROADCASTSS 4(c), Z21; \
+	VBROADCASTSS 8(c), Z22; \
+	VBROADCASTSS 12(c), Z23; \
+	VBROADCASTSS 16(c), Z24; \
+	VBROADCASTSS 20(c), Z25; \
+	VBROADCASTSS 24(c), Z26; \
+	VBROADCASTSS 28(c), Z27; \
+	VBROADCASTSS 32(c), Z28; \
+	VBROADCASTSS 36(c), Z29; \
+	VBROADCASTSS 40(c), Z30; \
+	VBROADCASTSS 44(c), Z31; \
+	VBROADCASTSS 72(c), Z16
+
+// EXP sets v = e^v for v ≤ 0: n = round(v·log2 e), r = v − n·ln 2,
+// e^r ≈ 1 + r + r²·P(r), scaled by 2^n. n, r are scratch.
+#define EXP(v, n, r) \
+	VMAXPS       Z31, v, v; \
+	VMULPS       Z21, v, n; \
+	VRNDSCALEPS  $0, n, n; \
+	VMOVAPS      v, r; \
+	VFNMADD231PS Z22, n, r; \
+	VFNMADD231PS Z23, n, r; \
+	VMOVAPS      Z24, v; \
+	VFMADD213PS  Z25, r, v; \
+	VFMADD213PS  Z26, r, v; \
+	VFMADD213PS  Z27, r, v; \
+	VFMADD213PS  Z28, r, v; \
+	VFMADD213PS  Z29, r, v; \
+	VMULPS       r, v, v; \
+	VFMADD213PS  r, r, v; \
+	VADDPS       Z30, v, v; \
+	VSCALEFPS    n, v, v
+
+// FINITE jumps to stop unless the round's g vectors (R9) of points at SI
+// and values at DI are all finite; it uses R8, R15, CX, Z0, Z1, K1.
+#define FINITE(stop, loop) \
+	MOVQ     SI, R8; \
+	MOVQ     DI, R15; \
+	MOVQ     R9, CX; \
+	VXORPS   Z0, Z0, Z0; \
+loop: \
+	VMOVUPS  (R8), Z1; \
+	VSUBPS   Z1, Z1, Z1; \
+	VADDPS   Z1, Z0, Z0; \
+	VMOVUPS  (R15), Z1; \
+	VSUBPS   Z1, Z1, Z1; \
+	VADDPS   Z1, Z0, Z0; \
+	ADDQ     $64, R8; \
+	ADDQ     $64, R15; \
+	DECQ     CX; \
+	JNZ      loop; \
+	VCMPPS   $7, Z0, Z0, K1; \
+	KORTESTW K1, K1; \
+	JCC      stop
+
+// MINSQ sets Z3 = u² = min_j (x − a_j)² for x in Z0 over the b (R11)
+// anchors at R10; it uses R15, CX, Z4.
+#define MINSQ(loop) \
+	VBROADCASTSS (R10), Z3; \
+	VSUBPS       Z3, Z0, Z3; \
+	VMULPS       Z3, Z3, Z3; \
+	MOVQ         R10, R15; \
+	MOVQ         R11, CX; \
+loop: \
+	VBROADCASTSS (R15), Z4; \
+	VSUBPS       Z4, Z0, Z4; \
+	VMULPS       Z4, Z4, Z4; \
+	VMINPS       Z4, Z3, Z3; \
+	ADDQ         $4, R15; \
+	DECQ         CX; \
+	JNZ          loop
+
+// TERM sets Z4 = t_j = e^{k((x − a_j)² − u²)} for the anchor at R15, x in
+// Z0 and u² in Z3; it uses Z6, Z7.
+#define TERM \
+	VBROADCASTSS (R15), Z4; \
+	VSUBPS       Z4, Z0, Z4; \
+	VMULPS       Z4, Z4, Z4; \
+	VSUBPS       Z3, Z4, Z4; \
+	VMULPS       Z20, Z4, Z4; \
+	EXP(Z4, Z6, Z7)
+
+// PRELUDE starts a vector of samples on equally spaced anchors (a_j =
+// a_0 + j·h), where the terms follow from one another, t_{j+1} = t_j·ρ_j
+// and ρ_{j+1} = ρ_j·γ with ρ_j = e^{k(h² − 2h(x − a_j))}, γ = e^{2kh²}: it
+// sets Z4 = t_0 and Z17 = ρ_0 (u² from the nearest anchor), or jumps to
+// generic unless every lane's first and last exponents of t and ρ lie
+// within ±80 (no term underflows; the table at R8 puts +∞ for −80 when
+// the anchors are not equally spaced). It uses Z3, Z6, Z7, Z13–Z15, K1, K2.
+#define PRELUDE(generic) \
+	VBROADCASTSS 48(R8), Z13; \
+	VSUBPS       Z13, Z0, Z13; \
+	VBROADCASTSS 52(R8), Z14; \
+	VMULPS       Z14, Z13, Z14; \
+	VRNDSCALEPS  $0, Z14, Z14; \
+	VXORPS       Z15, Z15, Z15; \
+	VMAXPS       Z15, Z14, Z14; \
+	VBROADCASTSS 60(R8), Z15; \
+	VMINPS       Z15, Z14, Z14; \
+	VBROADCASTSS 56(R8), Z15; \
+	VMOVAPS      Z13, Z3; \
+	VFNMADD231PS Z15, Z14, Z3; \
+	VMULPS       Z3, Z3, Z3; \
+	VMULPS       Z13, Z13, Z4; \
+	VSUBPS       Z3, Z4, Z4; \
+	VMULPS       Z20, Z4, Z4; \
+	VBROADCASTSS 84(R8), Z14; \
+	VSUBPS       Z14, Z0, Z14; \
+	VMULPS       Z14, Z14, Z14; \
+	VSUBPS       Z3, Z14, Z14; \
+	VMULPS       Z20, Z14, Z14; \
+	VMINPS       Z14, Z4, Z14; \
+	VBROADCASTSS 64(R8), Z17; \
+	VBROADCASTSS 68(R8), Z15; \
+	VFMADD231PS  Z15, Z13, Z17; \
+	VBROADCASTSS 88(R8), Z15; \
+	VADDPS       Z17, Z15, Z15; \
+	VMINPS       Z17, Z14, Z14; \
+	VMINPS       Z15, Z14, Z14; \
+	VMAXPS       Z17, Z15, Z15; \
+	VBROADCASTSS 76(R8), Z13; \
+	VCMPPS       $29, Z13, Z14, K1; \
+	VBROADCASTSS 80(R8), Z13; \
+	VCMPPS       $18, Z13, Z15, K2; \
+	KANDW        K1, K2, K1; \
+	KORTESTW     K1, K1; \
+	JCC          generic; \
+	EXP(Z4, Z6, Z7); \
+	VMOVAPS      Z17, Z13; \
+	EXP(Z13, Z6, Z7); \
+	VMOVAPS      Z13, Z17
+
+// func softBinFwd16(x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, acc, tmp *float32) int
+//
+// Adds each sample's w_j, w_j·p and w_j·p² to the per-vector sums at acc;
+// tmp holds b vectors.
+TEXT ·softBinFwd16(SB), NOSPLIT, $0-80
+	MOVQ x+0(FP), SI
+	MOVQ p+8(FP), DI
+	MOVQ ng+24(FP), R9
+	MOVQ a+32(FP), R10
+	MOVQ b+40(FP), R11
+	MOVQ c+48(FP), CX
+	MOVQ acc+56(FP), R12
+	MOVQ tmp+64(FP), R13
+	LOADCONSTS(CX)
+	XORQ AX, AX
+
+fround:
+	CMPQ AX, rounds+16(FP)
+	JGE  fdone
+	FINITE(fdone, fcheck)
+	MOVQ R12, DX
+	MOVQ R9, R14
+
+fvec:
+	VMOVUPS (SI), Z0
+	VMOVUPS (DI), Z1
+	VMULPS  Z1, Z1, Z2
+	MOVQ    c+48(FP), R8
+	PRELUDE(fgeneric)
+	VXORPS  Z5, Z5, Z5
+	MOVQ    R13, R8
+	MOVQ    R11, CX
+
+funi:
+	VMOVUPS Z4, (R8)
+	VADDPS  Z4, Z5, Z5
+	VMULPS  Z17, Z4, Z4
+	VMULPS  Z16, Z17, Z17
+	ADDQ    $64, R8
+	DECQ    CX
+	JNZ     funi
+	JMP     fnorm
+
+fgeneric:
+	MINSQ(fmin)
+	VXORPS  Z5, Z5, Z5
+	MOVQ    R10, R15
+	MOVQ    R13, R8
+	MOVQ    R11, CX
+
+fexp:
+	TERM
+	VMOVUPS      Z4, (R8)
+	VADDPS       Z4, Z5, Z5
+	ADDQ         $4, R15
+	ADDQ         $64, R8
+	DECQ         CX
+	JNZ          fexp
+
+fnorm:
+	VDIVPS       Z5, Z30, Z5
+	MOVQ         R13, R8
+	MOVQ         R11, CX
+
+facc:
+	VMULPS      (R8), Z5, Z4
+	VADDPS      (DX), Z4, Z6
+	VMOVUPS     Z6, (DX)
+	VMOVUPS     64(DX), Z6
+	VFMADD231PS Z1, Z4, Z6
+	VMOVUPS     Z6, 64(DX)
+	VMOVUPS     128(DX), Z6
+	VFMADD231PS Z2, Z4, Z6
+	VMOVUPS     Z6, 128(DX)
+	ADDQ        $64, R8
+	ADDQ        $192, DX
+	DECQ        CX
+	JNZ         facc
+	ADDQ        $64, SI
+	ADDQ        $64, DI
+	DECQ        R14
+	JNZ         fvec
+	INCQ        AX
+	JMP         fround
+
+fdone:
+	MOVQ AX, ret+72(FP)
+	VZEROUPPER
+	RET
+
+// BWDBIN adds bin j's terms to the backward sums, t in Z4, x in Z0 and
+// the table's dn, dm, dq, a at DX, with d = x − a (in Z7): Σt (Z5),
+// Σt·dn, Σt·dm, Σt·dq (Z9–Z11), Σt·d·dn, Σt·d·dm, Σt·d·dq (Z12–Z14),
+// Σt·d (Z15).
+#define BWDBIN \
+	VADDPS      Z4, Z5, Z5; \
+	VFMADD231PS (DX), Z4, Z9; \
+	VFMADD231PS 64(DX), Z4, Z10; \
+	VFMADD231PS 128(DX), Z4, Z11; \
+	VSUBPS      192(DX), Z0, Z7; \
+	VMULPS      Z4, Z7, Z7; \
+	VADDPS      Z7, Z15, Z15; \
+	VFMADD231PS (DX), Z7, Z12; \
+	VFMADD231PS 64(DX), Z7, Z13; \
+	VFMADD231PS 128(DX), Z7, Z14
+
+#define BWDZERO \
+	VXORPS Z5, Z5, Z5; \
+	VXORPS Z9, Z9, Z9; \
+	VXORPS Z10, Z10, Z10; \
+	VXORPS Z11, Z11, Z11; \
+	VXORPS Z12, Z12, Z12; \
+	VXORPS Z13, Z13, Z13; \
+	VXORPS Z14, Z14, Z14; \
+	VXORPS Z15, Z15, Z15
+
+// func softBinBwd16(dx, dp, x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, tab *float32) int
+//
+// Adds to dx and dp the gradients of each sample's statistics for the
+// per-vector table tab of their gradients and the anchors, [g][b][4][16]
+// (dn, dm, dq, a): with dw_j = dn_j + dm_j·p + dq_j·p², d_j = x − a_j and
+// dot = Σ_j w_j·dw_j, dx = 2k·Σ_j w_j·(dw_j − dot)·d_j
+// = 2k·(Σ_j w_j·d_j·dw_j − dot·Σ_j w_j·d_j) and dp = Σ_j w_j·(dm_j + 2dq_j·p),
+// from the sums of BWDBIN.
+TEXT ·softBinBwd16(SB), NOSPLIT, $0-88
+	MOVQ dx+0(FP), R12
+	MOVQ dp+8(FP), R13
+	MOVQ x+16(FP), SI
+	MOVQ p+24(FP), DI
+	MOVQ ng+40(FP), R9
+	MOVQ a+48(FP), R10
+	MOVQ b+56(FP), R11
+	MOVQ c+64(FP), CX
+	MOVQ tab+72(FP), BX
+	LOADCONSTS(CX)
+	XORQ AX, AX
+
+bround:
+	CMPQ   AX, rounds+32(FP)
+	JGE    bdone
+	FINITE(bdone, bcheck)
+	MOVQ     BX, DX
+	MOVQ     R9, R14
+
+bvec:
+	VMOVUPS (SI), Z0
+	VMOVUPS (DI), Z1
+	VMULPS  Z1, Z1, Z2
+	MOVQ    c+64(FP), R8
+	PRELUDE(bgeneric)
+	BWDZERO
+	MOVQ    R11, CX
+
+buni:
+	BWDBIN
+	VMULPS Z17, Z4, Z4
+	VMULPS Z16, Z17, Z17
+	ADDQ   $256, DX
+	DECQ   CX
+	JNZ    buni
+	JMP    bnorm
+
+bgeneric:
+	MINSQ(bmin)
+	BWDZERO
+	MOVQ         R10, R15
+	MOVQ         R11, CX
+
+bbin:
+	TERM
+	BWDBIN
+	ADDQ         $4, R15
+	ADDQ         $256, DX
+	DECQ         CX
+	JNZ          bbin
+
+bnorm:
+	VDIVPS       Z5, Z30, Z5
+	VFMADD231PS  Z10, Z1, Z9
+	VFMADD231PS  Z11, Z2, Z9
+	VFMADD231PS  Z13, Z1, Z12
+	VFMADD231PS  Z14, Z2, Z12
+	VADDPS       Z1, Z1, Z6
+	VFMADD231PS  Z11, Z6, Z10
+	VMULPS       Z5, Z9, Z9
+	VFNMADD231PS Z15, Z9, Z12
+	VMULPS       Z5, Z12, Z12
+	VADDPS       Z20, Z20, Z6
+	VMULPS       Z6, Z12, Z12
+	VADDPS       (R12), Z12, Z12
+	VMOVUPS      Z12, (R12)
+	VMULPS       Z5, Z10, Z10
+	VADDPS       (R13), Z10, Z10
+	VMOVUPS      Z10, (R13)
+	ADDQ         $64, SI
+	ADDQ         $64, DI
+	ADDQ         $64, R12
+	ADDQ         $64, R13
+	DECQ         R14
+	JNZ          bvec
+	INCQ         AX
+	JMP          bround
+
+bdone:
+	MOVQ AX, ret+80(FP)
+	VZEROUPPER
+	RET
