@@ -151,6 +151,10 @@ var gradCases = []gradCase{
 	})},
 	{"BatchNorm", in(U(3, 2, 4, 3), P(2), U(2)), func(x []V64) V64 { return BatchNorm(x[0], x[1], x[2], 1e-5, nil, nil) }},
 	{"BatchNorm", in(TR(6, 3), P(3), U(3)), func(x []V64) V64 { return BatchNorm(x[0], x[1], x[2], 0.1, nil, nil) }},
+	{"BatchNormRelu", in(U(3, 2, 4, 3), P(2), U(2), U(3, 2, 4, 3)), func(x []V64) V64 {
+		return BatchNormRelu(x[0], x[1], x[2], x[3], 1e-5, nil, nil)
+	}},
+	{"BatchNormRelu", in(TR(6, 3), P(3), U(3)), func(x []V64) V64 { return BatchNormRelu(x[0], x[1], x[2], nil, 0.1, nil, nil) }},
 	{"SoftAssign", in(U(4, 2, 3)), un(func(x V64) V64 { return SoftAssign(x, softBins(3, 5)) })},
 	{"SoftAssign", in(TR(3, 2, 1)), un(func(x V64) V64 { return SoftAssign(x, softBins(1, 4)) })},
 	{"BinStats", in(P(4, 2, 5), U(4, 2, 3)), bin(BinStats[float64])},

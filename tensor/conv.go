@@ -45,7 +45,7 @@ func must[P any](p P, err error) P {
 func Conv2D[T Float](x, w *Tensor[T], o ConvOptions) *Tensor[T] {
 	dev := sameDevice("Conv2D", x, w)
 	p := must(NewConv2DParams(x.shape, w.shape, o))
-	y := ZerosOn(dev, p.N, p.O, p.OutH(), p.OutW())
+	y := outputOn(dev, p.N, p.O, p.OutH(), p.OutW())
 	if p.N > 0 {
 		dev.Conv2D(y, Contiguous(x), Contiguous(w), p)
 	}
@@ -64,7 +64,7 @@ func Conv2DBias[T Float](x, w, b *Tensor[T], o ConvOptions) *Tensor[T] {
 	if _, ok := dev.(CPU[T]); !ok || p.N == 0 {
 		return Add(Conv2D(x, w, o), Reshape(b, 1, p.O, 1, 1))
 	}
-	y := ZerosOn(dev, p.N, p.O, p.OutH(), p.OutW())
+	y := emptyOn(dev, p.N, p.O, p.OutH(), p.OutW())
 	conv2dForward(HostData(y), HostData(Contiguous(x)), HostData(Contiguous(w)), HostData(Contiguous(b)), p)
 	return y
 }
@@ -82,7 +82,7 @@ func Conv2DBiasBackward[T Float](dy *Tensor[T]) *Tensor[T] {
 // Conv2DBackwardInput is the gradient of Σ Conv2D(x, w)·dy with respect to x.
 func Conv2DBackwardInput[T Float](dy, w *Tensor[T], p Conv2DParams) *Tensor[T] {
 	dev := sameDevice("Conv2DBackwardInput", dy, w)
-	dx := ZerosOn(dev, p.N, p.C, p.H, p.W)
+	dx := outputOn(dev, p.N, p.C, p.H, p.W)
 	if p.N > 0 {
 		dev.Conv2DBackwardInput(dx, Contiguous(dy), Contiguous(w), p)
 	}
@@ -92,7 +92,7 @@ func Conv2DBackwardInput[T Float](dy, w *Tensor[T], p Conv2DParams) *Tensor[T] {
 // Conv2DBackwardWeight is the gradient of Σ Conv2D(x, w)·dy with respect to w.
 func Conv2DBackwardWeight[T Float](x, dy *Tensor[T], p Conv2DParams) *Tensor[T] {
 	dev := sameDevice("Conv2DBackwardWeight", x, dy)
-	dw := ZerosOn(dev, p.O, p.C, p.KH, p.KW)
+	dw := outputOn(dev, p.O, p.C, p.KH, p.KW)
 	dev.Conv2DBackwardWeight(dw, Contiguous(x), Contiguous(dy), p)
 	return dw
 }
