@@ -11,7 +11,8 @@ import (
 // and writes dx, dγ, dβ.
 // BatchNormReluKernel reads x, γ, β and optionally r, and writes y, μ, σ²;
 // BatchNormReluBackwardKernel reads gy, y, x, γ, μ, σ² and writes dx, dγ,
-// dβ and g = dr, the gradient at the batch norm's output.
+// dβ and, if given a fourth output, dr (the gradient at the batch norm's
+// output).
 var (
 	BatchNormKernel             = NewKernel[float64]("batch_norm")
 	BatchNormBackwardKernel     = NewKernel[float64]("batch_norm_backward")
@@ -163,28 +164,52 @@ func batchNormBackwardCPU[T Float](out, in []*Tensor[T], eps float64) {
 
 // batchNormBackward is the CPU body of BatchNormBackward and, with the
 // ReLU's output y, BatchNormReluBackward: out is dx, dγ, dβ and, with y,
-// g; stats is γ, μ, σ². With y, the gradient g at the batch norm's output
-// is gy where y > 0, else 0 (ReluGrad), written into out[3] as each
-// channel's sums are taken and read again for dx.
+// optionally dr; stats is γ, μ, σ². With y, the gradient g at the batch
+// norm's output is gy where y > 0, else 0 (ReluGrad), made one image's
+// channel at a time, where both passes read it: into dr when there is
+// one, else into a scratch row made again for the second pass, so that g
+// costs no write of its own.
 func batchNormBackward[T Float](out []*Tensor[T], gy, y, x *Tensor[T], stats []*Tensor[T], eps float64) {
 	n, c, s := bnShape("BatchNormBackward", x, stats...)
 	gys, xs, gam, ms, vs := HostData(gy), HostData(x), HostData(stats[0]), HostData(stats[1]), HostData(stats[2])
 	dxs, dgs, dbs := HostData(out[0]), HostData(out[1]), HostData(out[2])
-	gs, ys := gys, []T(nil) // the batch norm's output gradient, the ReLU's output
+	var ys, drs []T // the ReLU's output, the residual's gradient
 	if y != nil {
-		gs, ys = HostData(out[3]), HostData(y)
+		ys = HostData(y)
+	}
+	if len(out) == 4 {
+		drs = HostData(out[3])
 	}
 	m := float64(n * s)
 	parallelFor(c, 3*n*s, func(lo, hi int) {
+		var row []T // g of one image's channel, without dr
+		if ys != nil && drs == nil {
+			buf := getScratch[T](s)
+			defer putScratch(buf)
+			row = *buf
+		}
+		// g is the gradient at the batch norm's output at [off, off+s),
+		// made by the first pass when there is dr.
+		g := func(off int, first bool) []T {
+			switch {
+			case ys == nil:
+				return gys[off : off+s]
+			case drs != nil && !first:
+				return drs[off : off+s]
+			}
+			d := row
+			if drs != nil {
+				d = drs[off : off+s]
+			}
+			reluGradContiguous(d, gys[off:off+s], ys[off:off+s])
+			return d
+		}
 		for ch := lo; ch < hi; ch++ {
 			mu, inv := float64(ms[ch]), 1/math.Sqrt(float64(vs[ch])+float64(T(eps)))
 			sg, sgx := 0.0, 0.0
 			for i := range n {
 				off := (i*c + ch) * s
-				if ys != nil {
-					reluGradContiguous(gs[off:off+s], gys[off:off+s], ys[off:off+s])
-				}
-				a, b := bnDots(gs[off:off+s], xs[off:off+s], mu)
+				a, b := bnDots(g(off, true), xs[off:off+s], mu)
 				sg, sgx = sg+a, sgx+b
 			}
 			sgx *= inv // Σ g·x̂
@@ -197,7 +222,7 @@ func batchNormBackward[T Float](out []*Tensor[T], gy, y, x *Tensor[T], stats []*
 				off := (i*c + ch) * s
 				dx := dxs[off : off+s]
 				clear(dx)
-				axpbyc(dx, gs[off:off+s], xs[off:off+s], T(a), T(kx), T(k0))
+				axpbyc(dx, g(off, false), xs[off:off+s], T(a), T(kx), T(k0))
 			}
 		}
 	})
@@ -234,8 +259,8 @@ func batchNormReluCPU[T Float](out, in []*Tensor[T], eps float64) {
 // BatchNormReluBackward is BatchNormRelu's gradient for the output
 // gradient gy, from its output y and the statistics it returned: dx, dγ,
 // dβ as BatchNormBackward's for the gradient g = ReluGrad(gy, y), and, if
-// residual, dr = g (else nil). On the CPU g is made as each channel is
-// summed, and read once more for dx.
+// residual, dr = g (else nil). On the CPU g is made one row at a time as
+// it is needed, and written only as dr.
 func BatchNormReluBackward[T Float](gy, y, x, gamma, mean, variance *Tensor[T], eps T, residual bool) (dx, dgamma, dbeta, dr *Tensor[T]) {
 	_, c, _ := bnShape("BatchNormReluBackward", x, gamma, mean, variance)
 	if !slices.Equal(gy.Shape(), x.Shape()) || !slices.Equal(y.Shape(), x.Shape()) {
@@ -246,12 +271,13 @@ func BatchNormReluBackward[T Float](gy, y, x, gamma, mean, variance *Tensor[T], 
 	if !ok {
 		return batchNormReluBackwardComposed(gy, y, x, gamma, mean, variance, eps, residual)
 	}
-	out := []*Tensor[T]{outputOn(dev, x.Shape()...), ZerosOn(dev, c), ZerosOn(dev, c), outputOn(dev, x.Shape()...)}
+	out := []*Tensor[T]{outputOn(dev, x.Shape()...), ZerosOn(dev, c), ZerosOn(dev, c)}
+	if residual {
+		dr = outputOn(dev, x.Shape()...)
+		out = append(out, dr)
+	}
 	in := []*Tensor[T]{Contiguous(gy), Contiguous(y), Contiguous(x), Contiguous(gamma), Contiguous(mean), Contiguous(variance)}
 	body(out, in, float64(eps))
-	if residual {
-		dr = out[3]
-	}
 	return out[0], out[1], out[2], dr
 }
 
