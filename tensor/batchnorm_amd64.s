@@ -7,6 +7,18 @@
 // group of 8 values is widened to two vectors of 4 doubles, each summed into
 // its own accumulators, which are added at the end.
 
+// SUMS adds the accumulators Y4 + Y5 into the low double of X4 and Y6 + Y7
+// into that of X6.
+#define SUMS \
+	VADDPD       Y5, Y4, Y4; \
+	VADDPD       Y7, Y6, Y6; \
+	VEXTRACTF128 $1, Y4, X1; \
+	VADDPD       X1, X4, X4; \
+	VHADDPD      X4, X4, X4; \
+	VEXTRACTF128 $1, Y6, X1; \
+	VADDPD       X1, X6, X6; \
+	VHADDPD      X6, X6, X6
+
 // func bnSums32(x *float32, n int, c float64) (s, ss float64)
 //
 // s = Σ (x[i] − c), ss = Σ (x[i] − c)².
@@ -35,14 +47,7 @@ sloop:
 	JNZ         sloop
 
 sdone:
-	VADDPD       Y5, Y4, Y4
-	VADDPD       Y7, Y6, Y6
-	VEXTRACTF128 $1, Y4, X1
-	VADDPD       X1, X4, X4
-	VHADDPD      X4, X4, X4
-	VEXTRACTF128 $1, Y6, X1
-	VADDPD       X1, X6, X6
-	VHADDPD      X6, X6, X6
+	SUMS
 	VZEROUPPER
 	MOVSD        X4, s+24(FP)
 	MOVSD        X6, ss+32(FP)
@@ -80,14 +85,7 @@ dloop:
 	JNZ         dloop
 
 ddone:
-	VADDPD       Y5, Y4, Y4
-	VADDPD       Y7, Y6, Y6
-	VEXTRACTF128 $1, Y4, X1
-	VADDPD       X1, X4, X4
-	VHADDPD      X4, X4, X4
-	VEXTRACTF128 $1, Y6, X1
-	VADDPD       X1, X6, X6
-	VHADDPD      X6, X6, X6
+	SUMS
 	VZEROUPPER
 	MOVSD        X4, sg+32(FP)
 	MOVSD        X6, sgx+40(FP)
