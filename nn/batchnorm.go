@@ -47,6 +47,16 @@ func (b *BatchNorm2d[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 	return autograd.Add(autograd.Mul(x, scale), shift)
 }
 
+// forwardRun runs b and, when rest starts with a ReLU, that too, fused.
+func (b *BatchNorm2d[T]) forwardRun(x *autograd.Var[T], rest []Module[T]) (*autograd.Var[T], int) {
+	if len(rest) > 0 {
+		if _, ok := rest[0].(reluLayer[T]); ok {
+			return b.ForwardRelu(x, nil), 1
+		}
+	}
+	return b.Forward(x), 0
+}
+
 // ForwardRelu is Relu(Forward(x) + r), r of x's shape or nil for none:
 // in training one fused primitive (autograd.BatchNormRelu), in evaluation
 // the composed ops.
