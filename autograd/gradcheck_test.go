@@ -135,6 +135,7 @@ var gradCases = []gradCase{
 		return Conv2D(x, w, tensor.ConvOptions{StrideH: 2, PadH: 1, PadW: 1, DilW: 2})
 	})},
 	{"Conv2D", in(U(1, 2, 4, 4), U(3, 2, 1, 1)), bin(func(x, w V64) V64 { return Conv2D(x, w, tensor.ConvOptions{}) })},
+	{"Conv2D", in(U(2, 3, 5, 4), U(2, 3, 3, 3)), bin(func(x, w V64) V64 { return Conv2D(x, w, tensor.ConvOptions{PadH: 1, PadW: 1}) })},
 	{"Conv2DBias", in(U(2, 3, 5, 6), U(4, 3, 3, 3), U(4)), func(x []V64) V64 {
 		return Conv2DBias(x[0], x[1], x[2], tensor.ConvOptions{PadH: 1, PadW: 2, StrideW: 2})
 	}},

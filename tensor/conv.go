@@ -89,6 +89,30 @@ func Conv2DBackwardInput[T Float](dy, w *Tensor[T], p Conv2DParams) *Tensor[T] {
 	return dx
 }
 
+// Conv2DBackwardKernel computes both gradients of a convolution, its
+// parameters as attribute: it reads x, dy, w and writes dx, dw.
+var Conv2DBackwardKernel = NewKernel[Conv2DParams]("conv2d_backward")
+
+func init() {
+	registerCPU(Conv2DBackwardKernel, conv2dBackwardCPU[float32], conv2dBackwardCPU[float64])
+}
+
+// Conv2DBackward is Conv2DBackwardInput and Conv2DBackwardWeight together.
+// On the CPU a "same" convolution at stride 1 builds one column matrix per
+// image, of dy, for both (conv2dGradsFlipped); elsewhere, and on devices
+// without a Conv2DBackwardKernel body, the two ops run apart (the
+// reference).
+func Conv2DBackward[T Float](x, dy, w *Tensor[T], p Conv2DParams) (dx, dw *Tensor[T]) {
+	dev := sameDevice("Conv2DBackward", x, dy, w)
+	body, ok := Lookup(Conv2DBackwardKernel, dev)
+	if !ok || p.N == 0 {
+		return Conv2DBackwardInput(dy, w, p), Conv2DBackwardWeight(x, dy, p)
+	}
+	dx, dw = outputOn(dev, p.N, p.C, p.H, p.W), outputOn(dev, p.O, p.C, p.KH, p.KW)
+	body([]*Tensor[T]{dx, dw}, []*Tensor[T]{Contiguous(x), Contiguous(dy), Contiguous(w)}, p)
+	return dx, dw
+}
+
 // Conv2DBackwardWeight is the gradient of Σ Conv2D(x, w)·dy with respect to w.
 func Conv2DBackwardWeight[T Float](x, dy *Tensor[T], p Conv2DParams) *Tensor[T] {
 	dev := sameDevice("Conv2DBackwardWeight", x, dy)

@@ -216,6 +216,64 @@ func conv2dBackwardInput[T Float](dx, dy, w []T, p Conv2DParams) {
 	})
 }
 
+func conv2dBackwardCPU[T Float](out, in []*Tensor[T], p Conv2DParams) {
+	conv2dGrads(HostData(out[0]), HostData(out[1]), HostData(in[0]), HostData(in[1]), HostData(in[2]), p)
+}
+
+// conv2dGrads computes dx and dw, from one column matrix per image where
+// flippedConv allows (conv2dGradsFlipped), else apart.
+func conv2dGrads[T Float](dx, dw, x, dy, w []T, p Conv2DParams) {
+	if q, ok := flippedConv(p); ok {
+		conv2dGradsFlipped(dx, dw, x, dy, w, p, q)
+		return
+	}
+	conv2dBackwardInput(dx, dy, w, p)
+	conv2dBackwardWeight(dw, x, dy, p)
+}
+
+// conv2dGradsFlipped computes dx and dw for a convolution p whose input
+// gradient is the convolution q of dy with the flipped kernel W̃
+// (flippedConv) from one column matrix per image, col_n of dy: dx_n =
+// W̃·col_n, and W̃'s gradient Σ_n x_n·col_nᵀ [C, O·KH·KW], which is dw
+// flipped back. As conv2dBackwardWeight, the batch is cut into one slice
+// per core, each summed into its own buffer, added in slice order.
+func conv2dGradsFlipped[T Float](dx, dw, x, dy, w []T, p, q Conv2DParams) {
+	rows, cols := colShape(q)
+	img, out := p.C*p.H*p.W, p.O*cols
+	wf := getScratch[T](len(w))
+	defer putScratch(wf)
+	flipKernel(*wf, w, p)
+	mk, Wf, buf := packedWeights(operand[T]{data: *wf, ld: rows}, q.O, rows)
+	defer putScratch(buf)
+	parts := max(1, min(p.N, runtime.GOMAXPROCS(0)))
+	partial := make([]*[]T, parts)
+	perImage(q, parts, func(lo, hi int, col []T) {
+		for part := lo; part < hi; part++ {
+			acc := getScratch[T](q.O * rows)
+			clear(*acc)
+			for n := part * p.N / parts; n < (part+1)*p.N/parts; n++ {
+				c, xn := columns(col, dy[n*out:(n+1)*out], q), x[n*img:(n+1)*img]
+				gemmOperands(mk, 1, q.O, cols, rows, 1, Wf, operand[T]{data: c, ld: cols}, 0, dx[n*img:(n+1)*img], cols)
+				gemmNT(q.O, rows, cols, xn, cols, c, cols, *acc, rows)
+			}
+			partial[part] = acc
+		}
+	})
+	clear(dw)
+	kk := p.KH * p.KW
+	for _, acc := range partial {
+		for c := range p.C {
+			for o := range p.O {
+				src, dst := (*acc)[c*rows+o*kk:][:kk], dw[(o*p.C+c)*kk:][:kk]
+				for i, v := range src {
+					dst[kk-1-i] += v
+				}
+			}
+		}
+		putScratch(acc)
+	}
+}
+
 // conv2dBackwardWeight computes dw [O,C,KH,KW] = Σ_n dy_n·col_nᵀ. The batch
 // is cut into one slice per core, each summed into its own buffer; the
 // buffers are added in slice order, so the result does not depend on
