@@ -42,6 +42,10 @@ func convParams[T tensor.Float](x, w *Var[T], o tensor.ConvOptions) tensor.Conv2
 // output gradient g.
 func convGrads[T tensor.Float](g *tensor.Tensor[T], x, w *Var[T], p tensor.Conv2DParams) []*tensor.Tensor[T] {
 	var dx, dw *tensor.Tensor[T]
+	if x.requiresGrad && w.requiresGrad {
+		dx, dw = tensor.Conv2DBackward(x.Value, g, w.Value, p)
+		return []*tensor.Tensor[T]{dx, dw}
+	}
 	if x.requiresGrad {
 		dx = tensor.Conv2DBackwardInput(g, w.Value, p)
 	}

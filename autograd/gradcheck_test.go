@@ -143,6 +143,7 @@ var gradCases = []gradCase{
 		return Conv2D(x, w, tensor.ConvOptions{StrideH: 2, PadH: 1, PadW: 1, DilW: 2})
 	})},
 	{"Conv2D", in(uniform(1, 2, 4, 4), uniform(3, 2, 1, 1)), bin(func(x, w V64) V64 { return Conv2D(x, w, tensor.ConvOptions{}) })},
+	{"Conv2D", in(uniform(2, 3, 5, 4), uniform(2, 3, 3, 3)), bin(func(x, w V64) V64 { return Conv2D(x, w, tensor.ConvOptions{PadH: 1, PadW: 1}) })},
 	{"Conv2DBias", in(uniform(2, 3, 5, 6), uniform(4, 3, 3, 3), uniform(4)), func(x []V64) V64 {
 		return Conv2DBias(x[0], x[1], x[2], tensor.ConvOptions{PadH: 1, PadW: 2, StrideW: 2})
 	}},
@@ -159,6 +160,10 @@ var gradCases = []gradCase{
 	})},
 	{"BatchNorm", in(uniform(3, 2, 4, 3), positive(2), uniform(2)), func(x []V64) V64 { return BatchNorm(x[0], x[1], x[2], 1e-5, nil, nil) }},
 	{"BatchNorm", in(transposed(6, 3), positive(3), uniform(3)), func(x []V64) V64 { return BatchNorm(x[0], x[1], x[2], 0.1, nil, nil) }},
+	{"BatchNormRelu", in(uniform(3, 2, 4, 3), positive(2), uniform(2), uniform(3, 2, 4, 3)), func(x []V64) V64 {
+		return BatchNormRelu(x[0], x[1], x[2], x[3], 1e-5, nil, nil)
+	}},
+	{"BatchNormRelu", in(transposed(6, 3), positive(3), uniform(3)), func(x []V64) V64 { return BatchNormRelu(x[0], x[1], x[2], nil, 0.1, nil, nil) }},
 	{"SoftAssign", in(uniform(4, 2, 3)), un(func(x V64) V64 { return SoftAssign(x, softBins(3, 5)) })},
 	{"SoftAssign", in(transposed(3, 2, 1)), un(func(x V64) V64 { return SoftAssign(x, softBins(1, 4)) })},
 	{"BinStats", in(positive(4, 2, 5), uniform(4, 2, 3)), bin(BinStats[float64])},

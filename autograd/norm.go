@@ -10,13 +10,41 @@ var opBatchNorm = def("batchnorm")
 // batch statistics are copied into them ([C]), for running estimates.
 func BatchNorm[T tensor.Float](x, gamma, beta *Var[T], eps T, mean, variance *tensor.Tensor[T]) *Var[T] {
 	y, mu, va := tensor.BatchNorm(x.Value, gamma.Value, beta.Value, eps)
+	keepStats(mean, variance, mu, va)
+	return record(opBatchNorm, y, func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
+		dx, dgamma, dbeta := tensor.BatchNormBackward(g, x.Value, gamma.Value, mu, va, eps)
+		return []*tensor.Tensor[T]{dx, dgamma, dbeta}
+	}, x, gamma, beta)
+}
+
+var opBatchNormRelu = def("batchnorm_relu")
+
+// BatchNormRelu is Relu(BatchNorm(x, gamma, beta) + r) as one primitive
+// (tensor.BatchNormRelu): the batch norm, residual sum and ReLU that end a
+// ResNet block, r of x's shape, or nil for none. Its backward pass keeps
+// only x and the output. mean and variance, when not nil, receive the batch
+// statistics as in BatchNorm.
+func BatchNormRelu[T tensor.Float](x, gamma, beta, r *Var[T], eps T, mean, variance *tensor.Tensor[T]) *Var[T] {
+	inputs := []*Var[T]{x, gamma, beta}
+	var rv *tensor.Tensor[T]
+	if r != nil {
+		rv = r.Value
+		inputs = append(inputs, r)
+	}
+	y, mu, va := tensor.BatchNormRelu(x.Value, gamma.Value, beta.Value, rv, eps)
+	keepStats(mean, variance, mu, va)
+	return record(opBatchNormRelu, y, func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
+		dx, dgamma, dbeta, dr := tensor.BatchNormReluBackward(g, y, x.Value, gamma.Value, mu, va, eps, r != nil && r.requiresGrad)
+		return []*tensor.Tensor[T]{dx, dgamma, dbeta, dr}[:len(inputs)]
+	}, inputs...)
+}
+
+// keepStats copies the batch statistics mu and va into mean and variance
+// where these are not nil.
+func keepStats[T tensor.Float](mean, variance, mu, va *tensor.Tensor[T]) {
 	for _, c := range [][2]*tensor.Tensor[T]{{mean, mu}, {variance, va}} {
 		if c[0] != nil {
 			tensor.CopyInto(c[0], c[1])
 		}
 	}
-	return record(opBatchNorm, y, func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
-		dx, dgamma, dbeta := tensor.BatchNormBackward(g, x.Value, gamma.Value, mu, va, eps)
-		return []*tensor.Tensor[T]{dx, dgamma, dbeta}
-	}, x, gamma, beta)
 }

@@ -34,11 +34,9 @@ func NewBatchNorm2d[T tensor.Float](vb Vars[T], c int) *BatchNorm2d[T] {
 func (b *BatchNorm2d[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 	c := x.Shape()[1]
 	if *b.training {
-		dev := x.Value.Device()
-		m, v := tensor.ZerosOn(dev, c), tensor.ZerosOn(dev, c)
-		y := autograd.BatchNorm(x, b.Gamma, b.Beta, b.Eps, m, v)
-		b.track(m, v, x.Value.Len()/c)
-		return y
+		return b.train(x, func(m, v *tensor.Tensor[T]) *autograd.Var[T] {
+			return autograd.BatchNorm(x, b.Gamma, b.Beta, b.Eps, m, v)
+		})
 	}
 	// y = x·scale + shift with the per-channel scale = γ/√(var+ε) and shift =
 	// β − mean·scale from the running estimates.
@@ -47,6 +45,43 @@ func (b *BatchNorm2d[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 	scale := autograd.Div(autograd.Reshape(b.Gamma, 1, c, 1, 1), autograd.Sqrt(autograd.AddScalar(variance, b.Eps)))
 	shift := autograd.Sub(autograd.Reshape(b.Beta, 1, c, 1, 1), autograd.Mul(mean, scale))
 	return autograd.Add(autograd.Mul(x, scale), shift)
+}
+
+// forwardRun runs b and, when rest starts with a ReLU, that too, fused.
+func (b *BatchNorm2d[T]) forwardRun(x *autograd.Var[T], rest []Module[T]) (*autograd.Var[T], int) {
+	if len(rest) > 0 {
+		if _, ok := rest[0].(reluLayer[T]); ok {
+			return b.ForwardRelu(x, nil), 1
+		}
+	}
+	return b.Forward(x), 0
+}
+
+// ForwardRelu is Relu(Forward(x) + r), r of x's shape or nil for none:
+// in training one fused primitive (autograd.BatchNormRelu), in evaluation
+// the composed ops.
+func (b *BatchNorm2d[T]) ForwardRelu(x, r *autograd.Var[T]) *autograd.Var[T] {
+	if !*b.training {
+		y := b.Forward(x)
+		if r != nil {
+			y = autograd.Add(y, r)
+		}
+		return autograd.Relu(y)
+	}
+	return b.train(x, func(m, v *tensor.Tensor[T]) *autograd.Var[T] {
+		return autograd.BatchNormRelu(x, b.Gamma, b.Beta, r, b.Eps, m, v)
+	})
+}
+
+// train runs norm, a batch norm of x in training that copies the batch
+// statistics into its arguments, and tracks them.
+func (b *BatchNorm2d[T]) train(x *autograd.Var[T], norm func(mean, variance *tensor.Tensor[T]) *autograd.Var[T]) *autograd.Var[T] {
+	c := x.Shape()[1]
+	dev := x.Value.Device()
+	m, v := tensor.ZerosOn(dev, c), tensor.ZerosOn(dev, c)
+	y := norm(m, v)
+	b.track(m, v, x.Value.Len()/c)
+	return y
 }
 
 // track moves the running estimates towards the batch mean m and biased

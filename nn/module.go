@@ -30,7 +30,8 @@ type Module[T tensor.Float] interface {
 type Sequential[T tensor.Float] []Module[T]
 
 // Forward applies each layer in turn; a layer that can run together with
-// the layers after it (a DenseLayer) runs them in one go.
+// the layers after it (a DenseLayer, a BatchNorm2d before a ReLU) runs
+// them in one go.
 func (s Sequential[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 	for i := 0; i < len(s); i++ {
 		if r, ok := s[i].(runner[T]); ok {
@@ -95,8 +96,12 @@ func (Func[T]) SetTraining(bool) {}
 // State is empty.
 func (Func[T]) State() []Named[T] { return nil }
 
-// ReLU is the rectifier layer.
-func ReLU[T tensor.Float]() Func[T] { return autograd.Relu[T] }
+// ReLU is the rectifier layer. In a Sequential, a BatchNorm2d followed by
+// it runs as one fused op in training (BatchNorm2d.ForwardRelu).
+func ReLU[T tensor.Float]() Module[T] { return reluLayer[T]{autograd.Relu[T]} }
+
+// reluLayer is ReLU's layer, a type of its own for BatchNorm2d to find.
+type reluLayer[T tensor.Float] struct{ Func[T] }
 
 // Tanh is the hyperbolic-tangent layer.
 func Tanh[T tensor.Float]() Func[T] { return autograd.Tanh[T] }

@@ -70,9 +70,9 @@ func (a *Arena[T]) recycle() {
 	a.live = a.live[:0]
 }
 
-// alloc returns a zeroed buffer of n elements, reusing a recycled one of
-// that length when there is one.
-func (a *Arena[T]) alloc(n int) *cpuBuffer[T] {
+// get returns a buffer of n elements, reusing a recycled one of that
+// length when there is one, zeroed if zero (else of arbitrary content).
+func (a *Arena[T]) get(n int, zero bool) *cpuBuffer[T] {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var data []T
@@ -80,7 +80,9 @@ func (a *Arena[T]) alloc(n int) *cpuBuffer[T] {
 		data = list[len(list)-1]
 		list[len(list)-1] = nil
 		a.free[n] = list[:len(list)-1]
-		clear(data)
+		if zero {
+			clear(data)
+		}
 	} else {
 		data = make([]T, n)
 	}

@@ -9,14 +9,22 @@ import (
 // The batch-norm kernels, with ε as their attribute: BatchNormKernel reads
 // x, γ, β and writes y, μ, σ²; BatchNormBackwardKernel reads g, x, γ, μ, σ²
 // and writes dx, dγ, dβ.
+// BatchNormReluKernel reads x, γ, β and optionally r, and writes y, μ, σ²;
+// BatchNormReluBackwardKernel reads gy, y, x, γ, μ, σ² and writes dx, dγ,
+// dβ and, if given a fourth output, dr (the gradient at the batch norm's
+// output).
 var (
-	BatchNormKernel         = NewKernel[float64]("batch_norm")
-	BatchNormBackwardKernel = NewKernel[float64]("batch_norm_backward")
+	BatchNormKernel             = NewKernel[float64]("batch_norm")
+	BatchNormBackwardKernel     = NewKernel[float64]("batch_norm_backward")
+	BatchNormReluKernel         = NewKernel[float64]("batch_norm_relu")
+	BatchNormReluBackwardKernel = NewKernel[float64]("batch_norm_relu_backward")
 )
 
 func init() {
 	registerCPU(BatchNormKernel, batchNormCPU[float32], batchNormCPU[float64])
 	registerCPU(BatchNormBackwardKernel, batchNormBackwardCPU[float32], batchNormBackwardCPU[float64])
+	registerCPU(BatchNormReluKernel, batchNormReluCPU[float32], batchNormReluCPU[float64])
+	registerCPU(BatchNormReluBackwardKernel, batchNormReluBackwardCPU[float32], batchNormReluBackwardCPU[float64])
 }
 
 // BatchNorm normalises x [N, C, …] per channel with the batch's mean μ and
@@ -33,15 +41,25 @@ func BatchNorm[T Float](x, gamma, beta *Tensor[T], eps T) (y, mean, variance *Te
 	if !ok {
 		return batchNormComposed(x, gamma, beta, eps)
 	}
-	y, mean, variance = ZerosOn(dev, x.Shape()...), ZerosOn(dev, c), ZerosOn(dev, c)
+	y, mean, variance = outputOn(dev, x.Shape()...), ZerosOn(dev, c), ZerosOn(dev, c)
 	body([]*Tensor[T]{y, mean, variance}, []*Tensor[T]{Contiguous(x), Contiguous(gamma), Contiguous(beta)}, float64(eps))
 	return y, mean, variance
 }
 
-func batchNormCPU[T Float](out, in []*Tensor[T], eps float64) {
+func batchNormCPU[T Float](out, in []*Tensor[T], eps float64) { batchNormForward(out, in, eps, false) }
+
+// batchNormForward is the CPU body of BatchNorm and, with relu,
+// BatchNormRelu (whose fourth input, if any, is the residual r): per
+// channel the statistics (channelStats), then each value's affine map,
+// with r added and ReLU in the same pass.
+func batchNormForward[T Float](out, in []*Tensor[T], eps float64, relu bool) {
 	n, c, s := bnShape("BatchNorm", in[0], in[1], in[2])
 	xs, ys, gs, bs := HostData(in[0]), HostData(out[0]), HostData(in[1]), HostData(in[2])
 	ms, vs := HostData(out[1]), HostData(out[2])
+	var rs []T
+	if len(in) == 4 {
+		rs = HostData(in[3])
+	}
 	parallelFor(c, 3*n*s, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			mu, va := channelStats(xs, n, c, s, ch)
@@ -50,12 +68,29 @@ func batchNormCPU[T Float](out, in []*Tensor[T], eps float64) {
 			scale, shift := T(a), T(float64(bs[ch])-mu*a)
 			for i := range n {
 				off := (i*c + ch) * s
-				for j, v := range xs[off : off+s] {
-					ys[off+j] = v*scale + shift
+				y, x := ys[off:off+s], xs[off:off+s]
+				switch {
+				case rs != nil:
+					affineAddRelu(y, x, rs[off:off+s], scale, shift)
+				case relu:
+					affineRelu(y, x, scale, shift)
+				default:
+					for j, v := range x {
+						y[j] = v*scale + shift
+					}
 				}
 			}
 		}
 	})
+}
+
+// affineAddRelu sets dst[i] = max(src[i]·a + b + r[i], 0), rounded as the
+// composed ops (Add after the affine map), in assembly where it can.
+func affineAddRelu[T Float](dst, src, r []T, a, b T) {
+	src, r = src[:len(dst)], r[:len(dst)]
+	for j := affineAddReluAsm(dst, src, r, a, b); j < len(dst); j++ {
+		dst[j] = max(src[j]*a+b+r[j], 0)
+	}
 }
 
 // channelStats is the mean and biased variance of channel ch of x [n, c, s]
@@ -64,19 +99,40 @@ func channelStats[T Float](xs []T, n, c, s, ch int) (mean, variance float64) {
 	m := float64(n * s)
 	sum := 0.0
 	for i := range n {
-		for _, v := range xs[(i*c+ch)*s : (i*c+ch+1)*s] {
-			sum += float64(v)
-		}
+		v, _ := bnSums(xs[(i*c+ch)*s:(i*c+ch+1)*s], 0)
+		sum += v
 	}
 	mean = sum / m
 	sq := 0.0
 	for i := range n {
-		for _, v := range xs[(i*c+ch)*s : (i*c+ch+1)*s] {
-			d := float64(v) - mean
-			sq += d * d
-		}
+		_, v := bnSums(xs[(i*c+ch)*s:(i*c+ch+1)*s], mean)
+		sq += v
 	}
 	return mean, sq / m
+}
+
+// bnSums is Σ (x[i] − c) and Σ (x[i] − c)² in float64, in assembly where
+// it can (its partial sums then add in another order).
+func bnSums[T Float](x []T, c float64) (s, ss float64) {
+	n, s, ss := bnSumsAsm(x, c)
+	for _, v := range x[n:] {
+		d := float64(v) - c
+		s += d
+		ss += d * d
+	}
+	return s, ss
+}
+
+// bnDots is Σ g[i] and Σ g[i]·(x[i] − c) in float64, in assembly where it
+// can.
+func bnDots[T Float](g, x []T, c float64) (sg, sgx float64) {
+	n, sg, sgx := bnDotsAsm(g, x, c)
+	x = x[:len(g)]
+	for j, v := range g[n:] {
+		sg += float64(v)
+		sgx += float64(v) * (float64(x[n+j]) - c)
+	}
+	return sg, sgx
 }
 
 // BatchNormBackward is BatchNorm's gradient for the output gradient g, from
@@ -95,27 +151,66 @@ func BatchNormBackward[T Float](g, x, gamma, mean, variance *Tensor[T], eps T) (
 	if !ok {
 		return batchNormBackwardComposed(g, x, gamma, mean, variance, eps)
 	}
-	dx, dgamma, dbeta = ZerosOn(dev, x.Shape()...), ZerosOn(dev, c), ZerosOn(dev, c)
+	dx, dgamma, dbeta = outputOn(dev, x.Shape()...), ZerosOn(dev, c), ZerosOn(dev, c)
 	in := []*Tensor[T]{Contiguous(g), Contiguous(x), Contiguous(gamma), Contiguous(mean), Contiguous(variance)}
 	body([]*Tensor[T]{dx, dgamma, dbeta}, in, float64(eps))
 	return dx, dgamma, dbeta
 }
 
 func batchNormBackwardCPU[T Float](out, in []*Tensor[T], eps float64) {
-	n, c, s := bnShape("BatchNormBackward", in[1], in[2], in[3], in[4])
-	gs, xs, gam, ms, vs := HostData(in[0]), HostData(in[1]), HostData(in[2]), HostData(in[3]), HostData(in[4])
+	g, x := in[0], in[1]
+	batchNormBackward(out, g, nil, x, in[2:], eps)
+}
+
+// batchNormBackward is the CPU body of BatchNormBackward and, with the
+// ReLU's output y, BatchNormReluBackward: out is dx, dγ, dβ and, with y,
+// optionally dr; stats is γ, μ, σ². With y, the gradient g at the batch
+// norm's output is gy where y > 0, else 0 (ReluGrad), made one image's
+// channel at a time, where both passes read it: into dr when there is
+// one, else into a scratch row made again for the second pass, so that g
+// costs no write of its own.
+func batchNormBackward[T Float](out []*Tensor[T], gy, y, x *Tensor[T], stats []*Tensor[T], eps float64) {
+	n, c, s := bnShape("BatchNormBackward", x, stats...)
+	gys, xs, gam, ms, vs := HostData(gy), HostData(x), HostData(stats[0]), HostData(stats[1]), HostData(stats[2])
 	dxs, dgs, dbs := HostData(out[0]), HostData(out[1]), HostData(out[2])
+	var ys, drs []T // the ReLU's output, the residual's gradient
+	if y != nil {
+		ys = HostData(y)
+	}
+	if len(out) == 4 {
+		drs = HostData(out[3])
+	}
 	m := float64(n * s)
 	parallelFor(c, 3*n*s, func(lo, hi int) {
+		var row []T // g of one image's channel, without dr
+		if ys != nil && drs == nil {
+			buf := getScratch[T](s)
+			defer putScratch(buf)
+			row = *buf
+		}
+		// g is the gradient at the batch norm's output at [off, off+s),
+		// made by the first pass when there is dr.
+		g := func(off int, first bool) []T {
+			switch {
+			case ys == nil:
+				return gys[off : off+s]
+			case drs != nil && !first:
+				return drs[off : off+s]
+			}
+			d := row
+			if drs != nil {
+				d = drs[off : off+s]
+			}
+			reluGradContiguous(d, gys[off:off+s], ys[off:off+s])
+			return d
+		}
 		for ch := lo; ch < hi; ch++ {
 			mu, inv := float64(ms[ch]), 1/math.Sqrt(float64(vs[ch])+float64(T(eps)))
 			sg, sgx := 0.0, 0.0
 			for i := range n {
 				off := (i*c + ch) * s
-				for j, gv := range gs[off : off+s] {
-					sg += float64(gv)
-					sgx += float64(gv) * (float64(xs[off+j]) - mu)
-				}
+				a, b := bnDots(g(off, true), xs[off:off+s], mu)
+				sg, sgx = sg+a, sgx+b
 			}
 			sgx *= inv // Σ g·x̂
 			dgs[ch], dbs[ch] = T(sgx), T(sg)
@@ -123,15 +218,81 @@ func batchNormBackwardCPU[T Float](out, in []*Tensor[T], eps float64) {
 			a := float64(gam[ch]) * inv
 			kx := -a * inv * sgx / m
 			k0 := -a*sg/m - kx*mu
-			ta, tkx, tk0 := T(a), T(kx), T(k0)
 			for i := range n {
 				off := (i*c + ch) * s
-				for j, gv := range gs[off : off+s] {
-					dxs[off+j] = ta*gv + tkx*xs[off+j] + tk0
-				}
+				dx := dxs[off : off+s]
+				clear(dx)
+				axpbyc(dx, g(off, false), xs[off:off+s], T(a), T(kx), T(k0))
 			}
 		}
 	})
+}
+
+// BatchNormRelu is Relu(BatchNorm(x, γ, β) + r), with r of x's shape or
+// nil for none, and BatchNorm's μ and σ²: the batch norm, ReLU and
+// residual sum of a ResNet block. On the CPU one pass after the
+// statistics; on devices without a BatchNormReluKernel body the composed
+// ops (batchNormReluComposed, also the CPU's reference).
+func BatchNormRelu[T Float](x, gamma, beta, r *Tensor[T], eps T) (y, mean, variance *Tensor[T]) {
+	_, c, _ := bnShape("BatchNormRelu", x, gamma, beta)
+	if r != nil && !slices.Equal(r.Shape(), x.Shape()) {
+		panic(fmt.Sprintf("tensor.BatchNormRelu: residual %v for input %v", r.Shape(), x.Shape()))
+	}
+	dev := x.Device()
+	body, ok := Lookup(BatchNormReluKernel, dev)
+	if !ok {
+		return batchNormReluComposed(x, gamma, beta, r, eps)
+	}
+	y, mean, variance = outputOn(dev, x.Shape()...), ZerosOn(dev, c), ZerosOn(dev, c)
+	in := []*Tensor[T]{Contiguous(x), Contiguous(gamma), Contiguous(beta)}
+	if r != nil {
+		in = append(in, Contiguous(r))
+	}
+	body([]*Tensor[T]{y, mean, variance}, in, float64(eps))
+	return y, mean, variance
+}
+
+func batchNormReluCPU[T Float](out, in []*Tensor[T], eps float64) {
+	batchNormForward(out, in, eps, true)
+}
+
+// BatchNormReluBackward is BatchNormRelu's gradient for the output
+// gradient gy, from its output y and the statistics it returned: dx, dγ,
+// dβ as BatchNormBackward's for the gradient g = ReluGrad(gy, y), and, if
+// residual, dr = g (else nil). On the CPU g is made one row at a time as
+// it is needed, and written only as dr.
+func BatchNormReluBackward[T Float](gy, y, x, gamma, mean, variance *Tensor[T], eps T, residual bool) (dx, dgamma, dbeta, dr *Tensor[T]) {
+	_, c, _ := bnShape("BatchNormReluBackward", x, gamma, mean, variance)
+	if !slices.Equal(gy.Shape(), x.Shape()) || !slices.Equal(y.Shape(), x.Shape()) {
+		panic(fmt.Sprintf("tensor.BatchNormReluBackward: gradient %v and output %v for input %v", gy.Shape(), y.Shape(), x.Shape()))
+	}
+	dev := x.Device()
+	body, ok := Lookup(BatchNormReluBackwardKernel, dev)
+	if !ok {
+		return batchNormReluBackwardComposed(gy, y, x, gamma, mean, variance, eps, residual)
+	}
+	out := []*Tensor[T]{outputOn(dev, x.Shape()...), ZerosOn(dev, c), ZerosOn(dev, c)}
+	if residual {
+		dr = outputOn(dev, x.Shape()...)
+		out = append(out, dr)
+	}
+	in := []*Tensor[T]{Contiguous(gy), Contiguous(y), Contiguous(x), Contiguous(gamma), Contiguous(mean), Contiguous(variance)}
+	body(out, in, float64(eps))
+	return out[0], out[1], out[2], dr
+}
+
+func batchNormReluBackwardCPU[T Float](out, in []*Tensor[T], eps float64) {
+	batchNormBackward(out, in[0], in[1], in[2], in[3:], eps)
+}
+
+// outputOn allocates a tensor that a kernel body overwrites: of
+// unspecified contents on the CPU, whose bodies write every element,
+// zeroed elsewhere.
+func outputOn[T Float](dev Device[T], shape ...int) *Tensor[T] {
+	if _, ok := dev.(CPU[T]); ok {
+		return emptyOn(dev, shape...)
+	}
+	return ZerosOn(dev, shape...)
 }
 
 // bnShape checks x [N, C, …] against the per-channel tensors and returns N,
@@ -182,4 +343,23 @@ func batchNormBackwardComposed[T Float](g, x, gamma, mean, variance *Tensor[T], 
 	centred := Sub(Sub(g3, perChannel(Scale(dbeta, inv))), Mul(xhat, perChannel(Scale(dgamma, inv))))
 	dx = Mul(centred, perChannel(Mul(gamma, invStd)))
 	return Reshape(dx, x.Shape()...), dgamma, dbeta
+}
+
+// batchNormReluComposed is BatchNormRelu as tensor ops.
+func batchNormReluComposed[T Float](x, gamma, beta, r *Tensor[T], eps T) (y, mean, variance *Tensor[T]) {
+	y, mean, variance = BatchNorm(x, gamma, beta, eps)
+	if r != nil {
+		y = Add(y, r)
+	}
+	return Relu(y), mean, variance
+}
+
+// batchNormReluBackwardComposed is BatchNormReluBackward as tensor ops.
+func batchNormReluBackwardComposed[T Float](gy, y, x, gamma, mean, variance *Tensor[T], eps T, residual bool) (dx, dgamma, dbeta, dr *Tensor[T]) {
+	g := ReluGrad(gy, y)
+	dx, dgamma, dbeta = BatchNormBackward(g, x, gamma, mean, variance, eps)
+	if residual {
+		dr = g
+	}
+	return dx, dgamma, dbeta, dr
 }

@@ -98,3 +98,96 @@ func TestBatchNormShapeErrors(t *testing.T) {
 		}()
 	}
 }
+
+// The fused batch norm, residual sum and ReLU and its gradient agree with
+// the composed ops (BatchNorm, Add, Relu; ReluGrad, BatchNormBackward) in
+// both precisions, with and without a residual, on sizes that leave a tail
+// to the assembly's vectors.
+func TestBatchNormReluMatchesComposed(t *testing.T) {
+	batchNormReluAgrees[float64](t, 1e-12)
+	batchNormReluAgrees[float32](t, 2e-5)
+}
+
+func batchNormReluAgrees[T Float](t *testing.T, tol float64) {
+	r := newRNG(9)
+	for _, shape := range [][]int{{5, 3, 4, 6}, {9, 4}, {3, 2, 7, 7}, {20, 8, 14, 14}} {
+		for _, residual := range []bool{false, true} {
+			x := RandNormal[T](r, 0.5, 2, shape...)
+			ch := shape[1]
+			gamma, beta := RandNormal[T](r, 1, 0.5, ch), RandNormal[T](r, 0, 0.5, ch)
+			gy := RandNormal[T](r, 0, 1, shape...)
+			var res *Tensor[T]
+			if residual {
+				res = RandNormal[T](r, 0, 1, shape...)
+			}
+			eps := T(1e-5)
+			y, mu, va := BatchNormRelu(x, gamma, beta, res, eps)
+			yc, muc, vac := batchNormReluComposed(x, gamma, beta, res, eps)
+			dx, dg, db, dr := BatchNormReluBackward(gy, y, x, gamma, mu, va, eps, residual)
+			dxc, dgc, dbc, drc := batchNormReluBackwardComposed(gy, y, x, gamma, mu, va, eps, residual)
+			pairs := [][2]*Tensor[T]{{y, yc}, {mu, muc}, {va, vac}, {dx, dxc}, {dg, dgc}, {db, dbc}}
+			if residual {
+				pairs = append(pairs, [2]*Tensor[T]{dr, drc})
+			} else if dr != nil {
+				t.Errorf("%s %v: dr without a residual", DType[T](), shape)
+			}
+			for k, p := range pairs {
+				name := fmt.Sprintf("%s %v residual=%v %s", DType[T](), shape, residual, []string{"y", "mean", "variance", "dx", "dgamma", "dbeta", "dr"}[k])
+				if !expectShape(t, name, p[0], p[1].Shape()...) {
+					continue
+				}
+				got, want := p[0].Data(), p[1].Data()
+				for i := range got {
+					if !near(float64(got[i]), float64(want[i]), tol) {
+						t.Errorf("%s[%d] = %v fused, %v composed", name, i, got[i], want[i])
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+// The batch norm's assembly kernels agree with their Go loops at every
+// length: the affine map, residual sum and ReLU to the bit (up to the sign
+// of a zero, NaN passing), the float64 sums to rounding.
+func TestBatchNormKernels(t *testing.T) {
+	checkBatchNormKernels[float32](t)
+	checkBatchNormKernels[float64](t)
+}
+
+func checkBatchNormKernels[T Float](t *testing.T) {
+	r := newRNG(10)
+	a, b, c := T(r.NormFloat64()), T(r.NormFloat64()), r.NormFloat64()
+	for n := range 41 {
+		d, x, y := make([]T, n), make([]T, n), make([]T, n)
+		for i := range d {
+			x[i], y[i] = T(r.NormFloat64()), T(r.NormFloat64())
+		}
+		if n > 11 {
+			x[9], x[10], x[11] = T(math.NaN()), 0, T(math.Copysign(0, -1))
+		}
+		affineAddRelu(d, x, y, a, b)
+		for i := range d {
+			want := max(x[i]*a+b+y[i], 0)
+			if d[i] != want && !(d[i] != d[i] && want != want) {
+				t.Fatalf("affineAddRelu %s n=%d: [%d] = %v, want %v", DType[T](), n, i, d[i], want)
+			}
+		}
+		for i := range x { // without the NaN, for the sums
+			x[i] = T(r.NormFloat64())
+		}
+		s, ss := bnSums(x, c)
+		sg, sgx := bnDots(y, x, c)
+		var ws, wss, wsg, wsgx float64
+		for i, v := range x {
+			dv := float64(v) - c
+			ws, wss, wsg, wsgx = ws+dv, wss+dv*dv, wsg+float64(y[i]), wsgx+float64(y[i])*dv
+		}
+		for _, p := range [][3]any{{"Σ(x−c)", s, ws}, {"Σ(x−c)²", ss, wss}, {"Σg", sg, wsg}, {"Σg·(x−c)", sgx, wsgx}} {
+			if got, want := p[1].(float64), p[2].(float64); !near(got, want, 1e-13) {
+				t.Errorf("%s %s n=%d: %v, want %v", p[0], DType[T](), n, got, want)
+			}
+		}
+	}
+}

@@ -45,7 +45,7 @@ func must[P any](p P, err error) P {
 func Conv2D[T Float](x, w *Tensor[T], o ConvOptions) *Tensor[T] {
 	dev := sameDevice("Conv2D", x, w)
 	p := must(NewConv2DParams(x.shape, w.shape, o))
-	y := ZerosOn(dev, p.N, p.O, p.OutH(), p.OutW())
+	y := outputOn(dev, p.N, p.O, p.OutH(), p.OutW())
 	if p.N > 0 {
 		dev.Conv2D(y, Contiguous(x), Contiguous(w), p)
 	}
@@ -64,7 +64,7 @@ func Conv2DBias[T Float](x, w, b *Tensor[T], o ConvOptions) *Tensor[T] {
 	if _, ok := dev.(CPU[T]); !ok || p.N == 0 {
 		return Add(Conv2D(x, w, o), Reshape(b, 1, p.O, 1, 1))
 	}
-	y := ZerosOn(dev, p.N, p.O, p.OutH(), p.OutW())
+	y := emptyOn(dev, p.N, p.O, p.OutH(), p.OutW())
 	conv2dForward(HostData(y), HostData(Contiguous(x)), HostData(Contiguous(w)), HostData(Contiguous(b)), p)
 	return y
 }
@@ -82,17 +82,41 @@ func Conv2DBiasBackward[T Float](dy *Tensor[T]) *Tensor[T] {
 // Conv2DBackwardInput is the gradient of Σ Conv2D(x, w)·dy with respect to x.
 func Conv2DBackwardInput[T Float](dy, w *Tensor[T], p Conv2DParams) *Tensor[T] {
 	dev := sameDevice("Conv2DBackwardInput", dy, w)
-	dx := ZerosOn(dev, p.N, p.C, p.H, p.W)
+	dx := outputOn(dev, p.N, p.C, p.H, p.W)
 	if p.N > 0 {
 		dev.Conv2DBackwardInput(dx, Contiguous(dy), Contiguous(w), p)
 	}
 	return dx
 }
 
+// Conv2DBackwardKernel computes both gradients of a convolution, its
+// parameters as attribute: it reads x, dy, w and writes dx, dw.
+var Conv2DBackwardKernel = NewKernel[Conv2DParams]("conv2d_backward")
+
+func init() {
+	registerCPU(Conv2DBackwardKernel, conv2dBackwardCPU[float32], conv2dBackwardCPU[float64])
+}
+
+// Conv2DBackward is Conv2DBackwardInput and Conv2DBackwardWeight together.
+// On the CPU a "same" convolution at stride 1 builds one column matrix per
+// image, of dy, for both (conv2dGradsFlipped); elsewhere, and on devices
+// without a Conv2DBackwardKernel body, the two ops run apart (the
+// reference).
+func Conv2DBackward[T Float](x, dy, w *Tensor[T], p Conv2DParams) (dx, dw *Tensor[T]) {
+	dev := sameDevice("Conv2DBackward", x, dy, w)
+	body, ok := Lookup(Conv2DBackwardKernel, dev)
+	if !ok || p.N == 0 {
+		return Conv2DBackwardInput(dy, w, p), Conv2DBackwardWeight(x, dy, p)
+	}
+	dx, dw = outputOn(dev, p.N, p.C, p.H, p.W), outputOn(dev, p.O, p.C, p.KH, p.KW)
+	body([]*Tensor[T]{dx, dw}, []*Tensor[T]{Contiguous(x), Contiguous(dy), Contiguous(w)}, p)
+	return dx, dw
+}
+
 // Conv2DBackwardWeight is the gradient of Σ Conv2D(x, w)·dy with respect to w.
 func Conv2DBackwardWeight[T Float](x, dy *Tensor[T], p Conv2DParams) *Tensor[T] {
 	dev := sameDevice("Conv2DBackwardWeight", x, dy)
-	dw := ZerosOn(dev, p.O, p.C, p.KH, p.KW)
+	dw := outputOn(dev, p.O, p.C, p.KH, p.KW)
 	dev.Conv2DBackwardWeight(dw, Contiguous(x), Contiguous(dy), p)
 	return dw
 }

@@ -25,13 +25,19 @@ func (CPU[T]) String() string { return "cpu" }
 // one.
 func (CPU[T]) Alloc(n int) Buffer[T] {
 	if a := activeArena[T]().Load(); a != nil {
-		return a.alloc(n)
+		return a.get(n, true)
 	}
 	return &cpuBuffer[T]{data: make([]T, n)}
 }
 
-// Empty is Alloc: Go zeroes memory anyway.
-func (c CPU[T]) Empty(n int) Buffer[T] { return c.Alloc(n) }
+// Empty is Alloc, except that a buffer an Arena recycles is not zeroed
+// again (Go zeroes new memory anyway).
+func (CPU[T]) Empty(n int) Buffer[T] {
+	if a := activeArena[T]().Load(); a != nil {
+		return a.get(n, false)
+	}
+	return &cpuBuffer[T]{data: make([]T, n)}
+}
 
 // Upload copies src into a new host buffer.
 func (CPU[T]) Upload(src []T) Buffer[T] { return &cpuBuffer[T]{data: append([]T(nil), src...)} }

@@ -185,9 +185,17 @@ func packedWeights[T Float](w operand[T], m, k int) (microKernel[T], operand[T],
 	return mk, w, buf
 }
 
-// conv2dBackwardInput computes dx [N,C,H,W] = ∂Σ(y·dy)/∂x: per image the
-// columns Wᵀ·dy_n folded back by col2im.
+// conv2dBackwardInput computes dx [N,C,H,W] = ∂Σ(y·dy)/∂x: for a "same"
+// convolution at stride 1 the convolution of dy with the flipped kernel
+// (flippedConv), else per image the columns Wᵀ·dy_n folded back by col2im.
 func conv2dBackwardInput[T Float](dx, dy, w []T, p Conv2DParams) {
+	if q, ok := flippedConv(p); ok {
+		wf := getScratch[T](len(w))
+		defer putScratch(wf)
+		flipKernel(*wf, w, p)
+		conv2dForward(dx, dy, *wf, nil, q)
+		return
+	}
 	rows, cols := colShape(p)
 	img, out := p.C*p.H*p.W, p.O*cols
 	mk, Wt, buf := packedWeights(operand[T]{data: w, ld: rows, trans: true}, rows, p.O)
@@ -206,6 +214,64 @@ func conv2dBackwardInput[T Float](dx, dy, w []T, p Conv2DParams) {
 			}
 		}
 	})
+}
+
+func conv2dBackwardCPU[T Float](out, in []*Tensor[T], p Conv2DParams) {
+	conv2dGrads(HostData(out[0]), HostData(out[1]), HostData(in[0]), HostData(in[1]), HostData(in[2]), p)
+}
+
+// conv2dGrads computes dx and dw, from one column matrix per image where
+// flippedConv allows (conv2dGradsFlipped), else apart.
+func conv2dGrads[T Float](dx, dw, x, dy, w []T, p Conv2DParams) {
+	if q, ok := flippedConv(p); ok {
+		conv2dGradsFlipped(dx, dw, x, dy, w, p, q)
+		return
+	}
+	conv2dBackwardInput(dx, dy, w, p)
+	conv2dBackwardWeight(dw, x, dy, p)
+}
+
+// conv2dGradsFlipped computes dx and dw for a convolution p whose input
+// gradient is the convolution q of dy with the flipped kernel W̃
+// (flippedConv) from one column matrix per image, col_n of dy: dx_n =
+// W̃·col_n, and W̃'s gradient Σ_n x_n·col_nᵀ [C, O·KH·KW], which is dw
+// flipped back. As conv2dBackwardWeight, the batch is cut into one slice
+// per core, each summed into its own buffer, added in slice order.
+func conv2dGradsFlipped[T Float](dx, dw, x, dy, w []T, p, q Conv2DParams) {
+	rows, cols := colShape(q)
+	img, out := p.C*p.H*p.W, p.O*cols
+	wf := getScratch[T](len(w))
+	defer putScratch(wf)
+	flipKernel(*wf, w, p)
+	mk, Wf, buf := packedWeights(operand[T]{data: *wf, ld: rows}, q.O, rows)
+	defer putScratch(buf)
+	parts := max(1, min(p.N, runtime.GOMAXPROCS(0)))
+	partial := make([]*[]T, parts)
+	perImage(q, parts, func(lo, hi int, col []T) {
+		for part := lo; part < hi; part++ {
+			acc := getScratch[T](q.O * rows)
+			clear(*acc)
+			for n := part * p.N / parts; n < (part+1)*p.N/parts; n++ {
+				c, xn := columns(col, dy[n*out:(n+1)*out], q), x[n*img:(n+1)*img]
+				gemmOperands(mk, 1, q.O, cols, rows, 1, Wf, operand[T]{data: c, ld: cols}, 0, dx[n*img:(n+1)*img], cols)
+				gemmNT(q.O, rows, cols, xn, cols, c, cols, *acc, rows)
+			}
+			partial[part] = acc
+		}
+	})
+	clear(dw)
+	kk := p.KH * p.KW
+	for _, acc := range partial {
+		for c := range p.C {
+			for o := range p.O {
+				src, dst := (*acc)[c*rows+o*kk:][:kk], dw[(o*p.C+c)*kk:][:kk]
+				for i, v := range src {
+					dst[kk-1-i] += v
+				}
+			}
+		}
+		putScratch(acc)
+	}
 }
 
 // conv2dBackwardWeight computes dw [O,C,KH,KW] = Σ_n dy_n·col_nᵀ. The batch
@@ -234,5 +300,35 @@ func conv2dBackwardWeight[T Float](dw, x, dy []T, p Conv2DParams) {
 			dw[i] += v
 		}
 		putScratch(acc)
+	}
+}
+
+// flippedConv is the convolution whose forward pass is p's input gradient,
+// where it costs no more multiply-adds than col2im's: at stride 1, dx is
+// dy [N,O,OH,OW] padded by dil·(k−1) − pad, cross-correlated with the
+// kernel turned by 180° and its channels swapped (flipKernel). Its products
+// number C·O·KH·KW·H·W, so only "same" convolutions (OH = H, OW = W) take
+// it (LeNet's unpadded 5×5 would do 2.25 times the work); a 1×1 kernel
+// keeps the direct path, whose columns are dx itself.
+func flippedConv(p Conv2DParams) (Conv2DParams, bool) {
+	ph, pw := p.DilH*(p.KH-1)-p.PadH, p.DilW*(p.KW-1)-p.PadW
+	if p.StrideH != 1 || p.StrideW != 1 || p.OutH() != p.H || p.OutW() != p.W || pointwise(p) {
+		return p, false
+	}
+	return Conv2DParams{N: p.N, C: p.O, H: p.OutH(), W: p.OutW(), O: p.C, KH: p.KH, KW: p.KW,
+		StrideH: 1, StrideW: 1, PadH: ph, PadW: pw, DilH: p.DilH, DilW: p.DilW}, true
+}
+
+// flipKernel sets wf [C,O,KH,KW] to w [O,C,KH,KW] with each kernel turned
+// by 180°: wf[c,o,i,j] = w[o,c,KH−1−i,KW−1−j].
+func flipKernel[T Float](wf, w []T, p Conv2DParams) {
+	kk := p.KH * p.KW
+	for o := range p.O {
+		for c := range p.C {
+			src, dst := w[(o*p.C+c)*kk:][:kk], wf[(c*p.O+o)*kk:][:kk]
+			for i, v := range src {
+				dst[kk-1-i] = v
+			}
+		}
 	}
 }

@@ -133,12 +133,14 @@ func checkConvKernels[T Float](t *testing.T, tol float64) {
 		conv2dForward(yb, x, w, b, p)
 		conv2dBackwardInput(dx, dy, w, p)
 		conv2dBackwardWeight(dw, x, dy, p)
+		dx2, dw2 := nans[T](len(x)), nans[T](len(w))
+		conv2dGrads(dx2, dw2, x, dy, w, p)
 		for _, c := range []struct {
 			name string
 			got  []T
 			want []float64
 		}{{"forward", y, wantY}, {"forward with bias", yb, wantYb}, {"backward input", dx, wantDx},
-			{"backward weight", dw, wantDw}} {
+			{"backward weight", dw, wantDw}, {"both gradients' input", dx2, wantDx}, {"both gradients' weight", dw2, wantDw}} {
 			if e := relErr(c.got, c.want); e > tol {
 				t.Errorf("%s %s: %s differs from the direct loops by %g", DType[T](), tc.name, c.name, e)
 			}
@@ -190,13 +192,19 @@ func TestCPUConvWeightGradientDeterministic(t *testing.T) {
 	p := cpuConvCases[len(cpuConvCases)-1].p
 	x, _ := randOf[float32](r, p.N*p.C*p.H*p.W)
 	dy, _ := randOf[float32](r, p.N*p.O*p.OutH()*p.OutW())
-	first := make([]float32, p.O*p.C*p.KH*p.KW)
-	conv2dBackwardWeight(first, x, dy, p)
-	for range 20 {
-		dw := make([]float32, len(first))
-		conv2dBackwardWeight(dw, x, dy, p)
-		if !slices.Equal(dw, first) {
-			t.Fatal("weight gradient changed between runs")
+	w, _ := randOf[float32](r, p.O*p.C*p.KH*p.KW)
+	for name, f := range map[string]func(dw []float32){
+		"alone":                   func(dw []float32) { conv2dBackwardWeight(dw, x, dy, p) },
+		"with the input gradient": func(dw []float32) { conv2dGrads(make([]float32, len(x)), dw, x, dy, w, p) },
+	} {
+		first := make([]float32, len(w))
+		f(first)
+		for range 20 {
+			dw := make([]float32, len(first))
+			f(dw)
+			if !slices.Equal(dw, first) {
+				t.Fatalf("weight gradient (%s) changed between runs", name)
+			}
 		}
 	}
 }

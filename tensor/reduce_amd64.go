@@ -24,6 +24,6 @@ func extremesAsm[T Float](x, val, idx []T, k int, min bool) int {
 	if min {
 		flip = float32(math.Copysign(0, -1))
 	}
-	extremesRows(&view[float32](x)[0], len(v), k, flip, &v[0], &view[float32](idx)[0])
+	extremesRows(&reinterpret[float32](x)[0], len(v), k, flip, &v[0], &reinterpret[float32](idx)[0])
 	return len(v)
 }

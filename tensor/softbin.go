@@ -585,7 +585,7 @@ func newSoft1D[T Float](as *anchorSet[T], g, d int) *soft1D {
 	if !softAsm || !ok || as.e != 1 || d != 1 {
 		return nil
 	}
-	v := &soft1D{a: view[float32](as.a), g: g, b: len(as.a), group: make([]int, 16*g)}
+	v := &soft1D{a: reinterpret[float32](as.a), g: g, b: len(as.a), group: make([]int, 16*g)}
 	v.c = [softConsts]float32{k, math.Log2E, 0.693359375, -2.12194440e-4,
 		1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1,
 		1, -104,
@@ -754,7 +754,7 @@ func softBinStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 			}
 		}
 		if vec != nil {
-			lo = vec.stats(acc, view[float32](xs), view[float32](ps), lo, hi, rows)
+			lo = vec.stats(acc, reinterpret[float32](xs), reinterpret[float32](ps), lo, hi, rows)
 		}
 		rows(lo, hi)
 	})
@@ -770,7 +770,7 @@ func softBinStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	vec := newSoft1D(as, g, d)
 	var tab []float32
 	if vec != nil {
-		tab = vec.table(view[float32](ds))
+		tab = vec.table(reinterpret[float32](ds))
 	}
 	n, align := x.Shape()[0], 1
 	if tab != nil {
@@ -789,7 +789,7 @@ func softBinStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 			}
 		}
 		if tab != nil {
-			lo = vec.grad(view[float32](dxs), view[float32](dps), view[float32](xs), view[float32](ps), tab, lo, hi, rows)
+			lo = vec.grad(reinterpret[float32](dxs), reinterpret[float32](dps), reinterpret[float32](xs), reinterpret[float32](ps), tab, lo, hi, rows)
 		}
 		rows(lo, hi)
 	})

@@ -1,0 +1,123 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// The AVX2 kernels of batch normalisation (batchnorm_amd64.go), float32
+// inputs, n a multiple of 8. The channel sums are taken in float64: each
+// group of 8 values is widened to two vectors of 4 doubles, each summed into
+// its own accumulators, which are added at the end.
+
+// SUMS adds the accumulators Y4 + Y5 into the low double of X4 and Y6 + Y7
+// into that of X6.
+#define SUMS \
+	VADDPD       Y5, Y4, Y4; \
+	VADDPD       Y7, Y6, Y6; \
+	VEXTRACTF128 $1, Y4, X1; \
+	VADDPD       X1, X4, X4; \
+	VHADDPD      X4, X4, X4; \
+	VEXTRACTF128 $1, Y6, X1; \
+	VADDPD       X1, X6, X6; \
+	VHADDPD      X6, X6, X6
+
+// func bnSums32(x *float32, n int, c float64) (s, ss float64)
+//
+// s = Σ (x[i] − c), ss = Σ (x[i] − c)².
+TEXT ·bnSums32(SB), NOSPLIT, $0-40
+	MOVQ         x+0(FP), SI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSD c+16(FP), Y0
+	VXORPD       Y4, Y4, Y4
+	VXORPD       Y5, Y5, Y5
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	SHRQ         $3, CX
+	JZ           sdone
+
+sloop:
+	VCVTPS2PD   (SI), Y1
+	VCVTPS2PD   16(SI), Y2
+	VSUBPD      Y0, Y1, Y1
+	VSUBPD      Y0, Y2, Y2
+	VADDPD      Y1, Y4, Y4
+	VADDPD      Y2, Y5, Y5
+	VFMADD231PD Y1, Y1, Y6
+	VFMADD231PD Y2, Y2, Y7
+	ADDQ        $32, SI
+	DECQ        CX
+	JNZ         sloop
+
+sdone:
+	SUMS
+	VZEROUPPER
+	MOVSD        X4, s+24(FP)
+	MOVSD        X6, ss+32(FP)
+	RET
+
+// func bnDots32(grad, x *float32, n int, c float64) (sg, sgx float64)
+//
+// sg = Σ grad[i], sgx = Σ grad[i]·(x[i] − c).
+TEXT ·bnDots32(SB), NOSPLIT, $0-48
+	MOVQ         grad+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD c+24(FP), Y0
+	VXORPD       Y4, Y4, Y4
+	VXORPD       Y5, Y5, Y5
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	SHRQ         $3, CX
+	JZ           ddone
+
+dloop:
+	VCVTPS2PD   (SI), Y1
+	VCVTPS2PD   16(SI), Y2
+	VCVTPS2PD   (DI), Y8
+	VCVTPS2PD   16(DI), Y9
+	VSUBPD      Y0, Y1, Y1
+	VSUBPD      Y0, Y2, Y2
+	VADDPD      Y8, Y4, Y4
+	VADDPD      Y9, Y5, Y5
+	VFMADD231PD Y1, Y8, Y6
+	VFMADD231PD Y2, Y9, Y7
+	ADDQ        $32, SI
+	ADDQ        $32, DI
+	DECQ        CX
+	JNZ         dloop
+
+ddone:
+	SUMS
+	VZEROUPPER
+	MOVSD        X4, sg+32(FP)
+	MOVSD        X6, sgx+40(FP)
+	RET
+
+// func affineAddRelu32(dst, src, r *float32, n int, a, b float32)
+//
+// dst[i] = max((src[i]·a + b) + r[i], 0), each product and sum rounded
+// apart in Go's order; a NaN passes through.
+TEXT ·affineAddRelu32(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         r+16(FP), DX
+	MOVQ         n+24(FP), CX
+	VBROADCASTSS a+32(FP), Y0
+	VBROADCASTSS b+36(FP), Y1
+	VXORPS       Y2, Y2, Y2
+	SHRQ         $3, CX
+	JZ           rdone
+
+rloop:
+	VMULPS  (SI), Y0, Y3
+	VADDPS  Y1, Y3, Y3
+	VADDPS  (DX), Y3, Y3
+	VMAXPS  Y3, Y2, Y3
+	VMOVUPS Y3, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     rloop
+
+rdone:
+	VZEROUPPER
+	RET

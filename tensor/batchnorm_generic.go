@@ -1,0 +1,12 @@
+//go:build !amd64 || noasm
+
+package tensor
+
+// bnSumsAsm reports that there is no assembly: it took no prefix.
+func bnSumsAsm[T Float](x []T, c float64) (n int, s, ss float64) { return 0, 0, 0 }
+
+// bnDotsAsm reports that there is no assembly: it took no prefix.
+func bnDotsAsm[T Float](g, x []T, c float64) (n int, sg, sgx float64) { return 0, 0, 0 }
+
+// affineAddReluAsm reports that there is no assembly: it took no prefix.
+func affineAddReluAsm[T Float](dst, src, r []T, a, b T) int { return 0 }
