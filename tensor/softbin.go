@@ -615,9 +615,9 @@ type softVec interface {
 	// loop for a range of rows, and returns the first row it left (fewer
 	// than 16 before hi).
 	stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int
-	// grad returns the loop that adds to dx and dp the gradients of rows
-	// [lo, hi) for the statistics' gradient ds, likewise, or nil when ds
-	// is not finite (a kernel would spread a NaN over bins the scalar loop
+	// grad returns the loop that adds to (or, canonical, sets) dx and dp,
+	// zero before, the gradients of rows [lo, hi) for the statistics'
+	// gradient ds, likewise, or nil when ds is not finite (a kernel would spread a NaN over bins the scalar loop
 	// skips).
 	grad(ds []float32) func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int
 }
@@ -793,7 +793,7 @@ func (v *softCanon) grad(ds []float32) func(dx, dp, xs, ps []float32, lo, hi int
 		return nil
 	}
 	return func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
-		tmp, release := scratch((2*v.e + 2*v.d + 2*v.b) * 16)
+		tmp, release := scratch((2*v.e + v.d + 2*v.b) * 16)
 		defer release()
 		return vecRounds(lo, hi, (hi-lo)/16, func(lo, rounds int) int {
 			e, d := lo*v.e, lo*v.d

@@ -559,24 +559,21 @@ l: \
 	DECQ    CX; \
 	JNZ     l
 
-// CSCATTER adds Z6 to the round's coordinate at R14 (indices in zi).
+// CSCATTER stores Z6 to the round's coordinate at R14 (indices in zi).
 #define CSCATTER(zi) \
-	KXNORW      K1, K1, K1; \
-	VGATHERDPS  (R14)(zi*4), K1, Z7; \
-	VADDPS      Z7, Z6, Z6; \
 	KXNORW      K1, K1, K1; \
 	VSCATTERDPS Z6, K1, (R14)(zi*4)
 
 // func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, ds, off, tmp *float32) int
 //
-// Adds to dx and dp the gradients of each sample's statistics for their
+// Sets dx and dp to the gradients of each sample's statistics for their
 // gradient ds [B][D+2] (dn, dm, dq per anchor) and the anchors' common
 // offset o [E] (off): with dw_j = dn_j + dm_j·p + dq_j·‖p‖², dot =
 // Σ_j w_j·dw_j and dz_j = w_j·(dw_j − dot), dx = 2k·Σ_j dz_j·(x − a_j)
 // = 2k·(x − o)·Σ_j dz_j + Σ_j dz_j·(−2k)(a_j − o) (the second sum over
 // the nonzero coordinates, with cf's coefficients) and
-// dp = Σ_j w_j·dm_j + 2p·Σ_j w_j·dq_j. tmp holds E + D + 2B + D + E
-// vectors: the gathered x and p, t, dw, Σ t·dm and the sums for dx.
+// dp = Σ_j w_j·dm_j + 2p·Σ_j w_j·dq_j. tmp holds E + D + 2B + E vectors:
+// the gathered x and p, t, dw and the sums for dx.
 TEXT ·softCanonBwd16(SB), NOSPLIT, $0-128
 	MOVQ      c+80(FP), CX
 	LOADCONSTS(CX)
@@ -598,16 +595,10 @@ cbround:
 	CTERMS(cbz, cbnz, cbnzd, cbmax, cbexp)
 	VDIVPS Z5, Z30, Z5
 
-	// dw_j to the scratch at R15 (after t), Σ t·dm at R15 + 64B.
-	MOVQ b+72(FP), CX
-	SHLQ $6, CX
-	LEAQ (R15)(CX*1), SI
-	MOVQ SI, R8
-	MOVQ R10, CX
-	CZERO(cbzp)
-	MOVQ BX, R8
-	MOVQ R15, R11
-	MOVQ ds+96(FP), DX
+	// dw_j to the scratch at R15 (after t).
+	MOVQ   BX, R8
+	MOVQ   R15, R11
+	MOVQ   ds+96(FP), DX
 	VXORPS Z9, Z9, Z9
 	VXORPS Z10, Z10, Z10
 
@@ -619,18 +610,13 @@ cbdw:
 	MOVQ         R9, CX
 	SHLQ         $6, CX
 	ADDQ         CX, R14
-	MOVQ         SI, DI
 	MOVQ         R10, CX
 
 cbdm:
 	VMOVUPS          (R14), Z7
 	VFMADD231PS.BCST (DX), Z7, Z6
-	VMOVUPS          (DI), Z8
-	VFMADD231PS.BCST (DX), Z4, Z8
-	VMOVUPS          Z8, (DI)
 	ADDQ             $4, DX
 	ADDQ             $64, R14
-	ADDQ             $64, DI
 	DECQ             CX
 	JNZ              cbdm
 	VBROADCASTSS     (DX), Z7
@@ -644,9 +630,10 @@ cbdm:
 	CMPQ             R8, R15
 	JNE              cbdw
 
-	// dz_j and the sums for dx at DI (after Σ t·dm).
+	// dz_j and the sums for dx at DI (after dw).
 	VMULPS Z5, Z9, Z9
-	MOVQ   DI, R8
+	MOVQ   R11, DI
+	MOVQ   R11, R8
 	MOVQ   R9, CX
 	CZERO(cbzx)
 	VXORPS Z11, Z11, Z11
@@ -707,27 +694,40 @@ cbdx:
 	DECQ            CX
 	JNZ             cbdx
 
-	// dp = (Σ t·dm + 2p·Σ t·dq)/Σ t, p at R8 (after x).
+	// dp = (Σ t·dm + 2p·Σ t·dq)/Σ t, p at R8 (after x), the sums over
+	// the anchors by coordinate: dm_jc at ds + 4(j(D+2) + 1 + c).
 	VADDPS Z10, Z10, Z10
 	MOVQ   AX, R14
 	IMULQ  R10, R14
 	SHLQ   $6, R14
 	ADDQ   dp+8(FP), R14
+	MOVQ   ds+96(FP), SI
+	ADDQ   $4, SI
+	LEAQ   8(R10*4), R12
 	MOVQ   R10, CX
 
 cbdp:
-	VMOVUPS (R8), Z6
-	VMULPS  Z10, Z6, Z6
-	VADDPS  (SI), Z6, Z6
-	VMULPS  Z5, Z6, Z6
+	VMOVUPS          (R8), Z6
+	VMULPS           Z10, Z6, Z6
+	MOVQ             BX, R11
+	MOVQ             SI, DX
+
+cbdpj:
+	VMOVUPS          (R11), Z7
+	VFMADD231PS.BCST (DX), Z7, Z6
+	ADDQ             R12, DX
+	ADDQ             $64, R11
+	CMPQ             R11, R15
+	JNE              cbdpj
+	VMULPS           Z5, Z6, Z6
 	CSCATTER(Z19)
-	ADDQ    $4, R14
-	ADDQ    $64, R8
-	ADDQ    $64, SI
-	DECQ    CX
-	JNZ     cbdp
-	INCQ    AX
-	JMP     cbround
+	ADDQ             $4, R14
+	ADDQ             $64, R8
+	ADDQ             $4, SI
+	DECQ             CX
+	JNZ              cbdp
+	INCQ             AX
+	JMP              cbround
 
 cbdone:
 	MOVQ AX, ret+120(FP)
