@@ -53,24 +53,25 @@
 	VADDPS       Z30, v, v; \
 	VSCALEFPS    n, v, v
 
-// FINITE jumps to stop unless the round's g vectors (R9) of points at SI
-// and values at DI are all finite; it uses R8, R15, CX, Z0, Z1, K1.
-#define FINITE(stop, loop) \
-	MOVQ     SI, R8; \
-	MOVQ     DI, R15; \
-	MOVQ     R9, CX; \
-	VXORPS   Z0, Z0, Z0; \
+// NONFINITE adds to Z0 v − v for the n vectors from ptr (NaN where one is
+// not finite); it uses R8, CX, Z1.
+#define NONFINITE(ptr, n, loop) \
+	MOVQ    ptr, R8; \
+	MOVQ    n, CX; \
 loop: \
-	VMOVUPS  (R8), Z1; \
-	VSUBPS   Z1, Z1, Z1; \
-	VADDPS   Z1, Z0, Z0; \
-	VMOVUPS  (R15), Z1; \
-	VSUBPS   Z1, Z1, Z1; \
-	VADDPS   Z1, Z0, Z0; \
-	ADDQ     $64, R8; \
-	ADDQ     $64, R15; \
-	DECQ     CX; \
-	JNZ      loop; \
+	VMOVUPS (R8), Z1; \
+	VSUBPS  Z1, Z1, Z1; \
+	VADDPS  Z1, Z0, Z0; \
+	ADDQ    $64, R8; \
+	DECQ    CX; \
+	JNZ     loop
+
+// FINITEXP jumps to stop unless the nx vectors of points at SI and the np
+// vectors of values at DI are all finite; it uses R8, CX, Z0, Z1, K1.
+#define FINITEXP(stop, nx, np, lx, lp) \
+	VXORPS   Z0, Z0, Z0; \
+	NONFINITE(SI, nx, lx); \
+	NONFINITE(DI, np, lp); \
 	VCMPPS   $7, Z0, Z0, K1; \
 	KORTESTW K1, K1; \
 	JCC      stop
@@ -171,7 +172,7 @@ TEXT ·softBinFwd16(SB), NOSPLIT, $0-80
 fround:
 	CMPQ AX, rounds+16(FP)
 	JGE  fdone
-	FINITE(fdone, fcheck)
+	FINITEXP(fdone, R9, R9, fcheckx, fcheckp)
 	MOVQ R12, DX
 	MOVQ R9, R14
 
@@ -292,7 +293,7 @@ TEXT ·softBinBwd16(SB), NOSPLIT, $0-88
 bround:
 	CMPQ   AX, rounds+32(FP)
 	JGE    bdone
-	FINITE(bdone, bcheck)
+	FINITEXP(bdone, R9, R9, bcheckx, bcheckp)
 	MOVQ     BX, DX
 	MOVQ     R9, R14
 
@@ -373,33 +374,6 @@ bdone:
 // is first checked for non-finite x or p; the kernels stop before such a
 // round and return the rounds done, for the caller to take it on the
 // scalar path.
-
-// CFINITE jumps to stop unless the round's E (R9) vectors of points at SI
-// and D (R10) vectors of values at DI are all finite; it uses R8, CX, Z0,
-// Z1, K1.
-#define CFINITE(stop, lx, lp) \
-	MOVQ     SI, R8; \
-	MOVQ     R9, CX; \
-	VXORPS   Z0, Z0, Z0; \
-lx: \
-	VMOVUPS  (R8), Z1; \
-	VSUBPS   Z1, Z1, Z1; \
-	VADDPS   Z1, Z0, Z0; \
-	ADDQ     $64, R8; \
-	DECQ     CX; \
-	JNZ      lx; \
-	MOVQ     DI, R8; \
-	MOVQ     R10, CX; \
-lp: \
-	VMOVUPS  (R8), Z1; \
-	VSUBPS   Z1, Z1, Z1; \
-	VADDPS   Z1, Z0, Z0; \
-	ADDQ     $64, R8; \
-	DECQ     CX; \
-	JNZ      lp; \
-	VCMPPS   $7, Z0, Z0, K1; \
-	KORTESTW K1, K1; \
-	JCC      stop
 
 // CGATHER gathers the round's points at SI (indices Z18) and values at DI
 // (indices Z19) to the scratch at R13, sets Z2 = ‖p‖² and BX to the
@@ -489,30 +463,41 @@ le: \
 	SHLQ  $6, DI; \
 	ADDQ  p, DI
 
+// CSTART loads the constants at c and the gather indices at idx, points
+// R13 at the scratch tmp and sets the round AX to 0.
+#define CSTART(c, idx, tmp) \
+	MOVQ      c, CX; \
+	LOADCONSTS(CX); \
+	MOVQ      idx, CX; \
+	VMOVDQU32 (CX), Z18; \
+	VMOVDQU32 64(CX), Z19; \
+	MOVQ      tmp, R13; \
+	XORQ      AX, AX
+
+// CTOP starts round AX (CROUND), jumps to done for a non-finite one
+// (FINITEXP) and gathers it (CGATHER), then sets its terms (CTERMS) and
+// Z5 = 1/Σ t.
+#define CTOP(done, x, p, e, d, cf, nz, b, l1, l2, l3, l4, l5, l6, l7, l8, l9) \
+	CROUND(x, p, e, d); \
+	FINITEXP(done, R9, R10, l1, l2); \
+	CGATHER(l3, l4); \
+	MOVQ   cf, DX; \
+	MOVQ   nz, R14; \
+	MOVQ   b, CX; \
+	CTERMS(l5, l6, l7, l8, l9); \
+	VDIVPS Z5, Z30, Z5
+
 // func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, acc, tmp *float32) int
 //
 // Adds each sample's w_j, w_j·p and w_j·‖p‖² to the per-lane sums at acc,
 // [B][D+2][16]; tmp holds E + D + B vectors.
 TEXT ·softCanonFwd16(SB), NOSPLIT, $0-104
-	MOVQ      c+64(FP), CX
-	LOADCONSTS(CX)
-	MOVQ      idx+72(FP), CX
-	VMOVDQU32 (CX), Z18
-	VMOVDQU32 64(CX), Z19
-	MOVQ      tmp+88(FP), R13
-	XORQ      AX, AX
+	CSTART(c+64(FP), idx+72(FP), tmp+88(FP))
 
 cfround:
 	CMPQ AX, rounds+16(FP)
 	JGE  cfdone
-	CROUND(x+0(FP), p+8(FP), e+24(FP), d+32(FP))
-	CFINITE(cfdone, cfcx, cfcp)
-	CGATHER(cfgx, cfgp)
-	MOVQ cf+40(FP), DX
-	MOVQ nz+48(FP), R14
-	MOVQ b+56(FP), CX
-	CTERMS(cfz, cfnz, cfnzd, cfmax, cfexp)
-	VDIVPS Z5, Z30, Z5
+	CTOP(cfdone, x+0(FP), p+8(FP), e+24(FP), d+32(FP), cf+40(FP), nz+48(FP), b+56(FP), cf1, cf2, cf3, cf4, cf5, cf6, cf7, cf8, cf9)
 	MOVQ   BX, R8
 	MOVQ   acc+80(FP), DX
 
@@ -575,25 +560,12 @@ l: \
 // dp = Σ_j w_j·dm_j + 2p·Σ_j w_j·dq_j. tmp holds E + D + 2B + E vectors:
 // the gathered x and p, t, dw and the sums for dx.
 TEXT ·softCanonBwd16(SB), NOSPLIT, $0-128
-	MOVQ      c+80(FP), CX
-	LOADCONSTS(CX)
-	MOVQ      idx+88(FP), CX
-	VMOVDQU32 (CX), Z18
-	VMOVDQU32 64(CX), Z19
-	MOVQ      tmp+112(FP), R13
-	XORQ      AX, AX
+	CSTART(c+80(FP), idx+88(FP), tmp+112(FP))
 
 cbround:
 	CMPQ AX, rounds+32(FP)
 	JGE  cbdone
-	CROUND(x+16(FP), p+24(FP), e+40(FP), d+48(FP))
-	CFINITE(cbdone, cbcx, cbcp)
-	CGATHER(cbgx, cbgp)
-	MOVQ cf+56(FP), DX
-	MOVQ nz+64(FP), R14
-	MOVQ b+72(FP), CX
-	CTERMS(cbz, cbnz, cbnzd, cbmax, cbexp)
-	VDIVPS Z5, Z30, Z5
+	CTOP(cbdone, x+16(FP), p+24(FP), e+40(FP), d+48(FP), cf+56(FP), nz+64(FP), b+72(FP), cb1, cb2, cb3, cb4, cb5, cb6, cb7, cb8, cb9)
 
 	// dw_j to the scratch at R15 (after t).
 	MOVQ   BX, R8
