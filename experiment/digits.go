@@ -36,7 +36,8 @@ type DigitsConfig struct {
 	// its files' checksums instead.
 	Dir  string `json:"-"`
 	Arch string
-	// Split chooses the domains and subsets; its Seed is set per run.
+	// Split chooses the task's domains and subsets (digits.NewTask); its
+	// Seed is set per run.
 	Split digits.TaskOptions
 	// Epochs of the base model; AuxEpochs and ECLEpochs of the auxiliary
 	// head and of the fine-tuning stages (Epochs when zero).
