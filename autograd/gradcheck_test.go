@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"math/rand/v2"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -282,5 +283,52 @@ func TestPrimitivesAreCovered(t *testing.T) {
 		if !seen[p] {
 			t.Errorf("primitive %q is not exercised by any gradient case", p)
 		}
+	}
+}
+
+// TestRulesLiveInTheTable walks this package's source: def is called only in
+// gradients.go, and no forward function passes record a rule written in
+// place, so every backward rule is in the gradient table.
+func TestRulesLiveInTheTable(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := 0
+	for _, pkg := range pkgs {
+		for name, file := range pkg.Files {
+			ast.Inspect(file, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				id, ok := call.Fun.(*ast.Ident)
+				if !ok {
+					if ix, isIndex := call.Fun.(*ast.IndexExpr); isIndex {
+						id, ok = ix.X.(*ast.Ident)
+					}
+				}
+				if !ok {
+					return true
+				}
+				switch {
+				case id.Name == "def" && filepath.Base(name) == "gradients.go":
+					defs++
+				case id.Name == "def":
+					t.Errorf("%s: def outside gradients.go", fset.Position(call.Pos()))
+				case id.Name == "record" && len(call.Args) > 2:
+					if _, lit := call.Args[2].(*ast.FuncLit); lit {
+						t.Errorf("%s: a backward rule written in place; put it in gradients.go", fset.Position(call.Pos()))
+					}
+				}
+				return true
+			})
+		}
+	}
+	if defs != len(Primitives()) {
+		t.Errorf("gradients.go calls def %d times for %d primitives", defs, len(Primitives()))
 	}
 }

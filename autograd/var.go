@@ -18,7 +18,7 @@ type Var[T tensor.Float] struct {
 	requiresGrad bool
 	op           *Op
 	inputs       []*Var[T]
-	backward     func(g *tensor.Tensor[T]) []*tensor.Tensor[T]
+	backward     rule[T]
 	// visit is the topo call that last listed v.
 	visit uint64
 }
@@ -71,10 +71,9 @@ func NoGrad(f func()) {
 	f()
 }
 
-// record makes the result of op. backward maps the gradient of the result to
-// one gradient per input (nil where the input needs none); it runs only when
-// some input requires gradients.
-func record[T tensor.Float](op *Op, value *tensor.Tensor[T], backward func(g *tensor.Tensor[T]) []*tensor.Tensor[T], inputs ...*Var[T]) *Var[T] {
+// record makes the result of op with its backward rule (gradients.go), which
+// runs only when some input requires gradients.
+func record[T tensor.Float](op *Op, value *tensor.Tensor[T], backward rule[T], inputs ...*Var[T]) *Var[T] {
 	v := &Var[T]{Value: value}
 	if noGrad.Load() > 0 {
 		return v
@@ -110,7 +109,7 @@ func (v *Var[T]) BackwardWith(g *tensor.Tensor[T]) {
 		if n.backward == nil || n.Grad == nil {
 			continue
 		}
-		grads := n.backward(n.Grad)
+		grads := n.backward(n.Grad, n.Value, n.inputs)
 		for j, in := range n.inputs {
 			if in.requiresGrad && grads[j] != nil {
 				in.accumulate(grads[j])

@@ -13,8 +13,8 @@ func TestCheckCatchesWrongGradient(t *testing.T) {
 	wrong := def("test_wrong_square")
 	defer func() { primitives = primitives[:len(primitives)-1] }()
 	square := func(x V64) V64 {
-		return record(wrong, tensor.Mul(x.Value, x.Value), func(g T64) []T64 {
-			return []T64{tensor.Mul(g, x.Value)} // should be 2·x·g
+		return record(wrong, tensor.Mul(x.Value, x.Value), func(g, _ T64, x []V64) []T64 {
+			return []T64{tensor.Mul(g, x[0].Value)} // should be 2·x·g
 		}, x)
 	}
 	r := rand.New(rand.NewPCG(1, 2))

@@ -24,9 +24,10 @@
 // kernel's (kernels/cuda/src/elementwise.cu or reduce.cu, whose codes come
 // from src/ops.h: run go generate ./kernels/cuda, which regenerates the
 // header and the PTX; a code the kernel's switch lacks traps), and a
-// function here that calls the Device. Its gradient is one backward rule in
-// autograd (def registers the op, and the gradient-check registry then asks
-// for a float64 check of it). Anything that is not one elementwise pass or
+// function here that calls the Device. Its gradient is one entry of
+// autograd's gradient table (autograd/gradients.go: def registers the op
+// beside its backward rule, and the gradient-check registry then asks for a
+// float64 check of it). Anything that is not one elementwise pass or
 // reduction is a fused Kernel instead: a CPU body, a composed reference, and
 // device bodies registered by the backends.
 //
