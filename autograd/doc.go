@@ -42,6 +42,6 @@
 // Errors follow package tensor's policy: operands that do not fit an op are
 // a programming error and panic, from the tensor op the forward pass calls,
 // with a *tensor.ShapeError or *tensor.DeviceError naming the op and the
-// shapes; Backward panics on a non-scalar output or a graph without
-// parameters.
+// shapes; Backward panics with a *tensor.ShapeError on a non-scalar
+// output and with a *tensor.ArgumentError on a graph without parameters.
 package autograd

@@ -1,6 +1,7 @@
 package autograd
 
 import (
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -78,8 +79,9 @@ func TestNoGradRecordsNothing(t *testing.T) {
 func TestBackwardNeedsScalar(t *testing.T) {
 	x := Param(tensor.FromSlice([]float64{1, 2}))
 	defer func() {
-		if r := recover(); r == nil || !strings.Contains(r.(string), "shape [2]") {
-			t.Errorf("panic %v", r)
+		err, _ := recover().(error)
+		if !errors.Is(err, tensor.ErrShape) || !strings.Contains(err.Error(), "shape [2]") {
+			t.Errorf("panic %v, want a *tensor.ShapeError naming shape [2]", err)
 		}
 	}()
 	Exp(x).Backward()

@@ -39,9 +39,13 @@
 // panics with a typed value naming the op and the shapes: a *ShapeError
 // (shapes that do not broadcast or multiply, an axis or index out of range,
 // a data length that does not fit a shape; it wraps ErrShape) or a
-// *DeviceError (tensors on two devices; it wraps ErrDevice). A caller that
+// *DeviceError (tensors on two devices; it wraps ErrDevice) or an
+// *ArgumentError (any other argument out of the op's domain, such as
+// Clamp's bounds in the wrong order or a soft-binning temperature ≤ 0, or a
+// call the op cannot serve, such as a CPU-only kernel on another device; it
+// wraps ErrArgument). The fused kernels (convolution, pooling, batch norm,
+// dense blocks, soft binning, Adam) follow the same rule. A caller that
 // must survive bad operands, such as a test or a server, recovers the
-// value and inspects it with errors.As. A few fused kernels' own argument
-// checks (soft binning, convolution, batch norm, Adam) still panic with a
-// formatted string that names the op and the shapes.
+// value and inspects it with errors.As. Only broken internal invariants
+// (an op code a device does not know) panic with a plain string.
 package tensor
