@@ -157,7 +157,7 @@ var (
 	opMin = def("min")
 )
 
-// sum: y = Σₐₓᵢₛ x; ∂x = g broadcast back along axis.
+// sum: y = Σ x along axis; ∂x = g broadcast back along axis.
 func gradSum[T tensor.Float](axis int) rule[T] {
 	return func(g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
 		shape := x[0].Value.Shape()
@@ -325,7 +325,7 @@ func convGrads[T tensor.Float](g *tensor.Tensor[T], x, w *Var[T], p tensor.Conv2
 	return grads[T]{dx, dw}
 }
 
-// maxpool2d: y = max of each window; ∂x = g at each window's first maximum.
+// maxpool2d: y = max of each window; ∂x = g routed to each window's maximum.
 func gradMaxPool2D[T tensor.Float](p tensor.Pool2DParams) rule[T] {
 	return func(g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
 		return grads[T]{tensor.MaxPool2DBackward(x[0].Value, g, p)}
