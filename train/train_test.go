@@ -134,8 +134,8 @@ func TestFitStepTensorsDieWithTheStep(t *testing.T) {
 	src := datasets.Split[float64]{X: tensor.RandNormal[float64](r, 0, 1, 6, 2), Y: []int{0, 1, 2, 0, 1, 2}}
 	var kept *autograd.Var[float64]
 	defer func() {
-		if p, _ := recover().(string); !strings.Contains(p, "after the Arena step") {
-			t.Errorf("using a tensor of an ended step: recovered %q", p)
+		if err, _ := recover().(error); !errors.Is(err, tensor.ErrArgument) || !strings.Contains(err.Error(), "after the Arena step") {
+			t.Errorf("using a tensor of an ended step: recovered %v", err)
 		}
 	}()
 	_ = fit(r, "test", Stage{Epochs: 2, LR: 0.01}, 6, m.Params(), src.Len(), 0, backprop(func(si, _ []int) *autograd.Var[float64] {
