@@ -617,8 +617,8 @@ type softVec interface {
 	stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int
 	// grad returns the loop that adds to (or, canonical, sets) dx and dp,
 	// zero before, the gradients of rows [lo, hi) for the statistics'
-	// gradient ds, likewise, or nil when ds is not finite (a kernel would spread a NaN over bins the scalar loop
-	// skips).
+	// gradient ds, likewise, or nil when ds is not finite (a kernel would
+	// spread a NaN over bins the scalar loop skips).
 	grad(ds []float32) func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int
 }
 
