@@ -31,6 +31,8 @@ func TestCasesRun(t *testing.T) {
 	for _, c := range ECLCases() {
 		if c.N <= 100 {
 			c.Setup()()
+			pass, _ := c.InputPass()
+			pass()
 		}
 	}
 }

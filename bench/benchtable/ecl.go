@@ -16,5 +16,10 @@ func eclRows(re *regexp.Regexp) {
 		r := bench.MeasureECL(c)
 		fmt.Printf("%-34s %10.3f %9s  (%.1f ns per sample, %.1f MB and %d allocations per call)\n",
 			r.Name, float64(r.PerOp.Nanoseconds())/1e6, "", r.NanosPerInput, float64(r.BytesPerOp)/1e6, r.AllocsPerOp)
+		if c.N >= 1_000_000 { // the memory-bandwidth floor beside it
+			per, rate := bench.MeasureInputPass(c)
+			fmt.Printf("%-34s %10.3f %9s  (one pass over the inputs, %.1f GB/s; the loss is %.1f of it)\n",
+				"  input pass", float64(per.Nanoseconds())/1e6, "", rate, float64(r.PerOp)/float64(per))
+		}
 	}
 }

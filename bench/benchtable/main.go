@@ -8,8 +8,10 @@
 // too; DenseNet-40's takes seconds and about 0.3 GB per step, so
 // -run 'lenet5|resnet20|matmul|conv|sim-mlp|ece-kde' leaves it out. The ECL
 // loss rows (ecl/paradigm/kK/nN/float32) at N = 10⁷ need several GB:
-// -run 'ecl/.*/n(100|10000|1000000)/' leaves them out. bench/peer/ holds the
-// PyTorch and OpenBLAS peers that print the same rows.
+// -run 'ecl/.*/n(100|10000|1000000)/' leaves them out. Under each ECL row
+// with N ≥ 10⁶ an "input pass" line gives the time of one plain pass over
+// that row's inputs (ECLCase.InputPass) and the loss's multiple of it.
+// bench/peer/ holds the PyTorch and OpenBLAS peers that print the same rows.
 package main
 
 import (
