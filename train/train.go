@@ -69,7 +69,9 @@ type Recipe struct {
 // means over its batches of the source cross-entropy, of the term (ECL or
 // a baseline's), of the term's weight λ (1 under λ_ce·CE + term) and of
 // GradRatio, the norm of the weighted term's gradient over the trained
-// parameters divided by that of the weighted cross-entropy.
+// parameters divided by that of the weighted cross-entropy, over the
+// batches where the latter is not zero (GradRatio is 0 when there is none:
+// a saturated softmax, λ_ce = 0).
 type EpochTrace struct {
 	Epoch                       int
 	CE, Term, Lambda, GradRatio float64
@@ -280,7 +282,7 @@ func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Cla
 	}
 	st := r.ECL
 	var sum EpochTrace
-	var steps int
+	var steps, ratios int
 	trace := r.Trace != nil && extra != nil
 	if trace {
 		st.OnEpoch = func(epoch int, loss float64) {
@@ -288,8 +290,8 @@ func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Cla
 				r.ECL.OnEpoch(epoch, loss)
 			}
 			n := float64(max(steps, 1))
-			r.Trace(EpochTrace{Epoch: epoch, CE: sum.CE / n, Term: sum.Term / n, Lambda: sum.Lambda / n, GradRatio: sum.GradRatio / n})
-			sum, steps = EpochTrace{}, 0
+			r.Trace(EpochTrace{Epoch: epoch, CE: sum.CE / n, Term: sum.Term / n, Lambda: sum.Lambda / n, GradRatio: sum.GradRatio / float64(max(ratios, 1))})
+			sum, steps, ratios = EpochTrace{}, 0, 0
 		}
 	}
 	return fit(rng, stage, st, r.Batch, params, src.Len(), tgt.Len(), func(si, ti []int) float64 {
@@ -343,8 +345,12 @@ func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Cla
 		if wce != 1 {
 			unit, _ = seeded(ce, 1, hs, ht)
 		}
-		ratio := headNorm(params, ls, lt, ts, tt) / (wce * headNorm(params, ls, lt, unit, nil))
-		sum.CE, sum.Term, sum.Lambda, sum.GradRatio = sum.CE+float64(ce.Value.Item()), sum.Term+float64(loss.Value.Item()), sum.Lambda+wterm, sum.GradRatio+ratio
+		term := headNorm(params, ls, lt, ts, tt)
+		if den := wce * headNorm(params, ls, lt, unit, nil); den != 0 {
+			sum.GradRatio += term / den
+			ratios++
+		}
+		sum.CE, sum.Term, sum.Lambda = sum.CE+float64(ce.Value.Item()), sum.Term+float64(loss.Value.Item()), sum.Lambda+wterm
 		steps++
 		// ls collects both terms' gradients, lt the term's alone.
 		if ts != nil {

@@ -353,6 +353,30 @@ func TestTraceOfOneDomainTerm(t *testing.T) {
 	}
 }
 
+// TestTraceWithoutCrossEntropyGradient: with λ_ce = 0 the weighted
+// cross-entropy has no gradient, so no batch has a gradient ratio: the
+// trace says 0, a finite value that a result file can hold (it was +Inf,
+// and a saturated softmax made it NaN: "json: unsupported value: NaN"
+// when ecl sim -ecl-lr 1e6 wrote its run).
+func TestTraceWithoutCrossEntropyGradient(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	m := ecl.NewMLPClassifier[float64](r, 2, 6, 3, 2)
+	src, tgt := shiftedPair(r)
+	var es []EpochTrace
+	rec := Recipe{ECL: Stage{Epochs: 2, LR: 0.01}, Batch: 10, LambdaCE: 0, Trace: func(e EpochTrace) { es = append(es, e) }}
+	if err := ECL(r, rec, ecl.TopLabel, m, src, tgt, 3); err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 2 {
+		t.Fatalf("%d epochs traced, want 2", len(es))
+	}
+	for _, e := range es {
+		if e.GradRatio != 0 || !(e.CE > 0) || !(e.Term > 0) {
+			t.Errorf("epoch %d: %+v, want gradient ratio 0 and positive CE and term", e.Epoch, e)
+		}
+	}
+}
+
 // TestDivergenceStopsTheStage: a learning rate that sends the loss to
 // infinity ends the stage with a DivergedError naming it and the epoch.
 func TestDivergenceStopsTheStage(t *testing.T) {
