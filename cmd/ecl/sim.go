@@ -60,8 +60,8 @@ func runSim(args []string) error {
 	if err := c.Validate(); err != nil {
 		return flagError(err)
 	}
-	lessGC()
 	if isWorker() {
+		lessGC()
 		return serveRuns(c.RunOne)
 	}
 	defer useWorkers(&c.Study, "sim", args, sharedCores(c.Jobs))()
@@ -77,7 +77,9 @@ func runSim(args []string) error {
 		}
 	}
 	return profiled(func() error {
+		restore := lessGC()
 		results, err := experiment.RunSim(c)
+		restore()
 		if err != nil {
 			return err
 		}
@@ -342,11 +344,14 @@ func writeResults(dir string, args []string, rs []experiment.Result, ss []experi
 }
 
 // lessGC has the garbage collector run at 5× the live heap instead of 2×,
-// unless GOGC is set: a simulation run allocates fast and keeps a few MB,
-// so that collecting less often saves about a tenth of its CPU time for a
-// few tens of MB more memory per process.
-func lessGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+// unless GOGC is set, and returns the function that sets it back: a
+// simulation run allocates fast and keeps a few MB, so that collecting
+// less often saves about a tenth of its CPU time for a few tens of MB
+// more memory per process.
+func lessGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
 	}
+	old := debug.SetGCPercent(400)
+	return func() { debug.SetGCPercent(old) }
 }
