@@ -45,7 +45,8 @@ func parallelFor(n, cost int, body func(lo, hi int)) {
 // job is one parallelFor call. Its chunks are claimed through next. held
 // counts the workers between their attempt to claim a chunk and the end
 // of that chunk, plus 1 for the caller until it has run out of chunks;
-// whoever takes it to 0 unlocks done, which the caller then waits on.
+// whoever takes it to 0 unlocks done, which the caller locked and then
+// waits on (a Mutex may be unlocked by another goroutine than its locker).
 type job struct {
 	body     func(lo, hi int)
 	n, chunk int

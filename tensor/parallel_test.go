@@ -55,3 +55,23 @@ func TestParallelJobPanicReleasesWait(t *testing.T) {
 		t.Errorf("ran %v, a chunk still to claim: %v; want [0] and none (chunk 2 never claimed)", ran, ok)
 	}
 }
+
+// parallelFor returns only once every chunk has finished, the slow ones a
+// worker runs included.
+func TestParallelForWaitsForWorkers(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs GOMAXPROCS ≥ 2")
+	}
+	for range 20 {
+		var done atomic.Int32
+		parallelFor(2, grain, func(lo, hi int) {
+			if lo > 0 {
+				time.Sleep(time.Millisecond)
+			}
+			done.Add(int32(hi - lo))
+		})
+		if d := done.Load(); d != 2 {
+			t.Fatalf("returned with %d of 2 indices done", d)
+		}
+	}
+}
