@@ -39,17 +39,18 @@ func expPoly(x float64) float64 {
 
 // logSumExp is log Σ_i exp(x_i/h − lb_i) (−∞ if every x_i is −∞), in two
 // passes over buf (len(x) scratch values): the exponents and their
-// largest, m, then Σ exp(a_i − m), in vector registers where the CPU has
-// them. A term below e^−708 of the largest is taken as e^−708, which
-// changes no sum.
+// largest, m, then Σ exp(a_i − m) in four lanes, in vector registers where
+// the CPU has them (the same sums either way). A term below e^−708 of the
+// largest is taken as e^−708, which changes no sum.
 func logSumExp(x, lb, buf []float64, h float64) float64 {
 	n := len(x)
 	lb, buf = lb[:n], buf[:n]
-	v := vectorLen(n)
-	m := math.Inf(-1)
-	if v > 0 {
-		m = scaleMaxVec(x[:v], lb[:v], buf[:v], h)
+	v := n &^ 3
+	scaleMax, sumExp := scaleMaxGo, sumExpGo
+	if vectorKernels {
+		scaleMax, sumExp = scaleMaxVec, sumExpVec
 	}
+	m := scaleMax(x[:v], lb[:v], buf[:v], h)
 	for i := v; i < n; i++ {
 		buf[i] = x[i]/h - lb[i]
 		m = max(m, buf[i])
@@ -57,12 +58,33 @@ func logSumExp(x, lb, buf []float64, h float64) float64 {
 	if math.IsInf(m, -1) {
 		return m
 	}
-	s := 0.0
-	if v > 0 {
-		s = sumExpVec(buf[:v], m)
-	}
+	s := sumExp(buf[:v], m)
 	for _, a := range buf[v:] {
 		s += expPoly(a - m)
 	}
 	return m + math.Log(s)
+}
+
+// scaleMaxGo sets out[i] = x[i]/h − lb[i] and returns the largest (−∞
+// for none): scaleMaxVec in Go.
+func scaleMaxGo(x, lb, out []float64, h float64) float64 {
+	m := math.Inf(-1)
+	for i := range x {
+		out[i] = x[i]/h - lb[i]
+		m = max(m, out[i])
+	}
+	return m
+}
+
+// sumExpGo returns Σ exp(a[i] − m) as expPoly computes each term, summed
+// in four lanes (a[i] into lane i mod 4, then (0+2)+(1+3)); len(a) is a
+// multiple of 4: sumExpVec in Go.
+func sumExpGo(a []float64, m float64) float64 {
+	var l [4]float64
+	for i := 0; i < len(a); i += 4 {
+		for k := range l {
+			l[k] += expPoly(a[i+k] - m)
+		}
+	}
+	return (l[0] + l[2]) + (l[1] + l[3])
 }
