@@ -13,3 +13,7 @@ const (
 func (l isa) String() string {
 	return [...]string{"go", "avx2", "avx512"}[l]
 }
+
+// HasAVX2FMA reports whether this CPU, its OS and this build (not noasm)
+// support AVX2 and FMA, for the assembly kernels of other packages.
+func HasAVX2FMA() bool { return cpuISA >= isaAVX2 }

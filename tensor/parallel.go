@@ -19,9 +19,12 @@ const grain = 1 << 15
 // The chunks go to a pool of workers that sleep between jobs. The calling
 // goroutine runs chunks too, and any chunk no worker has claimed yet, so a
 // worker slow to wake costs parallelism, never waiting, and a busy or
-// nested pool never deadlocks. (Workers used to spin 500 µs after each job
-// for the next: on the 2-core machine, under load, that cost a LeNet-5
-// training step 30–50% more CPU time for no gain in wall time.)
+// nested pool never deadlocks. When the caller is out of chunks while a
+// worker still runs one, it sleeps until that worker is done; neither
+// spins. (Workers used to spin 500 µs after each job for the next, and
+// the caller yielded in a loop while it waited: on the 2-core machine,
+// under load, a spinning goroutine took the core from the one it waited
+// for.)
 func parallelFor(n, cost int, body func(lo, hi int)) {
 	if n <= 0 {
 		return
@@ -31,8 +34,7 @@ func parallelFor(n, cost int, body func(lo, hi int)) {
 		body(0, n)
 		return
 	}
-	chunk := (n + workers - 1) / workers
-	j := &job{body: body, n: n, chunk: chunk, chunks: int64((n + chunk - 1) / chunk)}
+	j := newJob(n, (n+workers-1)/workers, body)
 	helperPool.post(j, int(j.chunks)-1)
 	// The caller works too, and waits for the chunks workers claimed even if
 	// it panics.
@@ -40,40 +42,86 @@ func parallelFor(n, cost int, body func(lo, hi int)) {
 	j.run()
 }
 
-// job is one parallelFor call: chunks claimed through next, counted in
-// finished once run (or abandoned by a panic).
+// job is one parallelFor call. Its chunks are claimed through next. held
+// counts the workers between their attempt to claim a chunk and the end
+// of that chunk, plus 1 for the caller until it has run out of chunks;
+// whoever takes it to 0 unlocks done, which the caller locked and then
+// waits on (a Mutex may be unlocked by another goroutine than its locker).
 type job struct {
-	body           func(lo, hi int)
-	n, chunk       int
-	chunks         int64
-	next, finished atomic.Int64
+	body     func(lo, hi int)
+	n, chunk int
+	chunks   int64
+	next     atomic.Int64
+	held     atomic.Int64
+	unlocked atomic.Bool
+	done     sync.Mutex
 }
 
-// run claims and runs chunks until none is left.
+// newJob returns the job of body over [0, n) in chunks of chunk indices,
+// held by its caller.
+func newJob(n, chunk int, body func(lo, hi int)) *job {
+	j := &job{body: body, n: n, chunk: chunk, chunks: int64((n + chunk - 1) / chunk)}
+	j.held.Store(1)
+	j.done.Lock()
+	return j
+}
+
+// run is the caller's part of the job: it claims and runs chunks until
+// none is left.
 func (j *job) run() {
 	for {
-		c := j.next.Add(1) - 1
-		if c >= j.chunks {
+		c, ok := j.claim()
+		if !ok {
 			return
 		}
-		j.runChunk(int(c))
+		j.runChunk(c)
 	}
 }
 
+// claim returns the next chunk to run, if any is left.
+func (j *job) claim() (int, bool) {
+	c := j.next.Add(1) - 1
+	return int(c), c < j.chunks
+}
+
 func (j *job) runChunk(c int) {
-	defer j.finished.Add(1)
 	lo := c * j.chunk
 	j.body(lo, min(lo+j.chunk, j.n))
 }
 
-// wait closes the job to further claims (the caller stops claiming only
-// when none is left, or when its chunk panicked) and returns once every
-// claimed chunk has finished.
-func (j *job) wait() {
-	claimed := min(j.next.Swap(j.chunks), j.chunks)
-	for j.finished.Load() < claimed {
-		runtime.Gosched()
+// help is a worker's part of the job: it claims and runs chunks until none
+// is left, holding the job while it does.
+func (j *job) help() {
+	for {
+		j.held.Add(1)
+		c, ok := j.claim()
+		if ok {
+			j.runChunk(c)
+		}
+		j.release()
+		if !ok {
+			return
+		}
 	}
+}
+
+// release gives up a hold on j, unlocking done (once) when it was the
+// last. Once the caller has given up its hold, held is 0 only when every
+// claimed chunk has finished; a worker that comes late, finds no chunk and
+// gives up its hold may take it to 0 again, which changes nothing.
+func (j *job) release() {
+	if j.held.Add(-1) == 0 && j.unlocked.CompareAndSwap(false, true) {
+		j.done.Unlock()
+	}
+}
+
+// wait closes the job to further claims (the caller stops claiming only
+// when none is left, or when its chunk panicked), gives up the caller's
+// hold and returns once every claimed chunk has finished.
+func (j *job) wait() {
+	j.next.Store(j.chunks)
+	j.release()
+	j.done.Lock()
 }
 
 // workerPool holds the helper goroutines of parallelFor: they take the
@@ -112,7 +160,7 @@ func (p *workerPool) work() {
 	for {
 		if j := p.current.Load(); j != last && j != nil {
 			last = j
-			j.run()
+			j.help()
 			continue
 		}
 		p.sleepers.Add(1)

@@ -31,3 +31,47 @@ func TestParallelForAfterIdle(t *testing.T) {
 		}
 	}
 }
+
+// A chunk that panics on the calling goroutine still lets the job's wait
+// return, and no chunk is claimed after it.
+func TestParallelJobPanicReleasesWait(t *testing.T) {
+	var ran []int
+	j := newJob(3, 1, func(lo, hi int) {
+		if lo == 1 {
+			panic("chunk 1")
+		}
+		ran = append(ran, lo)
+	})
+	func() {
+		defer func() {
+			if r := recover(); r != "chunk 1" {
+				t.Errorf("recovered %v, want chunk 1's panic", r)
+			}
+		}()
+		defer j.wait()
+		j.run()
+	}()
+	if _, ok := j.claim(); len(ran) != 1 || ran[0] != 0 || ok {
+		t.Errorf("ran %v, a chunk still to claim: %v; want [0] and none (chunk 2 never claimed)", ran, ok)
+	}
+}
+
+// parallelFor returns only once every chunk has finished, the slow ones a
+// worker runs included.
+func TestParallelForWaitsForWorkers(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs GOMAXPROCS ≥ 2")
+	}
+	for range 20 {
+		var done atomic.Int32
+		parallelFor(2, grain, func(lo, hi int) {
+			if lo > 0 {
+				time.Sleep(time.Millisecond)
+			}
+			done.Add(int32(hi - lo))
+		})
+		if d := done.Load(); d != 2 {
+			t.Fatalf("returned with %d of 2 indices done", d)
+		}
+	}
+}

@@ -181,28 +181,3 @@ func TestParallelForNestedAndConcurrent(t *testing.T) {
 		}
 	}
 }
-
-// A chunk that panics on the calling goroutine still lets the job's wait
-// return: the panicked chunk counts as finished, and no chunk is claimed
-// after it.
-func TestParallelJobPanicReleasesWait(t *testing.T) {
-	var ran []int
-	j := &job{n: 3, chunk: 1, chunks: 3, body: func(lo, hi int) {
-		if lo == 1 {
-			panic("chunk 1")
-		}
-		ran = append(ran, lo)
-	}}
-	func() {
-		defer func() {
-			if r := recover(); r != "chunk 1" {
-				t.Errorf("recovered %v, want chunk 1's panic", r)
-			}
-		}()
-		defer j.wait()
-		j.run()
-	}()
-	if len(ran) != 1 || ran[0] != 0 || j.finished.Load() != 2 {
-		t.Errorf("ran %v, finished %d; want [0] and 2 (chunk 2 never claimed)", ran, j.finished.Load())
-	}
-}

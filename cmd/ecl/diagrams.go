@@ -7,8 +7,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -77,6 +80,7 @@ func writeStudyDiagrams(dir string, rs []experiment.Result, style diagramStyle) 
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
 	}
+	var draws []func() error
 	first := rs[0].Seed
 	for _, r := range rs {
 		if r.Seed != first || r.Diagram == nil {
@@ -87,11 +91,15 @@ func writeStudyDiagrams(dir string, rs []experiment.Result, style diagramStyle) 
 			c.can = *r.Diagram.Canonical
 		}
 		prefix := fmt.Sprintf("%s-%s-", slug(r.Setup), r.Method)
-		if err := writeDiagrams(tmp, prefix, fmt.Sprintf("%s, %s, seed %d", r.Method, r.Shift, r.Seed), c, style); err != nil {
-			return err
-		}
+		draws = append(draws, func() error {
+			return writeDiagrams(tmp, prefix, fmt.Sprintf("%s, %s, seed %d", r.Method, r.Shift, r.Seed), c, style)
+		})
 	}
-	if err := writeGrids(tmp, rs, style); err != nil {
+	grids, err := gridDraws(tmp, rs, style)
+	if err != nil {
+		return err
+	}
+	if err := onCores(append(draws, grids...)); err != nil {
 		return err
 	}
 	final, old := filepath.Join(dir, "diagrams"), filepath.Join(dir, ".diagrams.tmp-old")
@@ -109,13 +117,44 @@ func slug(setup string) string {
 	return strings.NewReplacer(" ", "_", "=", "", "/", "-", "→", "-to-").Replace(setup)
 }
 
-// writeGrids draws, for each setup, the first seed's reliability diagrams
-// as one figure, like the paper's: a row per method, a column per
-// paradigm (top-label, class-wise with the classes pooled, and canonical
-// for 3 classes), into dir/grid-SETUP.png and .svg.
+// onCores calls every function of fs, on as many goroutines as cores
+// (GOMAXPROCS), and returns the error of the first in fs that failed.
+func onCores(fs []func() error) error {
+	errs := make([]error, len(fs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(fs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(fs); i = int(next.Add(1) - 1) {
+				errs[i] = fs[i]()
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeGrids draws the figures of gridDraws.
 func writeGrids(dir string, rs []experiment.Result, style diagramStyle) error {
+	draws, err := gridDraws(dir, rs, style)
+	if err != nil {
+		return err
+	}
+	return onCores(draws)
+}
+
+// gridDraws returns the functions that draw, for each setup, the first
+// seed's reliability diagrams as one figure, like the paper's: a row per
+// method, a column per paradigm (top-label, class-wise with the classes
+// pooled, and canonical for 3 classes), into dir/grid-SETUP.png and .svg.
+func gridDraws(dir string, rs []experiment.Result, style diagramStyle) ([]func() error, error) {
 	if len(rs) == 0 {
-		return nil
+		return nil, nil
 	}
 	var setups []string
 	rows := map[string]plot.Figure{}
@@ -129,29 +168,33 @@ func writeGrids(dir string, rs []experiment.Result, style diagramStyle) error {
 		title := fmt.Sprintf("%s, %s, seed %d", r.Method, r.Shift, r.Seed)
 		top, err := plot.TopLabel(r.Diagram.TopLabel, title)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		cw, err := plot.ClasswisePooled(r.Diagram.Classwise, title)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		row := []*gplot.Plot{top, cw}
 		if r.Diagram.Canonical != nil {
 			can, err := plot.Canonical(*r.Diagram.Canonical, title)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			row = append(row, can)
 		}
 		rows[r.Setup] = append(rows[r.Setup], row)
 	}
+	var draws []func() error
 	for _, setup := range setups {
-		for _, ext := range []string{".png", ".svg"} {
-			path := filepath.Join(dir, "grid-"+slug(setup)+ext)
-			if err := plot.SaveFigureDPI(rows[setup], path, 13*vg.Centimeter*style.scale(), 11*vg.Centimeter*style.scale(), style.DPI); err != nil {
-				return err
+		draws = append(draws, func() error {
+			for _, ext := range []string{".png", ".svg"} {
+				path := filepath.Join(dir, "grid-"+slug(setup)+ext)
+				if err := plot.SaveFigureDPI(rows[setup], path, 13*vg.Centimeter*style.scale(), 11*vg.Centimeter*style.scale(), style.DPI); err != nil {
+					return err
+				}
 			}
-		}
+			return nil
+		})
 	}
-	return nil
+	return draws, nil
 }

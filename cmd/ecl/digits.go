@@ -62,7 +62,7 @@ func runDigits(args []string) error {
 	if isWorker() {
 		return serveRuns(c.RunOne)
 	}
-	defer useWorkers(&c.Study, "digits", args)()
+	defer useWorkers(&c.Study, "digits", args, nil)()
 	var results []experiment.Result
 	err = profiled(func() (err error) {
 		results, err = experiment.RunDigits(c)

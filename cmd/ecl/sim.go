@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,9 +61,10 @@ func runSim(args []string) error {
 		return flagError(err)
 	}
 	if isWorker() {
+		lessGC()
 		return serveRuns(c.RunOne)
 	}
-	defer useWorkers(&c.Study, "sim", args)()
+	defer useWorkers(&c.Study, "sim", args, sharedCores(c.Jobs))()
 	start := time.Now()
 	if !*quiet && isTerminal(os.Stderr) {
 		c.Progress = func(done, total int) {
@@ -74,17 +76,17 @@ func runSim(args []string) error {
 			}
 		}
 	}
-	var results []experiment.Result
-	err = profiled(func() (err error) {
-		results, err = experiment.RunSim(c)
-		return err
+	return profiled(func() error {
+		restore := lessGC()
+		results, err := experiment.RunSim(c)
+		restore()
+		if err != nil {
+			return err
+		}
+		summaries := experiment.Summarize(results)
+		printTables(os.Stdout, fmt.Sprintf("recipe %s, %d runs from seed %d", c.Recipe, c.Runs, c.Seed), summaries, time.Since(start))
+		return writeAll(*out, args, results, summaries, *style)
 	})
-	if err != nil {
-		return err
-	}
-	summaries := experiment.Summarize(results)
-	printTables(os.Stdout, fmt.Sprintf("recipe %s, %d runs from seed %d", c.Recipe, c.Runs, c.Seed), summaries, time.Since(start))
-	return writeAll(*out, args, results, summaries, *style)
 }
 
 // writeAll writes the results files and the first seed's reliability
@@ -339,4 +341,17 @@ func writeResults(dir string, args []string, rs []experiment.Result, ss []experi
 		cw.Flush()
 		return cw.Error()
 	})
+}
+
+// lessGC has the garbage collector run at 5× the live heap instead of 2×,
+// unless GOGC is set, and returns the function that sets it back: a
+// simulation run allocates fast and keeps a few MB, so that collecting
+// less often saves about a tenth of its CPU time for a few tens of MB
+// more memory per process.
+func lessGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(400)
+	return func() { debug.SetGCPercent(old) }
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"time"
 
@@ -36,9 +37,9 @@ func serveRuns(run func(i int) ([]experiment.Result, error)) error {
 }
 
 // workerPool runs a study's runs in up to n worker processes of this binary,
-// each given the study's command line, started when first needed.
+// each given the study's command line and env, started when first needed.
 type workerPool struct {
-	args []string
+	args, env []string
 	// idle holds the workers not computing a run, nil for one not started.
 	idle chan *worker
 	mu   sync.Mutex
@@ -52,9 +53,9 @@ type worker struct {
 }
 
 // newWorkerPool makes a pool of n workers running the study command args
-// (its name first).
-func newWorkerPool(n int, args []string) *workerPool {
-	p := &workerPool{args: args, idle: make(chan *worker, n)}
+// (its name first) with env added to this process's environment.
+func newWorkerPool(n int, args, env []string) *workerPool {
+	p := &workerPool{args: args, env: env, idle: make(chan *worker, n)}
 	for range n {
 		p.idle <- nil
 	}
@@ -68,7 +69,7 @@ func (p *workerPool) start() (*worker, error) {
 		return nil, fmt.Errorf("starting a worker: %w", err)
 	}
 	cmd := exec.Command(bin, p.args...)
-	cmd.Env = append(os.Environ(), workerEnv+"=1")
+	cmd.Env = append(append(os.Environ(), p.env...), workerEnv+"=1")
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -127,13 +128,23 @@ func (p *workerPool) close() {
 }
 
 // useWorkers gives the study s a pool of s.Jobs workers running the study
-// command (its name and args) when s.Jobs > 1; the returned function stops
-// them.
-func useWorkers(s *experiment.Study, command string, args []string) (stop func()) {
+// command (its name and args), with env added to their environment, when
+// s.Jobs > 1; the returned function stops them.
+func useWorkers(s *experiment.Study, command string, args, env []string) (stop func()) {
 	if s.Jobs <= 1 {
 		return func() {}
 	}
-	p := newWorkerPool(s.Jobs, append([]string{command}, args...))
+	p := newWorkerPool(s.Jobs, append([]string{command}, args...), env)
 	s.Exec = p.exec
 	return p.close
+}
+
+// sharedCores is the environment that has each of jobs workers use its
+// share of this process's cores (GOMAXPROCS, at least 1), so that the
+// workers together use as many threads as this process would: for
+// studies whose results do not depend on GOMAXPROCS (the simulation's
+// small models), where a worker's loops split across every core would
+// only hand work back and forth with the other workers'.
+func sharedCores(jobs int) []string {
+	return []string{fmt.Sprintf("GOMAXPROCS=%d", max(1, runtime.GOMAXPROCS(0)/max(jobs, 1)))}
 }

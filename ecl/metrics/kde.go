@@ -239,10 +239,10 @@ func (k kernel) cross(j int, out []float64) {
 }
 
 // forRows calls row(j, scratch) for every row, on two goroutines when n is
-// large; scratch is an n-vector owned by the calling goroutine.
+// large; scratch is a 2n-vector owned by the calling goroutine.
 func (k kernel) forRows(row func(j int, scratch []float64)) {
 	run := func(lo, hi int) {
-		scratch := make([]float64, k.n)
+		scratch := make([]float64, 2*k.n)
 		for j := lo; j < hi; j++ {
 			row(j, scratch)
 		}
@@ -257,33 +257,25 @@ func (k kernel) forRows(row func(j int, scratch []float64)) {
 	wg.Wait()
 }
 
-// lseSkip bounds the log-sum-exp terms looLogDensity computes: a term
-// below e^−lseSkip (2e−22) of the largest so far is left out. The sum holds
-// the largest term's 1, so up to 10⁵ left-out terms together stay under
-// half an ulp of it: the bandwidth scores move by an ulp at most, while
-// the small bandwidths of the grid, where most pairs are that far apart,
-// skip most exponentials.
-const lseSkip = 50
-
 // looLogDensity returns, for each bandwidth h of grid, Σ_j log Σ_{i≠j}
 // k_h(z_j; z_i).
 //
 // The cost stays O(n²) per bandwidth: the inner sums are sums of
 // exponentials of inner products (Σ_c z_ic log z_jc)/h − log B_i, which
-// have no exact sub-quadratic form. The lseSkip truncation keeps 0.6% of
-// the pairs at h = 1e−5 but all of them from h = 0.4 on (k = 3, n = 400,
-// bench.KDEInput): about 7.6 n² exponentials for the 20 bandwidths.
+// have no exact sub-quadratic form; logSumExp takes them in vector
+// registers where the CPU has them.
 func (k kernel) looLogDensity(grid []float64) []float64 {
 	lbs := make([][]float64, len(grid))
 	for g, h := range grid {
 		lbs[g] = k.logBeta(h)
 	}
 	perRow := make([]float64, k.n*len(grid)) // row-major [n][len(grid)]
-	k.forRows(func(j int, cross []float64) {
+	k.forRows(func(j int, scratch []float64) {
+		cross, buf := scratch[:k.n], scratch[k.n:]
 		k.cross(j, cross)
 		cross[j] = math.Inf(-1) // leave j out: its term is e^−∞ = 0
 		for g, h := range grid {
-			perRow[j*len(grid)+g] = logSumExp(cross, lbs[g], h)
+			perRow[j*len(grid)+g] = logSumExp(cross, lbs[g], buf, h)
 		}
 	})
 	score := make([]float64, len(grid))
@@ -295,32 +287,13 @@ func (k kernel) looLogDensity(grid []float64) []float64 {
 	return score
 }
 
-// logSumExp is log Σ_i exp(x_i/h − lb_i) in one pass: the sum is kept
-// relative to the largest exponent m seen so far and rescaled when a larger
-// one comes (in a random order, O(log n) times); terms below m − lseSkip
-// are skipped. −∞ if every x_i is −∞.
-func logSumExp(x, lb []float64, h float64) float64 {
-	lb = lb[:len(x)]
-	m, s := math.Inf(-1), 0.0
-	for i, v := range x {
-		a := v/h - lb[i]
-		switch {
-		case a > m:
-			s = s*math.Exp(m-a) + 1
-			m = a
-		case a-m > -lseSkip:
-			s += math.Exp(a - m)
-		}
-	}
-	return m + math.Log(s)
-}
-
 // ece returns (1/n) Σ_j Σ_c |r_jc − z_jc|^p with the leave-one-out kernel
 // ratios r_j of the one-hot labels (labels index the d columns).
 func (k kernel) ece(labels []int, h, p float64) float64 {
 	lb := k.logBeta(h)
 	perRow := make([]float64, k.n)
-	k.forRows(func(j int, w []float64) {
+	k.forRows(func(j int, scratch []float64) {
+		w := scratch[:k.n]
 		k.cross(j, w)
 		m := math.Inf(-1)
 		for i := range w {

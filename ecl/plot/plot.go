@@ -10,15 +10,19 @@
 package plot
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"image"
 	"image/color"
+	"image/png"
 	"io"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"git.sr.ht/~sbinet/gg"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
@@ -416,7 +420,7 @@ func SaveFigureDPI(fig Figure, path string, w, h vg.Length, dpi int) error {
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".png":
-		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(dpi))}
+		canvas = newFastPNG(width, height, dpi)
 	case ".svg":
 		canvas = vgsvg.New(width, height)
 	default:
@@ -439,6 +443,48 @@ func SaveFigureDPI(fig Figure, path string, w, h vg.Length, dpi int) error {
 		return fmt.Errorf("plot.SaveFigure: %w", err)
 	}
 	return nil
+}
+
+// fastPNG is an image canvas written as PNG at the fastest compression:
+// a diagram's large flat areas compress nearly as well, for a fraction of
+// the default level's time (vgimg.PngCanvas).
+type fastPNG struct{ *vgimg.Canvas }
+
+// newFastPNG returns a white canvas of width w and height h, rounded to
+// whole pixels at dpi. It is vgimg.NewWith(UseWH, UseDPI) without the copy
+// of the blank image that NewWith's drawing context makes (a quarter of
+// the time of writing a study's diagrams); the layout is that of the
+// rounded size, at most half a pixel larger or smaller.
+func newFastPNG(w, h vg.Length, dpi int) fastPNG {
+	px := func(l vg.Length) int { return int(l/vg.Inch*vg.Length(dpi) + 0.5) }
+	img := image.NewRGBA(image.Rect(0, 0, px(w), px(h)))
+	ctx := gg.NewContextForRGBA(img)
+	ctx.SetLineCapButt()
+	ctx.InvertY()
+	return fastPNG{vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(dpi))}
+}
+
+func (c fastPNG) WriteTo(w io.Writer) (int64, error) {
+	cw := &countingWriter{w: w}
+	b := bufio.NewWriter(cw)
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(b, c.Image()); err != nil {
+		return cw.n, err
+	}
+	err := b.Flush()
+	return cw.n, err
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // ClasswisePooled is the class-wise diagram in one panel: each bin pools
