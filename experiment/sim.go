@@ -76,7 +76,7 @@ func (s Study) adaptive() (bool, error) {
 	case "fixed", "":
 		return false, nil
 	}
-	return false, fmt.Errorf("unknown λ mode %q (adaptive or fixed)", s.Lambda)
+	return false, &SettingError{"Lambda", s.Lambda, "adaptive or fixed"}
 }
 
 // SimConfig configures the simulation study. Zero numeric fields take the
@@ -149,7 +149,7 @@ func (c SimConfig) recipe(k sim.Kind, p ecl.Paradigm) (train.Recipe, Setup, erro
 			s.Shift = w
 		}
 	default:
-		return r, s, fmt.Errorf("unknown recipe %q (paper or notebook)", c.Recipe)
+		return r, s, &SettingError{"Recipe", c.Recipe, "paper or notebook"}
 	}
 	override := func(dst *int, v int) {
 		if v > 0 {
@@ -278,6 +278,9 @@ func inRange(field string, v, lo, hi float64) *SettingError {
 // validate checks the settings every study shares: the ranges of the
 // fields, zero standing for the default where the field says so.
 func (s Study) validate() error {
+	if _, err := s.adaptive(); err != nil {
+		return err
+	}
 	return check(
 		atLeast("Runs", s.Runs, 1, false),
 		inRange("LambdaCE", s.LambdaCE, 0, math.Inf(1)),
@@ -298,6 +301,9 @@ func (c SimConfig) Validate() error {
 	}
 	if len(c.Shifts) == 0 || len(c.Paradigms) == 0 {
 		return fmt.Errorf("experiment: need at least one shift and paradigm")
+	}
+	if c.Recipe != "" && c.Recipe != "paper" && c.Recipe != "notebook" {
+		return &SettingError{"Recipe", c.Recipe, "paper or notebook"}
 	}
 	return check(
 		atLeast("Points", c.Points, 2, true),

@@ -53,6 +53,9 @@ func runDigits(args []string) error {
 	if err := parseStudy(*out, args); err != nil {
 		return err
 	}
+	if err := c.Validate(); err != nil {
+		return flagError(err)
+	}
 	start := time.Now()
 	if !*quiet {
 		c.Log = func(format string, args ...any) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -44,6 +45,10 @@ func TestSimSettingsRejected(t *testing.T) {
 		{"-ema 1.5", "-ema 1.5: want a finite number in [0, 1]"},
 		{"-lambda-ce -1", "-lambda-ce -1: want a finite number ≥ 0"},
 		{"-runs 0", "-runs 0: want at least 1"},
+		{"-lambda foo", "-lambda foo: want adaptive or fixed"},
+		{"-recipe foo", "-recipe foo: want paper or notebook"},
+		{"-paradigms foo", `-paradigms: ecl: unknown paradigm "foo"`},
+		{"-shifts foo", `-shifts: sim.ParseKind: unknown shift "foo"`},
 		{"stray", `unexpected arguments ["stray"]`},
 	} {
 		dir := t.TempDir()
@@ -56,6 +61,27 @@ func TestSimSettingsRejected(t *testing.T) {
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) > 0 {
 			t.Errorf("ecl sim %s wrote %d entries before failing", c.args, len(entries))
+		}
+	}
+}
+
+// TestDigitsSettingsRejected: ecl digits checks its settings before it
+// reads any data, naming the flag (the data folder does not exist here).
+func TestDigitsSettingsRejected(t *testing.T) {
+	for _, c := range []struct{ args, want string }{
+		{"-batch -5", "-batch -5: want at least 1"},
+		{"-epochs 0", "-epochs 0: want at least 1"},
+		{"-lr -1", "-lr -1: want a finite number > 0"},
+		{"-target foo", "-target foo: want one of"},
+		{"-val 2", "-val 2: want a number in (0, 1)"},
+		{"-arch foo", "-arch foo: want one of"},
+		{"-max-source -1", "-max-source -1: want"},
+		{"-lambda foo", "-lambda foo: want adaptive or fixed"},
+	} {
+		dir := t.TempDir()
+		err := runDigits(append(strings.Fields(c.args), "-data", filepath.Join(dir, "absent"), "-out", filepath.Join(dir, "out"), "-quiet"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ecl digits %s: error %v, want %q", c.args, err, c.want)
 		}
 	}
 }

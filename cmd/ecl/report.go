@@ -60,8 +60,8 @@ func runReport(args []string) error {
 	var keep []experiment.ShiftID
 	if *shifts != "" {
 		var err error
-		if keep, err = parseList(*shifts, experiment.ParseShift); err != nil {
-			return fmt.Errorf("-shifts: %w", err)
+		if keep, err = parseList("shifts", *shifts, experiment.ParseShift); err != nil {
+			return err
 		}
 	}
 	rep, err := loadReport(fs.Args(), keep, names)

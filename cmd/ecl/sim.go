@@ -51,7 +51,7 @@ func runSim(args []string) error {
 	if c.Device, c.Dev, err = openDevice[float64](*device); err != nil {
 		return err
 	}
-	if c.Shifts, err = parseList(*shifts, sim.ParseKind); err != nil {
+	if c.Shifts, err = parseList("shifts", *shifts, sim.ParseKind); err != nil {
 		return err
 	}
 	if err := parseStudy(*out, args); err != nil {
@@ -143,7 +143,7 @@ func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func(out
 			fmt.Fprintf(os.Stderr, "reusing the result file of %s in %s\n", label, filepath.Join(out, "runs"))
 		}
 		var err error
-		if s.Paradigms, err = parseList(*paradigms, ecl.ParseParadigm); err != nil {
+		if s.Paradigms, err = parseList("paradigms", *paradigms, ecl.ParseParadigm); err != nil {
 			return err
 		}
 		if s.Methods, err = parseMethods(*methods); err != nil {
@@ -186,6 +186,11 @@ var settingFlags = map[string]string{
 	"Points": "points", "Hidden": "hidden", "Batch": "batch",
 	"BaseEpochs": "base-epochs", "AuxEpochs": "aux-epochs", "ECLEpochs": "ecl-epochs",
 	"BaseLR": "base-lr", "AuxLR": "aux-lr", "ECLLR": "ecl-lr",
+	"Lambda": "lambda", "Recipe": "recipe",
+	// ecl digits
+	"Epochs": "epochs", "LR": "lr", "Arch": "arch", "AuxData": "aux-data",
+	"Split.Target": "target", "Split.Sources": "sources", "Split.ValFraction": "val",
+	"Split.MaxSource": "max-source", "Split.MaxTarget": "max-target", "Split.MaxTest": "max-test",
 }
 
 // flagError words a study's SettingError as the flag that set it.
@@ -242,12 +247,12 @@ func parseMetrics(s string) (metrics.Options, error) {
 	return metrics.Options{}, fmt.Errorf("-metrics %q: want paper or reference", s)
 }
 
-func parseList[E any](s string, parse func(string) (E, error)) ([]E, error) {
+func parseList[E any](flag, s string, parse func(string) (E, error)) ([]E, error) {
 	var out []E
 	for _, f := range strings.Split(s, ",") {
 		v, err := parse(strings.TrimSpace(f))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("-%s: %w", flag, err)
 		}
 		out = append(out, v)
 	}
