@@ -80,6 +80,21 @@ func topLabelShape[T Float](op string, s, p *Tensor[T], sb SoftBins) (n, b int) 
 // 16 rows), so that the sums are those of SoftBinStats on the maxima.
 const topChunk = soft1DRounds * 16
 
+// topSerialRows is the number of rows below which the CPU bodies stay on
+// the calling goroutine: waking a second core costs more than it saves
+// there (ECL top-label loss at N = 10⁴, K = 3, before these kernels:
+// 0.35 ms on one core, 0.60 ms on two).
+const topSerialRows = 1 << 15
+
+// topCost is the work per row that the CPU bodies give parallelFor for n
+// rows: perRow, or none below topSerialRows, which keeps the loops inline.
+func topCost(n, perRow int) int {
+	if n < topSerialRows {
+		return 0
+	}
+	return perRow
+}
+
 // topRows sets x and idx to the maximum of each of len(x) rows of k
 // elements of s and the index of its first occurrence (Extremes).
 func topRows[T Float](x, idx, s []T, k int) {
@@ -97,7 +112,7 @@ func topLabelStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	if vec != nil {
 		align = 16 // the kernels' rounds
 	}
-	blockSums(n, b*13+2*k, align, HostData(out[0]), func(acc []float64, lo, hi int) {
+	blockSums(n, topCost(n, b*13+2*k), align, HostData(out[0]), func(acc []float64, lo, hi int) {
 		buf := getScratch[T](2 * topChunk)
 		defer putScratch(buf)
 		w, tmp := make([]T, b), as.scratch()
@@ -135,7 +150,7 @@ func topLabelStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	if tab != nil {
 		align = 16 // the kernel's rounds
 	}
-	parallelFor((n+align-1)/align, align*(b*18+2*k), func(lo, hi int) {
+	parallelFor((n+align-1)/align, align*topCost(n, b*18+2*k), func(lo, hi int) {
 		lo, hi = lo*align, min(hi*align, n)
 		buf := getScratch[T](3 * topChunk)
 		defer putScratch(buf)
