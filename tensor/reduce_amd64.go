@@ -7,10 +7,8 @@ import "math"
 // extremesVec reports the AVX-512 kernel of extremesAsm.
 var extremesVec = cpuISA >= isaAVX512
 
-// extremesColsK is the largest k for which extremesCols beats
-// extremesRows: a gather per column against a reduction per row (on the
-// Zen 4 of this project's machine, for 10⁴ rows: k = 2 3.3×, k = 3 2×,
-// k = 5 1.1×, k = 10 0.5×).
+// extremesColsK is the largest k that extremesCols takes (at most 4 vectors
+// per block); 0 turns it off (tests).
 var extremesColsK = 4
 
 // extremesRows is extremesAsm's kernel (reduce_amd64.s).
