@@ -64,14 +64,14 @@ func topLabelStatsBackwardComposed[T Float](ds, s, p *Tensor[T], sb SoftBins) (d
 // topLabelShape checks s [N, K] and p [N] against sb (1-D anchors) and
 // returns N and B.
 func topLabelShape[T Float](op string, s, p *Tensor[T], sb SoftBins) (n, b int) {
-	ss, ps := s.Shape(), p.Shape()
+	ss, ps := s.shape, p.shape
 	if len(ss) != 2 || ss[1] < 1 || len(ps) != 1 || ps[0] != ss[0] || s.Device() != p.Device() {
-		panic(shapeError(op, [][]int{ss, ps}, "probabilities %v and values %v (on %s and %s), want [N, K] and [N] on one device", ss, ps, s.Device(), p.Device()))
+		panic(shapeError(op, [][]int{s.Shape(), p.Shape()}, "probabilities %v and values %v (on %s and %s), want [N, K] and [N] on one device", ss, ps, s.Device(), p.Device()))
 	}
 	if sb.Dim != 1 {
 		panic(fmt.Sprintf("tensor.%s: anchors of dimension %d, want 1", op, sb.Dim))
 	}
-	_, _, _, b = softShape(op, Reshape(p, ss[0], 1, 1), sb)
+	_, _, _, b = softShape(op, &Tensor[T]{shape: []int{ss[0], 1, 1}}, sb) // the anchors and τ
 	return ss[0], b
 }
 
@@ -113,14 +113,17 @@ func topLabelStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 		align = 16 // the kernels' rounds
 	}
 	blockSums(n, topCost(n, b*13+2*k), align, HostData(out[0]), func(acc []float64, lo, hi int) {
-		buf := getScratch[T](2 * topChunk)
+		buf := getScratch[T](2*topChunk + b)
 		defer putScratch(buf)
-		w, tmp := make([]T, b), as.scratch()
+		w, tmp := (*buf)[2*topChunk:], []float64(nil)
 		for ; lo < hi; lo += topChunk {
 			m := min(hi-lo, topChunk)
 			x, idx, pc := (*buf)[:m], (*buf)[topChunk:topChunk+m], ps[lo:lo+m]
 			topRows(x, idx, ss[lo*k:(lo+m)*k], k)
-			rows := func(lo, hi int) {
+			rows := func(lo, hi int) { // the rows the vector kernels leave
+				if tmp == nil {
+					tmp = as.scratch()
+				}
 				for r := lo; r < hi; r++ {
 					as.row(w, x[r:r+1], tmp)
 					addStats(acc, w, pc[r:r+1])
@@ -152,16 +155,19 @@ func topLabelStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	}
 	parallelFor((n+align-1)/align, align*topCost(n, b*18+2*k), func(lo, hi int) {
 		lo, hi = lo*align, min(hi*align, n)
-		buf := getScratch[T](3 * topChunk)
+		buf := getScratch[T](3*topChunk + 2*b)
 		defer putScratch(buf)
-		w, dw, tmp := make([]T, b), make([]T, b), as.scratch()
+		w, dw, tmp := (*buf)[3*topChunk:3*topChunk+b], (*buf)[3*topChunk+b:], []float64(nil)
 		for ; lo < hi; lo += topChunk {
 			m := min(hi-lo, topChunk)
 			x, idx, dx := (*buf)[:m], (*buf)[topChunk:topChunk+m], (*buf)[2*topChunk:2*topChunk+m]
 			pc, dpc := ps[lo:lo+m], dps[lo:lo+m]
 			topRows(x, idx, ss[lo*k:(lo+m)*k], k)
 			clear(dx)
-			rows := func(lo, hi int) {
+			rows := func(lo, hi int) { // the rows the vector kernel leaves
+				if tmp == nil {
+					tmp = as.scratch()
+				}
 				for r := lo; r < hi; r++ {
 					as.row(w, x[r:r+1], tmp)
 					statsRowBackward(dw, dpc[r:r+1], w, pc[r:r+1], ds, false)
