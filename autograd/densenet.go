@@ -2,8 +2,6 @@ package autograd
 
 import "github.com/ecl-go/ecl/tensor"
 
-var opDenseBlock = def("denseblock")
-
 // DenseUnit is one layer of a dense block (tensor.DenseUnit) with
 // differentiable parameters.
 type DenseUnit[T tensor.Float] struct {
@@ -29,12 +27,5 @@ func DenseBlock[T tensor.Float](x *Var[T], units []DenseUnit[T], eps T, stats fu
 			stats(i, m, v)
 		}
 	}
-	return record(opDenseBlock, y, func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
-		dx, grads := tensor.DenseBlockBackward(g, st)
-		out := []*tensor.Tensor[T]{dx}
-		for _, d := range grads {
-			out = append(out, d.Gamma, d.Beta, d.W)
-		}
-		return out
-	}, inputs...)
+	return record(opDenseBlock, y, gradDenseBlock(st), inputs...)
 }

@@ -8,6 +8,14 @@
 // backward rules; composite ops (Sub, Mean, Softmax, …) are written with
 // primitives and get their gradients for free.
 //
+// The gradient table. Every primitive is declared with def in gradients.go,
+// beside its backward rule and a one-line statement of its math (mul:
+// y = a·b; ∂a = (g·b)↓, ∂b = (g·a)↓): a reader finds every gradient there,
+// and the forward functions in the other files only compute the value and
+// record it with its rule. Adding an elementwise op is a new tensor
+// function, a def and a rule there, a forward function here, and a case in
+// gradCases.
+//
 // Adding a fused op. When a chain of primitives is too slow or holds too
 // much memory, write it as one primitive on tensor's kernel mechanism
 // (tensor.Kernel; the soft-binning ops in softbin.go are the example):
@@ -20,8 +28,9 @@
 //     inputs) and register them for CPU[float32] and CPU[float64];
 //  3. test every body against the composed version in float64 (to
 //     rounding) and float32;
-//  4. here, declare the op with def and record the forward's value with a
-//     backward rule that calls the backward kernel, then add a case to
+//  4. here, declare the op with def in gradients.go beside a rule that
+//     calls the backward kernel, write the forward function that records
+//     the forward kernel's value with that rule, and add a case to
 //     gradCases (the tests fail for an op without one);
 //  5. a backend that has faster bodies registers them with tensor.Register
 //     for its device when it is set up.
@@ -33,6 +42,6 @@
 // Errors follow package tensor's policy: operands that do not fit an op are
 // a programming error and panic, from the tensor op the forward pass calls,
 // with a *tensor.ShapeError or *tensor.DeviceError naming the op and the
-// shapes; Backward panics on a non-scalar output or a graph without
-// parameters.
+// shapes; Backward panics with a *tensor.ShapeError on a non-scalar
+// output and with a *tensor.ArgumentError on a graph without parameters.
 package autograd

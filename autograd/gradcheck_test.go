@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"math/rand/v2"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -221,6 +222,28 @@ func TestEveryOpHasGradientCase(t *testing.T) {
 		covered[c.name] = true
 	}
 	leaves := map[string]bool{"Param": true, "Const": true}
+	_, files := sources(t)
+	n := 0
+	for _, file := range files {
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !fn.Name.IsExported() || leaves[fn.Name.Name] || !returnsVar(fn) {
+				continue
+			}
+			n++
+			if !covered[fn.Name.Name] {
+				t.Errorf("differentiable op %s has no gradient case in gradCases", fn.Name.Name)
+			}
+		}
+	}
+	if n < 40 {
+		t.Fatalf("found only %d differentiable ops; the source walk is broken", n)
+	}
+}
+
+// sources parses this package's non-test files, by file name.
+func sources(t *testing.T) (*token.FileSet, map[string]*ast.File) {
+	t.Helper()
 	fset := token.NewFileSet()
 	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool {
 		return !strings.HasSuffix(fi.Name(), "_test.go")
@@ -228,24 +251,13 @@ func TestEveryOpHasGradientCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	files := map[string]*ast.File{}
 	for _, pkg := range pkgs {
-		for _, file := range pkg.Files {
-			for _, d := range file.Decls {
-				fn, ok := d.(*ast.FuncDecl)
-				if !ok || fn.Recv != nil || !fn.Name.IsExported() || leaves[fn.Name.Name] || !returnsVar(fn) {
-					continue
-				}
-				n++
-				if !covered[fn.Name.Name] {
-					t.Errorf("differentiable op %s has no gradient case in gradCases", fn.Name.Name)
-				}
-			}
+		for name, f := range pkg.Files {
+			files[name] = f
 		}
 	}
-	if n < 40 {
-		t.Fatalf("found only %d differentiable ops; the source walk is broken", n)
-	}
+	return fset, files
 }
 
 func returnsVar(fn *ast.FuncDecl) bool {
@@ -284,5 +296,44 @@ func TestPrimitivesAreCovered(t *testing.T) {
 		if !seen[p] {
 			t.Errorf("primitive %q is not exercised by any gradient case", p)
 		}
+	}
+}
+
+// TestRulesLiveInTheTable walks this package's source: def is called only in
+// gradients.go, and no forward function passes record a rule written in
+// place, so every backward rule is in the gradient table.
+func TestRulesLiveInTheTable(t *testing.T) {
+	fset, files := sources(t)
+	defs := 0
+	for name, file := range files {
+		ast.Inspect(file, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			id, ok := call.Fun.(*ast.Ident)
+			if !ok {
+				if ix, isIndex := call.Fun.(*ast.IndexExpr); isIndex {
+					id, ok = ix.X.(*ast.Ident)
+				}
+			}
+			if !ok {
+				return true
+			}
+			switch {
+			case id.Name == "def" && filepath.Base(name) == "gradients.go":
+				defs++
+			case id.Name == "def":
+				t.Errorf("%s: def outside gradients.go", fset.Position(call.Pos()))
+			case id.Name == "record" && len(call.Args) > 2:
+				if _, lit := call.Args[2].(*ast.FuncLit); lit {
+					t.Errorf("%s: a backward rule written in place; put it in gradients.go", fset.Position(call.Pos()))
+				}
+			}
+			return true
+		})
+	}
+	if defs != len(Primitives()) {
+		t.Errorf("gradients.go calls def %d times for %d primitives", defs, len(Primitives()))
 	}
 }

@@ -2,17 +2,10 @@ package autograd
 
 import "github.com/ecl-go/ecl/tensor"
 
-var (
-	opGather = def("gather")
-	opWhere  = def("where")
-)
-
 // Gather picks along axis, out[i…, j, k…] = x[i…, idx[i…,j,k…], k…], with the
 // result's shape given (equal to x's outside axis).
 func Gather[T tensor.Float](x *Var[T], axis int, idx []int, shape ...int) *Var[T] {
-	return record(opGather, tensor.Gather(x.Value, axis, idx, shape...), func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
-		return []*tensor.Tensor[T]{tensor.ScatterAdd(g, axis, idx, x.Value.Shape()...)}
-	}, x)
+	return record(opGather, tensor.Gather(x.Value, axis, idx, shape...), gradGather[T](axis, idx), x)
 }
 
 // IndexSelect takes the slices idx of x along axis.
@@ -27,14 +20,7 @@ func IndexSelect[T tensor.Float](x *Var[T], axis int, idx []int) *Var[T] {
 // Where is a where cond ≠ 0, else b (cond is a constant mask), with
 // broadcasting.
 func Where[T tensor.Float](cond *tensor.Tensor[T], a, b *Var[T]) *Var[T] {
-	out := tensor.Where(cond, a.Value, b.Value)
-	return record(opWhere, out, func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
-		zero := tensor.ZerosOn(g.Device())
-		return []*tensor.Tensor[T]{
-			tensor.SumTo(tensor.Where(cond, g, zero), a.Value.Shape()...),
-			tensor.SumTo(tensor.Where(cond, zero, g), b.Value.Shape()...),
-		}
-	}, a, b)
+	return record(opWhere, tensor.Where(cond, a.Value, b.Value), gradWhere(cond), a, b)
 }
 
 // Maximum is the elementwise max(a, b); ties send the gradient to a.

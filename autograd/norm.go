@@ -2,8 +2,6 @@ package autograd
 
 import "github.com/ecl-go/ecl/tensor"
 
-var opBatchNorm = def("batchnorm")
-
 // BatchNorm normalises each channel of x [N, C, …] with the batch's mean
 // and biased variance and applies the per-channel scale gamma and shift
 // beta [C] (tensor.BatchNorm). When mean and variance are not nil, the
@@ -11,13 +9,8 @@ var opBatchNorm = def("batchnorm")
 func BatchNorm[T tensor.Float](x, gamma, beta *Var[T], eps T, mean, variance *tensor.Tensor[T]) *Var[T] {
 	y, mu, va := tensor.BatchNorm(x.Value, gamma.Value, beta.Value, eps)
 	keepStats(mean, variance, mu, va)
-	return record(opBatchNorm, y, func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
-		dx, dgamma, dbeta := tensor.BatchNormBackward(g, x.Value, gamma.Value, mu, va, eps)
-		return []*tensor.Tensor[T]{dx, dgamma, dbeta}
-	}, x, gamma, beta)
+	return record(opBatchNorm, y, gradBatchNorm(mu, va, eps), x, gamma, beta)
 }
-
-var opBatchNormRelu = def("batchnorm_relu")
 
 // BatchNormRelu is Relu(BatchNorm(x, gamma, beta) + r) as one primitive
 // (tensor.BatchNormRelu): the batch norm, residual sum and ReLU that end a
@@ -33,10 +26,7 @@ func BatchNormRelu[T tensor.Float](x, gamma, beta, r *Var[T], eps T, mean, varia
 	}
 	y, mu, va := tensor.BatchNormRelu(x.Value, gamma.Value, beta.Value, rv, eps)
 	keepStats(mean, variance, mu, va)
-	return record(opBatchNormRelu, y, func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
-		dx, dgamma, dbeta, dr := tensor.BatchNormReluBackward(g, y, x.Value, gamma.Value, mu, va, eps, r != nil && r.requiresGrad)
-		return []*tensor.Tensor[T]{dx, dgamma, dbeta, dr}[:len(inputs)]
-	}, inputs...)
+	return record(opBatchNormRelu, y, gradBatchNormRelu(mu, va, eps), inputs...)
 }
 
 // keepStats copies the batch statistics mu and va into mean and variance

@@ -2,29 +2,9 @@ package autograd
 
 import "github.com/ecl-go/ecl/tensor"
 
-var (
-	opSum = def("sum")
-	opMax = def("max")
-	opMin = def("min")
-)
-
 // Sum adds along axis.
 func Sum[T tensor.Float](x *Var[T], axis int, keepDims bool) *Var[T] {
-	shape := x.Value.Shape()
-	return record(opSum, tensor.Sum(x.Value, axis, keepDims), func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
-		return []*tensor.Tensor[T]{tensor.Expand(keptDims(g, shape, axis), shape...)}
-	}, x)
-}
-
-// keptDims restores the reduced axis (size 1) of g when it was squeezed.
-func keptDims[T tensor.Float](g *tensor.Tensor[T], shape []int, axis int) *tensor.Tensor[T] {
-	if axis < 0 {
-		axis += len(shape)
-	}
-	if g.Dims() == len(shape) {
-		return g
-	}
-	return tensor.Unsqueeze(g, axis)
+	return record(opSum, tensor.Sum(x.Value, axis, keepDims), gradSum[T](axis), x)
 }
 
 // SumAll is the sum of all elements, as a 0-dimensional value.
@@ -42,13 +22,10 @@ func MeanAll[T tensor.Float](x *Var[T]) *Var[T] { return Scale(SumAll(x), 1/T(x.
 // element.
 func extreme[T tensor.Float](op *Op, x *Var[T], axis int, keepDims bool) *Var[T] {
 	val, arg := tensor.Extremes(x.Value, axis, op == opMin)
-	shape := x.Value.Shape()
 	if !keepDims {
 		val = tensor.Squeeze(val, axis)
 	}
-	return record(op, val, func(g *tensor.Tensor[T]) []*tensor.Tensor[T] {
-		return []*tensor.Tensor[T]{tensor.ExtremeGrad(keptDims(g, shape, axis), arg, axis, shape...)}
-	}, x)
+	return record(op, val, gradExtreme(arg, axis), x)
 }
 
 // Max is the largest element along axis.

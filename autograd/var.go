@@ -18,7 +18,7 @@ type Var[T tensor.Float] struct {
 	requiresGrad bool
 	op           *Op
 	inputs       []*Var[T]
-	backward     func(g *tensor.Tensor[T]) []*tensor.Tensor[T]
+	backward     rule[T]
 	// visit is the topo call that last listed v.
 	visit uint64
 }
@@ -71,10 +71,9 @@ func NoGrad(f func()) {
 	f()
 }
 
-// record makes the result of op. backward maps the gradient of the result to
-// one gradient per input (nil where the input needs none); it runs only when
-// some input requires gradients.
-func record[T tensor.Float](op *Op, value *tensor.Tensor[T], backward func(g *tensor.Tensor[T]) []*tensor.Tensor[T], inputs ...*Var[T]) *Var[T] {
+// record makes the result of op with its backward rule (gradients.go), which
+// runs only when some input requires gradients.
+func record[T tensor.Float](op *Op, value *tensor.Tensor[T], backward rule[T], inputs ...*Var[T]) *Var[T] {
 	v := &Var[T]{Value: value}
 	if noGrad.Load() > 0 {
 		return v
@@ -92,7 +91,8 @@ func record[T tensor.Float](op *Op, value *tensor.Tensor[T], backward func(g *te
 // respect to every leaf it depends on.
 func (v *Var[T]) Backward() {
 	if v.Value.Len() != 1 {
-		panic(fmt.Sprintf("autograd.Backward: output has shape %v; use BackwardWith for non-scalars", v.Value.Shape()))
+		panic(&tensor.ShapeError{Op: "autograd.Backward", Shapes: [][]int{v.Value.Shape()},
+			Detail: fmt.Sprintf("output has shape %v; use BackwardWith for non-scalars", v.Value.Shape())})
 	}
 	v.BackwardWith(tensor.FullOn(v.Value.Device(), 1, v.Value.Shape()...))
 }
@@ -101,7 +101,7 @@ func (v *Var[T]) Backward() {
 // adding into the gradients of the leaves.
 func (v *Var[T]) BackwardWith(g *tensor.Tensor[T]) {
 	if !v.requiresGrad {
-		panic("autograd.Backward: the output does not depend on any variable requiring gradients")
+		panic(&tensor.ArgumentError{Op: "autograd.Backward", Detail: "the output does not depend on any variable requiring gradients"})
 	}
 	order := topo(v)
 	v.accumulate(g)
@@ -110,7 +110,7 @@ func (v *Var[T]) BackwardWith(g *tensor.Tensor[T]) {
 		if n.backward == nil || n.Grad == nil {
 			continue
 		}
-		grads := n.backward(n.Grad)
+		grads := n.backward(n.Grad, n.Value, n.inputs)
 		for j, in := range n.inputs {
 			if in.requiresGrad && grads[j] != nil {
 				in.accumulate(grads[j])
@@ -122,7 +122,8 @@ func (v *Var[T]) BackwardWith(g *tensor.Tensor[T]) {
 
 func (v *Var[T]) accumulate(g *tensor.Tensor[T]) {
 	if !sameShape(g, v.Value) {
-		panic(fmt.Sprintf("autograd: %v backward gave gradient of shape %v for value of shape %v", v.op, g.Shape(), v.Value.Shape()))
+		panic(&tensor.ShapeError{Op: "autograd.Backward", Shapes: [][]int{g.Shape(), v.Value.Shape()},
+			Detail: fmt.Sprintf("gradient of shape %v for a value of shape %v (made by %v)", g.Shape(), v.Value.Shape(), v.op)})
 	}
 	if v.Grad == nil {
 		v.Grad = tensor.Contiguous(g)

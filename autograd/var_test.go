@@ -1,6 +1,7 @@
 package autograd
 
 import (
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -13,8 +14,8 @@ func TestCheckCatchesWrongGradient(t *testing.T) {
 	wrong := def("test_wrong_square")
 	defer func() { primitives = primitives[:len(primitives)-1] }()
 	square := func(x V64) V64 {
-		return record(wrong, tensor.Mul(x.Value, x.Value), func(g T64) []T64 {
-			return []T64{tensor.Mul(g, x.Value)} // should be 2·x·g
+		return record(wrong, tensor.Mul(x.Value, x.Value), func(g, _ T64, x []V64) []T64 {
+			return []T64{tensor.Mul(g, x[0].Value)} // should be 2·x·g
 		}, x)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
@@ -78,8 +79,9 @@ func TestNoGradRecordsNothing(t *testing.T) {
 func TestBackwardNeedsScalar(t *testing.T) {
 	x := Param(tensor.FromSlice([]float64{1, 2}))
 	defer func() {
-		if r := recover(); r == nil || !strings.Contains(r.(string), "shape [2]") {
-			t.Errorf("panic %v", r)
+		err, _ := recover().(error)
+		if !errors.Is(err, tensor.ErrShape) || !strings.Contains(err.Error(), "shape [2]") {
+			t.Errorf("panic %v, want a *tensor.ShapeError naming shape [2]", err)
 		}
 	}()
 	Exp(x).Backward()

@@ -7,7 +7,6 @@ import (
 	"github.com/ecl-go/ecl/datasets/sim"
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/ecl/metrics"
-	"github.com/ecl-go/ecl/tensor"
 	"github.com/ecl-go/ecl/train"
 )
 
@@ -29,11 +28,7 @@ type SmallCase struct {
 func SmallCases() []SmallCase {
 	const points, hidden, classes = 100, 100, 3
 	r := rand.New(rand.NewPCG(1, 2))
-	data := func(d sim.Domain) train.Data[float64] {
-		return train.Data[float64]{X: tensor.FromSlice(d.X, d.Len(), 2), Y: d.Y}
-	}
-	s, t := sim.Generate(sim.Uniform, points, r)
-	src, tgt := data(s), data(t)
+	src, tgt := sim.Generate(sim.Uniform, points, r)
 	recipe := func(steps int) train.Recipe {
 		st := train.Stage{Epochs: steps, LR: 1e-3}
 		return train.Recipe{Base: st, Aux: st, ECL: st, Batch: points, LambdaCE: 1, AuxSoftECE: true, Loss: ecl.Config{Reduce: ecl.Mean}}

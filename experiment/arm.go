@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/ecl-go/ecl/datasets"
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/ecl/metrics"
 	"github.com/ecl-go/ecl/nn"
@@ -26,7 +27,7 @@ type arm[T tensor.Float] struct {
 	// src trains, val (held-out source) fits the post-hoc methods, tgt is
 	// the target the training-time methods see (its labels only the
 	// oracle's); evalSrc and evalTgt are evaluated.
-	src, val, tgt, evalSrc, evalTgt train.Data[T]
+	src, val, tgt, evalSrc, evalTgt datasets.Split[T]
 	// full is the whole network and inputs the target inputs it takes, for
 	// PseudoCal's input-space mixup (the base model may work on features).
 	full   *ecl.Classifier[T]
@@ -34,7 +35,7 @@ type arm[T tensor.Float] struct {
 	// auxData names the source samples each ECL row's auxiliary head is
 	// trained on, as held by auxSets (nil: one row, its head on src).
 	auxData []string
-	auxSets map[string]train.Data[T]
+	auxSets map[string]datasets.Split[T]
 	// logits caches the base model's logits (baseLogits).
 	logits [][]float64
 	// domain is the unbalanced domain classifier, fitted once for CPCS and
@@ -79,7 +80,7 @@ type row struct {
 type step func() (row, error)
 
 // probs is m's softmax output on d, of k classes.
-func probs[T tensor.Float](m *ecl.Classifier[T], d train.Data[T], k int) []float64 {
+func probs[T tensor.Float](m *ecl.Classifier[T], d datasets.Split[T], k int) []float64 {
 	return tensor.Softmax(tensor.FromSlice(logits(m, d.X), d.Len(), k), 1).Data()
 }
 
@@ -213,7 +214,7 @@ func (a *arm[T]) ecl(id MethodID, split string) (row, error) {
 	d := &Diagnostics{AuxData: split}
 	for _, dom := range []struct {
 		name string
-		data train.Data[T]
+		data datasets.Split[T]
 	}{{"source train", a.src}, {"source held-out", a.val}, {"target unlabelled", a.tgt}, {"target test", a.evalTgt}} {
 		est, act := train.AuxCheck(p, m, dom.data, a.classes)
 		d.Aux = append(d.Aux, AuxCheck{dom.name, est, act})

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ecl-go/ecl/datasets"
 	"github.com/ecl-go/ecl/datasets/digits"
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/nn"
@@ -35,8 +36,9 @@ type DigitsConfig struct {
 	// its files' checksums instead.
 	Dir  string `json:"-"`
 	Arch string
-	// Split chooses the domains and subsets; its Seed is set per run.
-	Split digits.SplitOptions
+	// Split chooses the task's domains and subsets (digits.NewTask); its
+	// Seed is set per run.
+	Split digits.TaskOptions
 	// Epochs of the base model; AuxEpochs and ECLEpochs of the auxiliary
 	// head and of the fine-tuning stages (Epochs when zero).
 	Epochs, AuxEpochs, ECLEpochs int
@@ -116,9 +118,9 @@ var AuxData = []string{"heldout", "train", "oracle", "oracle-both"}
 
 // auxSets maps each of AuxData to its data: the source training split
 // src, the held-out source val and the labelled target training split tgt.
-func auxSets[T tensor.Float](src, val, tgt train.Data[T]) map[string]train.Data[T] {
-	both := train.Data[T]{X: tensor.Concat(0, val.X, tgt.X), Y: slices.Concat(val.Y, tgt.Y)}
-	return map[string]train.Data[T]{"train": src, "heldout": val, "oracle": tgt, "oracle-both": both}
+func auxSets[T tensor.Float](src, val, tgt datasets.Split[T]) map[string]datasets.Split[T] {
+	both := datasets.Concat(val.Name+" + "+tgt.Name, val, tgt)
+	return map[string]datasets.Split[T]{"train": src, "heldout": val, "oracle": tgt, "oracle-both": both}
 }
 
 // NewDigitNet makes the network arch for 3×28×28 digits with an auxiliary
@@ -203,7 +205,7 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 	}
 	o := c.Split
 	o.Seed = seed
-	sp, err := digits.NewSplit(c.Dir, o)
+	sp, err := digits.NewTask(c.Dir, o)
 	if err != nil {
 		return nil, err
 	}
@@ -229,19 +231,18 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 		}
 		if err := c.onDevice(func(dev tensor.Device[float32]) error {
 			nn.ToDevice[float32](model, dev)
-			d := data(sp.Source)
-			d.X = tensor.To(d.X, dev)
-			return train.Base(rand.New(rand.NewPCG(seed, 2)), base, model, d)
+			return train.Base(rand.New(rand.NewPCG(seed, 2)), base, model, sp.Source.To(dev))
 		}); err != nil {
 			return nil, err
 		}
 	}
-	var src, val, tgt, test train.Data[float32]
+	var src, val, tgt, test datasets.Split[float32]
 	if err := c.onDevice(func(dev tensor.Device[float32]) error {
 		nn.ToDevice[float32](model, dev)
-		feat := func(s *digits.Set) train.Data[float32] {
-			x := featureTensor(model.Backbone, tensor.To(s.X, dev))
-			return train.Data[float32]{X: tensor.To(x, tensor.CPU[float32]{}), Y: s.Y}
+		// The backbone's features of s, on the CPU.
+		feat := func(s datasets.Split[float32]) datasets.Split[float32] {
+			s.X = tensor.To(featureTensor(model.Backbone, tensor.To(s.X, dev)), tensor.CPU[float32]{})
+			return s
 		}
 		src, val, tgt, test = feat(sp.Source), feat(sp.Val), feat(sp.Unlabelled), feat(sp.Test)
 		nn.ToDevice[float32](model, tensor.CPU[float32]{})
@@ -281,7 +282,7 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 		a.models = modelFactory[float32]{build: func(rng *rand.Rand, auxOut int) (*ecl.Classifier[float32], error) {
 			return NewDigitNet(c.Arch, rng, auxOut)
 		}, base: model, seed: seed}
-		a.src, a.val, a.tgt, a.evalSrc, a.evalTgt = data(sp.Source), data(sp.Val), data(sp.Unlabelled), data(sp.Val), data(sp.Test)
+		a.src, a.val, a.tgt, a.evalSrc, a.evalTgt = sp.Source, sp.Val, sp.Unlabelled, sp.Val, sp.Test
 		a.auxSets = auxSets(a.src, a.val, a.tgt)
 	}
 	steps, err := a.steps(c.Methods, c.Control, c.Paradigms)
@@ -292,7 +293,7 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 		logf("seed %d: %-14s target ACC %.2f ECE %.2f CwECE %.2f%s", seed, res.Method, 100*res.Target.ACC, 100*res.Target.ECE, 100*res.Target.CwECE, res.Diag.summary())
 	})
 	for i := range out {
-		out[i].Shift, out[i].Setup, out[i].Seed = "→"+sp.Target, setup, seed
+		out[i].Shift, out[i].Setup, out[i].Seed = DigitsShift(sp.Target), setup, seed
 	}
 	return out, err
 }
@@ -327,13 +328,13 @@ func device[T tensor.Float](name string, dev tensor.Device[T]) (tensor.Device[T]
 // basePath is the file of BaseCache holding the base network trained on
 // split o (its seed set) of the data with checksums sums ("" without a
 // cache): named by a hash of everything the base training depends on.
-func (c DigitsConfig) basePath(o digits.SplitOptions, sums map[string]string) (string, error) {
+func (c DigitsConfig) basePath(o digits.TaskOptions, sums map[string]string) (string, error) {
 	if c.BaseCache == "" {
 		return "", nil
 	}
 	key, err := json.Marshal(struct {
 		Arch   string
-		Split  digits.SplitOptions
+		Split  digits.TaskOptions
 		Epochs int
 		Batch  int
 		LR     float64
@@ -349,7 +350,7 @@ func (c DigitsConfig) basePath(o digits.SplitOptions, sums map[string]string) (s
 
 // dataChecksums maps each file of the domains o reads (relative to dir)
 // to its SHA-256; synth is rendered, not read.
-func dataChecksums(dir string, o digits.SplitOptions) (map[string]string, error) {
+func dataChecksums(dir string, o digits.TaskOptions) (map[string]string, error) {
 	domains := append([]string{o.Target}, o.Sources...)
 	if o.Sources == nil {
 		domains = digits.Domains
@@ -390,8 +391,6 @@ func fileSHA256(path string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
-
-func data(s *digits.Set) train.Data[float32] { return train.Data[float32]{X: s.X, Y: s.Y} }
 
 // featureTensor is m's evaluation-mode output on x, computed in chunks.
 func featureTensor[T tensor.Float](m nn.Module[T], x *tensor.Tensor[T]) *tensor.Tensor[T] {

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ecl-go/ecl/datasets"
 	"github.com/ecl-go/ecl/datasets/digits"
 	"github.com/ecl-go/ecl/datasets/digits/digitstest"
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/tensor"
-	"github.com/ecl-go/ecl/train"
 )
 
 // tinyDigits is a LeNet-5 study of seed seed on 60 rendered images per
@@ -20,7 +20,7 @@ func tinyDigits(t *testing.T, seed uint64, epochs int, paradigms []ecl.Paradigm,
 	digitstest.Domains(t, dir, 60)
 	return DigitsConfig{
 		Dir: dir, Arch: "lenet5",
-		Split:  digits.SplitOptions{Target: "mnist", Sources: []string{"usps"}, MaxTest: 30},
+		Split:  digits.TaskOptions{Target: "mnist", Sources: []string{"usps"}, MaxTest: 30},
 		Study:  Study{Paradigms: paradigms, Methods: methods, Control: true, Runs: 1, Seed: seed},
 		Epochs: epochs, Batch: 10, LR: 1e-2,
 	}
@@ -159,10 +159,10 @@ func TestRunDigitsWholeNetwork(t *testing.T) {
 
 // rs2data is n samples of 2 features labelled 10·(n−2)+i: the set a
 // sample came from shows in its label.
-func rs2data(n int) train.Data[float32] {
+func rs2data(n int) datasets.Split[float32] {
 	y := make([]int, n)
 	for i := range y {
 		y[i] = 10*(n-2) + i
 	}
-	return train.Data[float32]{X: tensor.Zeros[float32](n, 2), Y: y}
+	return datasets.Split[float32]{X: tensor.Zeros[float32](n, 2), Y: y}
 }

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/ecl-go/ecl/datasets"
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/ecl/baselines"
 	"github.com/ecl-go/ecl/ecl/metrics"
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
-	"github.com/ecl-go/ecl/train"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -146,12 +146,12 @@ func (a *arm[T]) fitDomainModel(rng *rand.Rand) (domainModel[T], error) {
 }
 
 // features is the base model's backbone output on d, row-major.
-func features[T tensor.Float](base *ecl.Classifier[T], d train.Data[T]) []float64 {
+func features[T tensor.Float](base *ecl.Classifier[T], d datasets.Split[T]) []float64 {
 	return logits(base.Backbone, d.X)
 }
 
 // ratios maps each sample of d to f(clipped p_t/p_s).
-func (m domainModel[T]) ratios(d train.Data[T], lo float64, f func(float64) float64) []float64 {
+func (m domainModel[T]) ratios(d datasets.Split[T], lo float64, f func(float64) float64) []float64 {
 	x := features(m.base, d)
 	k := len(x) / d.Len()
 	out := make([]float64, d.Len())

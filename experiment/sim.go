@@ -187,7 +187,7 @@ type Scores struct {
 
 // Result is one trained model evaluated on both domains.
 type Result struct {
-	Shift  string
+	Shift  ShiftID
 	Method MethodID
 	Setup  string
 	Seed   uint64
@@ -205,10 +205,6 @@ type Result struct {
 func Evaluate(probs []float64, k int, labels []int, o metrics.Options) (Scores, error) {
 	m, err := Measure(probs, k, labels, o, true, metrics.KDECanonical)
 	return m.Scores(), err
-}
-
-func toData(d sim.Domain, dev tensor.Device[float64]) train.Data[float64] {
-	return train.Data[float64]{X: tensor.FromSliceOn(dev, d.X, d.Len(), 2), Y: d.Y}
 }
 
 // simRun is one run of the simulation study: the models trained on one
@@ -435,7 +431,7 @@ func (c SimConfig) simulate(r simRun) ([]Result, error) {
 	}
 	out, err := a.results(steps, c.Metrics, nil)
 	for i := range out {
-		out[i].Shift, out[i].Setup, out[i].Seed = r.shift.String(), r.setup.String(), r.seed
+		out[i].Shift, out[i].Setup, out[i].Seed = SimShift(r.shift), r.setup.String(), r.seed
 	}
 	return out, err
 }
@@ -449,11 +445,11 @@ func (c SimConfig) newArm(r simRun) (*arm[float64], error) {
 	if err != nil {
 		return nil, err
 	}
-	srcD, tgtD := sim.Generate(s.Shift, s.Points, rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points))))
-	src, tgt := toData(srcD, dev), toData(tgtD, dev)
+	src, tgt := sim.Generate(s.Shift, s.Points, rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points))))
+	src, tgt = src.To(dev), tgt.To(dev)
 	// A held-out source sample for the post-hoc methods, drawn apart so
 	// that the other methods' data stay the same.
-	valD, _ := sim.Generate(s.Shift, max(s.Points/4, 2), rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points)|1<<63)))
+	val, _ := sim.Generate(s.Shift, max(s.Points/4, 2), rand.New(rand.NewPCG(seed, uint64(s.Shift)<<32|uint64(s.Points)|1<<63)))
 	base := ecl.NewMLPClassifier[float64](rand.New(rand.NewPCG(seed, 1)), 2, s.Hidden, Classes, Classes)
 	nn.ToDevice[float64](base, dev)
 	if err := train.Base(rand.New(rand.NewPCG(seed, 2)), r.recipe, base, src); err != nil {
@@ -464,7 +460,7 @@ func (c SimConfig) newArm(r simRun) (*arm[float64], error) {
 		models: modelFactory[float64]{build: func(rng *rand.Rand, auxOut int) (*ecl.Classifier[float64], error) {
 			return ecl.NewMLPClassifier[float64](rng, 2, s.Hidden, Classes, auxOut), nil
 		}, base: base, seed: seed, dev: dev},
-		src: src, val: toData(valD, dev), tgt: tgt, evalSrc: src, evalTgt: tgt,
+		src: src, val: val.To(dev), tgt: tgt, evalSrc: src, evalTgt: tgt,
 		full: base, inputs: tgt.X,
 	}, nil
 }

@@ -11,7 +11,7 @@ import (
 
 func TestSummarizeCountsWins(t *testing.T) {
 	mk := func(method string, seed uint64, ece float64) Result {
-		return Result{Shift: "s", Setup: "x", Method: ParseMethodID(method), Seed: seed, Target: Scores{ECE: ece, ACC: 0.9}}
+		return Result{Shift: SimShift(sim.Normal), Setup: "x", Method: ParseMethodID(method), Seed: seed, Target: Scores{ECE: ece, ACC: 0.9}}
 	}
 	rs := []Result{
 		mk("Uncal", 1, 0.10), mk("CE-finetune", 1, 0.05), mk("ECL-toplabel", 1, 0.08),

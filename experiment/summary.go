@@ -22,7 +22,7 @@ func statOf(xs []float64) Stat {
 
 // Summary aggregates one method of one setup on one shift over seeds.
 type Summary struct {
-	Shift          string
+	Shift          ShiftID
 	Method         MethodID
 	Setup          string
 	Runs           int
@@ -61,8 +61,9 @@ func ownMetric(method MethodID) (string, bool) {
 // appearance.
 func Summarize(rs []Result) []Summary {
 	type key struct {
-		shift, setup string
-		method       MethodID
+		shift  ShiftID
+		setup  string
+		method MethodID
 	}
 	var order []key
 	groups := map[key][]Result{}
@@ -124,8 +125,9 @@ func compare(g []Result, base map[seedKey]Result, m string) (wins int, delta flo
 
 // seedKey identifies the models trained on the same data and base model.
 type seedKey struct {
-	shift, setup string
-	seed         uint64
+	shift ShiftID
+	setup string
+	seed  uint64
 }
 
 func keyOf(r Result) seedKey { return seedKey{r.Shift, r.Setup, r.Seed} }
@@ -137,8 +139,9 @@ func keyOf(r Result) seedKey { return seedKey{r.Shift, r.Setup, r.Seed} }
 // ECL stage's first and last epochs (ECL term, λ, |∇ECL|/|∇CE|).
 func WriteDiagnostics(w io.Writer, rs []Result) {
 	type key struct {
-		shift, setup string
-		method       MethodID
+		shift  ShiftID
+		setup  string
+		method MethodID
 	}
 	var order []key
 	groups := map[key][]*Diagnostics{}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/datasets"
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/ecl/baselines"
 	"github.com/ecl-go/ecl/ecl/metrics"
@@ -30,7 +31,7 @@ func init() {
 
 // term is a regulariser of the source and target probabilities ps, pt of
 // a pair of batches s, t, for k classes.
-type term[T tensor.Float] func(k int, ps, pt *autograd.Var[T], s, t train.Data[T]) *autograd.Var[T]
+type term[T tensor.Float] func(k int, ps, pt *autograd.Var[T], s, t datasets.Split[T]) *autograd.Var[T]
 
 // regularised is the fit of a train-time method with regulariser r: a copy
 // of the base model trained by train.Regularised.
@@ -41,7 +42,7 @@ func regularised[T tensor.Float](r term[T]) func(a *arm[T], rng *rand.Rand) (src
 			return nil, nil, err
 		}
 		k := a.classes
-		reg := func(ps, pt *autograd.Var[T], s, t train.Data[T]) *autograd.Var[T] { return r(k, ps, pt, s, t) }
+		reg := func(ps, pt *autograd.Var[T], s, t datasets.Split[T]) *autograd.Var[T] { return r(k, ps, pt, s, t) }
 		if err := train.Regularised(rng, a.recipe, m, a.src, a.tgt, reg); err != nil {
 			return nil, nil, err
 		}
@@ -55,19 +56,19 @@ func softECE[T tensor.Float](k int, p *autograd.Var[T], labels []int) *autograd.
 	return ecl.SoftECE(ecl.TopConfidence(p), tensor.To(tensor.Convert[T](tensor.FromSlice(correct)), p.Value.Device()), 15)
 }
 
-func softECETerm[T tensor.Float](k int, ps, _ *autograd.Var[T], s, _ train.Data[T]) *autograd.Var[T] {
+func softECETerm[T tensor.Float](k int, ps, _ *autograd.Var[T], s, _ datasets.Split[T]) *autograd.Var[T] {
 	return softECE(k, ps, s.Y)
 }
 
-func oracleTerm[T tensor.Float](k int, _, pt *autograd.Var[T], _, t train.Data[T]) *autograd.Var[T] {
+func oracleTerm[T tensor.Float](k int, _, pt *autograd.Var[T], _, t datasets.Split[T]) *autograd.Var[T] {
 	return softECE(k, pt, t.Y)
 }
 
-func deceTerm[T tensor.Float](_ int, ps, _ *autograd.Var[T], s, _ train.Data[T]) *autograd.Var[T] {
+func deceTerm[T tensor.Float](_ int, ps, _ *autograd.Var[T], s, _ datasets.Split[T]) *autograd.Var[T] {
 	return autograd.Scale(baselines.DECE(ps, s.Y, 15), 0.5)
 }
 
-func kdeTerm[T tensor.Float](k int, ps, _ *autograd.Var[T], s, _ train.Data[T]) *autograd.Var[T] {
+func kdeTerm[T tensor.Float](k int, ps, _ *autograd.Var[T], s, _ datasets.Split[T]) *autograd.Var[T] {
 	h, err := metrics.KDEBandwidth(float64s(ps.Value), k)
 	if err != nil {
 		panic(fmt.Sprintf("experiment: KDE loss on a batch of %d: %v", len(s.Y), err))
@@ -87,10 +88,8 @@ func fitDRL[T tensor.Float](a *arm[T], rng *rand.Rand) (src, tgt []float64, err 
 	if err != nil {
 		return nil, nil, err
 	}
-	s, evalSrc, evalTgt := a.src, a.evalSrc, a.evalTgt
-	s.Scale, evalSrc.Scale, evalTgt.Scale = rs, es, et
-	if err := train.DRL(rng, a.recipe, m, s); err != nil {
+	if err := train.DRL(rng, a.recipe, m, a.src, rs); err != nil {
 		return nil, nil, err
 	}
-	return train.ScaledProbs(m, evalSrc), train.ScaledProbs(m, evalTgt), nil
+	return train.ScaledProbs(m, a.evalSrc.X, es), train.ScaledProbs(m, a.evalTgt.X, et), nil
 }

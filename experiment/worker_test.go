@@ -24,7 +24,7 @@ func fakeRun(t *testing.T, i int) []Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []Result{{Shift: "s", Method: Baseline(fmt.Sprint("M", i)), Seed: uint64(i), Target: Scores{ACC: 1.0 / 3, ECE: p}, Diagram: d,
+	return []Result{{Shift: DigitsShift("s"), Method: Baseline(fmt.Sprint("M", i)), Seed: uint64(i), Target: Scores{ACC: 1.0 / 3, ECE: p}, Diagram: d,
 		Diag: &Diagnostics{AuxData: "heldout", Aux: []AuxCheck{{"target test", []float64{p}, []float64{2.0 / 3}}}}}}
 }
 

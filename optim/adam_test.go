@@ -1,6 +1,7 @@
 package optim
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -59,9 +60,10 @@ func TestAdamMovesAgainstGradient(t *testing.T) {
 
 func TestAdamShapesPanic(t *testing.T) {
 	defer func() {
-		msg, _ := recover().(string)
-		if !strings.Contains(msg, "optim.AdamHost") || !strings.Contains(msg, "[2 3]") || !strings.Contains(msg, "[6]") {
-			t.Errorf("panic %q does not name the op and shapes", msg)
+		err, _ := recover().(error)
+		var se *tensor.ShapeError
+		if !errors.As(err, &se) || se.Op != "optim.AdamHost" || !strings.Contains(se.Detail, "[2 3]") || !strings.Contains(se.Detail, "[6]") {
+			t.Errorf("panic %v is not a *tensor.ShapeError naming the op and shapes", err)
 		}
 	}()
 	p := tensor.Zeros[float32](2, 3)

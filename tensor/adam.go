@@ -26,7 +26,7 @@ type AdamScalars[T Float] struct{ B1, C1, B2, C2, VScale, Eps, Rate, Decay T }
 // AdamConstants are h's constants in T.
 func AdamConstants[T Float](h AdamUpdate) AdamScalars[T] {
 	if h.Step < 1 {
-		panic(fmt.Sprintf("optim.Adam: step %d, want ≥ 1", h.Step))
+		panic(argumentError("AdamConstants", "step %d, want ≥ 1", h.Step))
 	}
 	bc1 := 1 - math.Pow(h.Beta1, float64(h.Step))
 	bc2 := 1 - math.Pow(h.Beta2, float64(h.Step))
@@ -39,8 +39,9 @@ func AdamConstants[T Float](h AdamUpdate) AdamScalars[T] {
 func AdamShapes[T Float](op string, p, g, m, v *Tensor[T]) {
 	for _, t := range []*Tensor[T]{p, g, m, v} {
 		if !t.IsContiguous() || !slices.Equal(t.Shape(), p.Shape()) {
-			panic(fmt.Sprintf("%s: parameter %v, gradient %v and moments %v, %v must share one shape and be contiguous",
-				op, p.Shape(), g.Shape(), m.Shape(), v.Shape()))
+			panic(&ShapeError{Op: op, Shapes: [][]int{p.Shape(), g.Shape(), m.Shape(), v.Shape()},
+				Detail: fmt.Sprintf("parameter %v, gradient %v and moments %v, %v must share one shape and be contiguous",
+					p.Shape(), g.Shape(), m.Shape(), v.Shape())})
 		}
 	}
 }

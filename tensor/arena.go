@@ -47,7 +47,7 @@ func activeArena[T Float]() *atomic.Pointer[Arena[T]] {
 func (a *Arena[T]) Do(f func()) {
 	slot := activeArena[T]()
 	if !slot.CompareAndSwap(nil, a) {
-		panic(fmt.Sprintf("tensor.Arena[%s].Do: another arena of this type is active (arenas do not nest)", DType[T]()))
+		panic(argumentError(fmt.Sprintf("Arena[%s].Do", DType[T]()), "another arena of this type is active (arenas do not nest)"))
 	}
 	defer slot.Store(nil)
 	a.recycle()

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -27,9 +28,9 @@ func TestArenaRecyclesAndGuards(t *testing.T) {
 	}
 	func() {
 		defer func() {
-			r := recover()
-			if r == nil || !strings.Contains(r.(string), "after the Arena step") {
-				t.Errorf("using a tensor of an ended step: recovered %v", r)
+			err, _ := recover().(error)
+			if !errors.Is(err, ErrArgument) || !strings.Contains(err.Error(), "after the Arena step") {
+				t.Errorf("using a tensor of an ended step: recovered %v, want an *ArgumentError", err)
 			}
 		}()
 		first.Data()
@@ -52,8 +53,10 @@ func TestArenaReusesMemory(t *testing.T) {
 func TestArenaDoesNotNest(t *testing.T) {
 	var a, b Arena[float64]
 	defer func() {
-		if r := recover(); r == nil || !strings.Contains(r.(string), "do not nest") {
-			t.Errorf("nested Do: recovered %v", r)
+		err, _ := recover().(error)
+		var ae *ArgumentError
+		if !errors.As(err, &ae) || !errors.Is(err, ErrArgument) || !strings.Contains(ae.Detail, "do not nest") {
+			t.Errorf("nested Do: recovered %v, want an *ArgumentError", err)
 		}
 	}()
 	a.Do(func() { b.Do(func() {}) })

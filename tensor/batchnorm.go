@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"fmt"
 	"math"
 	"slices"
 )
@@ -144,7 +143,7 @@ func bnDots[T Float](g, x []T, c float64) (sg, sgx float64) {
 func BatchNormBackward[T Float](g, x, gamma, mean, variance *Tensor[T], eps T) (dx, dgamma, dbeta *Tensor[T]) {
 	_, c, _ := bnShape("BatchNormBackward", x, gamma, mean, variance)
 	if !slices.Equal(g.Shape(), x.Shape()) {
-		panic(fmt.Sprintf("tensor.BatchNormBackward: gradient %v for input %v", g.Shape(), x.Shape()))
+		panic(shapeError("BatchNormBackward", [][]int{g.Shape(), x.Shape()}, "gradient %v for input %v", g.Shape(), x.Shape()))
 	}
 	dev := x.Device()
 	body, ok := Lookup(BatchNormBackwardKernel, dev)
@@ -236,7 +235,7 @@ func batchNormBackward[T Float](out []*Tensor[T], gy, y, x *Tensor[T], stats []*
 func BatchNormRelu[T Float](x, gamma, beta, r *Tensor[T], eps T) (y, mean, variance *Tensor[T]) {
 	_, c, _ := bnShape("BatchNormRelu", x, gamma, beta)
 	if r != nil && !slices.Equal(r.Shape(), x.Shape()) {
-		panic(fmt.Sprintf("tensor.BatchNormRelu: residual %v for input %v", r.Shape(), x.Shape()))
+		panic(shapeError("BatchNormRelu", [][]int{x.Shape(), r.Shape()}, "residual %v for input %v", r.Shape(), x.Shape()))
 	}
 	dev := x.Device()
 	body, ok := Lookup(BatchNormReluKernel, dev)
@@ -264,7 +263,7 @@ func batchNormReluCPU[T Float](out, in []*Tensor[T], eps float64) {
 func BatchNormReluBackward[T Float](gy, y, x, gamma, mean, variance *Tensor[T], eps T, residual bool) (dx, dgamma, dbeta, dr *Tensor[T]) {
 	_, c, _ := bnShape("BatchNormReluBackward", x, gamma, mean, variance)
 	if !slices.Equal(gy.Shape(), x.Shape()) || !slices.Equal(y.Shape(), x.Shape()) {
-		panic(fmt.Sprintf("tensor.BatchNormReluBackward: gradient %v and output %v for input %v", gy.Shape(), y.Shape(), x.Shape()))
+		panic(shapeError("BatchNormReluBackward", [][]int{gy.Shape(), y.Shape(), x.Shape()}, "gradient %v and output %v for input %v", gy.Shape(), y.Shape(), x.Shape()))
 	}
 	dev := x.Device()
 	body, ok := Lookup(BatchNormReluBackwardKernel, dev)
@@ -300,11 +299,11 @@ func outputOn[T Float](dev Device[T], shape ...int) *Tensor[T] {
 func bnShape[T Float](op string, x *Tensor[T], perChannel ...*Tensor[T]) (n, c, s int) {
 	sh := x.Shape()
 	if len(sh) < 2 {
-		panic(fmt.Sprintf("tensor.%s: input %v, want [N, C, …]", op, sh))
+		panic(shapeError(op, [][]int{sh}, "input %v, want [N, C, …]", sh))
 	}
 	for _, t := range perChannel {
 		if !slices.Equal(t.Shape(), []int{sh[1]}) {
-			panic(fmt.Sprintf("tensor.%s: input %v with per-channel tensor %v, want [%d]", op, sh, t.Shape(), sh[1]))
+			panic(shapeError(op, [][]int{sh, t.Shape()}, "input %v with per-channel tensor %v, want [%d]", sh, t.Shape(), sh[1]))
 		}
 	}
 	return sh[0], sh[1], x.Len() / max(sh[0]*sh[1], 1)

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -89,9 +90,10 @@ func TestBatchNormShapeErrors(t *testing.T) {
 	} {
 		func() {
 			defer func() {
-				msg, _ := recover().(string)
-				if !strings.Contains(msg, "tensor.BatchNorm") || !strings.Contains(msg, "[") {
-					t.Errorf("panic %q does not name the op and shapes", msg)
+				err, _ := recover().(error)
+				var se *ShapeError
+				if !errors.As(err, &se) || !strings.HasPrefix(se.Op, "tensor.BatchNorm") || len(se.Shapes) == 0 {
+					t.Errorf("panic %v is not a *ShapeError naming the op and shapes", err)
 				}
 			}()
 			f()

@@ -1,7 +1,5 @@
 package tensor
 
-import "fmt"
-
 // ConvOptions are the stride, zero padding and dilation of a convolution or
 // pooling window; zero values mean stride 1, padding 0, dilation 1.
 type ConvOptions struct {
@@ -18,10 +16,15 @@ func orOne(v int) int {
 }
 
 // NewConv2DParams checks x [N,C,H,W] against w [O,C,KH,KW] and returns the
-// convolution's parameters.
+// convolution's parameters, or a *ShapeError.
 func NewConv2DParams(xShape, wShape []int, o ConvOptions) (Conv2DParams, error) {
+	return conv2DParams("Conv2D", xShape, wShape, o)
+}
+
+// conv2DParams is NewConv2DParams with errors of tensor.op.
+func conv2DParams(op string, xShape, wShape []int, o ConvOptions) (Conv2DParams, error) {
 	if len(xShape) != 4 || len(wShape) != 4 || xShape[1] != wShape[1] {
-		return Conv2DParams{}, fmt.Errorf("conv2d: input %v (want N,C,H,W) and weight %v (want O,C,KH,KW) do not match", xShape, wShape)
+		return Conv2DParams{}, shapeError(op, [][]int{xShape, wShape}, "input %v (want N,C,H,W) and weight %v (want O,C,KH,KW) do not match", xShape, wShape)
 	}
 	p := Conv2DParams{
 		N: xShape[0], C: xShape[1], H: xShape[2], W: xShape[3],
@@ -30,12 +33,15 @@ func NewConv2DParams(xShape, wShape []int, o ConvOptions) (Conv2DParams, error) 
 		PadH: o.PadH, PadW: o.PadW,
 		DilH: orOne(o.DilH), DilW: orOne(o.DilW),
 	}
-	return p, p.Validate()
+	if err := p.Validate(); err != nil {
+		return p, shapeError(op, [][]int{xShape, wShape}, "%v", err)
+	}
+	return p, nil
 }
 
 func must[P any](p P, err error) P {
 	if err != nil {
-		panic("tensor." + err.Error())
+		panic(err)
 	}
 	return p
 }
@@ -57,9 +63,9 @@ func Conv2D[T Float](x, w *Tensor[T], o ConvOptions) *Tensor[T] {
 // elsewhere as a broadcast Add.
 func Conv2DBias[T Float](x, w, b *Tensor[T], o ConvOptions) *Tensor[T] {
 	dev := sameDevice("Conv2DBias", x, w, b)
-	p := must(NewConv2DParams(x.shape, w.shape, o))
+	p := must(conv2DParams("Conv2DBias", x.shape, w.shape, o))
 	if b.Len() != p.O || len(b.shape) != 1 {
-		panic(fmt.Sprintf("tensor.Conv2DBias: bias %v for %d output channels", b.shape, p.O))
+		panic(shapeError("Conv2DBias", [][]int{x.shape, w.shape, b.shape}, "bias %v for %d output channels", b.shape, p.O))
 	}
 	if _, ok := dev.(CPU[T]); !ok || p.N == 0 {
 		return Add(Conv2D(x, w, o), Reshape(b, 1, p.O, 1, 1))
@@ -74,7 +80,7 @@ func Conv2DBias[T Float](x, w, b *Tensor[T], o ConvOptions) *Tensor[T] {
 // Add's gradient, to the same rounding).
 func Conv2DBiasBackward[T Float](dy *Tensor[T]) *Tensor[T] {
 	if len(dy.shape) != 4 {
-		panic(fmt.Sprintf("tensor.Conv2DBiasBackward: gradient %v, want [N,O,OH,OW]", dy.shape))
+		panic(shapeError("Conv2DBiasBackward", [][]int{dy.shape}, "gradient %v, want [N,O,OH,OW]", dy.shape))
 	}
 	return Reshape(SumTo(dy, 1, dy.shape[1], 1, 1), dy.shape[1])
 }
@@ -121,25 +127,34 @@ func Conv2DBackwardWeight[T Float](x, dy *Tensor[T], p Conv2DParams) *Tensor[T] 
 	return dw
 }
 
-// NewPool2DParams checks x [N,C,H,W] against a kh×kw window.
+// NewPool2DParams checks x [N,C,H,W] against a kh×kw window and returns the
+// pooling's parameters, or a *ShapeError.
 func NewPool2DParams(xShape []int, kh, kw int, o ConvOptions) (Pool2DParams, error) {
+	return pool2DParams("Pool2D", xShape, kh, kw, o)
+}
+
+// pool2DParams is NewPool2DParams with errors of tensor.op.
+func pool2DParams(op string, xShape []int, kh, kw int, o ConvOptions) (Pool2DParams, error) {
 	if len(xShape) != 4 {
-		return Pool2DParams{}, fmt.Errorf("pool2d: input %v, want N,C,H,W", xShape)
+		return Pool2DParams{}, shapeError(op, [][]int{xShape}, "input %v, want N,C,H,W", xShape)
 	}
 	if o.DilH > 1 || o.DilW > 1 {
-		return Pool2DParams{}, fmt.Errorf("pool2d: dilation %d,%d not supported", o.DilH, o.DilW)
+		return Pool2DParams{}, shapeError(op, [][]int{xShape}, "dilation %d,%d not supported", o.DilH, o.DilW)
 	}
 	p := Pool2DParams{
 		N: xShape[0], C: xShape[1], H: xShape[2], W: xShape[3], KH: kh, KW: kw,
 		StrideH: orOne(o.StrideH), StrideW: orOne(o.StrideW), PadH: o.PadH, PadW: o.PadW,
 	}
-	return p, p.Validate()
+	if err := p.Validate(); err != nil {
+		return p, shapeError(op, [][]int{xShape}, "%v", err)
+	}
+	return p, nil
 }
 
 func pool[T Float](name string, x *Tensor[T], kh, kw int, o ConvOptions, run func(Device[T], *Tensor[T], *Tensor[T], Pool2DParams)) *Tensor[T] {
-	p, err := NewPool2DParams(x.shape, kh, kw, o)
+	p, err := pool2DParams(name, x.shape, kh, kw, o)
 	if err != nil {
-		panic(fmt.Sprintf("tensor.%s: %v", name, err))
+		panic(err)
 	}
 	y := ZerosOn(x.Device(), p.N, p.C, p.OutH(), p.OutW())
 	if y.Len() > 0 {

@@ -1,9 +1,6 @@
 package tensor
 
-import (
-	"fmt"
-	"math"
-)
+import "math"
 
 // CPU is the pure-Go device: the reference implementation of Device. Large
 // loops run on all cores (GOMAXPROCS goroutines).
@@ -46,10 +43,10 @@ func (CPU[T]) Upload(src []T) Buffer[T] { return &cpuBuffer[T]{data: append([]T(
 func host[T Float](t *Tensor[T]) []T {
 	b, ok := t.buf.(*cpuBuffer[T])
 	if !ok {
-		panic(fmt.Sprintf("tensor: CPU op on a tensor held by %s", t.Device()))
+		panic(&DeviceError{Op: "tensor.CPU", Devices: [2]string{"cpu", t.Device().String()}})
 	}
 	if b.dead {
-		panic(fmt.Sprintf("tensor: %v tensor used after the Arena step that made it ended", t.shape))
+		panic(argumentError("Arena", "%v tensor used after the Arena step that made it ended", t.shape))
 	}
 	return b.data
 }

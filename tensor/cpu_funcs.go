@@ -129,7 +129,7 @@ func reduceBlock[T Float](op ReduceOp, out, src []T, n, inner int) {
 		case OpMinR:
 			v = T(math.Inf(1))
 		case OpArgMax, OpArgMin:
-			panic("tensor: argmax/argmin over an empty axis")
+			panic(shapeError("Extremes", nil, "argmax/argmin over an empty axis"))
 		}
 		for j := range out {
 			out[j] = v

@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -42,11 +41,11 @@ type DenseBlockState[T Float] struct {
 // [N, C0 + Σ o_i, H, W] otherwise.
 func DenseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Tensor[T], *DenseBlockState[T]) {
 	if _, ok := x.Device().(CPU[T]); !ok {
-		panic("tensor.DenseBlock: runs on the CPU only")
+		panic(argumentError("DenseBlock", "runs on the CPU only, not on %s", x.Device()))
 	}
 	sh := x.Shape()
 	if len(sh) != 4 || sh[0] < 1 {
-		panic(fmt.Sprintf("tensor.DenseBlock: input %v, want [N, C, H, W] with N ≥ 1", sh))
+		panic(shapeError("DenseBlock", [][]int{sh}, "input %v, want [N, C, H, W] with N ≥ 1", sh))
 	}
 	n, c, h, w := sh[0], sh[1], sh[2], sh[3]
 	total := c
@@ -55,7 +54,7 @@ func DenseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Tensor[T],
 		if len(ws) != 4 || ws[1] != total || ws[2] != ws[3] || ws[2]%2 == 0 ||
 			!slices.Equal(u.Gamma.Shape(), []int{total}) || !slices.Equal(u.Beta.Shape(), []int{total}) ||
 			u.Pool && (i != len(units)-1 || ws[2] != 1 || h < 2 || w < 2) {
-			panic(fmt.Sprintf("tensor.DenseBlock: unit %d (weight %v, γ %v, β %v, pool %v) on %d channels of %d×%d, %d units",
+			panic(shapeError("DenseBlock", [][]int{sh, ws, u.Gamma.Shape(), u.Beta.Shape()}, "unit %d (weight %v, γ %v, β %v, pool %v) on %d channels of %d×%d, %d units",
 				i, ws, u.Gamma.Shape(), u.Beta.Shape(), u.Pool, total, h, w, len(units)))
 		}
 		if !u.Pool {

@@ -24,9 +24,10 @@
 // kernel's (kernels/cuda/src/elementwise.cu or reduce.cu, whose codes come
 // from src/ops.h: run go generate ./kernels/cuda, which regenerates the
 // header and the PTX; a code the kernel's switch lacks traps), and a
-// function here that calls the Device. Its gradient is one backward rule in
-// autograd (def registers the op, and the gradient-check registry then asks
-// for a float64 check of it). Anything that is not one elementwise pass or
+// function here that calls the Device. Its gradient is one entry of
+// autograd's gradient table (autograd/gradients.go: def registers the op
+// beside its backward rule, and the gradient-check registry then asks for a
+// float64 check of it). Anything that is not one elementwise pass or
 // reduction is a fused Kernel instead: a CPU body, a composed reference, and
 // device bodies registered by the backends.
 //
@@ -38,9 +39,13 @@
 // panics with a typed value naming the op and the shapes: a *ShapeError
 // (shapes that do not broadcast or multiply, an axis or index out of range,
 // a data length that does not fit a shape; it wraps ErrShape) or a
-// *DeviceError (tensors on two devices; it wraps ErrDevice). A caller that
+// *DeviceError (tensors on two devices; it wraps ErrDevice) or an
+// *ArgumentError (any other argument out of the op's domain, such as
+// Clamp's bounds in the wrong order or a soft-binning temperature ≤ 0, or a
+// call the op cannot serve, such as a CPU-only kernel on another device; it
+// wraps ErrArgument). The fused kernels (convolution, pooling, batch norm,
+// dense blocks, soft binning, Adam) follow the same rule. A caller that
 // must survive bad operands, such as a test or a server, recovers the
-// value and inspects it with errors.As. A few fused kernels' own argument
-// checks (soft binning, convolution, batch norm, Adam) still panic with a
-// formatted string that names the op and the shapes.
+// value and inspects it with errors.As. Only broken internal invariants
+// (an op code a device does not know) panic with a plain string.
 package tensor

@@ -84,7 +84,7 @@ func AddScalar[T Float](x *Tensor[T], b T) *Tensor[T] { return unary(OpAffine, x
 // Clamp limits x to [lo, hi].
 func Clamp[T Float](x *Tensor[T], lo, hi T) *Tensor[T] {
 	if lo > hi {
-		panic(fmt.Sprintf("tensor.Clamp: lo %v > hi %v", lo, hi))
+		panic(argumentError("Clamp", "lo %v > hi %v", lo, hi))
 	}
 	return unary(OpClamp, x, lo, hi)
 }

@@ -27,7 +27,8 @@ func (fakeDevice) Upload(src []float64) Buffer[float64] {
 }
 
 func TestShapeErrorsNameTheOpAndShapes(t *testing.T) {
-	a := Zeros[float64](2, 3)
+	a, x4 := Zeros[float64](2, 3), Zeros[float64](1, 2, 5, 5)
+	sb := SoftBins{Anchors: []float64{0, 1}, Dim: 1, Tau: 1}
 	cases := []struct {
 		name string
 		f    func()
@@ -72,21 +73,30 @@ func TestShapeErrorsNameTheOpAndShapes(t *testing.T) {
 		{"FromSlice", func() { FromSlice([]float64{1, 2, 3}, 2, 2) }, []string{"tensor.FromSlice", "3 values", "[2 2]"}},
 		{"Zeros", func() { Zeros[float64](2, -1) }, []string{"tensor.Zeros", "[2 -1]"}},
 		{"Arange", func() { Arange[float64](0, 1, 0) }, []string{"tensor.Arange"}},
-		{"Clamp", func() { Clamp(a, 1, 0) }, []string{"tensor.Clamp"}},
 		{"HostData", func() { HostData(Transpose(a, 0, 1)) }, []string{"tensor.HostData", "[3 2]"}},
 		{"At", func() { a.At(0, 3) }, []string{"tensor.At", "[0 3]", "[2 3]"}},
 		{"Set", func() { a.Set(1, 0) }, []string{"tensor.Set", "[0]", "[2 3]"}},
 		{"Item", func() { a.Item() }, []string{"tensor.Item", "[2 3]"}},
+		// The fused kernels' own checks.
+		{"Conv2D", func() { Conv2D(x4, Zeros[float64](3, 1, 3, 3), ConvOptions{}) }, []string{"tensor.Conv2D", "[1 2 5 5]", "[3 1 3 3]"}},
+		{"Conv2D kernel", func() { Conv2D(x4, Zeros[float64](3, 2, 7, 7), ConvOptions{}) }, []string{"tensor.Conv2D", "larger than padded input"}},
+		{"Conv2DBias", func() { Conv2DBias(x4, Zeros[float64](3, 2, 3, 3), Zeros[float64](4), ConvOptions{}) }, []string{"tensor.Conv2DBias", "bias [4]", "3 output channels"}},
+		{"Conv2DBiasBackward", func() { Conv2DBiasBackward(a) }, []string{"tensor.Conv2DBiasBackward", "[2 3]"}},
+		{"MaxPool2D", func() { MaxPool2D(a, 2, 2, ConvOptions{}) }, []string{"tensor.MaxPool2D", "[2 3]"}},
+		{"AvgPool2D", func() { AvgPool2D(x4, 7, 7, ConvOptions{}) }, []string{"tensor.AvgPool2D", "window 7x7"}},
+		{"BatchNorm", func() { BatchNorm(x4, Zeros[float64](3), Zeros[float64](2), 1e-5) }, []string{"tensor.BatchNorm", "[1 2 5 5]", "[3]"}},
+		{"BatchNormRelu", func() { BatchNormRelu(x4, Zeros[float64](2), Zeros[float64](2), a, 1e-5) }, []string{"tensor.BatchNormRelu", "residual [2 3]"}},
+		{"DenseBlock", func() {
+			DenseBlock(x4, []DenseUnit[float64]{{Gamma: Zeros[float64](2), Beta: Zeros[float64](2), W: Zeros[float64](3, 5, 3, 3)}}, 1e-5)
+		}, []string{"tensor.DenseBlock", "unit 0", "[3 5 3 3]"}},
+		{"SoftAssign", func() { SoftAssign(a, sb) }, []string{"tensor.SoftAssign", "[2 3]", "[N, G, 1]"}},
+		{"SoftAssign anchors", func() { SoftAssign(a, SoftBins{Anchors: []float64{0, 1, 2}, Dim: 2, Tau: 1}) }, []string{"tensor.SoftAssign", "3 anchor values"}},
+		{"BinStats", func() { BinStats(Zeros[float64](2, 1, 3), Zeros[float64](3, 1, 2)) }, []string{"tensor.BinStats", "[2 1 3]", "[3 1 2]"}},
+		{"AdamShapes", func() { AdamShapes("optim.Adam", a, Zeros[float64](6), a, a) }, []string{"optim.Adam", "[2 3]", "[6]"}},
 	}
-	// Ops whose checks live outside the package's central helpers still
-	// panic with a string.
-	untyped := map[string]bool{"SumTo": true, "Clamp": true}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			mustPanic(t, c.f, c.want...)
-			if untyped[c.name] {
-				return
-			}
 			var se *ShapeError
 			err := panicError(c.f)
 			if !errors.As(err, &se) || !errors.Is(err, ErrShape) {
@@ -97,6 +107,35 @@ func TestShapeErrorsNameTheOpAndShapes(t *testing.T) {
 			}
 			if len(se.Shapes) == 0 && se.Op != "tensor.Concat" && se.Op != "tensor.Arange" {
 				t.Errorf("ShapeError %v names no shapes", se)
+			}
+		})
+	}
+}
+
+// TestArgumentErrors: arguments other than shapes that an op cannot take
+// panic with an *ArgumentError naming the op.
+func TestArgumentErrors(t *testing.T) {
+	a := Zeros[float64](2, 3)
+	fake := FromSliceOn[float64](fakeDevice{}, make([]float64, 4), 1, 1, 2, 2)
+	cases := []struct {
+		name string
+		f    func()
+		want []string
+	}{
+		{"Clamp", func() { Clamp(a, 1, 0) }, []string{"tensor.Clamp", "lo 1 > hi 0"}},
+		{"SoftBinStats", func() {
+			SoftBinStats(Zeros[float64](2, 1, 1), Zeros[float64](2, 1, 3), SoftBins{Anchors: []float64{0, 1}, Dim: 1, Tau: -1})
+		}, []string{"tensor.SoftBinStats", "temperature -1"}},
+		{"AdamConstants", func() { AdamConstants[float64](AdamUpdate{Step: 0}) }, []string{"tensor.AdamConstants", "step 0"}},
+		{"DenseBlock", func() { DenseBlock(fake, nil, 1e-5) }, []string{"tensor.DenseBlock", "CPU only", "fake"}},
+		{"NewKernel", func() { NewKernel[struct{}]("adam") }, []string{"tensor.NewKernel", `"adam"`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			mustPanic(t, c.f, c.want...)
+			var ae *ArgumentError
+			if err := panicError(c.f); !errors.As(err, &ae) || !errors.Is(err, ErrArgument) || ae.Op != c.want[0] {
+				t.Errorf("panic value %T %v, want an *ArgumentError of %s", err, err, c.want[0])
 			}
 		})
 	}
@@ -135,6 +174,9 @@ func TestDifferentDevicesPanic(t *testing.T) {
 		"Where":        func() { Where(cpu, cpu, fake) },
 		"Concat":       func() { Concat(0, cpu, fake) },
 		"CopyInto":     func() { CopyInto(cpu, fake) },
+		"BinStats": func() {
+			BinStats(Zeros[float64](2, 1, 3), FromSliceOn[float64](fakeDevice{}, make([]float64, 4), 2, 1, 2))
+		},
 	}
 	for op, f := range cases {
 		t.Run(op, func(t *testing.T) {

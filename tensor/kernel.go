@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"fmt"
 	"sort"
 	"sync"
 )
@@ -36,7 +35,7 @@ func NewKernel[A any](name string) *Kernel[A] {
 	defer kernelsMu.Unlock()
 	for _, n := range kernels {
 		if n == name {
-			panic(fmt.Sprintf("tensor.NewKernel: kernel %q declared twice", name))
+			panic(argumentError("NewKernel", "kernel %q declared twice", name))
 		}
 	}
 	kernels = append(kernels, name)

@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"fmt"
 	"math"
 	"slices"
 )
@@ -75,7 +74,7 @@ func SumTo[T Float](x *Tensor[T], shape ...int) *Tensor[T] {
 		return x
 	}
 	if b, err := BroadcastShapes(shape, x.shape); err != nil || !slices.Equal(b, x.shape) {
-		panic(fmt.Sprintf("tensor.SumTo: %v does not broadcast to %v", shape, x.shape))
+		panic(shapeError("SumTo", [][]int{x.shape, shape}, "%v does not broadcast to %v", shape, x.shape))
 	}
 	lead := len(x.shape) - len(shape)
 	for d := 0; d < lead; d++ {

@@ -28,6 +28,6 @@ func moveRows[T Float](dst, src []T, rows, cols, ldd, lds int, add bool) {
 // (≥ 0), the bounds that the assembly relies on.
 func checkRows[T Float](s []T, rows, cols, ld int) {
 	if ld < 0 || (rows-1)*ld+cols > len(s) {
-		panic("tensor: row move out of range")
+		panic(shapeError("checkRows", [][]int{{len(s)}}, "row move out of range: %d rows of %d at stride %d over %d values", rows, cols, ld, len(s)))
 	}
 }

@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -135,13 +134,13 @@ func SoftBinStatsBackward[T Float](ds, x, p *Tensor[T], sb SoftBins) (dx, dp *Te
 func softShape[T Float](op string, x *Tensor[T], sb SoftBins) (n, g, e, b int) {
 	sh := x.Shape()
 	if sb.Dim < 1 || len(sb.Anchors) == 0 || len(sb.Anchors)%sb.Dim != 0 {
-		panic(fmt.Sprintf("tensor.%s: %d anchor values of dimension %d", op, len(sb.Anchors), sb.Dim))
+		panic(shapeError(op, [][]int{{len(sb.Anchors)}}, "%d anchor values of dimension %d", len(sb.Anchors), sb.Dim))
 	}
 	if len(sh) != 3 || sh[2] != sb.Dim {
-		panic(fmt.Sprintf("tensor.%s: points %v, want [N, G, %d]", op, sh, sb.Dim))
+		panic(shapeError(op, [][]int{sh}, "points %v, want [N, G, %d]", sh, sb.Dim))
 	}
 	if !(sb.Tau > 0) || math.IsInf(sb.Tau, 0) {
-		panic(fmt.Sprintf("tensor.%s: temperature %v must be positive and finite", op, sb.Tau))
+		panic(argumentError(op, "temperature %v must be positive and finite", sb.Tau))
 	}
 	return sh[0], sh[1], sh[2], len(sb.Anchors) / sb.Dim
 }
@@ -150,16 +149,17 @@ func softShape[T Float](op string, x *Tensor[T], sb SoftBins) (n, g, e, b int) {
 // against p [N, G, D], with b bins, and returns N, G, B and D.
 func statsShape[T Float](op string, b int, w, p *Tensor[T]) (n, g, bins, d int) {
 	ws, ps := w.Shape(), p.Shape()
-	if len(ws) != 3 || len(ps) != 3 || ws[0] != ps[0] || ws[1] != ps[1] || w.Device() != p.Device() {
-		panic(fmt.Sprintf("tensor.%s: %v and values %v (on %s and %s), want [N, G, ·] and [N, G, D] on one device", op, ws, ps, w.Device(), p.Device()))
+	if len(ws) != 3 || len(ps) != 3 || ws[0] != ps[0] || ws[1] != ps[1] {
+		panic(shapeError(op, [][]int{ws, ps}, "%v and values %v, want [N, G, ·] and [N, G, D]", ws, ps))
 	}
+	sameDevice(op, w, p)
 	return ps[0], ps[1], b, ps[2]
 }
 
 func sameShape[T Float](op string, want []int, ts ...*Tensor[T]) {
 	for _, t := range ts {
 		if !slices.Equal(t.Shape(), want) {
-			panic(fmt.Sprintf("tensor.%s: gradient or assignment of shape %v, want %v", op, t.Shape(), want))
+			panic(shapeError(op, [][]int{t.Shape(), want}, "gradient or assignment of shape %v, want %v", t.Shape(), want))
 		}
 	}
 }

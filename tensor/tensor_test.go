@@ -296,7 +296,7 @@ func TestShapeErrorsNameOpAndShapes(t *testing.T) {
 	mustPanic(t, func() { Expand(a, 3, 3) }, "tensor.Expand", "[2 3]", "[3 3]")
 	mustPanic(t, func() { Narrow(a, 1, 2, 2) }, "tensor.Narrow", "[2 3]")
 	mustPanic(t, func() { Sum(a, 2, false) }, "tensor.Sum", "axis 2", "[2 3]")
-	mustPanic(t, func() { Conv2D(Zeros[float64](1, 2, 5, 5), Zeros[float64](3, 1, 3, 3), ConvOptions{}) }, "conv2d", "[1 2 5 5]", "[3 1 3 3]")
+	mustPanic(t, func() { Conv2D(Zeros[float64](1, 2, 5, 5), Zeros[float64](3, 1, 3, 3), ConvOptions{}) }, "tensor.Conv2D", "[1 2 5 5]", "[3 1 3 3]")
 	mustPanic(t, func() { Add(a, FromSliceOn[float64](otherDevice{}, make([]float64, 6), 2, 3)) }, "different devices")
 }
 

@@ -18,6 +18,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/datasets"
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/optim"
@@ -72,30 +73,6 @@ type Recipe struct {
 type EpochTrace struct {
 	Epoch                       int
 	CE, Term, Lambda, GradRatio float64
-}
-
-// Data is one domain: inputs [N, …] and labels, and for DRL a per-sample
-// scale of the logits.
-type Data[T tensor.Float] struct {
-	X     *tensor.Tensor[T]
-	Y     []int
-	Scale []float64
-}
-
-// Len is the number of samples.
-func (d Data[T]) Len() int { return len(d.Y) }
-
-// Rows is the batch of samples idx.
-func (d Data[T]) Rows(idx []int) Data[T] {
-	y := make([]int, len(idx))
-	var scale []float64
-	for i, j := range idx {
-		y[i] = d.Y[j]
-		if d.Scale != nil {
-			scale = append(scale, d.Scale[j])
-		}
-	}
-	return Data[T]{tensor.IndexSelect(d.X, 0, idx), y, scale}
 }
 
 // batches splits a random permutation of [0, n) into batches of size b (the
@@ -179,7 +156,10 @@ func (e *DivergedError) Error() string {
 
 // Base trains the backbone and main head with cross-entropy on the source:
 // the uncalibrated model.
-func Base[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src Data[T]) error {
+func Base[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src datasets.Split[T]) error {
+	if err := check("base", src); err != nil {
+		return err
+	}
 	return fit(rng, "base", r.Base, r.Batch, m.Params(), src.Len(), 0, backprop(func(si, _ []int) *autograd.Var[T] {
 		s := src.Rows(si)
 		return nn.CrossEntropy(m.Forward(autograd.Const(s.X)), s.Y)
@@ -187,7 +167,7 @@ func Base[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src Da
 }
 
 // Correct is 1 where the main head's prediction on x is y, else 0.
-func Correct[T tensor.Float](m *ecl.Classifier[T], d Data[T]) []int {
+func Correct[T tensor.Float](m *ecl.Classifier[T], d datasets.Split[T]) []int {
 	pred := tensor.Ints(tensor.ArgMax(nn.Predict[T](m, d.X), 1, false))
 	out := make([]int, len(pred))
 	for i, p := range pred {
@@ -200,10 +180,13 @@ func Correct[T tensor.Float](m *ecl.Classifier[T], d Data[T]) []int {
 
 // Aux trains the auxiliary head on the frozen backbone: to predict the label
 // (class-wise, canonical) or whether the main head is right (top-label).
-func Aux[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classifier[T], src Data[T]) error {
+func Aux[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classifier[T], src datasets.Split[T]) error {
+	if err := check("auxiliary head", src); err != nil {
+		return err
+	}
 	target := src
 	if p == ecl.TopLabel {
-		target = Data[T]{X: src.X, Y: Correct(m, src)}
+		target = datasets.Split[T]{Name: src.Name, X: src.X, Y: Correct(m, src)}
 	}
 	return fit(rng, "auxiliary head", r.Aux, r.Batch, m.Aux.Params(), src.Len(), 0, backprop(func(si, _ []int) *autograd.Var[T] {
 		s := target.Rows(si)
@@ -239,7 +222,10 @@ func auxProbs[T tensor.Float](p ecl.Paradigm, m *ecl.Classifier[T], x *tensor.Te
 // and (unlabelled) target batches. The auxiliary head is fixed, and so is
 // the backbone unless r.WholeNetwork: the head's estimates are then
 // computed once for each domain.
-func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classifier[T], src, tgt Data[T], classes int) error {
+func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classifier[T], src, tgt datasets.Split[T], classes int) error {
+	if err := check("ECL-"+p.String(), src, tgt); err != nil {
+		return err
+	}
 	cfg := r.Loss
 	cfg.Paradigm, cfg.Classes = p, classes
 	mb, err := ecl.NewMiniBatch(cfg)
@@ -250,7 +236,7 @@ func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classi
 	if err != nil {
 		return fmt.Errorf("train.ECL: %w", err)
 	}
-	estimate := func(d Data[T]) func(idx []int) *autograd.Var[T] {
+	estimate := func(d datasets.Split[T]) func(idx []int) *autograd.Var[T] {
 		if r.WholeNetwork {
 			return func(idx []int) *autograd.Var[T] { return auxProbs(p, m, tensor.IndexSelect(d.X, 0, idx)) }
 		}
@@ -258,7 +244,7 @@ func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classi
 		return func(idx []int) *autograd.Var[T] { return autograd.Const(tensor.IndexSelect(all, 0, idx)) }
 	}
 	srcAux, tgtAux := estimate(src), estimate(tgt)
-	return finetune(rng, "ECL-"+p.String(), r, m, src, tgt, func(ps, pt *autograd.Var[T], _, _ Data[T], si, ti []int) *autograd.Var[T] {
+	return finetune(rng, "ECL-"+p.String(), r, m, src, tgt, func(ps, pt *autograd.Var[T], _, _ datasets.Split[T], si, ti []int) *autograd.Var[T] {
 		as, at := srcAux(si), tgtAux(ti)
 		if r.NonTrainable {
 			return ecl.SoftBinnedLoss(sb, ps, pt, as, at)
@@ -270,7 +256,10 @@ func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classi
 // Control is the ECL stage without ECL: the main head fine-tuned with the
 // same schedule, batches and cross-entropy weight, so that a comparison can
 // tell the effect of ECL from that of further training.
-func Control[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src, tgt Data[T]) error {
+func Control[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src, tgt datasets.Split[T]) error {
+	if err := check("CE-finetune", src, tgt); err != nil {
+		return err
+	}
 	return finetune(rng, "CE-finetune", r, m, src, tgt, nil)
 }
 
@@ -282,7 +271,7 @@ func Control[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src
 // norms, and their sum's gradient is assembled there (bit for bit as the
 // backward pass of the sum makes it) and backpropagated through the head:
 // the term's backward pass runs once per step, not twice.
-func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Classifier[T], src, tgt Data[T], extra func(ps, pt *autograd.Var[T], s, t Data[T], si, ti []int) *autograd.Var[T]) error {
+func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Classifier[T], src, tgt datasets.Split[T], extra func(ps, pt *autograd.Var[T], s, t datasets.Split[T], si, ti []int) *autograd.Var[T]) error {
 	var weight ecl.AdaptiveWeight
 	weight.Gamma = r.Gamma
 	params := m.Main.Params()
@@ -412,7 +401,7 @@ func headNorm[T tensor.Float](params []*autograd.Var[T], ls, lt *autograd.Var[T]
 // each); otherwise, per class k, the mean P(Y = k | x) with the frequency
 // of label k. A head whose estimate is far from the truth on the target
 // gives ECL a wrong expectation to match.
-func AuxCheck[T tensor.Float](p ecl.Paradigm, m *ecl.Classifier[T], d Data[T], classes int) (estimate, actual []float64) {
+func AuxCheck[T tensor.Float](p ecl.Paradigm, m *ecl.Classifier[T], d datasets.Split[T], classes int) (estimate, actual []float64) {
 	n := float64(max(d.Len(), 1))
 	est := tensor.Convert[float64](auxProbs(p, m, d.X).Value).Data()
 	if p == ecl.TopLabel {
@@ -436,36 +425,60 @@ func AuxCheck[T tensor.Float](p ecl.Paradigm, m *ecl.Classifier[T], d Data[T], c
 // Regularised fine-tunes the main head on the ECL stage's schedule with
 // CE(source) + term: the train-time calibration baselines (Soft-ECE, DECE,
 // the oracle), trained exactly like the ECL stage so that rows compare.
-func Regularised[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src, tgt Data[T], term func(ps, pt *autograd.Var[T], s, t Data[T]) *autograd.Var[T]) error {
+func Regularised[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src, tgt datasets.Split[T], term func(ps, pt *autograd.Var[T], s, t datasets.Split[T]) *autograd.Var[T]) error {
+	if err := check("fine-tuning", src, tgt); err != nil {
+		return err
+	}
 	r.Adaptive, r.LambdaCE = false, 1
-	return finetune(rng, "fine-tuning", r, m, src, tgt, func(ps, pt *autograd.Var[T], s, t Data[T], _, _ []int) *autograd.Var[T] {
+	return finetune(rng, "fine-tuning", r, m, src, tgt, func(ps, pt *autograd.Var[T], s, t datasets.Split[T], _, _ []int) *autograd.Var[T] {
 		return term(ps, pt, s, t)
 	})
 }
 
 // DRL fine-tunes the main head in the distributionally robust predictive
 // form of Wang et al. (IJCAI 2023), P(y|x) ∝ exp(r(x)·logit_y(x)), with
-// r = src.Scale the density ratio p_s/p_t of each source sample: the
+// ratio[i] = r the density ratio p_s/p_t of source sample i: the
 // cross-entropy of the scaled logits on the ECL stage's schedule. Predict
 // then with the target's own r (ScaledProbs).
-func DRL[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src Data[T]) error {
+func DRL[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src datasets.Split[T], ratio []float64) error {
+	if err := check("DRL", src); err != nil {
+		return err
+	}
+	if len(ratio) != src.Len() {
+		return fmt.Errorf("train: the DRL stage: %d density ratios for the %d samples of %q", len(ratio), src.Len(), src.Name)
+	}
 	return fit(rng, "DRL", r.ECL, r.Batch, m.Main.Params(), src.Len(), 0, backprop(func(si, _ []int) *autograd.Var[T] {
 		s := src.Rows(si)
-		return nn.CrossEntropy(scaled(m, s), s.Y)
+		rs := make([]float64, len(si))
+		for i, j := range si {
+			rs[i] = ratio[j]
+		}
+		return nn.CrossEntropy(scaled(m, s.X, rs), s.Y)
 	}))
 }
 
-// scaled is the main head's logits on d multiplied row-wise by d.Scale.
-func scaled[T tensor.Float](m *ecl.Classifier[T], d Data[T]) *autograd.Var[T] {
+// scaled is the main head's logits on x multiplied row-wise by ratio.
+func scaled[T tensor.Float](m *ecl.Classifier[T], x *tensor.Tensor[T], ratio []float64) *autograd.Var[T] {
 	var f *autograd.Var[T]
-	autograd.NoGrad(func() { f = m.Backbone.Forward(autograd.Const(d.X)) }) // DRL trains the main head only
+	autograd.NoGrad(func() { f = m.Backbone.Forward(autograd.Const(x)) }) // DRL trains the main head only
 	logits := m.Main.Forward(f)
-	return autograd.Mul(logits, autograd.Const(tensor.To(tensor.Convert[T](tensor.FromSlice(d.Scale, len(d.Scale), 1)), logits.Value.Device())))
+	return autograd.Mul(logits, autograd.Const(tensor.To(tensor.Convert[T](tensor.FromSlice(ratio, len(ratio), 1)), logits.Value.Device())))
 }
 
-// ScaledProbs is softmax(r(x)·logits(x)) on d, with r = d.Scale.
-func ScaledProbs[T tensor.Float](m *ecl.Classifier[T], d Data[T]) []float64 {
+// ScaledProbs is softmax(r(x)·logits(x)) on the inputs x, with ratio the
+// density ratios r of their rows.
+func ScaledProbs[T tensor.Float](m *ecl.Classifier[T], x *tensor.Tensor[T], ratio []float64) []float64 {
 	var p *tensor.Tensor[T]
-	autograd.NoGrad(func() { p = tensor.Softmax(scaled(m, d).Value, 1) })
+	autograd.NoGrad(func() { p = tensor.Softmax(scaled(m, x, ratio).Value, 1) })
 	return tensor.Convert[float64](p).Data()
+}
+
+// check returns the first error of the splits' Check, naming the stage.
+func check[T tensor.Float](stage string, splits ...datasets.Split[T]) error {
+	for _, s := range splits {
+		if err := s.Check(); err != nil {
+			return fmt.Errorf("train: the %s stage: %w", stage, err)
+		}
+	}
+	return nil
 }

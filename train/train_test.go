@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/datasets"
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
@@ -33,9 +34,9 @@ func TestBatchesCoverEveryIndexOnce(t *testing.T) {
 
 // shiftedPair is 20 labelled 2-D source points and 20 target points
 // shifted by 1.
-func shiftedPair(r *rand.Rand) (src, tgt Data[float64]) {
-	src = Data[float64]{X: tensor.RandNormal[float64](r, 0, 1, 20, 2), Y: make([]int, 20)}
-	tgt = Data[float64]{X: tensor.RandNormal[float64](r, 1, 1, 20, 2), Y: make([]int, 20)}
+func shiftedPair(r *rand.Rand) (src, tgt datasets.Split[float64]) {
+	src = datasets.Split[float64]{X: tensor.RandNormal[float64](r, 0, 1, 20, 2), Y: make([]int, 20)}
+	tgt = datasets.Split[float64]{X: tensor.RandNormal[float64](r, 1, 1, 20, 2), Y: make([]int, 20)}
 	for i := range src.Y {
 		src.Y[i] = i % 3
 	}
@@ -79,12 +80,11 @@ func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 	// DRL too trains the main head alone, and leaves no gradient on the
 	// backbone (one accumulated across steps outlived the step's arena and
 	// ended `ecl sim -methods all` in a panic).
-	drlSrc := src
-	drlSrc.Scale = make([]float64, src.Len())
-	for i := range drlSrc.Scale {
-		drlSrc.Scale[i] = 0.5 + float64(i%3)
+	ratio := make([]float64, src.Len())
+	for i := range ratio {
+		ratio[i] = 0.5 + float64(i%3)
 	}
-	if err := DRL(r, rec, m, drlSrc); err != nil {
+	if err := DRL(r, rec, m, src, ratio); err != nil {
 		t.Fatal(err)
 	}
 	if !same(back, snapshot(m.Backbone)) {
@@ -111,13 +111,13 @@ func TestScaledProbsLimits(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
 	m := ecl.NewMLPClassifier[float64](r, 2, 5, 3, 3)
 	x := tensor.RandNormal[float64](r, 0, 1, 4, 2)
-	uniform := ScaledProbs(m, Data[float64]{X: x, Y: make([]int, 4), Scale: make([]float64, 4)})
+	uniform := ScaledProbs(m, x, make([]float64, 4))
 	for _, p := range uniform {
 		if math.Abs(p-1.0/3) > 1e-15 {
 			t.Fatalf("r = 0 gives %v", uniform)
 		}
 	}
-	own := ScaledProbs(m, Data[float64]{X: x, Y: make([]int, 4), Scale: []float64{1, 1, 1, 1}})
+	own := ScaledProbs(m, x, []float64{1, 1, 1, 1})
 	want := tensor.Softmax(nn.Predict[float64](m, x), 1).Data()
 	for i := range want {
 		if math.Abs(own[i]-want[i]) > 1e-15 {
@@ -131,11 +131,11 @@ func TestScaledProbsLimits(t *testing.T) {
 func TestFitStepTensorsDieWithTheStep(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	m := ecl.NewMLPClassifier[float64](r, 2, 4, 3, 3)
-	src := Data[float64]{X: tensor.RandNormal[float64](r, 0, 1, 6, 2), Y: []int{0, 1, 2, 0, 1, 2}}
+	src := datasets.Split[float64]{X: tensor.RandNormal[float64](r, 0, 1, 6, 2), Y: []int{0, 1, 2, 0, 1, 2}}
 	var kept *autograd.Var[float64]
 	defer func() {
-		if p, _ := recover().(string); !strings.Contains(p, "after the Arena step") {
-			t.Errorf("using a tensor of an ended step: recovered %q", p)
+		if err, _ := recover().(error); !errors.Is(err, tensor.ErrArgument) || !strings.Contains(err.Error(), "after the Arena step") {
+			t.Errorf("using a tensor of an ended step: recovered %v", err)
 		}
 	}()
 	_ = fit(r, "test", Stage{Epochs: 2, LR: 0.01}, 6, m.Params(), src.Len(), 0, backprop(func(si, _ []int) *autograd.Var[float64] {
@@ -155,12 +155,12 @@ func TestFitStepTensorsDieWithTheStep(t *testing.T) {
 // at random, 40 non-negative features (|N(0, 1)|, as after a ReLU; the
 // identity backbone) and 60 training samples.
 // It returns the trained model and three fresh splits of n samples.
-func memorised(t *testing.T, n int) (m *ecl.Classifier[float64], trainSet Data[float64], fresh [3]Data[float64]) {
+func memorised(t *testing.T, n int) (m *ecl.Classifier[float64], trainSet datasets.Split[float64], fresh [3]datasets.Split[float64]) {
 	r := rand.New(rand.NewPCG(7, 7))
 	const d, k = 40, 3
 	w := tensor.RandNormal[float64](r, 0, 1, d, k).Data()
 
-	draw := func(n int) Data[float64] {
+	draw := func(n int) datasets.Split[float64] {
 		xd := tensor.RandNormal[float64](r, 0, 1, n, d).Data()
 		for i, v := range xd {
 			xd[i] = math.Abs(v)
@@ -182,7 +182,7 @@ func memorised(t *testing.T, n int) (m *ecl.Classifier[float64], trainSet Data[f
 				y[i] = r.IntN(k)
 			}
 		}
-		return Data[float64]{X: x, Y: y}
+		return datasets.Split[float64]{X: x, Y: y}
 	}
 	vb := nn.NewVars[float64]()
 	m = &ecl.Classifier[float64]{Backbone: nn.Sequential[float64]{}, Main: nn.NewLinear(vb.Sub("main"), r, d, k), Aux: nn.NewLinear(vb.Sub("aux"), r, d, 2)}
@@ -197,7 +197,7 @@ func memorised(t *testing.T, n int) (m *ecl.Classifier[float64], trainSet Data[f
 }
 
 // meanCorrect is the main head's accuracy on d.
-func meanCorrect(m *ecl.Classifier[float64], d Data[float64]) float64 {
+func meanCorrect(m *ecl.Classifier[float64], d datasets.Split[float64]) float64 {
 	var s float64
 	for _, c := range Correct(m, d) {
 		s += float64(c)
@@ -220,7 +220,7 @@ func TestHeldOutAuxHeadEstimatesAccuracy(t *testing.T) {
 		t.Fatalf("fixture: accuracy %v on fresh data, want well below 1", acc)
 	}
 	r := Recipe{Aux: Stage{Epochs: 200, LR: 0.02}, Batch: 100, AuxSoftECE: true}
-	aux := func(src Data[float64]) float64 {
+	aux := func(src datasets.Split[float64]) float64 {
 		m.Aux = nn.NewLinear(nn.NewVars[float64]().Sub("aux"), rand.New(rand.NewPCG(8, 8)), 40, 2)
 		if err := Aux(rand.New(rand.NewPCG(9, 9)), r, ecl.TopLabel, m, src); err != nil {
 			t.Fatal(err)
@@ -325,7 +325,7 @@ func TestTraceOfOneDomainTerm(t *testing.T) {
 					epochs++
 				}
 			}
-			term := func(ps, pt *autograd.Var[float64], _, _ Data[float64]) *autograd.Var[float64] {
+			term := func(ps, pt *autograd.Var[float64], _, _ datasets.Split[float64]) *autograd.Var[float64] {
 				p := ps
 				if target {
 					p = pt
@@ -358,7 +358,7 @@ func TestTraceOfOneDomainTerm(t *testing.T) {
 func TestDivergenceStopsTheStage(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 6))
 	m := ecl.NewMLPClassifier[float64](r, 2, 8, 3, 3)
-	src := Data[float64]{X: tensor.RandNormal[float64](r, 0, 1, 30, 2), Y: make([]int, 30)}
+	src := datasets.Split[float64]{X: tensor.RandNormal[float64](r, 0, 1, 30, 2), Y: make([]int, 30)}
 	for i := range src.Y {
 		src.Y[i] = i % 3
 	}
@@ -372,5 +372,34 @@ func TestDivergenceStopsTheStage(t *testing.T) {
 	}
 	if err := Base(r, Recipe{Base: Stage{Epochs: 2, LR: 1e-3}, Batch: 10}, ecl.NewMLPClassifier[float64](r, 2, 8, 3, 3), src); err != nil {
 		t.Errorf("a sane rate: %v", err)
+	}
+}
+
+// A split whose inputs and labels disagree, or DRL ratios of another
+// length, end the stage before any training with an error naming it.
+func TestStagesCheckTheirData(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	m := ecl.NewMLPClassifier[float64](r, 2, 4, 3, 3)
+	good, _ := shiftedPair(r)
+	bad := datasets.Split[float64]{Name: "short", X: tensor.Zeros[float64](5, 2), Y: make([]int, 4)}
+	rec := Recipe{Base: Stage{Epochs: 1, LR: 1e-3}, Aux: Stage{Epochs: 1, LR: 1e-3}, ECL: Stage{Epochs: 1, LR: 1e-3}, Batch: 5, LambdaCE: 1}
+	for _, c := range []struct {
+		stage string
+		run   func() error
+	}{
+		{"base", func() error { return Base(r, rec, m, bad) }},
+		{"auxiliary head", func() error { return Aux(r, rec, ecl.ClassWise, m, bad) }},
+		{"ECL-classwise", func() error { return ECL(r, rec, ecl.ClassWise, m, good, bad, 3) }},
+		{"CE-finetune", func() error { return Control(r, rec, m, bad, good) }},
+		{"DRL", func() error { return DRL(r, rec, m, bad, make([]float64, 4)) }},
+	} {
+		err := c.run()
+		var se *datasets.SplitError
+		if !errors.As(err, &se) || se.Split != "short" || !strings.Contains(err.Error(), "the "+c.stage+" stage") {
+			t.Errorf("%s: error %v, want a SplitError of split short naming the stage", c.stage, err)
+		}
+	}
+	if err := DRL(r, rec, m, good, make([]float64, 3)); err == nil || !strings.Contains(err.Error(), "3 density ratios for the 20 samples") {
+		t.Errorf("DRL with 3 ratios for 20 samples: error %v", err)
 	}
 }

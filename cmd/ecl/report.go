@@ -57,9 +57,12 @@ func runReport(args []string) error {
 			return fmt.Errorf("-metrics: unknown metric %q (want %s)", n, strings.Join(experiment.ScoreNames, ", "))
 		}
 	}
-	var keep []string
+	var keep []experiment.ShiftID
 	if *shifts != "" {
-		keep = strings.Split(*shifts, ",")
+		var err error
+		if keep, err = parseList(*shifts, experiment.ParseShift); err != nil {
+			return fmt.Errorf("-shifts: %w", err)
+		}
 	}
 	rep, err := loadReport(fs.Args(), keep, names)
 	if err != nil {
@@ -107,7 +110,7 @@ func runReport(args []string) error {
 
 // loadReport reads the records and plans under dirs, keeps the results of
 // the given shifts (all when nil) and summarises them.
-func loadReport(dirs, shifts, names []string) (report, error) {
+func loadReport(dirs []string, shifts []experiment.ShiftID, names []string) (report, error) {
 	recs, plans, err := experiment.ReadRecords(dirs...)
 	if err != nil {
 		return report{}, err
@@ -130,10 +133,14 @@ func loadReport(dirs, shifts, names []string) (report, error) {
 // settings whose rows would share a shift and setup get the setting's hash
 // appended to the setup, so that they stay apart.
 func mergeResults(recs []*experiment.Record) []experiment.Result {
-	settings := map[[2]string]map[string]bool{}
+	type block struct {
+		shift experiment.ShiftID
+		setup string
+	}
+	settings := map[block]map[string]bool{}
 	for _, rec := range recs {
 		for _, r := range rec.Results {
-			k := [2]string{r.Shift, r.Setup}
+			k := block{r.Shift, r.Setup}
 			if settings[k] == nil {
 				settings[k] = map[string]bool{}
 			}
@@ -143,7 +150,7 @@ func mergeResults(recs []*experiment.Record) []experiment.Result {
 	var out []experiment.Result
 	for _, rec := range recs {
 		for _, r := range rec.Results {
-			if len(settings[[2]string{r.Shift, r.Setup}]) > 1 {
+			if len(settings[block{r.Shift, r.Setup}]) > 1 {
 				r.Setup += " [" + rec.Setting[:8] + "]"
 			}
 			out = append(out, r)
@@ -192,15 +199,19 @@ func missingRuns(recs []*experiment.Record, plans []experiment.Plan, dirs []stri
 // and setup: its mean over the seeds both methods ran and a 95% bootstrap
 // interval.
 type diff struct {
-	shift, setup, a, b, metric string
-	seeds                      int
-	mean, lo, hi               float64
+	shift               experiment.ShiftID
+	setup, a, b, metric string
+	seeds               int
+	mean, lo, hi        float64
 }
 
 // pairedDiffs computes the differences B − A for every shift and setup
 // where both methods have rows, resampling seeds reps times.
 func pairedDiffs(rs []experiment.Result, a, b string, names []string, reps int, seed uint64) ([]diff, error) {
-	type key struct{ shift, setup string }
+	type key struct {
+		shift experiment.ShiftID
+		setup string
+	}
 	var order []key
 	pairs := map[key]map[uint64][2]*experiment.Result{}
 	ma, mb := experiment.ParseMethodID(a), experiment.ParseMethodID(b)
@@ -313,10 +324,10 @@ func (r report) blocks() [][]experiment.Summary {
 func (r report) title(block []experiment.Summary) string {
 	for _, s := range r.summaries {
 		if s.Shift == block[0].Shift && s.Setup != block[0].Setup {
-			return block[0].Shift + " (" + block[0].Setup + ")"
+			return block[0].Shift.String() + " (" + block[0].Setup + ")"
 		}
 	}
-	return block[0].Shift
+	return block[0].Shift.String()
 }
 
 // textWidths are the column widths of the text table (the README's).
@@ -426,7 +437,7 @@ func (r report) latex(w io.Writer) error {
 				best[m] = slices.Max(vals)
 			}
 		}
-		fmt.Fprintf(&b, "\\begin{table}\n\\centering\n\\caption{%s: target metrics (%%, NLL as is), mean $\\pm$ std over seeds}\n", latexEscape(block[0].Shift+", "+block[0].Setup))
+		fmt.Fprintf(&b, "\\begin{table}\n\\centering\n\\caption{%s: target metrics (%%, NLL as is), mean $\\pm$ std over seeds}\n", latexEscape(block[0].Shift.String()+", "+block[0].Setup))
 		fmt.Fprintf(&b, "\\begin{tabular}{l%s}\n\\toprule\nMethod", strings.Repeat("c", len(r.metrics)+2))
 		for _, m := range r.metrics {
 			b.WriteString(" & " + m)
@@ -461,7 +472,7 @@ func (r report) csv(w io.Writer) error {
 	cw.Write(append(head, "wins_uncal", "delta_uncal", "wins_ce_finetune", "delta_ce_finetune"))
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, s := range r.summaries {
-		row := []string{s.Shift, s.Setup, s.Method.String(), strconv.Itoa(s.Runs)}
+		row := []string{s.Shift.String(), s.Setup, s.Method.String(), strconv.Itoa(s.Runs)}
 		for _, m := range experiment.ScoreNames {
 			row = append(row, g(s.Target[m].Mean), g(s.Target[m].Std))
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ecl-go/ecl/datasets/sim"
 	"github.com/ecl-go/ecl/experiment"
 )
 
@@ -27,7 +28,7 @@ func TestReportRebuildsREADMESimTable(t *testing.T) {
 		t.Fatal("README.md has no sim table")
 	}
 	want := s[i : i+strings.Index(s[i:], "```")]
-	rep, err := loadReport([]string{"testdata/sim-default"}, []string{"uniform"}, readmeMetrics)
+	rep, err := loadReport([]string{"testdata/sim-default"}, []experiment.ShiftID{experiment.SimShift(sim.Uniform)}, readmeMetrics)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestReportFormatsAndMissingRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The mean difference, from the records directly.
-	want := map[string][]float64{}
+	want := map[experiment.ShiftID][]float64{}
 	for _, r := range recs {
 		var u, e float64
 		for _, res := range r.Results {

@@ -269,8 +269,8 @@ func printTables(w io.Writer, head string, ss []experiment.Summary, took time.Du
 	fmt.Fprintf(w, "%s, %s\n", head, took.Round(time.Second))
 	shift := ""
 	for _, s := range ss {
-		if s.Shift != shift {
-			shift = s.Shift
+		if s.Shift.String() != shift {
+			shift = s.Shift.String()
 			fmt.Fprintf(w, "\nshift %s: target metrics in %%, mean ± std over seeds; for ECL rows, the paradigm's own error\n"+
 				"(ECE, CwECE or CanECE) against Uncal and against CE-finetune: seeds improved, mean change in points\n", shift)
 			fmt.Fprintf(w, "%-15s %-36s", "method", "setup")
@@ -327,7 +327,7 @@ func writeResults(dir string, args []string, rs []experiment.Result, ss []experi
 		}
 		cw.Write(head)
 		for _, r := range rs {
-			row := []string{r.Shift, r.Method.String(), r.Setup, strconv.FormatUint(r.Seed, 10)}
+			row := []string{r.Shift.String(), r.Method.String(), r.Setup, strconv.FormatUint(r.Seed, 10)}
 			for _, n := range experiment.ScoreNames {
 				row = append(row, strconv.FormatFloat(r.Target.Get(n), 'g', -1, 64))
 			}

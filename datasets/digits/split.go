@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
+	"github.com/ecl-go/ecl/datasets"
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -31,16 +33,6 @@ var files = map[string]map[string][]string{
 // synthSizes are the sizes of synth's splits, SVHN's own.
 var synthSizes = map[string]int{"train": 73257, "test": 26032}
 
-// Set is a domain split as network input: X [N, 3, InputSize, InputSize]
-// normalised to [−1, 1] ((v − 0.5)/0.5 per channel), and labels 0–9.
-type Set struct {
-	X *tensor.Tensor[float32]
-	Y []int
-}
-
-// Len is the number of samples.
-func (s *Set) Len() int { return len(s.Y) }
-
 // Available reports whether domain's files are in dir (synth always is).
 func Available(dir, domain string) bool {
 	if domain == "synth" {
@@ -56,16 +48,19 @@ func Available(dir, domain string) bool {
 	return len(files[domain]) > 0
 }
 
-// Load reads the split ("train" or "test") of domain from dir/domain/ and
-// keeps at most limit samples (0: all), a random subset drawn from seed.
+// Load reads the split ("train" or "test") of domain from dir/domain/ as
+// network input, named "<domain> <split>": X [N, 3, InputSize, InputSize]
+// normalised to [−1, 1] ((v − 0.5)/0.5 per channel) and labels 0–9. It
+// keeps at most limit samples (0: all), a random subset drawn from seed;
 // synth renders its samples from seed instead, a different stream per
 // split.
-func Load(dir, domain, split string, limit int, seed uint64) (*Set, error) {
+func Load(dir, domain, split string, limit int, seed uint64) (datasets.Split[float32], error) {
+	var none datasets.Split[float32]
 	if split != "train" && split != "test" {
-		return nil, fmt.Errorf("digits.Load: split %q (want train or test)", split)
+		return none, fmt.Errorf("digits.Load: split %q (want train or test)", split)
 	}
 	if limit < 0 {
-		return nil, fmt.Errorf("digits.Load: limit %d", limit)
+		return none, fmt.Errorf("digits.Load: limit %d", limit)
 	}
 	rng := rand.New(rand.NewPCG(seed, map[string]uint64{"train": 1, "test": 2}[split]))
 	var x *tensor.Tensor[float32]
@@ -81,7 +76,7 @@ func Load(dir, domain, split string, limit int, seed uint64) (*Set, error) {
 			im, err = ReadUSPS(filepath.Join(dir, domain, f[0]))
 		}
 		if err != nil {
-			return nil, err
+			return none, err
 		}
 		im = im.subset(sample(rng, im.N, limit))
 		x, err = Input(im, InputSize)
@@ -101,17 +96,17 @@ func Load(dir, domain, split string, limit int, seed uint64) (*Set, error) {
 			im, err = Synth(n, rng)
 		}
 		if err != nil {
-			return nil, err
+			return none, err
 		}
 		x, err = ColorInput(im, InputSize)
 		y = im.Labels
 	default:
-		return nil, fmt.Errorf("digits.Load: unknown domain %q (want one of %v)", domain, Domains)
+		return none, fmt.Errorf("digits.Load: unknown domain %q (want one of %v)", domain, Domains)
 	}
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	return &Set{X: tensor.Affine(x, 2, -1), Y: y}, nil
+	return datasets.Split[float32]{Name: domain + " " + split, X: tensor.Affine(x, 2, -1), Y: y}, nil
 }
 
 // sample is a random subset of [0, n) of size limit in increasing order,
@@ -153,8 +148,8 @@ func (im *ColorImages) subset(idx []int) *ColorImages {
 	return out
 }
 
-// SplitOptions configures a domain-shift task. Zero limits keep every sample.
-type SplitOptions struct {
+// TaskOptions configures a domain-shift task. Zero limits keep every sample.
+type TaskOptions struct {
 	Target string
 	// Sources are merged into the source domain; nil means every other
 	// domain available in the data directory.
@@ -168,19 +163,21 @@ type SplitOptions struct {
 	Seed        uint64
 }
 
-// Split is the paper's digit task: one target domain, the other domains
+// Task is the paper's digit task: one target domain, the other domains
 // merged as the labelled source.
-type Split struct {
+type Task struct {
 	Target  string
 	Sources []string
 	// Source trains and Val (held-out source) fits post-hoc methods;
 	// Unlabelled is the target's training split, whose labels training must
 	// not use; Test is the target's test split, on which methods are scored.
-	Source, Val, Unlabelled, Test *Set
+	Source, Val, Unlabelled, Test datasets.Split[float32]
 }
 
-// NewSplit loads the task o describes from dir.
-func NewSplit(dir string, o SplitOptions) (*Split, error) {
+// NewTask loads the task o describes from dir. Source and Val are named
+// "<sources> train" and "<sources> held-out" ("usps+synth train"),
+// Unlabelled and Test as Load names them.
+func NewTask(dir string, o TaskOptions) (*Task, error) {
 	if !slices.Contains(Domains, o.Target) {
 		return nil, fmt.Errorf("digits: unknown target domain %q (want one of %v)", o.Target, Domains)
 	}
@@ -205,8 +202,8 @@ func NewSplit(dir string, o SplitOptions) (*Split, error) {
 	if !(frac > 0 && frac < 1) {
 		return nil, fmt.Errorf("digits: validation fraction %v (want in (0, 1))", frac)
 	}
-	sp := &Split{Target: o.Target, Sources: sources}
-	var parts []*Set
+	sp := &Task{Target: o.Target, Sources: sources}
+	var parts []datasets.Split[float32]
 	for i, d := range sources {
 		if d == o.Target || !slices.Contains(Domains, d) {
 			return nil, fmt.Errorf("digits: source domain %q (want domains other than the target %s, from %v)", d, o.Target, Domains)
@@ -217,13 +214,15 @@ func NewSplit(dir string, o SplitOptions) (*Split, error) {
 		}
 		parts = append(parts, s)
 	}
-	merged := concat(parts)
+	name := strings.Join(sources, "+")
+	merged := datasets.Concat(name+" train", parts...)
 	perm := rand.New(rand.NewPCG(o.Seed, 0x5eed)).Perm(merged.Len())
 	nVal := max(1, int(frac*float64(merged.Len())))
 	if nVal >= merged.Len() {
 		return nil, fmt.Errorf("digits: %d source samples leave none for training after a validation split of %v", merged.Len(), frac)
 	}
-	sp.Val, sp.Source = merged.rows(perm[:nVal]), merged.rows(perm[nVal:])
+	sp.Val, sp.Source = merged.Rows(perm[:nVal]), merged.Rows(perm[nVal:])
+	sp.Val.Name = name + " held-out"
 	var err error
 	if sp.Unlabelled, err = Load(dir, o.Target, "train", o.MaxTarget, o.Seed); err != nil {
 		return nil, err
@@ -232,22 +231,4 @@ func NewSplit(dir string, o SplitOptions) (*Split, error) {
 		return nil, err
 	}
 	return sp, nil
-}
-
-func concat(sets []*Set) *Set {
-	xs := make([]*tensor.Tensor[float32], len(sets))
-	var y []int
-	for i, s := range sets {
-		xs[i] = s.X
-		y = append(y, s.Y...)
-	}
-	return &Set{X: tensor.Concat(0, xs...), Y: y}
-}
-
-func (s *Set) rows(idx []int) *Set {
-	y := make([]int, len(idx))
-	for i, j := range idx {
-		y[i] = s.Y[j]
-	}
-	return &Set{X: tensor.IndexSelect(s.X, 0, idx), Y: y}
 }

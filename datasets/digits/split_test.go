@@ -5,14 +5,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ecl-go/ecl/datasets"
 	"github.com/ecl-go/ecl/datasets/digits/digitstest"
 )
 
-func TestNewSplit(t *testing.T) {
+func TestNewTask(t *testing.T) {
 	dir := t.TempDir()
 	digitstest.Domains(t, dir, 40)
-	o := SplitOptions{Target: "mnist", MaxSource: 30, MaxTest: 15, Seed: 7}
-	sp, err := NewSplit(dir, o)
+	o := TaskOptions{Target: "mnist", MaxSource: 30, MaxTest: 15, Seed: 7}
+	sp, err := NewTask(dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +24,11 @@ func TestNewSplit(t *testing.T) {
 	if sp.Source.Len()+sp.Val.Len() != 60 || sp.Val.Len() != 6 || sp.Unlabelled.Len() != 40 || sp.Test.Len() != 15 {
 		t.Fatalf("sizes: source %d, val %d, unlabelled %d, test %d", sp.Source.Len(), sp.Val.Len(), sp.Unlabelled.Len(), sp.Test.Len())
 	}
-	for name, s := range map[string]*Set{"source": sp.Source, "val": sp.Val, "unlabelled": sp.Unlabelled, "test": sp.Test} {
+	names := map[string]string{"source": "usps+synth train", "val": "usps+synth held-out", "unlabelled": "mnist train", "test": "mnist test"}
+	for name, s := range map[string]datasets.Split[float32]{"source": sp.Source, "val": sp.Val, "unlabelled": sp.Unlabelled, "test": sp.Test} {
+		if s.Name != names[name] {
+			t.Errorf("%s: named %q, want %q", name, s.Name, names[name])
+		}
 		if want := []int{s.Len(), 3, InputSize, InputSize}; !slices.Equal(s.X.Shape(), want) {
 			t.Errorf("%s: shape %v, want %v", name, s.X.Shape(), want)
 		}
@@ -45,7 +50,7 @@ func TestNewSplit(t *testing.T) {
 			t.Fatalf("test sample %d: level %v (image %d) with label %d", n, level, i, y)
 		}
 	}
-	again, err := NewSplit(dir, o)
+	again, err := NewTask(dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +58,7 @@ func TestNewSplit(t *testing.T) {
 		t.Error("the same seed gave another split")
 	}
 	o.Seed = 8
-	other, err := NewSplit(dir, o)
+	other, err := NewTask(dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,22 +67,22 @@ func TestNewSplit(t *testing.T) {
 	}
 }
 
-func TestNewSplitErrors(t *testing.T) {
+func TestNewTaskErrors(t *testing.T) {
 	dir := t.TempDir()
 	digitstest.Domains(t, dir, 20)
 	for _, c := range []struct {
-		o    SplitOptions
+		o    TaskOptions
 		want string
 	}{
-		{SplitOptions{Target: "cifar"}, "unknown target domain"},
-		{SplitOptions{Target: "svhn"}, "files not found"},
-		{SplitOptions{Target: "usps", Sources: []string{"usps"}}, "other than the target"},
-		{SplitOptions{Target: "usps", Sources: []string{"svhn"}}, "svhn"},
-		{SplitOptions{Target: "usps", Sources: []string{}}, "no source"},
-		{SplitOptions{Target: "usps", ValFraction: 1.5}, "validation fraction"},
-		{SplitOptions{Target: "usps", Sources: []string{"mnist"}, MaxSource: 1}, "none for training"},
+		{TaskOptions{Target: "cifar"}, "unknown target domain"},
+		{TaskOptions{Target: "svhn"}, "files not found"},
+		{TaskOptions{Target: "usps", Sources: []string{"usps"}}, "other than the target"},
+		{TaskOptions{Target: "usps", Sources: []string{"svhn"}}, "svhn"},
+		{TaskOptions{Target: "usps", Sources: []string{}}, "no source"},
+		{TaskOptions{Target: "usps", ValFraction: 1.5}, "validation fraction"},
+		{TaskOptions{Target: "usps", Sources: []string{"mnist"}, MaxSource: 1}, "none for training"},
 	} {
-		if _, err := NewSplit(dir, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := NewTask(dir, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want %q", c.o, err, c.want)
 		}
 	}

@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/ecl-go/ecl/datasets"
+	"github.com/ecl-go/ecl/tensor"
 )
 
 // Label returns the class of (x1, x2): the argmax (first on ties) of
@@ -81,38 +84,31 @@ func ParseKind(s string) (Kind, error) {
 	return 0, fmt.Errorf("sim.ParseKind: unknown shift %q (normal, uniform, normal-wide, uniform-wide)", s)
 }
 
-// Domain is a labelled sample: X is row-major [n][2], Y the classes.
-type Domain struct {
-	X []float64
-	Y []int
-}
-
-// Len returns the number of points.
-func (d Domain) Len() int { return len(d.Y) }
-
-func (d dist) draw(n int, rng *rand.Rand) Domain {
-	dom := Domain{X: make([]float64, 2*n), Y: make([]int, n)}
+// draw is a labelled sample of n points of d, named name: X [n, 2].
+func (d dist) draw(name string, n int, rng *rand.Rand) datasets.Split[float64] {
+	x, y := make([]float64, 2*n), make([]int, n)
 	sd := math.Sqrt(d.variance)
-	for i := range dom.X {
+	for i := range x {
 		if d.normal {
-			dom.X[i] = d.mean + sd*rng.NormFloat64()
+			x[i] = d.mean + sd*rng.NormFloat64()
 		} else {
-			dom.X[i] = d.lo + (d.hi-d.lo)*rng.Float64()
+			x[i] = d.lo + (d.hi-d.lo)*rng.Float64()
 		}
 	}
-	for i := range dom.Y {
-		dom.Y[i] = Label(dom.X[2*i], dom.X[2*i+1])
+	for i := range y {
+		y[i] = Label(x[2*i], x[2*i+1])
 	}
-	return dom
+	return datasets.Split[float64]{Name: name, X: tensor.FromSlice(x, n, 2), Y: y}
 }
 
 // Generate draws n source points and then n target points of the shift
-// kind from rng, labelled by Label; the same rng state gives the same
-// domains. It panics for an unknown kind, n < 0 or a nil rng.
-func Generate(kind Kind, n int, rng *rand.Rand) (source, target Domain) {
+// kind from rng, labelled by Label, as splits named "<kind> source" and
+// "<kind> target" with inputs [n, 2] on the CPU; the same rng state gives
+// the same splits. It panics for an unknown kind, n < 0 or a nil rng.
+func Generate(kind Kind, n int, rng *rand.Rand) (source, target datasets.Split[float64]) {
 	sh, ok := shifts[kind]
 	if !ok || n < 0 || rng == nil {
 		panic(fmt.Sprintf("sim.Generate: kind %v, n = %d, nil rng %v", kind, n, rng == nil))
 	}
-	return sh.source.draw(n, rng), sh.target.draw(n, rng)
+	return sh.source.draw(sh.name+" source", n, rng), sh.target.draw(sh.name+" target", n, rng)
 }

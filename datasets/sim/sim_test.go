@@ -31,18 +31,22 @@ func TestDeterministic(t *testing.T) {
 	for k := range shifts {
 		s1, t1 := Generate(k, 50, rand.New(rand.NewPCG(1, 2)))
 		s2, t2 := Generate(k, 50, rand.New(rand.NewPCG(1, 2)))
-		if !slices.Equal(s1.X, s2.X) || !slices.Equal(t1.X, t2.X) || !slices.Equal(s1.Y, s2.Y) || !slices.Equal(t1.Y, t2.Y) {
+		if !slices.Equal(s1.X.Data(), s2.X.Data()) || !slices.Equal(t1.X.Data(), t2.X.Data()) || !slices.Equal(s1.Y, s2.Y) || !slices.Equal(t1.Y, t2.Y) {
 			t.Errorf("%v: same seed, different data", k)
 		}
 		s3, _ := Generate(k, 50, rand.New(rand.NewPCG(3, 4)))
-		if slices.Equal(s1.X, s3.X) {
+		if slices.Equal(s1.X.Data(), s3.X.Data()) {
 			t.Errorf("%v: different seeds, same data", k)
 		}
-		if s1.Len() != 50 || len(s1.X) != 100 || t1.Len() != 50 {
-			t.Errorf("%v: sizes %d %d", k, s1.Len(), t1.Len())
+		if s1.Len() != 50 || !slices.Equal(s1.X.Shape(), []int{50, 2}) || !slices.Equal(t1.X.Shape(), []int{50, 2}) || t1.Len() != 50 {
+			t.Errorf("%v: sizes %d %v, %d %v", k, s1.Len(), s1.X.Shape(), t1.Len(), t1.X.Shape())
 		}
+		if s1.Name != k.String()+" source" || t1.Name != k.String()+" target" {
+			t.Errorf("%v: names %q, %q", k, s1.Name, t1.Name)
+		}
+		x := s1.X.Data()
 		for i := range s1.Y {
-			if s1.Y[i] != Label(s1.X[2*i], s1.X[2*i+1]) {
+			if s1.Y[i] != Label(x[2*i], x[2*i+1]) {
 				t.Fatalf("%v: point %d mislabelled", k, i)
 			}
 		}
@@ -58,8 +62,8 @@ func TestDomainStatistics(t *testing.T) {
 		for _, c := range []struct {
 			name string
 			d    dist
-			dom  Domain
-		}{{"source", sh.source, src}, {"target", sh.target, tgt}} {
+			dom  []float64
+		}{{"source", sh.source, src.X.Data()}, {"target", sh.target, tgt.X.Data()}} {
 			mean, variance := c.d.mean, c.d.variance
 			if !c.d.normal {
 				mean, variance = (c.d.lo+c.d.hi)/2, (c.d.hi-c.d.lo)*(c.d.hi-c.d.lo)/12
@@ -67,11 +71,11 @@ func TestDomainStatistics(t *testing.T) {
 			for axis := range 2 {
 				m, v := 0.0, 0.0
 				for i := range n {
-					m += c.dom.X[2*i+axis]
+					m += c.dom[2*i+axis]
 				}
 				m /= n
 				for i := range n {
-					v += (c.dom.X[2*i+axis] - m) * (c.dom.X[2*i+axis] - m)
+					v += (c.dom[2*i+axis] - m) * (c.dom[2*i+axis] - m)
 				}
 				v /= n - 1
 				if se := math.Sqrt(variance / n); math.Abs(m-mean) > 5*se {
@@ -82,7 +86,7 @@ func TestDomainStatistics(t *testing.T) {
 				}
 			}
 			if !c.d.normal {
-				lo, hi := slices.Min(c.dom.X), slices.Max(c.dom.X)
+				lo, hi := slices.Min(c.dom), slices.Max(c.dom)
 				if lo < c.d.lo || hi > c.d.hi || lo > c.d.lo+0.01 || hi < c.d.hi-0.01 {
 					t.Errorf("%v %s: range [%v, %v], want within and near [%v, %v]", k, c.name, lo, hi, c.d.lo, c.d.hi)
 				}
