@@ -1,7 +1,5 @@
 package tensor
 
-import "fmt"
-
 // The top-label kernels of the Expectation Consistency Loss: the soft
 // binning (SoftBinStats) of each sample's top confidence x_i = max_k s_ik,
 // with values p [N], fused with the maximum. The forward never holds x; the
@@ -66,10 +64,10 @@ func topLabelStatsBackwardComposed[T Float](ds, s, p *Tensor[T], sb SoftBins) (d
 func topLabelShape[T Float](op string, s, p *Tensor[T], sb SoftBins) (n, b int) {
 	ss, ps := s.shape, p.shape
 	if len(ss) != 2 || ss[1] < 1 || len(ps) != 1 || ps[0] != ss[0] || s.Device() != p.Device() {
-		panic(shapeError(op, [][]int{s.Shape(), p.Shape()}, "probabilities %v and values %v (on %s and %s), want [N, K] and [N] on one device", ss, ps, s.Device(), p.Device()))
+		panic(shapeError(op, [][]int{ss, ps}, "probabilities %v and values %v (on %s and %s), want [N, K] and [N] on one device", ss, ps, s.Device(), p.Device()))
 	}
 	if sb.Dim != 1 {
-		panic(fmt.Sprintf("tensor.%s: anchors of dimension %d, want 1", op, sb.Dim))
+		panic(argumentError(op, "anchors of dimension %d, want 1", sb.Dim))
 	}
 	_, _, _, b = softShape(op, &Tensor[T]{shape: []int{ss[0], 1, 1}}, sb) // the anchors and τ
 	return ss[0], b
