@@ -113,10 +113,28 @@ func Measure(c Case) Row {
 	return Row{c.Name, per, c.Flops / per.Seconds() / 1e9}
 }
 
+// On is where a workload runs: a device, and for an asynchronous one the
+// wait for its queued work, called after each timed call.
+type On struct {
+	Dev  tensor.Device[float32]
+	Wait func()
+}
+
+// OnCPU runs workloads on the CPU.
+var OnCPU = On{Dev: tensor.CPU[float32]{}}
+
+// timed is run followed by the wait for its work.
+func (o On) timed(run func()) func() {
+	if o.Wait == nil {
+		return run
+	}
+	return func() { run(); o.Wait() }
+}
+
 // MeasureStep runs a training step of the network called net (batch 100,
-// float32, CPU) as a benchmark, warm-up untimed.
-func MeasureStep(net string) testing.BenchmarkResult {
-	step := TrainStep(net, 100, tensor.CPU[float32]{})
+// float32) on o as a benchmark, warm-up untimed.
+func MeasureStep(net string, o On) testing.BenchmarkResult {
+	step := o.timed(TrainStep(net, 100, o.Dev))
 	return testing.Benchmark(func(b *testing.B) { loop(b, step) })
 }
 

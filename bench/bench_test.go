@@ -31,6 +31,8 @@ func TestCasesRun(t *testing.T) {
 	for _, c := range ECLCases() {
 		if c.N <= 100 {
 			c.Setup()()
+			pass, _ := c.InputPass()
+			pass()
 		}
 	}
 }
@@ -57,6 +59,6 @@ func BenchmarkTrainStep(b *testing.B) {
 // BenchmarkECLLoss times the ECL loss forward and backward (ECLCases).
 func BenchmarkECLLoss(b *testing.B) {
 	for _, c := range ECLCases() {
-		b.Run(c.Name(), func(b *testing.B) { BenchECL(b, c) })
+		b.Run(c.Name(), func(b *testing.B) { BenchECL(b, c, OnCPU) })
 	}
 }

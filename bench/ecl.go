@@ -75,10 +75,10 @@ func (c ECLCase) SetupOn(dev tensor.Device[float32]) func() {
 	return func() { arena.Do(pass) }
 }
 
-// BenchECL times c in a Go benchmark, with allocations and the time per
-// sample.
-func BenchECL(b *testing.B, c ECLCase) {
-	loop(b, c.Setup())
+// BenchECL times c on o in a Go benchmark, with allocations and the time
+// per sample.
+func BenchECL(b *testing.B, c ECLCase, o On) {
+	loop(b, o.timed(c.SetupOn(o.Dev)))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(2*c.N), "ns/sample")
 }
 
@@ -91,9 +91,10 @@ type ECLRow struct {
 	NanosPerInput float64
 }
 
-// MeasureECL runs c as a benchmark (about a second) and returns its row.
-func MeasureECL(c ECLCase) ECLRow {
-	res := testing.Benchmark(func(b *testing.B) { BenchECL(b, c) })
+// MeasureECL runs c on o as a benchmark (about a second) and returns its
+// row.
+func MeasureECL(c ECLCase, o On) ECLRow {
+	res := testing.Benchmark(func(b *testing.B) { BenchECL(b, c, o) })
 	per := time.Duration(res.NsPerOp())
 	return ECLRow{c.Name(), per, res.AllocedBytesPerOp(), res.AllocsPerOp(), float64(per.Nanoseconds()) / float64(2*c.N)}
 }

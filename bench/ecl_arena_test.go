@@ -9,6 +9,6 @@ import "testing"
 func BenchmarkECLLossArena(b *testing.B) {
 	for _, c := range ECLCases() {
 		c.Arena = true
-		b.Run(c.Name(), func(b *testing.B) { BenchECL(b, c) })
+		b.Run(c.Name(), func(b *testing.B) { BenchECL(b, c, OnCPU) })
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -80,7 +81,7 @@ type DigitsConfig struct {
 }
 
 // recipe is the paper's: Adam at LR in every stage, with the
-// configuration's epochs and batch.
+// configuration's epochs and batch, once c is valid.
 func (c DigitsConfig) recipe() (train.Recipe, error) {
 	aux, fine := c.AuxEpochs, c.ECLEpochs
 	if aux == 0 {
@@ -97,19 +98,55 @@ func (c DigitsConfig) recipe() (train.Recipe, error) {
 	if r.LambdaCE == 0 {
 		r.LambdaCE = 1
 	}
-	var err error
-	if r.Adaptive, err = c.adaptive(); err != nil {
+	if err := c.Validate(); err != nil {
 		return r, err
 	}
-	for _, d := range c.AuxData {
-		if !slices.Contains(AuxData, d) {
-			return r, fmt.Errorf("experiment: auxiliary head data %q (want one of %v)", d, AuxData)
+	var err error
+	r.Adaptive, err = c.adaptive()
+	return r, err
+}
+
+// Validate checks every setting before any work: the study's, the
+// architecture, the domains and subset sizes, the auxiliary head's data,
+// and the epochs, batch and learning rate (AuxEpochs and ECLEpochs 0 for
+// Epochs, ValFraction 0 for 0.1, a limit 0 for every sample).
+func (c DigitsConfig) Validate() error {
+	if err := c.validate(); err != nil {
+		return err
+	}
+	oneOf := func(field, v string, in []string) *SettingError {
+		if slices.Contains(in, v) {
+			return nil
 		}
+		return &SettingError{field, v, "one of " + strings.Join(in, ", ")}
 	}
-	if c.Epochs < 1 || c.Batch < 1 || !(c.LR > 0) {
-		return r, fmt.Errorf("experiment: %d epochs, batch %d, learning rate %v", c.Epochs, c.Batch, c.LR)
+	settings := []*SettingError{
+		oneOf("Arch", c.Arch, Archs),
+		oneOf("Split.Target", c.Split.Target, digits.Domains),
+		atLeast("Epochs", c.Epochs, 1, false),
+		atLeast("AuxEpochs", c.AuxEpochs, 1, true),
+		atLeast("ECLEpochs", c.ECLEpochs, 1, true),
+		atLeast("Batch", c.Batch, 1, false),
+		atLeast("Split.MaxSource", c.Split.MaxSource, 0, false),
+		atLeast("Split.MaxTarget", c.Split.MaxTarget, 0, false),
+		atLeast("Split.MaxTest", c.Split.MaxTest, 0, false),
 	}
-	return r, nil
+	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
+		settings = append(settings, &SettingError{"LR", c.LR, "a finite number > 0"})
+	}
+	if v := c.Split.ValFraction; v != 0 && !(v > 0 && v < 1) {
+		settings = append(settings, &SettingError{"Split.ValFraction", v, "a number in (0, 1) (0: 0.1)"})
+	}
+	for _, d := range c.Split.Sources {
+		if d == c.Split.Target {
+			settings = append(settings, &SettingError{"Split.Sources", d, "domains other than the target " + c.Split.Target})
+		}
+		settings = append(settings, oneOf("Split.Sources", d, digits.Domains))
+	}
+	for _, d := range c.AuxData {
+		settings = append(settings, oneOf("AuxData", d, AuxData))
+	}
+	return check(settings...)
 }
 
 // AuxData lists the auxiliary head's training sets DigitsConfig.AuxData
@@ -151,9 +188,6 @@ func RunDigits(c DigitsConfig) ([]Result, error) {
 	r, err := c.recipe()
 	if err != nil {
 		return nil, err
-	}
-	if c.Runs < 1 {
-		return nil, fmt.Errorf("experiment: %d runs", c.Runs)
 	}
 	sums, err := dataChecksums(c.Dir, c.Split)
 	if err != nil {

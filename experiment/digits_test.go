@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"errors"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -129,7 +131,8 @@ func TestRunDigitsAuxData(t *testing.T) {
 		t.Errorf("oracle-both: %d labels %v, %d rows", both.Len(), both.Y, both.X.Dim(0))
 	}
 	c.AuxData = []string{"val"}
-	if _, err := RunDigits(c); err == nil || !strings.Contains(err.Error(), `"val"`) {
+	var se *SettingError
+	if _, err := RunDigits(c); !errors.As(err, &se) || se.Field != "AuxData" || se.Value != "val" {
 		t.Errorf("auxiliary data val: error %v", err)
 	}
 }
@@ -165,4 +168,46 @@ func rs2data(n int) datasets.Split[float32] {
 		y[i] = 10*(n-2) + i
 	}
 	return datasets.Split[float32]{X: tensor.Zeros[float32](n, 2), Y: y}
+}
+
+// TestDigitsValidate: the command's defaults pass; each setting out of its
+// range is a SettingError naming its field, returned by RunDigits before
+// it reads the data directory (which does not exist here).
+func TestDigitsValidate(t *testing.T) {
+	ok := DigitsConfig{
+		Dir: filepath.Join(t.TempDir(), "missing"), Arch: "lenet5",
+		Split: digits.TaskOptions{Target: "mnist", MaxSource: 10000, MaxTarget: 10000, MaxTest: 2000, ValFraction: 0.1},
+		Study: Study{Paradigms: []ecl.Paradigm{ecl.TopLabel}, Runs: 1, Seed: 1}, Epochs: 10, Batch: 100, LR: 1e-3,
+		AuxData: []string{"heldout"},
+	}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("defaults rejected: %v", err)
+	}
+	for field, change := range map[string]func(*DigitsConfig){
+		"Batch":             func(c *DigitsConfig) { c.Batch = -5 },
+		"Epochs":            func(c *DigitsConfig) { c.Epochs = 0 },
+		"AuxEpochs":         func(c *DigitsConfig) { c.AuxEpochs = -1 },
+		"ECLEpochs":         func(c *DigitsConfig) { c.ECLEpochs = -1 },
+		"LR":                func(c *DigitsConfig) { c.LR = math.Inf(1) },
+		"Arch":              func(c *DigitsConfig) { c.Arch = "vgg" },
+		"Split.Target":      func(c *DigitsConfig) { c.Split.Target = "cifar" },
+		"Split.Sources":     func(c *DigitsConfig) { c.Split.Sources = []string{"usps", "mnist"} },
+		"Split.ValFraction": func(c *DigitsConfig) { c.Split.ValFraction = 1 },
+		"Split.MaxTest":     func(c *DigitsConfig) { c.Split.MaxTest = -1 },
+		"AuxData":           func(c *DigitsConfig) { c.AuxData = []string{"heldout", "test"} },
+		"Loss.Tau":          func(c *DigitsConfig) { c.Loss.Tau = -1 },
+		"Runs":              func(c *DigitsConfig) { c.Runs = 0 },
+	} {
+		c := ok
+		change(&c)
+		var se *SettingError
+		if _, err := RunDigits(c); !errors.As(err, &se) || se.Field != field {
+			t.Errorf("%s out of range: error %v", field, err)
+		}
+	}
+	c := ok
+	c.LR = 0
+	if err := c.Validate(); err == nil {
+		t.Error("learning rate 0 accepted")
+	}
 }

@@ -69,11 +69,13 @@ type runReply struct {
 	Diverged *diverged       `json:",omitempty"`
 }
 
-// diverged is a train.DivergedError in JSON, its loss (not finite) as text.
+// diverged is a train.DivergedError in JSON, its loss (maybe not finite)
+// as text.
 type diverged struct {
 	Stage string
 	Epoch int
 	Loss  string
+	First float64
 }
 
 // remoteError is a run's error sent by a worker: its text, wrapping the
@@ -110,7 +112,7 @@ func ServeRuns(in io.Reader, out io.Writer, run func(i int) ([]Result, error)) e
 		if err != nil {
 			rep.Err = err.Error()
 			if de := (*train.DivergedError)(nil); errors.As(err, &de) {
-				rep.Diverged = &diverged{de.Stage, de.Epoch, strconv.FormatFloat(de.Loss, 'g', -1, 64)}
+				rep.Diverged = &diverged{de.Stage, de.Epoch, strconv.FormatFloat(de.Loss, 'g', -1, 64), de.First}
 			}
 		}
 		for _, r := range rs {
@@ -168,7 +170,7 @@ func (c *RunClient) Run(i int) ([]Result, error) {
 		e := &remoteError{msg: rep.Err}
 		if d := rep.Diverged; d != nil {
 			loss, _ := strconv.ParseFloat(d.Loss, 64)
-			e.diverged = &train.DivergedError{Stage: d.Stage, Epoch: d.Epoch, Loss: loss}
+			e.diverged = &train.DivergedError{Stage: d.Stage, Epoch: d.Epoch, Loss: loss, First: d.First}
 		}
 		return nil, e
 	}

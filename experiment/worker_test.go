@@ -39,7 +39,7 @@ func TestServeRunsRoundTrip(t *testing.T) {
 		served <- ServeRuns(reqR, repW, func(i int) ([]Result, error) {
 			switch i {
 			case 1:
-				return nil, fmt.Errorf("run 1: %w", &train.DivergedError{Stage: "base", Epoch: 2, Loss: math.NaN()})
+				return nil, fmt.Errorf("run 1: %w", &train.DivergedError{Stage: "base", Epoch: 2, Loss: math.NaN(), First: 1.25})
 			case 4:
 				rs := fakeRun(t, i)
 				rs[0].Target.NLL = math.Inf(1)
@@ -59,7 +59,7 @@ func TestServeRunsRoundTrip(t *testing.T) {
 	_, err := c.Run(1)
 	var we *WorkerError
 	var de *train.DivergedError
-	if err == nil || err.Error() != "run 1: train: the base stage diverged: mean loss NaN in epoch 2" || errors.As(err, &we) || !errors.As(err, &de) || de.Stage != "base" || de.Epoch != 2 || !math.IsNaN(de.Loss) {
+	if err == nil || err.Error() != "run 1: train: the base stage diverged: mean loss NaN in epoch 2 (first batch 1.25)" || errors.As(err, &we) || !errors.As(err, &de) || de.Stage != "base" || de.Epoch != 2 || !math.IsNaN(de.Loss) || de.First != 1.25 {
 		t.Errorf("failed run: %v", err)
 	}
 	if _, err := c.Run(4); err == nil || !strings.Contains(err.Error(), "run 4: sending its results: json: unsupported value: +Inf") {

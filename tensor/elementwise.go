@@ -1,9 +1,8 @@
 package tensor
 
-import "fmt"
-
 // BroadcastShapes returns the NumPy broadcast of two shapes: aligned from the
-// right, each pair of sizes equal or one of them 1.
+// right, each pair of sizes equal or one of them 1. Shapes that do not
+// broadcast are a *ShapeError.
 func BroadcastShapes(a, b []int) ([]int, error) {
 	n := max(len(a), len(b))
 	out := make([]int, n)
@@ -21,7 +20,7 @@ func BroadcastShapes(a, b []int) ([]int, error) {
 		case x == 1:
 			out[n-i] = y
 		default:
-			return nil, fmt.Errorf("shapes %v and %v do not broadcast", a, b)
+			return nil, shapeError("BroadcastShapes", [][]int{a, b}, "shapes %v and %v do not broadcast", a, b)
 		}
 	}
 	return out, nil
@@ -97,7 +96,7 @@ func broadcast2[T Float](op string, a, b *Tensor[T]) (*Tensor[T], *Tensor[T], []
 	sameDevice(op, a, b)
 	shape, err := BroadcastShapes(a.shape, b.shape)
 	if err != nil {
-		panic(shapeError(op, [][]int{a.shape, b.shape}, "%v", err))
+		panic(shapeError(op, [][]int{a.shape, b.shape}, "%s", err.(*ShapeError).Detail))
 	}
 	return Expand(a, shape...), Expand(b, shape...), shape
 }

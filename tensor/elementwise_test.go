@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -240,6 +241,10 @@ func TestBroadcastShapes(t *testing.T) {
 		}
 		if err != nil && (!strings.Contains(err.Error(), fmt.Sprint(c.a)) || !strings.Contains(err.Error(), fmt.Sprint(c.b))) {
 			t.Errorf("error %q does not name both shapes", err)
+		}
+		var se *ShapeError
+		if err != nil && (!errors.Is(err, ErrShape) || !errors.As(err, &se) || se.Op != "tensor.BroadcastShapes" || !slices.Equal(se.Shapes[1], c.b)) {
+			t.Errorf("BroadcastShapes(%v, %v): error %#v, want a *ShapeError of both shapes", c.a, c.b, err)
 		}
 	}
 }

@@ -141,7 +141,7 @@ func ExampleBroadcastShapes() {
 	fmt.Println(err)
 	// Output:
 	// [2 3 4] <nil>
-	// shapes [2 3] and [4] do not broadcast
+	// tensor.BroadcastShapes: shapes [2 3] and [4] do not broadcast
 }
 
 // Random tensors are reproducible from the generator's seed.

@@ -16,7 +16,7 @@ func MatMul[T Float](a, b *Tensor[T]) *Tensor[T] {
 	m, k, n := a.shape[a.Dims()-2], a.shape[a.Dims()-1], b.shape[b.Dims()-1]
 	batch, err := BroadcastShapes(a.shape[:a.Dims()-2], b.shape[:b.Dims()-2])
 	if err != nil {
-		panic(shapeError("MatMul", [][]int{a.shape, b.shape}, "batch dimensions of %v and %v: %v", a.shape, b.shape, err))
+		panic(shapeError("MatMul", [][]int{a.shape, b.shape}, "batch dimensions of %v and %v: %s", a.shape, b.shape, err.(*ShapeError).Detail))
 	}
 	nb := numel(batch)
 	a3 := Reshape(Expand(a, append(slices.Clone(batch), m, k)...), nb, m, k)

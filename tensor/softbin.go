@@ -574,6 +574,15 @@ type soft1D struct {
 // are not equally spaced), their upper bound 80, a_{B−1} and (B − 2)·2kh².
 const softConsts = 23
 
+// softConstants is the constant table for k = −1/τ, with no equally spaced
+// anchors.
+func softConstants(k float32) [softConsts]float32 {
+	return [softConsts]float32{k, math.Log2E, 0.693359375, -2.12194440e-4,
+		1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1,
+		1, -104,
+		0, 0, 0, 0, 0, 0, 0, float32(math.Inf(1)), 80, 0, 0}
+}
+
 // soft1DRounds bounds the rounds summed in float32 before a fold.
 const soft1DRounds = 128
 
@@ -586,10 +595,7 @@ func newSoft1D[T Float](as *anchorSet[T], g, d int) *soft1D {
 		return nil
 	}
 	v := &soft1D{a: reinterpret[float32](as.a), g: g, b: len(as.a), group: make([]int, 16*g)}
-	v.c = [softConsts]float32{k, math.Log2E, 0.693359375, -2.12194440e-4,
-		1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1,
-		1, -104,
-		0, 0, 0, 0, 0, 0, 0, float32(math.Inf(1)), 80, 0, 0}
+	v.c = softConstants(k)
 	if h, b := as.step, len(as.a); h > 0 {
 		kf, hf := float64(k), float64(float32(h))
 		v.c[12], v.c[13], v.c[14], v.c[15] = v.a[0], float32(1/h), float32(h), float32(b-1)
@@ -602,22 +608,40 @@ func newSoft1D[T Float](as *anchorSet[T], g, d int) *soft1D {
 	return v
 }
 
-// stats adds the statistics of rows [lo, hi) to acc [G, B, 3], rows the
-// scalar loop for a range of rows, and returns the first row it left
-// (fewer than 16 before hi).
-func (v *soft1D) stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
-	buf := soft1DScratch.Get().(*[]float32)
-	defer soft1DScratch.Put(buf)
-	size := v.g * v.b * 3 * 16
-	if cap(*buf) < size+v.b*16 {
-		*buf = make([]float32, size+v.b*16)
+// softVec is a vector kernel of the soft binning (soft1D, softCanon), 16
+// samples per round.
+type softVec interface {
+	// stats adds the statistics of rows [lo, hi) to acc, rows the scalar
+	// loop for a range of rows, and returns the first row it left (fewer
+	// than 16 before hi).
+	stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int
+	// grad returns the loop that adds to (or, canonical, sets) dx and dp,
+	// zero before, the gradients of rows [lo, hi) for the statistics'
+	// gradient ds, likewise, or nil when ds is not finite (a kernel would
+	// spread a NaN over bins the scalar loop skips).
+	grad(ds []float32) func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int
+}
+
+// newSoftVec returns the vector kernel for as, g groups and values of
+// dimension d, or nil where none applies.
+func newSoftVec[T Float](as *anchorSet[T], g, d int) softVec {
+	if v := newSoft1D(as, g, d); v != nil {
+		return v
 	}
-	lanes, tmp := (*buf)[:size], (*buf)[size:size+v.b*16]
+	if v := newSoftCanon(as, g, d); v != nil {
+		return v
+	}
+	return nil
+}
+
+// vecRounds runs kernel (which takes rounds of 16 rows from row lo and
+// returns the rounds done) over the whole rounds of rows [lo, hi), at most
+// most rounds a call, and rows on each round it stops before; it returns
+// the first row left.
+func vecRounds(lo, hi, most int, kernel func(lo, rounds int) int, rows func(lo, hi int)) int {
 	for hi-lo >= 16 {
-		rounds := min((hi-lo)/16, soft1DRounds)
-		clear(lanes)
-		done := softBinFwd16(&xs[lo*v.g], &ps[lo*v.g], rounds, v.g, &v.a[0], v.b, &v.c, &lanes[0], &tmp[0])
-		v.fold(acc, lanes)
+		rounds := min((hi-lo)/16, most)
+		done := kernel(lo, rounds)
 		lo += 16 * done
 		if done < rounds {
 			rows(lo, lo+16)
@@ -627,7 +651,30 @@ func (v *soft1D) stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo
 	return lo
 }
 
-// soft1DScratch holds soft1D.stats' per-lane sums between calls.
+// scratch returns a pooled buffer of at least n float32 values, and its
+// release.
+func scratch(n int) ([]float32, func()) {
+	buf := soft1DScratch.Get().(*[]float32)
+	if cap(*buf) < n {
+		*buf = make([]float32, n)
+	}
+	return (*buf)[:n], func() { soft1DScratch.Put(buf) }
+}
+
+func (v *soft1D) stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
+	size := v.g * v.b * 3 * 16
+	buf, release := scratch(size + v.b*16)
+	defer release()
+	lanes, tmp := buf[:size], buf[size:]
+	return vecRounds(lo, hi, soft1DRounds, func(lo, rounds int) int {
+		clear(lanes)
+		done := softBinFwd16(&xs[lo*v.g], &ps[lo*v.g], rounds, v.g, &v.a[0], v.b, &v.c, &lanes[0], &tmp[0])
+		v.fold(acc, lanes)
+		return done
+	}, rows)
+}
+
+// soft1DScratch holds the vector kernels' scratch between calls.
 var soft1DScratch = sync.Pool{New: func() any { return new([]float32) }}
 
 // fold adds the per-lane sums [G][B·3][16] to acc [G, B·3].
@@ -644,16 +691,33 @@ func (v *soft1D) fold(acc []float64, lanes []float32) {
 	}
 }
 
-// table lays out the gradient ds [G, B, 3] of the statistics per lane of a
-// round's vectors, with the anchors, [G][B][4][16] (dn, dm, dq, a), for
-// the backward kernel; nil when ds is not finite (the kernel would spread
-// a NaN over bins the scalar loop skips).
-func (v *soft1D) table(ds []float32) []float32 {
-	for _, s := range ds {
-		if math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) {
-			return nil
+func (v *soft1D) grad(ds []float32) func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
+	if !finite(ds) {
+		return nil
+	}
+	tab := v.table(ds)
+	return func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
+		return vecRounds(lo, hi, (hi-lo)/16, func(lo, rounds int) int {
+			o := lo * v.g
+			return softBinBwd16(&dx[o], &dp[o], &xs[o], &ps[o], rounds, v.g, &v.a[0], v.b, &v.c, &tab[0])
+		}, rows)
+	}
+}
+
+// finite reports whether every value of s is finite.
+func finite(s []float32) bool {
+	for _, v := range s {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return false
 		}
 	}
+	return true
+}
+
+// table lays out the gradient ds [G, B, 3] of the statistics per lane of a
+// round's vectors, with the anchors, [G][B][4][16] (dn, dm, dq, a), for
+// the backward kernel.
+func (v *soft1D) table(ds []float32) []float32 {
 	tab := make([]float32, v.g*v.b*4*16)
 	for vec := range v.g {
 		groups := v.group[vec*16 : vec*16+16]
@@ -668,20 +732,74 @@ func (v *soft1D) table(ds []float32) []float32 {
 	return tab
 }
 
-// grad adds to dx and dp the gradients of rows [lo, hi) for the table tab,
-// rows the scalar loop for a range of rows, and returns the first row it
-// left (fewer than 16 before hi).
-func (v *soft1D) grad(dx, dp, xs, ps, tab []float32, lo, hi int, rows func(lo, hi int)) int {
-	for hi-lo >= 16 {
-		rounds, o := (hi-lo)/16, lo*v.g
-		done := softBinBwd16(&dx[o], &dp[o], &xs[o], &ps[o], rounds, v.g, &v.a[0], v.b, &v.c, &tab[0])
-		lo += 16 * done
-		if done < rounds {
-			rows(lo, lo+16)
-			lo += 16
+// softCanon runs the soft binning of float32 points of E ≥ 2 dimensions in
+// one group (canonical) through the vector kernels of softbin_amd64.s, 16
+// samples per round (see there), summing each lane in float32 over at most
+// soft1DRounds rounds before folding the lanes into the float64 partial
+// sums.
+type softCanon struct {
+	e, d, b int
+	c       [softConsts]float32
+	// cf holds per anchor k‖a_j‖², then −2k(a_j − o)_c at its nonzero
+	// coordinates c; nz their count, then 64c for each.
+	cf  []float32
+	nz  []int32
+	off []float32 // o
+	idx [32]int32 // l·E, then l·D
+}
+
+// newSoftCanon returns the vector kernels for as, g groups and values of
+// dimension d, or nil where they do not apply (no AVX-512, float64, more
+// than one group, 1-D points, no values).
+func newSoftCanon[T Float](as *anchorSet[T], g, d int) *softCanon {
+	k, ok := any(as.k).(float32)
+	if !softAsm || !ok || g != 1 || as.e < 2 || d < 1 {
+		return nil
+	}
+	v := &softCanon{e: as.e, d: d, b: len(as.norm), c: softConstants(k), off: reinterpret[float32](as.off)}
+	for j := range v.b {
+		v.cf = append(v.cf, k*float32(as.norm[j]))
+		v.nz = append(v.nz, int32(as.start[j+1]-as.start[j]))
+		for t := as.start[j]; t < as.start[j+1]; t++ {
+			v.cf = append(v.cf, -2*k*float32(as.val[t]))
+			v.nz = append(v.nz, int32(64*as.idx[t]))
 		}
 	}
-	return lo
+	for l := range 16 {
+		v.idx[l], v.idx[16+l] = int32(l*v.e), int32(l*d)
+	}
+	return v
+}
+
+func (v *softCanon) stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
+	size := v.b * (v.d + 2) * 16
+	buf, release := scratch(size + (v.e+v.d+v.b)*16)
+	defer release()
+	lanes, tmp := buf[:size], buf[size:]
+	return vecRounds(lo, hi, soft1DRounds, func(lo, rounds int) int {
+		clear(lanes)
+		done := softCanonFwd16(&xs[lo*v.e], &ps[lo*v.d], rounds, v.e, v.d, &v.cf[0], &v.nz[0], v.b, &v.c, &v.idx[0], &lanes[0], &tmp[0])
+		for i := range acc {
+			for _, s := range lanes[i*16 : i*16+16] {
+				acc[i] += float64(s)
+			}
+		}
+		return done
+	}, rows)
+}
+
+func (v *softCanon) grad(ds []float32) func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
+	if !finite(ds) {
+		return nil
+	}
+	return func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
+		tmp, release := scratch((2*v.e + v.d + 2*v.b) * 16)
+		defer release()
+		return vecRounds(lo, hi, (hi-lo)/16, func(lo, rounds int) int {
+			e, d := lo*v.e, lo*v.d
+			return softCanonBwd16(&dx[e], &dp[d], &xs[e], &ps[d], rounds, v.e, v.d, &v.cf[0], &v.nz[0], v.b, &v.c, &v.idx[0], &ds[0], &v.off[0], &tmp[0])
+		}, rows)
+	}
 }
 
 // The CPU bodies.
@@ -740,7 +858,7 @@ func softBinStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	as := newAnchorSet[T](sb)
 	e, b := sb.Dim, len(as.norm)
 	xs, ps := HostData(x), HostData(p)
-	vec, align := newSoft1D(as, g, d), 1
+	vec, align := newSoftVec(as, g, d), 1
 	if vec != nil {
 		align = 16 // the kernels' rounds
 	}
@@ -767,13 +885,12 @@ func softBinStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	as := newAnchorSet[T](sb)
 	e, b := sb.Dim, len(as.norm)
 	xs, ps := HostData(x), HostData(p)
-	vec := newSoft1D(as, g, d)
-	var tab []float32
-	if vec != nil {
-		tab = vec.table(reinterpret[float32](ds))
+	var grad func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int
+	if vec := newSoftVec(as, g, d); vec != nil {
+		grad = vec.grad(reinterpret[float32](ds))
 	}
 	n, align := x.Shape()[0], 1
-	if tab != nil {
+	if grad != nil {
 		align = 16 // the kernel's rounds
 	}
 	parallelFor((n+align-1)/align, align*g*b*(4*e+2*d+12), func(lo, hi int) {
@@ -788,8 +905,8 @@ func softBinStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 				as.rowBackward(dxs[r*e:(r+1)*e], dw, w, xr)
 			}
 		}
-		if tab != nil {
-			lo = vec.grad(reinterpret[float32](dxs), reinterpret[float32](dps), reinterpret[float32](xs), reinterpret[float32](ps), tab, lo, hi, rows)
+		if grad != nil {
+			lo = grad(reinterpret[float32](dxs), reinterpret[float32](dps), reinterpret[float32](xs), reinterpret[float32](ps), lo, hi, rows)
 		}
 		rows(lo, hi)
 	})

@@ -53,24 +53,25 @@
 	VADDPS       Z30, v, v; \
 	VSCALEFPS    n, v, v
 
-// FINITE jumps to stop unless the round's g vectors (R9) of points at SI
-// and values at DI are all finite; it uses R8, R15, CX, Z0, Z1, K1.
-#define FINITE(stop, loop) \
-	MOVQ     SI, R8; \
-	MOVQ     DI, R15; \
-	MOVQ     R9, CX; \
-	VXORPS   Z0, Z0, Z0; \
+// NONFINITE adds to Z0 v − v for the n vectors from ptr (NaN where one is
+// not finite); it uses R8, CX, Z1.
+#define NONFINITE(ptr, n, loop) \
+	MOVQ    ptr, R8; \
+	MOVQ    n, CX; \
 loop: \
-	VMOVUPS  (R8), Z1; \
-	VSUBPS   Z1, Z1, Z1; \
-	VADDPS   Z1, Z0, Z0; \
-	VMOVUPS  (R15), Z1; \
-	VSUBPS   Z1, Z1, Z1; \
-	VADDPS   Z1, Z0, Z0; \
-	ADDQ     $64, R8; \
-	ADDQ     $64, R15; \
-	DECQ     CX; \
-	JNZ      loop; \
+	VMOVUPS (R8), Z1; \
+	VSUBPS  Z1, Z1, Z1; \
+	VADDPS  Z1, Z0, Z0; \
+	ADDQ    $64, R8; \
+	DECQ    CX; \
+	JNZ     loop
+
+// FINITEXP jumps to stop unless the nx vectors of points at SI and the np
+// vectors of values at DI are all finite; it uses R8, CX, Z0, Z1, K1.
+#define FINITEXP(stop, nx, np, lx, lp) \
+	VXORPS   Z0, Z0, Z0; \
+	NONFINITE(SI, nx, lx); \
+	NONFINITE(DI, np, lp); \
 	VCMPPS   $7, Z0, Z0, K1; \
 	KORTESTW K1, K1; \
 	JCC      stop
@@ -171,7 +172,7 @@ TEXT ·softBinFwd16(SB), NOSPLIT, $0-80
 fround:
 	CMPQ AX, rounds+16(FP)
 	JGE  fdone
-	FINITE(fdone, fcheck)
+	FINITEXP(fdone, R9, R9, fcheckx, fcheckp)
 	MOVQ R12, DX
 	MOVQ R9, R14
 
@@ -292,7 +293,7 @@ TEXT ·softBinBwd16(SB), NOSPLIT, $0-88
 bround:
 	CMPQ   AX, rounds+32(FP)
 	JGE    bdone
-	FINITE(bdone, bcheck)
+	FINITEXP(bdone, R9, R9, bcheckx, bcheckp)
 	MOVQ     BX, DX
 	MOVQ     R9, R14
 
@@ -357,5 +358,350 @@ bnorm:
 
 bdone:
 	MOVQ AX, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// The AVX-512 kernels of the soft bins of points of E ≥ 2 dimensions in
+// one group (canonical), float32, 16 samples per round: x [rows, E] and p
+// [rows, D] flat, each round's coordinates gathered per lane (idx: l·E,
+// then l·D) into the scratch at tmp, [E][16] then [D][16]. Per sample the
+// logits z_j = k‖a_j‖² − 2k·x·(a_j − o) (k‖x − a_j‖² up to terms common
+// to all j) come from the table cf: per anchor the bias k‖a_j‖², then the
+// coefficients −2k(a_j − o)_c at its nonzero coordinates, whose byte
+// offsets 64c into the gathered x are in nz after their count. Then
+// t_j = e^{z_j − max z} (the exponent clamped at −104, below which e^x is
+// 0 in float32, as the scalar loop sets it) and w_j = t_j/Σ t. Each round
+// is first checked for non-finite x or p; the kernels stop before such a
+// round and return the rounds done, for the caller to take it on the
+// scalar path.
+
+// CGATHER gathers the round's points at SI (indices Z18) and values at DI
+// (indices Z19) to the scratch at R13, sets Z2 = ‖p‖² and BX to the
+// scratch after them; it uses R8, CX, Z1, K1.
+#define CGATHER(lx, lp) \
+	MOVQ        SI, R8; \
+	MOVQ        R13, BX; \
+	MOVQ        R9, CX; \
+lx: \
+	KXNORW      K1, K1, K1; \
+	VGATHERDPS  (R8)(Z18*4), K1, Z1; \
+	VMOVUPS     Z1, (BX); \
+	ADDQ        $4, R8; \
+	ADDQ        $64, BX; \
+	DECQ        CX; \
+	JNZ         lx; \
+	MOVQ        DI, R8; \
+	MOVQ        R10, CX; \
+	VXORPS      Z2, Z2, Z2; \
+lp: \
+	KXNORW      K1, K1, K1; \
+	VGATHERDPS  (R8)(Z19*4), K1, Z1; \
+	VMOVUPS     Z1, (BX); \
+	VFMADD231PS Z1, Z1, Z2; \
+	ADDQ        $4, R8; \
+	ADDQ        $64, BX; \
+	DECQ        CX; \
+	JNZ         lp
+
+// CTERMS sets the terms t_j, [B][16] at BX, for the tables cf (DX) and nz
+// (R14) of the B (CX) anchors, Z5 = Σ t and R15 to the scratch after the
+// terms; it uses R8, R11, CX, Z3, Z4, Z6, Z7.
+#define CTERMS(lz, lnz, lnzd, lm, le) \
+	MOVQ             BX, R8; \
+	MOVQ             CX, R11; \
+lz: \
+	VBROADCASTSS     (DX), Z4; \
+	ADDQ             $4, DX; \
+	MOVLQSX          (R14), R15; \
+	ADDQ             $4, R14; \
+	TESTQ            R15, R15; \
+	JZ               lnzd; \
+lnz: \
+	MOVLQSX          (R14), CX; \
+	VMOVUPS          (R13)(CX*1), Z6; \
+	VFMADD231PS.BCST (DX), Z6, Z4; \
+	ADDQ             $4, DX; \
+	ADDQ             $4, R14; \
+	DECQ             R15; \
+	JNZ              lnz; \
+lnzd: \
+	VMOVUPS          Z4, (R8); \
+	ADDQ             $64, R8; \
+	DECQ             R11; \
+	JNZ              lz; \
+	MOVQ             R8, R15; \
+	MOVQ             BX, R8; \
+	VMOVUPS          (BX), Z3; \
+lm: \
+	VMAXPS           (R8), Z3, Z3; \
+	ADDQ             $64, R8; \
+	CMPQ             R8, R15; \
+	JNE              lm; \
+	MOVQ             BX, R8; \
+	VXORPS           Z5, Z5, Z5; \
+le: \
+	VMOVUPS          (R8), Z4; \
+	VSUBPS           Z3, Z4, Z4; \
+	EXP(Z4, Z6, Z7); \
+	VMOVUPS          Z4, (R8); \
+	VADDPS           Z4, Z5, Z5; \
+	ADDQ             $64, R8; \
+	CMPQ             R8, R15; \
+	JNE              le
+
+// CROUND points SI and DI at round AX of the points x and values p, and
+// loads E, D into R9, R10.
+#define CROUND(x, p, e, d) \
+	MOVQ  e, R9; \
+	MOVQ  d, R10; \
+	MOVQ  AX, SI; \
+	IMULQ R9, SI; \
+	SHLQ  $6, SI; \
+	ADDQ  x, SI; \
+	MOVQ  AX, DI; \
+	IMULQ R10, DI; \
+	SHLQ  $6, DI; \
+	ADDQ  p, DI
+
+// CSTART loads the constants at c and the gather indices at idx, points
+// R13 at the scratch tmp and sets the round AX to 0.
+#define CSTART(c, idx, tmp) \
+	MOVQ      c, CX; \
+	LOADCONSTS(CX); \
+	MOVQ      idx, CX; \
+	VMOVDQU32 (CX), Z18; \
+	VMOVDQU32 64(CX), Z19; \
+	MOVQ      tmp, R13; \
+	XORQ      AX, AX
+
+// CTOP starts round AX (CROUND), jumps to done for a non-finite one
+// (FINITEXP) and gathers it (CGATHER), then sets its terms (CTERMS) and
+// Z5 = 1/Σ t.
+#define CTOP(done, x, p, e, d, cf, nz, b, l1, l2, l3, l4, l5, l6, l7, l8, l9) \
+	CROUND(x, p, e, d); \
+	FINITEXP(done, R9, R10, l1, l2); \
+	CGATHER(l3, l4); \
+	MOVQ   cf, DX; \
+	MOVQ   nz, R14; \
+	MOVQ   b, CX; \
+	CTERMS(l5, l6, l7, l8, l9); \
+	VDIVPS Z5, Z30, Z5
+
+// func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, acc, tmp *float32) int
+//
+// Adds each sample's w_j, w_j·p and w_j·‖p‖² to the per-lane sums at acc,
+// [B][D+2][16]; tmp holds E + D + B vectors.
+TEXT ·softCanonFwd16(SB), NOSPLIT, $0-104
+	CSTART(c+64(FP), idx+72(FP), tmp+88(FP))
+
+cfround:
+	CMPQ AX, rounds+16(FP)
+	JGE  cfdone
+	CTOP(cfdone, x+0(FP), p+8(FP), e+24(FP), d+32(FP), cf+40(FP), nz+48(FP), b+56(FP), cf1, cf2, cf3, cf4, cf5, cf6, cf7, cf8, cf9)
+	MOVQ   BX, R8
+	MOVQ   acc+80(FP), DX
+
+cfacc:
+	VMULPS  (R8), Z5, Z4
+	VADDPS  (DX), Z4, Z6
+	VMOVUPS Z6, (DX)
+	ADDQ    $64, DX
+	MOVQ    R13, R11
+	MOVQ    R9, CX
+	SHLQ    $6, CX
+	ADDQ    CX, R11
+	MOVQ    R10, CX
+
+cfaccp:
+	VMOVUPS     (DX), Z6
+	VFMADD231PS (R11), Z4, Z6
+	VMOVUPS     Z6, (DX)
+	ADDQ        $64, DX
+	ADDQ        $64, R11
+	DECQ        CX
+	JNZ         cfaccp
+	VMOVUPS     (DX), Z6
+	VFMADD231PS Z2, Z4, Z6
+	VMOVUPS     Z6, (DX)
+	ADDQ        $64, DX
+	ADDQ        $64, R8
+	CMPQ        R8, R15
+	JNE         cfacc
+	INCQ        AX
+	JMP         cfround
+
+cfdone:
+	MOVQ AX, ret+96(FP)
+	VZEROUPPER
+	RET
+
+// CZERO zeroes CX vectors from R8.
+#define CZERO(l) \
+	VXORPS  Z6, Z6, Z6; \
+l: \
+	VMOVUPS Z6, (R8); \
+	ADDQ    $64, R8; \
+	DECQ    CX; \
+	JNZ     l
+
+// CSCATTER stores Z6 to the round's coordinate at R14 (indices in zi).
+#define CSCATTER(zi) \
+	KXNORW      K1, K1, K1; \
+	VSCATTERDPS Z6, K1, (R14)(zi*4)
+
+// func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, ds, off, tmp *float32) int
+//
+// Sets dx and dp to the gradients of each sample's statistics for their
+// gradient ds [B][D+2] (dn, dm, dq per anchor) and the anchors' common
+// offset o [E] (off): with dw_j = dn_j + dm_j·p + dq_j·‖p‖², dot =
+// Σ_j w_j·dw_j and dz_j = w_j·(dw_j − dot), dx = 2k·Σ_j dz_j·(x − a_j)
+// = 2k·(x − o)·Σ_j dz_j + Σ_j dz_j·(−2k)(a_j − o) (the second sum over
+// the nonzero coordinates, with cf's coefficients) and
+// dp = Σ_j w_j·dm_j + 2p·Σ_j w_j·dq_j. tmp holds E + D + 2B + E vectors:
+// the gathered x and p, t, dw and the sums for dx.
+TEXT ·softCanonBwd16(SB), NOSPLIT, $0-128
+	CSTART(c+80(FP), idx+88(FP), tmp+112(FP))
+
+cbround:
+	CMPQ AX, rounds+32(FP)
+	JGE  cbdone
+	CTOP(cbdone, x+16(FP), p+24(FP), e+40(FP), d+48(FP), cf+56(FP), nz+64(FP), b+72(FP), cb1, cb2, cb3, cb4, cb5, cb6, cb7, cb8, cb9)
+
+	// dw_j to the scratch at R15 (after t).
+	MOVQ   BX, R8
+	MOVQ   R15, R11
+	MOVQ   ds+96(FP), DX
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+
+cbdw:
+	VMOVUPS      (R8), Z4
+	VBROADCASTSS (DX), Z6
+	ADDQ         $4, DX
+	MOVQ         R13, R14
+	MOVQ         R9, CX
+	SHLQ         $6, CX
+	ADDQ         CX, R14
+	MOVQ         R10, CX
+
+cbdm:
+	VMOVUPS          (R14), Z7
+	VFMADD231PS.BCST (DX), Z7, Z6
+	ADDQ             $4, DX
+	ADDQ             $64, R14
+	DECQ             CX
+	JNZ              cbdm
+	VBROADCASTSS     (DX), Z7
+	ADDQ             $4, DX
+	VFMADD231PS      Z7, Z2, Z6
+	VFMADD231PS      Z7, Z4, Z10
+	VMOVUPS          Z6, (R11)
+	VFMADD231PS      Z6, Z4, Z9
+	ADDQ             $64, R8
+	ADDQ             $64, R11
+	CMPQ             R8, R15
+	JNE              cbdw
+
+	// dz_j and the sums for dx at DI (after dw).
+	VMULPS Z5, Z9, Z9
+	MOVQ   R11, DI
+	MOVQ   R11, R8
+	MOVQ   R9, CX
+	CZERO(cbzx)
+	VXORPS Z11, Z11, Z11
+	MOVQ   BX, R8
+	MOVQ   R15, R11
+	MOVQ   cf+56(FP), DX
+	MOVQ   nz+64(FP), R14
+
+cbdz:
+	VMOVUPS (R11), Z6
+	VSUBPS  Z9, Z6, Z6
+	VMULPS  (R8), Z6, Z6
+	VMULPS  Z5, Z6, Z6
+	VADDPS  Z6, Z11, Z11
+	ADDQ    $4, DX
+	MOVLQSX (R14), CX
+	ADDQ    $4, R14
+	TESTQ   CX, CX
+	JZ      cbdzd
+
+cbnzb:
+	MOVLQSX          (R14), R12
+	VMOVUPS          (DI)(R12*1), Z7
+	VFMADD231PS.BCST (DX), Z6, Z7
+	VMOVUPS          Z7, (DI)(R12*1)
+	ADDQ             $4, DX
+	ADDQ             $4, R14
+	DECQ             CX
+	JNZ              cbnzb
+
+cbdzd:
+	ADDQ $64, R8
+	ADDQ $64, R11
+	CMPQ R8, R15
+	JNE  cbdz
+
+	// dx = 2k·(x − o)·Σ dz + the sums at DI.
+	VADDPS Z20, Z20, Z12
+	VMULPS Z11, Z12, Z12
+	MOVQ   R13, R8
+	MOVQ   off+104(FP), DX
+	MOVQ   AX, R14
+	IMULQ  R9, R14
+	SHLQ   $6, R14
+	ADDQ   dx+0(FP), R14
+	MOVQ   R9, CX
+
+cbdx:
+	VMOVUPS         (R8), Z6
+	VSUBPS.BCST     (DX), Z6, Z6
+	VMULPS          Z12, Z6, Z6
+	VADDPS          (DI), Z6, Z6
+	CSCATTER(Z18)
+	ADDQ            $4, R14
+	ADDQ            $64, R8
+	ADDQ            $64, DI
+	ADDQ            $4, DX
+	DECQ            CX
+	JNZ             cbdx
+
+	// dp = (Σ t·dm + 2p·Σ t·dq)/Σ t, p at R8 (after x), the sums over
+	// the anchors by coordinate: dm_jc at ds + 4(j(D+2) + 1 + c).
+	VADDPS Z10, Z10, Z10
+	MOVQ   AX, R14
+	IMULQ  R10, R14
+	SHLQ   $6, R14
+	ADDQ   dp+8(FP), R14
+	MOVQ   ds+96(FP), SI
+	ADDQ   $4, SI
+	LEAQ   8(R10*4), R12
+	MOVQ   R10, CX
+
+cbdp:
+	VMOVUPS          (R8), Z6
+	VMULPS           Z10, Z6, Z6
+	MOVQ             BX, R11
+	MOVQ             SI, DX
+
+cbdpj:
+	VMOVUPS          (R11), Z7
+	VFMADD231PS.BCST (DX), Z7, Z6
+	ADDQ             R12, DX
+	ADDQ             $64, R11
+	CMPQ             R11, R15
+	JNE              cbdpj
+	VMULPS           Z5, Z6, Z6
+	CSCATTER(Z19)
+	ADDQ             $4, R14
+	ADDQ             $64, R8
+	ADDQ             $4, SI
+	DECQ             CX
+	JNZ              cbdp
+	INCQ             AX
+	JMP              cbround
+
+cbdone:
+	MOVQ AX, ret+120(FP)
 	VZEROUPPER
 	RET

@@ -5,12 +5,20 @@ package tensor
 // softAsm reports that there are no vector soft-binning kernels.
 var softAsm = false
 
-// softBinFwd16 and softBinBwd16 do no rounds: soft1D's callers take every
-// row on the scalar path.
+// The kernels do no rounds: their callers take every row on the scalar
+// path.
 func softBinFwd16(x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, acc, tmp *float32) int {
 	return 0
 }
 
 func softBinBwd16(dx, dp, x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, tab *float32) int {
+	return 0
+}
+
+func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, acc, tmp *float32) int {
+	return 0
+}
+
+func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, ds, off, tmp *float32) int {
 	return 0
 }

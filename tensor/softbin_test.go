@@ -212,31 +212,123 @@ func TestSoft1DKernelsMatchScalar(t *testing.T) {
 			HostData(x)[40*c.g] = float32(math.Inf(1))
 			HostData(p)[300*c.g+2] = float32(math.Inf(-1))
 		}
-		t.Run(c.name, func(t *testing.T) {
-			vs := SoftBinStats(x, p, sb)
-			vx, vp := SoftBinStatsBackward(ds, x, p, sb)
-			softAsm = false
-			defer func() { softAsm = true }()
-			ss := SoftBinStats(x, p, sb)
-			sx, sp := SoftBinStatsBackward(ds, x, p, sb)
-			softAsm = true
-			for _, cmp := range []struct {
-				name      string
-				got, want *Tensor[float32]
-				rel       float64
-			}{{"stats", vs, ss, 2e-5}, {"dx", vx, sx, 1e-4}, {"dp", vp, sp, 1e-4}} {
-				wd := cmp.want.Data()
-				expectEach(t, cmp.name, cmp.got, cmp.rel, func(idx []int) float64 { return float64(wd[offsetOf(cmp.want, idx)]) })
+		t.Run(c.name, func(t *testing.T) { vectorMatchesScalar(t, x, p, ds, sb, c.bad, 2e-5, 1e-4) })
+	}
+}
+
+// vectorMatchesScalar checks SoftBinStats and its backward with the vector
+// kernels against the scalar loops (softAsm off), the statistics to within
+// rel and the gradients to within grel; with bad, also for a NaN in ds.
+func vectorMatchesScalar(t *testing.T, x, p, ds *Tensor[float32], sb SoftBins, bad bool, rel, grel float64) {
+	t.Helper()
+	scalar := func(f func()) {
+		softAsm = false
+		defer func() { softAsm = true }()
+		f()
+	}
+	vs := SoftBinStats(x, p, sb)
+	vx, vp := SoftBinStatsBackward(ds, x, p, sb)
+	var ss, sx, sp *Tensor[float32]
+	scalar(func() {
+		ss = SoftBinStats(x, p, sb)
+		sx, sp = SoftBinStatsBackward(ds, x, p, sb)
+	})
+	for _, cmp := range []struct {
+		name      string
+		got, want *Tensor[float32]
+		rel       float64
+	}{{"stats", vs, ss, rel}, {"dx", vx, sx, grel}, {"dp", vp, sp, grel}} {
+		wd := cmp.want.Data()
+		expectEach(t, cmp.name, cmp.got, cmp.rel, func(idx []int) float64 { return float64(wd[offsetOf(cmp.want, idx)]) })
+	}
+	if bad {
+		ds = Clone(ds)
+		HostData(ds)[4] = float32(math.NaN())
+		gx, _ := SoftBinStatsBackward(ds, x, p, sb)
+		var wx *Tensor[float32]
+		scalar(func() { wx, _ = SoftBinStatsBackward(ds, x, p, sb) })
+		wd := wx.Data()
+		expectEach(t, "dx/NaN gradient", gx, 0, func(idx []int) float64 { return float64(wd[offsetOf(wx, idx)]) })
+	}
+}
+
+// simplexAnchors are the simplex-lattice anchors (g + 1/k)/(s+1) for every
+// vector g ≥ 0 of k integers summing to s (as ecl/bins.Simplex lays them
+// out), and their number.
+func simplexAnchors(k, s int) ([]float64, int) {
+	var a []float64
+	g := make([]int, k)
+	var rec func(c, left int)
+	rec = func(c, left int) {
+		if c == k-1 {
+			g[c] = left
+			for _, v := range g {
+				a = append(a, (float64(v)+1/float64(k))/float64(s+1))
 			}
-			if c.bad {
-				HostData(ds)[4] = float32(math.NaN())
-				gx, _ := SoftBinStatsBackward(ds, x, p, sb)
-				softAsm = false
-				wx, _ := SoftBinStatsBackward(ds, x, p, sb)
-				softAsm = true
-				wd := wx.Data()
-				expectEach(t, "dx/NaN gradient", gx, 0, func(idx []int) float64 { return float64(wd[offsetOf(wx, idx)]) })
+			return
+		}
+		for v := 0; v <= left; v++ {
+			g[c] = v
+			rec(c+1, left-v)
+		}
+	}
+	rec(0, s)
+	return a, len(a) / k
+}
+
+// TestSoftCanonKernelsMatchScalar checks the vector kernels of the soft
+// bins of K-dimensional points (softCanon) against the scalar loops, in
+// float32: simplex anchors for K = 2, 3, 4, 10 at the ECL temperature
+// −1/(B² ln 0.9), N = 0, 1 and tails not a multiple of 16, a temperature
+// where most assignments underflow, sparse anchors off any lattice with
+// values of another dimension, non-finite points and values (taken on the
+// scalar path) and a non-finite statistics gradient (no vector backward).
+func TestSoftCanonKernelsMatchScalar(t *testing.T) {
+	if !softAsm {
+		t.Skip("no vector soft-binning kernels on this CPU or build")
+	}
+	withProcs(t, 2)
+	cases := []struct {
+		name       string
+		n, k, s, d int // s: the simplex grid's sum, 0 for random sparse anchors (15 of them)
+		tau        float64
+		bad        bool
+	}{
+		{"k2", 37, 2, 14, 2, 0, false},
+		{"k3", 3000, 3, 4, 3, 0, false},
+		{"k3-one", 1, 3, 4, 3, 0, false},
+		{"k3-empty", 0, 3, 4, 3, 0, false},
+		{"k4-tail", 1000 + 7, 4, 3, 4, 0, false},
+		{"k10", 531, 10, 2, 10, 0, false},
+		{"k3-underflow", 600, 3, 4, 3, 0.0005, false},
+		{"k10-underflow", 300, 10, 2, 10, 0.0002, false},
+		{"sparse-e4-d3", 333, 4, 0, 3, 0.05, false},
+		{"k3-non-finite", 700, 3, 4, 3, 0, true},
+	}
+	for i, c := range cases {
+		r := newRNG(uint64(200 + i))
+		anchors, b := simplexAnchors(c.k, c.s)
+		if c.s == 0 {
+			b, anchors = 15, make([]float64, 15*c.k)
+			for j := range anchors {
+				if r.IntN(3) > 0 {
+					anchors[j] = r.Float64()
+				}
 			}
-		})
+		}
+		tau := c.tau
+		if tau == 0 {
+			tau = -1 / (math.Log(0.9) * float64(b*b))
+		}
+		sb := SoftBins{Anchors: anchors, Dim: c.k, Tau: tau}
+		x := Softmax(RandNormal[float32](r, 0, 2, c.n, 1, c.k), 2)
+		p := Softmax(RandNormal[float32](r, 0, 2, c.n, 1, c.d), 2)
+		ds := RandNormal[float32](r, 0, 1, 1, b, c.d+2)
+		if c.bad {
+			HostData(x)[5*c.k+1] = float32(math.NaN())
+			HostData(x)[40*c.k] = float32(math.Inf(1))
+			HostData(p)[300*c.d+2] = float32(math.Inf(-1))
+		}
+		t.Run(c.name, func(t *testing.T) { vectorMatchesScalar(t, x, p, ds, sb, c.bad, 2e-5, 2e-4) })
 	}
 }

@@ -143,13 +143,12 @@ func topLabelStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	n, k := in[1].Shape()[0], in[1].Shape()[1]
 	as := newAnchorSet[T](sb)
 	b := len(as.norm)
-	vec := newSoft1D(as, 1, 1)
-	var tab []float32
-	if vec != nil {
-		tab = vec.table(reinterpret[float32](ds))
+	var grad func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int
+	if vec := newSoft1D(as, 1, 1); vec != nil {
+		grad = vec.grad(reinterpret[float32](ds))
 	}
 	align := 1
-	if tab != nil {
+	if grad != nil {
 		align = 16 // the kernel's rounds
 	}
 	parallelFor((n+align-1)/align, align*topCost(n, b*18+2*k), func(lo, hi int) {
@@ -174,8 +173,8 @@ func topLabelStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 				}
 			}
 			r := 0
-			if tab != nil {
-				r = vec.grad(reinterpret[float32](dx), reinterpret[float32](dpc), reinterpret[float32](x), reinterpret[float32](pc), tab, 0, m, rows)
+			if grad != nil {
+				r = grad(reinterpret[float32](dx), reinterpret[float32](dpc), reinterpret[float32](x), reinterpret[float32](pc), 0, m, rows)
 			}
 			rows(r, m)
 			for r, v := range dx {

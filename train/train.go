@@ -69,7 +69,9 @@ type Recipe struct {
 // means over its batches of the source cross-entropy, of the term (ECL or
 // a baseline's), of the term's weight λ (1 under λ_ce·CE + term) and of
 // GradRatio, the norm of the weighted term's gradient over the trained
-// parameters divided by that of the weighted cross-entropy.
+// parameters divided by that of the weighted cross-entropy, over the
+// batches where the latter is not zero (GradRatio is 0 when there is none:
+// a saturated softmax, λ_ce = 0).
 type EpochTrace struct {
 	Epoch                       int
 	CE, Term, Lambda, GradRatio float64
@@ -94,12 +96,14 @@ func batches(rng *rand.Rand, n, b int) [][]int {
 // (batches, graph, gradients) live in an arena that the next step reuses:
 // step must keep no tensor made during a step for a later one.
 //
-// An epoch whose mean loss is not finite ends the stage with a
+// An epoch whose mean loss is not finite, or more than divergence times
+// the larger of 1 and the stage's first batch loss, ends the stage with a
 // *DivergedError naming it.
 func fit[T tensor.Float](rng *rand.Rand, stage string, st Stage, batch int, params []*autograd.Var[T], nsrc, ntgt int, step func(si, ti []int) float64) error {
 	opt := optim.NewAdam(params, st.LR, 0)
 	sched := optim.MultiStep{Base: st.LR, Milestones: st.Milestones, Gamma: 0.1}
 	var arena tensor.Arena[T]
+	first := -1.0 // the first batch's loss, once known
 	for epoch := range st.Epochs {
 		sched.Apply(opt, epoch)
 		sb := batches(rng, nsrc, batch)
@@ -118,13 +122,17 @@ func fit[T tensor.Float](rng *rand.Rand, stage string, st Stage, batch int, para
 				if tb != nil {
 					ti = tb[i]
 				}
-				sum += step(si, ti)
+				l := step(si, ti)
+				if first < 0 {
+					first = math.Abs(l)
+				}
+				sum += l
 			})
 			opt.Step()
 		}
 		mean := sum / float64(max(len(sb), 1))
-		if math.IsNaN(mean) || math.IsInf(mean, 0) {
-			return &DivergedError{Stage: stage, Epoch: epoch + 1, Loss: mean}
+		if math.IsNaN(mean) || math.IsInf(mean, 0) || math.Abs(mean) > divergence*max(first, 1) {
+			return &DivergedError{Stage: stage, Epoch: epoch + 1, Loss: mean, First: first}
 		}
 		if st.OnEpoch != nil {
 			st.OnEpoch(epoch+1, mean)
@@ -142,16 +150,26 @@ func backprop[T tensor.Float](loss func(si, ti []int) *autograd.Var[T]) func(si,
 	}
 }
 
+// divergence is how many times the larger of 1 and its first batch loss a
+// stage's epoch mean loss may reach before the stage counts as diverged: a
+// learning rate far too large can drive cross-entropy to 10⁵–10⁷ while
+// staying finite, and such a model's metrics are not results. The losses
+// this package trains (cross-entropy, ECL, their weighted sums) start
+// below 10 on any sane setting and do not grow a thousandfold.
+const divergence = 1e3
+
 // DivergedError is a training stage stopped because an epoch's mean loss
-// was not finite (a learning rate too large, say).
+// was not finite or grew past divergence times its start (a learning rate
+// too large, say).
 type DivergedError struct {
 	Stage string
 	Epoch int
 	Loss  float64
+	First float64 // the stage's first batch loss
 }
 
 func (e *DivergedError) Error() string {
-	return fmt.Sprintf("train: the %s stage diverged: mean loss %v in epoch %d", e.Stage, e.Loss, e.Epoch)
+	return fmt.Sprintf("train: the %s stage diverged: mean loss %v in epoch %d (first batch %.4g)", e.Stage, e.Loss, e.Epoch, e.First)
 }
 
 // Base trains the backbone and main head with cross-entropy on the source:
@@ -280,7 +298,7 @@ func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Cla
 	}
 	st := r.ECL
 	var sum EpochTrace
-	var steps int
+	var steps, ratios int
 	trace := r.Trace != nil && extra != nil
 	if trace {
 		st.OnEpoch = func(epoch int, loss float64) {
@@ -288,8 +306,8 @@ func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Cla
 				r.ECL.OnEpoch(epoch, loss)
 			}
 			n := float64(max(steps, 1))
-			r.Trace(EpochTrace{Epoch: epoch, CE: sum.CE / n, Term: sum.Term / n, Lambda: sum.Lambda / n, GradRatio: sum.GradRatio / n})
-			sum, steps = EpochTrace{}, 0
+			r.Trace(EpochTrace{Epoch: epoch, CE: sum.CE / n, Term: sum.Term / n, Lambda: sum.Lambda / n, GradRatio: sum.GradRatio / float64(max(ratios, 1))})
+			sum, steps, ratios = EpochTrace{}, 0, 0
 		}
 	}
 	return fit(rng, stage, st, r.Batch, params, src.Len(), tgt.Len(), func(si, ti []int) float64 {
@@ -343,8 +361,12 @@ func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Cla
 		if wce != 1 {
 			unit, _ = seeded(ce, 1, hs, ht)
 		}
-		ratio := headNorm(params, ls, lt, ts, tt) / (wce * headNorm(params, ls, lt, unit, nil))
-		sum.CE, sum.Term, sum.Lambda, sum.GradRatio = sum.CE+float64(ce.Value.Item()), sum.Term+float64(loss.Value.Item()), sum.Lambda+wterm, sum.GradRatio+ratio
+		term := headNorm(params, ls, lt, ts, tt)
+		if den := wce * headNorm(params, ls, lt, unit, nil); den != 0 {
+			sum.GradRatio += term / den
+			ratios++
+		}
+		sum.CE, sum.Term, sum.Lambda = sum.CE+float64(ce.Value.Item()), sum.Term+float64(loss.Value.Item()), sum.Lambda+wterm
 		steps++
 		// ls collects both terms' gradients, lt the term's alone.
 		if ts != nil {

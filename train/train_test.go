@@ -353,6 +353,30 @@ func TestTraceOfOneDomainTerm(t *testing.T) {
 	}
 }
 
+// TestTraceWithoutCrossEntropyGradient: with λ_ce = 0 the weighted
+// cross-entropy has no gradient, so no batch has a gradient ratio: the
+// trace says 0, a finite value that a result file can hold (it was +Inf,
+// and a saturated softmax made it NaN: "json: unsupported value: NaN"
+// when ecl sim -ecl-lr 1e6 wrote its run).
+func TestTraceWithoutCrossEntropyGradient(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	m := ecl.NewMLPClassifier[float64](r, 2, 6, 3, 2)
+	src, tgt := shiftedPair(r)
+	var es []EpochTrace
+	rec := Recipe{ECL: Stage{Epochs: 2, LR: 0.01}, Batch: 10, LambdaCE: 0, Trace: func(e EpochTrace) { es = append(es, e) }}
+	if err := ECL(r, rec, ecl.TopLabel, m, src, tgt, 3); err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 2 {
+		t.Fatalf("%d epochs traced, want 2", len(es))
+	}
+	for _, e := range es {
+		if e.GradRatio != 0 || !(e.CE > 0) || !(e.Term > 0) {
+			t.Errorf("epoch %d: %+v, want gradient ratio 0 and positive CE and term", e.Epoch, e)
+		}
+	}
+}
+
 // TestDivergenceStopsTheStage: a learning rate that sends the loss to
 // infinity ends the stage with a DivergedError naming it and the epoch.
 func TestDivergenceStopsTheStage(t *testing.T) {
@@ -372,6 +396,27 @@ func TestDivergenceStopsTheStage(t *testing.T) {
 	}
 	if err := Base(r, Recipe{Base: Stage{Epochs: 2, LR: 1e-3}, Batch: 10}, ecl.NewMLPClassifier[float64](r, 2, 8, 3, 3), src); err != nil {
 		t.Errorf("a sane rate: %v", err)
+	}
+}
+
+// TestFiniteDivergenceStopsTheStage: a learning rate that leaves the loss
+// finite but thousands of times its start (the issue's -ecl-lr 1e6) is a
+// divergence too, not a result; the stage's own first loss is in the error.
+func TestFiniteDivergenceStopsTheStage(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	m := ecl.NewMLPClassifier[float64](r, 2, 8, 3, 3)
+	src := datasets.Split[float64]{X: tensor.RandNormal[float64](r, 0, 1, 60, 2), Y: make([]int, 60)}
+	for i := range src.Y {
+		src.Y[i] = i % 3 // labels unrelated to x: nothing to fit, every step overshoots
+	}
+	var losses []float64
+	err := Base(r, Recipe{Base: Stage{Epochs: 10, LR: 1e6, OnEpoch: func(_ int, l float64) { losses = append(losses, l) }}, Batch: 10}, m, src)
+	var d *DivergedError
+	if !errors.As(err, &d) || d.Stage != "base" {
+		t.Fatalf("error %v after epoch losses %v, want a DivergedError of the base stage", err, losses)
+	}
+	if math.IsNaN(d.Loss) || math.IsInf(d.Loss, 0) || d.Loss <= 1e3*max(d.First, 1) || d.First <= 0 || d.First > 10 {
+		t.Errorf("%+v: want a finite loss above 1000 times the first batch's (a cross-entropy near ln 3)", d)
 	}
 }
 

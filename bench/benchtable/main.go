@@ -8,8 +8,15 @@
 // too; DenseNet-40's takes seconds and about 0.3 GB per step, so
 // -run 'lenet5|resnet20|matmul|conv|sim-mlp|ece-kde' leaves it out. The ECL
 // loss rows (ecl/paradigm/kK/nN/float32) at N = 10⁷ need several GB:
-// -run 'ecl/.*/n(100|10000|1000000)/' leaves them out. bench/peer/ holds the
-// PyTorch and OpenBLAS peers that print the same rows.
+// -run 'ecl/.*/n(100|10000|1000000)/' leaves them out. Under each ECL row
+// with N ≥ 10⁶ an "input pass" line gives the time of one plain pass over
+// that row's inputs (ECLCase.InputPass) and the loss's multiple of it.
+// bench/peer/ holds the PyTorch and OpenBLAS peers that print the same rows.
+//
+// -device cuda (a build with -tags cuda) runs the ECL loss rows and the
+// training steps on GPU 0, waiting for the device after each call; the
+// GEMM, convolution, sim-mlp and ece-kde rows are CPU workloads and are
+// listed as not run. Without CUDA built in, -device cuda fails.
 package main
 
 import (
@@ -22,37 +29,58 @@ import (
 	"time"
 
 	"github.com/ecl-go/ecl/bench"
+	"github.com/ecl-go/ecl/kernels/cuda"
 )
 
 func main() {
 	pattern := flag.String("run", ".", "regular expression selecting workloads by name")
+	device := flag.String("device", "cpu", "where the ECL and training-step rows run: cpu, or cuda (GPU 0; needs a build with -tags cuda)")
 	flag.Parse()
 	re, err := regexp.Compile(*pattern)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable: -run:", err)
 		os.Exit(2)
 	}
-	fmt.Printf("%s/%s, GOMAXPROCS=%d\n", runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "benchtable: unexpected argument %q\n", flag.Arg(0))
+		os.Exit(2)
+	}
+	on, err := target(*device)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(2)
+	}
+	fmt.Printf("%s/%s, GOMAXPROCS=%d, device %s\n", runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), *device)
 	fmt.Printf("%-34s %10s %9s\n", "workload", "ms/op", "GFLOP/s")
+	cpuOnly := func(name string) bool {
+		if !re.MatchString(name) {
+			return true
+		}
+		if on.Wait != nil {
+			fmt.Printf("%-34s %10s  (a CPU workload: not run with -device %s)\n", name, "-", *device)
+			return true
+		}
+		return false
+	}
 	for _, c := range bench.Cases() {
-		if !re.MatchString(c.Name) {
+		if cpuOnly(c.Name) {
 			continue
 		}
 		r := bench.Measure(c)
 		fmt.Printf("%-34s %10.3f %9.2f\n", r.Name, float64(r.PerOp.Nanoseconds())/1e6, r.GFLOPS)
 	}
-	eclRows(re)
+	eclRows(re, on)
 	for _, net := range []string{"lenet5", "resnet20", "densenet40"} {
 		name := net + "-train-step/float32"
 		if !re.MatchString(name) {
 			continue
 		}
-		res := bench.MeasureStep(net)
+		res := bench.MeasureStep(net, on)
 		per := time.Duration(res.NsPerOp())
 		fmt.Printf("%-34s %10.3f %9s  (%.0f images/s, batch 100, Adam; %.1f MB and %d allocations per step)\n", name, float64(per.Nanoseconds())/1e6, "", 100/per.Seconds(), float64(res.AllocedBytesPerOp())/1e6, res.AllocsPerOp())
 	}
 	for _, c := range bench.SmallCases() {
-		if !re.MatchString(c.Name) {
+		if cpuOnly(c.Name) {
 			continue
 		}
 		res := testing.Benchmark(func(b *testing.B) { c.Run(b.N) })
@@ -60,7 +88,7 @@ func main() {
 	}
 	for _, n := range []int{400, 800} {
 		name := fmt.Sprintf("ece-kde/%d", n)
-		if !re.MatchString(name) {
+		if cpuOnly(name) {
 			continue
 		}
 		probs, labels := bench.KDEInput(n)
@@ -71,4 +99,24 @@ func main() {
 		})
 		fmt.Printf("%-34s %10.3f %9s  (ECE^KDE as ecl sim computes it, k = 3, bandwidth search included)\n", name, float64(res.NsPerOp())/1e6, "")
 	}
+}
+
+// target resolves -device: the CPU, or GPU 0 with a wait for its queue
+// after each timed call; an error, never the CPU, when CUDA is not built in.
+func target(name string) (bench.On, error) {
+	switch name {
+	case "cpu":
+		return bench.OnCPU, nil
+	case "cuda":
+		dev, err := cuda.New[float32]()
+		if err != nil {
+			return bench.On{}, fmt.Errorf("-device cuda: %w", err)
+		}
+		return bench.On{Dev: dev, Wait: func() {
+			if err := cuda.Sync(); err != nil {
+				panic(err)
+			}
+		}}, nil
+	}
+	return bench.On{}, fmt.Errorf("-device %q: want cpu or cuda", name)
 }

@@ -3,6 +3,7 @@
 package cuda
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 
@@ -14,6 +15,11 @@ import (
 // passes; otherwise each thread folds one output sequentially, as the CPU
 // does (always so for ArgMax and ArgMin, whose first-index ties follow).
 func (d *device[T]) Reduce(op tensor.ReduceOp, dst, x *tensor.Tensor[T], axis int) {
+	// The kernels' combine takes any code but the sum's and the maximum's
+	// for the minimum: a reduction they do not know fails here instead.
+	if op < tensor.OpSum || op > tensor.OpArgMin {
+		panic(fmt.Sprintf("cuda: unknown reduce op %d", op))
+	}
 	shape := x.Shape()
 	n, outer, inner := shape[axis], 1, 1
 	for _, s := range shape[:axis] {
