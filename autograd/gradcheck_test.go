@@ -171,6 +171,8 @@ var gradCases = []gradCase{
 	{"BinStats", in(transposed(3, 1, 4), narrowed(3, 1, 1)), bin(BinStats[float64])},
 	{"SoftBinStats", in(uniform(5, 1, 3), uniform(5, 1, 3)), bin(func(x, p V64) V64 { return SoftBinStats(x, p, softBins(3, 6)) })},
 	{"SoftBinStats", in(uniform(4, 3, 1), transposed(4, 3, 2)), bin(func(x, p V64) V64 { return SoftBinStats(x, p, softBins(1, 5)) })},
+	{"TopLabelStats", in(uniform(6, 3), uniform(6)), bin(func(s, p V64) V64 { return TopLabelStats(s, p, softBins(1, 5)) })},
+	{"TopLabelStats", in(transposed(5, 4), narrowed(5)), bin(func(s, p V64) V64 { return TopLabelStats(s, p, softBins(1, 4)) })},
 	{"DenseBlock", in(uniform(2, 1, 4, 3), positive(1), uniform(1), uniform(1, 1, 3, 3), positive(2), uniform(2), uniform(2, 2, 1, 1)), func(x []V64) V64 {
 		return DenseBlock(x[0], []DenseUnit[float64]{{x[1], x[2], x[3], false}, {x[4], x[5], x[6], true}}, 1e-5, nil)
 	}},

@@ -382,9 +382,10 @@ func gradDenseBlock[T tensor.Float](st *tensor.DenseBlockState[T]) rule[T] {
 
 // Soft binning of the ECL loss (softbin.go).
 var (
-	opSoftAssign   = def("soft_assign")
-	opBinStats     = def("bin_stats")
-	opSoftBinStats = def("soft_bin_stats")
+	opSoftAssign    = def("soft_assign")
+	opBinStats      = def("bin_stats")
+	opSoftBinStats  = def("soft_bin_stats")
+	opTopLabelStats = def("top_label_stats")
 )
 
 // soft_assign: y = ω = softmax over anchors of −‖x − a‖²/τ; ∂x from
@@ -408,5 +409,14 @@ func gradSoftBinStats[T tensor.Float](sb tensor.SoftBins) rule[T] {
 	return func(g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
 		dx, dp := tensor.SoftBinStatsBackward(g, x[0].Value, x[1].Value, sb)
 		return grads[T]{dx, dp}
+	}
+}
+
+// top_label_stats: y = soft_bin_stats(max_k s, p); ∂s only at each row's
+// first maximum, the maxima found again (tensor.TopLabelStatsBackward).
+func gradTopLabelStats[T tensor.Float](sb tensor.SoftBins) rule[T] {
+	return func(g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
+		ds, dp := tensor.TopLabelStatsBackward(g, x[0].Value, x[1].Value, sb)
+		return grads[T]{ds, dp}
 	}
 }

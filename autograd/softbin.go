@@ -21,3 +21,11 @@ func BinStats[T tensor.Float](w, p *Var[T]) *Var[T] {
 func SoftBinStats[T tensor.Float](x, p *Var[T], sb tensor.SoftBins) *Var[T] {
 	return record(opSoftBinStats, tensor.SoftBinStats(x.Value, p.Value, sb), gradSoftBinStats[T](sb), x, p)
 }
+
+// TopLabelStats is SoftBinStats of the top confidences max_k s_ik of the
+// probabilities s [N, K] with the values p [N], as one primitive: the
+// statistics [1, B, 3] on sb's 1-D anchors (tensor.TopLabelStats). Its
+// gradient reaches s only at each row's first maximum.
+func TopLabelStats[T tensor.Float](s, p *Var[T], sb tensor.SoftBins) *Var[T] {
+	return record(opTopLabelStats, tensor.TopLabelStats(s.Value, p.Value, sb), gradTopLabelStats[T](sb), s, p)
+}

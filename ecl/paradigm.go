@@ -92,17 +92,14 @@ func (l layout) softBins() tensor.SoftBins {
 }
 
 // points views the main head's probabilities s [N, K] as the points that
-// are binned, [N, G, E]: the probability vector (canonical), each class
-// probability (class-wise) or the top confidence (top-label).
+// are binned, [N, G, E]: the probability vector (canonical) or each class
+// probability (class-wise).
 func points[T tensor.Float](l layout, s *autograd.Var[T]) *autograd.Var[T] {
 	n := s.Shape()[0]
-	switch l.paradigm {
-	case Canonical:
+	if l.paradigm == Canonical {
 		return autograd.Reshape(s, n, 1, l.k)
-	case ClassWise:
-		return autograd.Reshape(s, n, l.k, 1)
 	}
-	return autograd.Reshape(autograd.Max(s, 1, false), n, 1, 1)
+	return autograd.Reshape(s, n, l.k, 1)
 }
 
 // auxShape views the auxiliary probabilities as [N, G, D]: top-label p is
@@ -123,12 +120,16 @@ func auxShape[T tensor.Float](l layout, p *autograd.Var[T]) *autograd.Var[T] {
 // per bin the soft count n, the weighted sums m [D] of the auxiliary
 // probabilities p and q = Σ_i ω_i·‖p_i‖², from the main head's
 // probabilities s [N, K], in one pass that never holds the assignment ω
-// [N, G, B].
+// [N, G, B] (top-label: nor the top confidences, autograd.TopLabelStats).
 func binStats[T tensor.Float](l layout, s, p *autograd.Var[T]) *autograd.Var[T] {
 	if s.Shape()[0] != p.Shape()[0] {
 		panic(shapeError("ecl", [][]int{s.Shape(), p.Shape()}, "%d main-head and %d auxiliary rows", s.Shape()[0], p.Shape()[0]))
 	}
-	return autograd.SoftBinStats(points(l, s), auxShape(l, p), l.softBins())
+	p = auxShape(l, p)
+	if l.paradigm == TopLabel {
+		return autograd.TopLabelStats(s, autograd.Reshape(p, p.Shape()[0]), l.softBins())
+	}
+	return autograd.SoftBinStats(points(l, s), p, l.softBins())
 }
 
 // splitStats returns the soft counts n [G, B] and weighted sums m [G, B, D]

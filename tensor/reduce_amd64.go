@@ -7,10 +7,20 @@ import "math"
 // extremesVec reports the AVX-512 kernel of extremesAsm.
 var extremesVec = cpuISA >= isaAVX512
 
+// extremesColsK is the largest k that extremesCols takes (at most 4 vectors
+// per block); 0 turns it off (tests).
+var extremesColsK = 4
+
 // extremesRows is extremesAsm's kernel (reduce_amd64.s).
 //
 //go:noescape
 func extremesRows(x *float32, rows, k int, flip float32, val, idx *float32)
+
+// extremesCols is extremesAsm's kernel for blocks of 16 rows, one row per
+// lane (reduce_amd64.s).
+//
+//go:noescape
+func extremesCols(x *float32, blocks, k int, flip float32, val, idx *float32)
 
 // extremesAsm sets val and idx, the extreme of each row of k contiguous
 // elements of x and its index (lastExtreme), where the AVX-512 kernel
@@ -24,6 +34,16 @@ func extremesAsm[T Float](x, val, idx []T, k int, min bool) int {
 	if min {
 		flip = float32(math.Copysign(0, -1))
 	}
-	extremesRows(&reinterpret[float32](x)[0], len(v), k, flip, &v[0], &reinterpret[float32](idx)[0])
+	xs, is := reinterpret[float32](x), reinterpret[float32](idx)
+	done := 0
+	if k <= extremesColsK {
+		done = len(v) / 16 * 16
+		if done > 0 {
+			extremesCols(&xs[0], done/16, k, flip, &v[0], &is[0])
+		}
+	}
+	if done < len(v) {
+		extremesRows(&xs[done*k], len(v)-done, k, flip, &v[done], &is[done])
+	}
 	return len(v)
 }

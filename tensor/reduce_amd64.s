@@ -67,3 +67,121 @@ rrow:
 rdone:
 	VZEROUPPER
 	RET
+
+// 0, 1, …, 15: the lanes' rows in extremesCols.
+DATA iota16<>+0(SB)/4, $0
+DATA iota16<>+4(SB)/4, $1
+DATA iota16<>+8(SB)/4, $2
+DATA iota16<>+12(SB)/4, $3
+DATA iota16<>+16(SB)/4, $4
+DATA iota16<>+20(SB)/4, $5
+DATA iota16<>+24(SB)/4, $6
+DATA iota16<>+28(SB)/4, $7
+DATA iota16<>+32(SB)/4, $8
+DATA iota16<>+36(SB)/4, $9
+DATA iota16<>+40(SB)/4, $10
+DATA iota16<>+44(SB)/4, $11
+DATA iota16<>+48(SB)/4, $12
+DATA iota16<>+52(SB)/4, $13
+DATA iota16<>+56(SB)/4, $14
+DATA iota16<>+60(SB)/4, $15
+GLOBL iota16<>(SB), RODATA|NOPTR, $64
+
+// func extremesCols(x *float32, blocks, k int, flip float32, val, idx *float32)
+//
+// extremesRows for blocks of 16 rows of 1 ≤ k ≤ 4 contiguous float32 at x,
+// one row per lane: a block is k vectors, from which each column is
+// permuted out (VPERMI2PS from the first two, the last two, blended) and
+// compared with the best so far (strictly greater: the first maximum;
+// never, for a NaN on either side: NaNs count as −∞, and a row whose
+// first element is NaN keeps index 0), then the value is the element at
+// the index, or NaN if the row has one.
+TEXT ·extremesCols(SB), NOSPLIT, $0-48
+	MOVQ         x+0(FP), SI
+	MOVQ         blocks+8(FP), R10
+	MOVQ         k+16(FP), CX
+	VBROADCASTSS flip+24(FP), Z7
+	MOVQ         val+32(FP), DI
+	MOVQ         idx+40(FP), R9
+	VPBROADCASTD CX, Z6
+	VPMULLD      iota16<>(SB), Z6, Z6 // the rows' first elements in the block
+	MOVL         $1, AX
+	VPBROADCASTD AX, Z10
+	MOVL         $31, AX
+	VPBROADCASTD AX, Z11
+	MOVL         $0x3f800000, AX
+	VPBROADCASTD AX, Z9                // 1.0
+	MOVL         $0x7fc00000, AX
+	VPBROADCASTD AX, Z8                // NaN
+	MOVQ         CX, R11
+	SHLQ         $6, R11               // 16 rows, in bytes
+
+	// K5, K6, K7: the block's vectors 1, 2, 3 exist (k > 1, 2, 3).
+	XORL    AX, AX
+	MOVL    $0xffff, DX
+	CMPQ    CX, $1
+	CMOVLGT DX, AX
+	KMOVW   AX, K5
+	XORL    AX, AX
+	CMPQ    CX, $2
+	CMOVLGT DX, AX
+	KMOVW   AX, K6
+	XORL    AX, AX
+	CMPQ    CX, $3
+	CMOVLGT DX, AX
+	KMOVW   AX, K7
+	TESTQ   R10, R10
+	JZ      cdone
+
+cblock:
+	VMOVUPS   (SI), Z12
+	VMOVUPS.Z 64(SI), K5, Z13
+	VMOVUPS.Z 128(SI), K6, Z14
+	VMOVUPS.Z 192(SI), K7, Z15
+	VMOVDQA32 Z6, Z3           // the column's elements in the block
+	VMOVDQA32 Z3, Z0
+	VPERMI2PS Z13, Z12, Z0
+	VMOVDQA32 Z3, Z1
+	VPERMI2PS Z15, Z14, Z1
+	VPCMPGTD  Z11, Z3, K2
+	VMOVAPS   Z1, K2, Z0
+	VXORPS    Z7, Z0, Z0       // best
+	VCMPPS    $3, Z0, Z0, K4   // rows with a NaN
+	VXORPS    Z5, Z5, Z5       // their index
+	VXORPS    Z4, Z4, Z4       // the column's index
+	MOVQ      CX, DX
+	DECQ      DX
+	JZ        cstore
+
+ccol:
+	VADDPS    Z9, Z4, Z4
+	VPADDD    Z10, Z3, Z3
+	VMOVDQA32 Z3, Z1
+	VPERMI2PS Z13, Z12, Z1
+	VMOVDQA32 Z3, Z2
+	VPERMI2PS Z15, Z14, Z2
+	VPCMPGTD  Z11, Z3, K2
+	VMOVAPS   Z2, K2, Z1
+	VXORPS    Z7, Z1, Z1
+	VCMPPS    $3, Z1, Z1, K3
+	KORW      K3, K4, K4
+	VCMPPS    $0x1e, Z0, Z1, K2 // v > best, ordered
+	VMOVAPS   Z1, K2, Z0
+	VMOVAPS   Z4, K2, Z5
+	DECQ      DX
+	JNZ       ccol
+
+cstore:
+	VXORPS  Z7, Z0, Z0
+	VMOVAPS Z8, K4, Z0
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z5, (R9)
+	ADDQ    R11, SI
+	ADDQ    $64, DI
+	ADDQ    $64, R9
+	DECQ    R10
+	JNZ     cblock
+
+cdone:
+	VZEROUPPER
+	RET

@@ -7,3 +7,6 @@ var extremesVec = false
 
 // extremesAsm reports that there is no assembly: it took no rows.
 func extremesAsm[T Float](x, val, idx []T, k int, min bool) int { return 0 }
+
+// extremesColsK is unused without the kernels (reduce_amd64.go).
+var extremesColsK = 0

@@ -354,15 +354,16 @@ func TestExtremes(t *testing.T) {
 	expectData(t, "ArgMax, NaN first and a tie", i, 0, 0)
 }
 
-// TestExtremesVectorMatchesScalar checks the AVX-512 rows of Extremes
-// against the scalar loop in float32: ties, NaNs first and later, ±∞,
+// TestExtremesVectorMatchesScalar checks the AVX-512 kernels of Extremes
+// (a row per vector, and a row per lane) against the scalar loop in float32: ties, NaNs first and later, ±∞,
 // whole vectors of rows and a tail, both directions.
 func TestExtremesVectorMatchesScalar(t *testing.T) {
 	if !extremesVec {
 		t.Skip("no vector kernel on this CPU or build")
 	}
+	defer func(k int) { extremesColsK = k }(extremesColsK)
 	r := newRNG(5)
-	for _, k := range []int{1, 3, 10, 16, 17} {
+	for _, k := range []int{1, 2, 3, 4, 10, 16, 17} {
 		x := RandNormal[float32](r, 0, 1, 1000+7, k)
 		d := HostData(x)
 		for i := 0; i < len(d); i += 37 {
@@ -371,14 +372,17 @@ func TestExtremesVectorMatchesScalar(t *testing.T) {
 		d[0], d[5*k+k/2], d[40*k] = float32(math.NaN()), float32(math.NaN()), float32(math.Inf(1))
 		d[70*k+k-1], d[90*k] = float32(math.Inf(-1)), float32(math.NaN())
 		for _, min := range []bool{false, true} {
-			gv, gi := Extremes(x, 1, min)
-			extremesVec = false
-			wv, wi := Extremes(x, 1, min)
-			extremesVec = true
-			for i, w := range wv.Data() {
-				g := gv.Data()[i]
-				if (g != w && !(math.IsNaN(float64(g)) && math.IsNaN(float64(w)))) || gi.Data()[i] != wi.Data()[i] {
-					t.Fatalf("k=%d min=%v row %d: %v at %v, scalar %v at %v", k, min, i, g, gi.Data()[i], w, wi.Data()[i])
+			for _, colsK := range []int{0, 4} { // extremesRows, then extremesCols where k ≤ 4
+				extremesColsK = colsK
+				gv, gi := Extremes(x, 1, min)
+				extremesVec = false
+				wv, wi := Extremes(x, 1, min)
+				extremesVec = true
+				for i, w := range wv.Data() {
+					g := gv.Data()[i]
+					if (g != w && !(math.IsNaN(float64(g)) && math.IsNaN(float64(w)))) || gi.Data()[i] != wi.Data()[i] {
+						t.Fatalf("k=%d min=%v columns up to %d row %d: %v at %v, scalar %v at %v", k, min, colsK, i, g, gi.Data()[i], w, wi.Data()[i])
+					}
 				}
 			}
 		}

@@ -1,0 +1,185 @@
+package tensor
+
+// The top-label kernels of the Expectation Consistency Loss: the soft
+// binning (SoftBinStats) of each sample's top confidence x_i = max_k s_ik,
+// with values p [N], fused with the maximum. The forward never holds x; the
+// backward recomputes it chunk by chunk, with its index, and writes the
+// gradient of s only at the maxima, so the memory beyond the inputs and
+// the gradients is O(B) and a few cache-sized chunks.
+var (
+	TopLabelStatsKernel         = NewKernel[SoftBins]("top_label_stats")          // in s, p; out stats
+	TopLabelStatsBackwardKernel = NewKernel[SoftBins]("top_label_stats_backward") // in dstats, s, p; out ds, dp
+)
+
+func init() {
+	registerCPU(TopLabelStatsKernel, topLabelStatsCPU[float32], topLabelStatsCPU[float64])
+	registerCPU(TopLabelStatsBackwardKernel, topLabelStatsBackwardCPU[float32], topLabelStatsBackwardCPU[float64])
+}
+
+// TopLabelStats is SoftBinStats of the top confidences max_k s_ik [N, 1, 1]
+// of the probabilities s [N, K] with the values p [N]: the statistics
+// [1, B, 3] (soft count, weighted sum, weighted squared value) on sb's 1-D
+// anchors.
+func TopLabelStats[T Float](s, p *Tensor[T], sb SoftBins) *Tensor[T] {
+	_, b := topLabelShape("TopLabelStats", s, p, sb)
+	if body, ok := Lookup(TopLabelStatsKernel, s.Device()); ok {
+		st := ZerosOn(s.Device(), 1, b, 3)
+		body([]*Tensor[T]{st}, []*Tensor[T]{Contiguous(s), Contiguous(p)}, sb)
+		return st
+	}
+	return topLabelStatsComposed(s, p, sb)
+}
+
+// TopLabelStatsBackward is the gradient of TopLabelStats with respect to s
+// (nonzero only at the first maximum of each row) and p, for the gradient
+// ds [1, B, 3] of the statistics.
+func TopLabelStatsBackward[T Float](ds, s, p *Tensor[T], sb SoftBins) (dsOut, dp *Tensor[T]) {
+	n, b := topLabelShape("TopLabelStatsBackward", s, p, sb)
+	sameShape("TopLabelStatsBackward", []int{1, b, 3}, ds)
+	if body, ok := Lookup(TopLabelStatsBackwardKernel, s.Device()); ok {
+		dsOut, dp = ZerosOn(s.Device(), s.Shape()...), ZerosOn(s.Device(), n)
+		body([]*Tensor[T]{dsOut, dp}, []*Tensor[T]{Contiguous(ds), Contiguous(s), Contiguous(p)}, sb)
+		return dsOut, dp
+	}
+	return topLabelStatsBackwardComposed(ds, s, p, sb)
+}
+
+// The composed versions: the maximum (Extremes), then SoftBinStats of the
+// maxima; ExtremeGrad after SoftBinStatsBackward.
+
+func topLabelStatsComposed[T Float](s, p *Tensor[T], sb SoftBins) *Tensor[T] {
+	n := s.Shape()[0]
+	return SoftBinStats(Reshape(Max(s, 1, false), n, 1, 1), Reshape(p, n, 1, 1), sb)
+}
+
+func topLabelStatsBackwardComposed[T Float](ds, s, p *Tensor[T], sb SoftBins) (dsOut, dp *Tensor[T]) {
+	n := s.Shape()[0]
+	x, idx := Extremes(s, 1, false)
+	dx, dp3 := SoftBinStatsBackward(ds, Reshape(x, n, 1, 1), Reshape(p, n, 1, 1), sb)
+	return ExtremeGrad(Reshape(dx, n, 1), idx, 1, s.Shape()...), Reshape(dp3, n)
+}
+
+// topLabelShape checks s [N, K] and p [N] against sb (1-D anchors) and
+// returns N and B.
+func topLabelShape[T Float](op string, s, p *Tensor[T], sb SoftBins) (n, b int) {
+	ss, ps := s.shape, p.shape
+	if len(ss) != 2 || ss[1] < 1 || len(ps) != 1 || ps[0] != ss[0] || s.Device() != p.Device() {
+		panic(shapeError(op, [][]int{ss, ps}, "probabilities %v and values %v (on %s and %s), want [N, K] and [N] on one device", ss, ps, s.Device(), p.Device()))
+	}
+	if sb.Dim != 1 {
+		panic(argumentError(op, "anchors of dimension %d, want 1", sb.Dim))
+	}
+	_, _, _, b = softShape(op, &Tensor[T]{shape: []int{ss[0], 1, 1}}, sb) // the anchors and τ
+	return ss[0], b
+}
+
+// topChunk is the number of rows whose top confidences the CPU bodies hold
+// at a time: a multiple of the vector kernels' fold (soft1DRounds rounds of
+// 16 rows), so that the sums are those of SoftBinStats on the maxima.
+const topChunk = soft1DRounds * 16
+
+// topSerialRows is the number of rows below which the CPU bodies stay on
+// the calling goroutine: waking a second core costs more than it saves
+// there (ECL top-label loss at N = 10⁴, K = 3, before these kernels, one
+// core against two alternated on the busy 2-core machine: best of 3
+// 0.57 ms against 0.88 ms, CPU time 0.35 ms against 0.86 ms).
+const topSerialRows = 1 << 15
+
+// topCost is the work per row that the CPU bodies give parallelFor for n
+// rows: perRow, or none below topSerialRows, which keeps the loops inline.
+func topCost(n, perRow int) int {
+	if n < topSerialRows {
+		return 0
+	}
+	return perRow
+}
+
+// topRows sets x and idx to the maximum of each of len(x) rows of k
+// elements of s and the index of its first occurrence (Extremes).
+func topRows[T Float](x, idx, s []T, k int) {
+	for r := extremesAsm(s, x, idx, k, false); r < len(x); r++ {
+		x[r], idx[r] = lastExtreme(s[r*k:(r+1)*k], false)
+	}
+}
+
+func topLabelStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
+	ss, ps := HostData(in[0]), HostData(in[1])
+	n, k := in[0].Shape()[0], in[0].Shape()[1]
+	as := newAnchorSet[T](sb)
+	b := len(as.norm)
+	vec, align := newSoft1D(as, 1, 1), 1
+	if vec != nil {
+		align = 16 // the kernels' rounds
+	}
+	blockSums(n, topCost(n, b*13+2*k), align, HostData(out[0]), func(acc []float64, lo, hi int) {
+		buf := getScratch[T](2*topChunk + b)
+		defer putScratch(buf)
+		w, tmp := (*buf)[2*topChunk:], []float64(nil)
+		for ; lo < hi; lo += topChunk {
+			m := min(hi-lo, topChunk)
+			x, idx, pc := (*buf)[:m], (*buf)[topChunk:topChunk+m], ps[lo:lo+m]
+			topRows(x, idx, ss[lo*k:(lo+m)*k], k)
+			rows := func(lo, hi int) { // the rows the vector kernels leave
+				if tmp == nil {
+					tmp = as.scratch()
+				}
+				for r := lo; r < hi; r++ {
+					as.row(w, x[r:r+1], tmp)
+					addStats(acc, w, pc[r:r+1])
+				}
+			}
+			r := 0
+			if vec != nil {
+				r = vec.stats(acc, reinterpret[float32](x), reinterpret[float32](pc), 0, m, rows)
+			}
+			rows(r, m)
+		}
+	})
+}
+
+func topLabelStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
+	dss, dps := HostData(out[0]), HostData(out[1])
+	ds, ss, ps := HostData(in[0]), HostData(in[1]), HostData(in[2])
+	n, k := in[1].Shape()[0], in[1].Shape()[1]
+	as := newAnchorSet[T](sb)
+	b := len(as.norm)
+	var grad func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int
+	if vec := newSoft1D(as, 1, 1); vec != nil {
+		grad = vec.grad(reinterpret[float32](ds))
+	}
+	align := 1
+	if grad != nil {
+		align = 16 // the kernel's rounds
+	}
+	parallelFor((n+align-1)/align, align*topCost(n, b*18+2*k), func(lo, hi int) {
+		lo, hi = lo*align, min(hi*align, n)
+		buf := getScratch[T](3*topChunk + 2*b)
+		defer putScratch(buf)
+		w, dw, tmp := (*buf)[3*topChunk:3*topChunk+b], (*buf)[3*topChunk+b:], []float64(nil)
+		for ; lo < hi; lo += topChunk {
+			m := min(hi-lo, topChunk)
+			x, idx, dx := (*buf)[:m], (*buf)[topChunk:topChunk+m], (*buf)[2*topChunk:2*topChunk+m]
+			pc, dpc := ps[lo:lo+m], dps[lo:lo+m]
+			topRows(x, idx, ss[lo*k:(lo+m)*k], k)
+			clear(dx)
+			rows := func(lo, hi int) { // the rows the vector kernel leaves
+				if tmp == nil {
+					tmp = as.scratch()
+				}
+				for r := lo; r < hi; r++ {
+					as.row(w, x[r:r+1], tmp)
+					statsRowBackward(dw, dpc[r:r+1], w, pc[r:r+1], ds, false)
+					as.rowBackward(dx[r:r+1], dw, w, x[r:r+1])
+				}
+			}
+			r := 0
+			if grad != nil {
+				r = grad(reinterpret[float32](dx), reinterpret[float32](dpc), reinterpret[float32](x), reinterpret[float32](pc), 0, m, rows)
+			}
+			rows(r, m)
+			for r, v := range dx {
+				dss[(lo+r)*k+int(idx[r])] = v
+			}
+		}
+	})
+}
