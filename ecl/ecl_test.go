@@ -75,7 +75,7 @@ func TestMiniBatchGradients(t *testing.T) {
 				return binStats(l, autograd.Softmax(xs[0], 1), auxProb(p, xs[2])), binStats(l, autograd.Softmax(xs[1], 1), auxProb(p, xs[3]))
 			}
 			ss, st := stats([]V{autograd.Const(sm), autograd.Const(tm), autograd.Const(sa), autograd.Const(ta)})
-			ns, ms, nt, mt := hostStats(l, ss.Value, st.Value)
+			ns, ms, nt, mt := downloadStats(l, ss.Value, st.Value)
 			us, ut, keep := mb.proximal(ns, ms, nt, mt)
 			gradCheck(t, "MiniBatch/"+p.String(), func(xs []V) V {
 				ss, st := stats(xs)

@@ -141,7 +141,7 @@ func MiniBatchLoss[T tensor.Float](mb *MiniBatch, srcProbs, tgtProbs, srcAux, tg
 	l := mb.l
 	srcProbs, tgtProbs = Probabilities(mb.cfg.Input, srcProbs), Probabilities(mb.cfg.Input, tgtProbs)
 	ss, st := binStats(l, srcProbs, srcAux), binStats(l, tgtProbs, tgtAux)
-	ns, ms, nt, mt := hostStats(l, ss.Value, st.Value)
+	ns, ms, nt, mt := downloadStats(l, ss.Value, st.Value)
 	us, ut, keep := mb.proximal(ns, ms, nt, mt)
 	return fixedULoss(l, mb.cfg.Reduce, ss, st, srcProbs.Shape()[0], tgtProbs.Shape()[0], us, ut, keep)
 }

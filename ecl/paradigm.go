@@ -138,9 +138,9 @@ func splitStats[T tensor.Float](l layout, st *autograd.Var[T]) (n, m *autograd.V
 	return autograd.Reshape(autograd.Narrow(st, 2, 0, 1), l.g, l.b), autograd.Narrow(st, 2, 1, l.d)
 }
 
-// hostStats copies the soft counts n [G·B] and weighted sums m [G·B·D] of
+// downloadStats copies the soft counts n [G·B] and weighted sums m [G·B·D] of
 // both domains' statistics ss, st to float64, in one download.
-func hostStats[T tensor.Float](l layout, ss, st *tensor.Tensor[T]) (ns, ms, nt, mt []float64) {
+func downloadStats[T tensor.Float](l layout, ss, st *tensor.Tensor[T]) (ns, ms, nt, mt []float64) {
 	d := tensor.Concat(0, ss, st).Data()
 	split := func(d []T) (n, m []float64) {
 		n, m = make([]float64, l.g*l.b), make([]float64, 0, l.g*l.b*l.d)
