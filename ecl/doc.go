@@ -30,4 +30,9 @@
 // SoftECE) take estimators already checked and have no error result: inputs
 // of the wrong shape are a programming error and panic with a
 // *tensor.ShapeError naming the function (or the tensor op) and the shapes.
+// The subpackages follow the same rule: bins, metrics and baselines panic
+// on arguments out of their domain with a *tensor.ArgumentError (bins < 1,
+// a level outside (0, 1)) or a *tensor.ShapeError (probabilities that do not
+// fit their labels), each naming the function, so errors.Is with
+// tensor.ErrArgument or tensor.ErrShape tells them apart.
 package ecl

@@ -25,4 +25,12 @@
 // and LoadSafetensors use the safetensors format instead, matching tensors
 // by name, so that a state_dict saved from the same PyTorch model (with
 // safetensors.torch.save_file) loads here, and the other way round.
+//
+// # Errors
+//
+// Loading state returns errors (a file, a name or a shape that does not
+// fit, named); constructors and losses given arguments out of their domain
+// panic with tensor's typed values, *tensor.ArgumentError (a dropout
+// probability outside [0, 1)) or *tensor.ShapeError (log-probabilities that
+// do not fit their labels), naming the function.
 package nn

@@ -22,7 +22,7 @@ type Dropout[T tensor.Float] struct {
 // NewDropout creates the layer in vb, in training mode; p must be in [0, 1).
 func NewDropout[T tensor.Float](vb Vars[T], p float64, rng *rand.Rand) *Dropout[T] {
 	if !(p >= 0 && p < 1) {
-		panic(fmt.Sprintf("nn.Dropout: probability %v outside [0, 1)", p))
+		panic(&tensor.ArgumentError{Op: "nn.Dropout", Detail: fmt.Sprintf("probability %v outside [0, 1)", p)})
 	}
 	return &Dropout[T]{Vars: vb, P: p, rng: rng, training: vb.Mode()}
 }

@@ -1,9 +1,9 @@
 package nn
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/ecl-go/ecl/autograd"
@@ -65,8 +65,10 @@ func TestDropoutIdentity(t *testing.T) {
 	for _, p := range []float64{-0.1, 1, 1.5, math.NaN()} {
 		func() {
 			defer func() {
-				if r := recover(); r == nil || !strings.Contains(r.(string), "nn.Dropout") {
-					t.Errorf("p = %v: panic %v, want one naming nn.Dropout", p, r)
+				r := recover()
+				var ae *tensor.ArgumentError
+				if err, _ := r.(error); !errors.As(err, &ae) || ae.Op != "nn.Dropout" || !errors.Is(err, tensor.ErrArgument) {
+					t.Errorf("p = %v: panic %v, want a *tensor.ArgumentError of nn.Dropout", p, r)
 				}
 			}()
 			NewDropout(NewVars[float64](), p, nil)

@@ -12,7 +12,7 @@ import (
 func NLL[T tensor.Float](logp *autograd.Var[T], labels []int) *autograd.Var[T] {
 	shape := logp.Shape()
 	if len(shape) != 2 || shape[0] != len(labels) {
-		panic(fmt.Sprintf("nn.NLL: log-probabilities %v for %d labels", shape, len(labels)))
+		panic(&tensor.ShapeError{Op: "nn.NLL", Shapes: [][]int{shape}, Detail: fmt.Sprintf("log-probabilities %v for %d labels; want [N, K] and N labels", shape, len(labels))})
 	}
 	picked := autograd.Gather(logp, 1, labels, len(labels), 1)
 	return autograd.Neg(autograd.MeanAll(picked))

@@ -25,7 +25,7 @@ type BasicBlock[T tensor.Float] struct {
 // first convolution of the given stride.
 func NewBasicBlock[T tensor.Float](vb Vars[T], rng *rand.Rand, in, out, stride int) *BasicBlock[T] {
 	if out < in {
-		panic(fmt.Sprintf("nn.BasicBlock: %d → %d channels; the zero-padding shortcut cannot shrink", in, out))
+		panic(&tensor.ArgumentError{Op: "nn.BasicBlock", Detail: fmt.Sprintf("%d → %d channels; the zero-padding shortcut cannot shrink", in, out)})
 	}
 	return &BasicBlock[T]{
 		Vars:  vb,

@@ -60,7 +60,7 @@ func (v Vars[T]) Sub(name string) Vars[T] { return Vars[T]{v.s, v.join(name)} }
 // join is the full path of name under v; an empty part panics.
 func (v Vars[T]) join(name string) string {
 	if slices.Contains(strings.Split(name, "."), "") {
-		panic(fmt.Sprintf("nn.Vars: name %q under %q has an empty part", name, v.path))
+		panic(&tensor.ArgumentError{Op: "nn.Vars", Detail: fmt.Sprintf("name %q under %q has an empty part", name, v.path)})
 	}
 	if v.path == "" {
 		return name
@@ -93,7 +93,7 @@ func (v Vars[T]) Buffer(name string, init *tensor.Tensor[T]) *Buffer[T] {
 func (v Vars[T]) add(name string, ref **tensor.Tensor[T], p *autograd.Var[T]) {
 	full := v.join(name)
 	if v.s.names[full] {
-		panic(fmt.Sprintf("nn.Vars: %q created twice", full))
+		panic(&tensor.ArgumentError{Op: "nn.Vars", Detail: fmt.Sprintf("%q created twice", full)})
 	}
 	v.s.names[full] = true
 	v.s.entries = append(v.s.entries, varEntry[T]{Named[T]{full, ref}, p})

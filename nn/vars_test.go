@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -69,8 +70,9 @@ func TestVarsMisuse(t *testing.T) {
 	} {
 		func() {
 			defer func() {
-				if r, _ := recover().(string); !strings.Contains(r, c.want) {
-					t.Errorf("%s: panic %q, want %q", c.name, r, c.want)
+				r := recover()
+				if err, _ := r.(error); !errors.Is(err, tensor.ErrArgument) || !strings.Contains(err.Error(), c.want) {
+					t.Errorf("%s: panic %v, want a *tensor.ArgumentError %q", c.name, r, c.want)
 				}
 			}()
 			c.f()

@@ -108,7 +108,7 @@ func (d dist) draw(name string, n int, rng *rand.Rand) datasets.Split[float64] {
 func Generate(kind Kind, n int, rng *rand.Rand) (source, target datasets.Split[float64]) {
 	sh, ok := shifts[kind]
 	if !ok || n < 0 || rng == nil {
-		panic(fmt.Sprintf("sim.Generate: kind %v, n = %d, nil rng %v", kind, n, rng == nil))
+		panic(&tensor.ArgumentError{Op: "sim.Generate", Detail: fmt.Sprintf("kind %v, n = %d, nil rng %v", kind, n, rng == nil)})
 	}
 	return sh.source.draw(sh.name+" source", n, rng), sh.target.draw(sh.name+" target", n, rng)
 }

@@ -18,7 +18,7 @@ func DECE[T tensor.Float](probs *autograd.Var[T], labels []int, m int) *autograd
 	const tauA, tauB, smooth = 100, 0.01, 1e-6
 	shape := probs.Shape()
 	if len(shape) != 2 || shape[0] != len(labels) || m < 1 {
-		panic(fmt.Sprintf("baselines.DECE: probabilities %v for %d labels, %d bins", shape, len(labels), m))
+		panic(&tensor.ShapeError{Op: "baselines.DECE", Shapes: [][]int{shape}, Detail: fmt.Sprintf("probabilities %v for %d labels, %d bins; want [N, K], N labels and at least 1 bin", shape, len(labels), m)})
 	}
 	n := shape[0]
 	dev := probs.Value.Device()

@@ -18,7 +18,7 @@ import (
 func KDELoss[T tensor.Float](probs *autograd.Var[T], labels []int, h float64) *autograd.Var[T] {
 	shape := probs.Shape()
 	if len(shape) != 2 || shape[0] != len(labels) || shape[0] < 2 || !(h > 0) {
-		panic(fmt.Sprintf("baselines.KDELoss: probabilities %v for %d labels, bandwidth %v", shape, len(labels), h))
+		panic(&tensor.ShapeError{Op: "baselines.KDELoss", Shapes: [][]int{shape}, Detail: fmt.Sprintf("probabilities %v for %d labels, bandwidth %v; want [N ≥ 2, K], N labels and a bandwidth > 0", shape, len(labels), h)})
 	}
 	n, k := shape[0], shape[1]
 	dev := probs.Value.Device()

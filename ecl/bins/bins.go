@@ -20,11 +20,13 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/ecl-go/ecl/tensor"
 )
 
 func checkBins(fn string, b int) {
 	if b < 1 {
-		panic(fmt.Sprintf("bins.%s: %d bins, need at least 1", fn, b))
+		panic(&tensor.ArgumentError{Op: "bins." + fn, Detail: fmt.Sprintf("%d bins, need at least 1", b)})
 	}
 }
 
@@ -139,7 +141,7 @@ func EqualMassEdges(conf []float64, b int) []float64 {
 func locate(fn string, x float64, edges []float64) (int, bool) {
 	b := len(edges) - 1
 	if b < 1 {
-		panic(fmt.Sprintf("bins.%s: %d edges, need at least 2", fn, len(edges)))
+		panic(&tensor.ArgumentError{Op: "bins." + fn, Detail: fmt.Sprintf("%d edges, need at least 2", len(edges))})
 	}
 	if !(x > edges[0]) {
 		return 0, false
@@ -169,7 +171,7 @@ func IndexStrict(x float64, edges []float64) int {
 // first anchor.
 func Nearest(s []float64, anchors []float64, k int) int {
 	if k < 1 || len(s) != k || len(anchors) < k || len(anchors)%k != 0 {
-		panic(fmt.Sprintf("bins.Nearest: %d values, %d anchor entries, k = %d", len(s), len(anchors), k))
+		panic(&tensor.ShapeError{Op: "bins.Nearest", Shapes: [][]int{{len(s)}, {len(anchors)}}, Detail: fmt.Sprintf("%d values, %d anchor entries, k = %d; want k values and a multiple of k anchor entries", len(s), len(anchors), k)})
 	}
 	best, bestD := 0, math.Inf(1)
 	for j := 0; j < len(anchors)/k; j++ {

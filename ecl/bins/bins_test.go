@@ -2,12 +2,16 @@ package bins
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/ecl-go/ecl/tensor"
 )
 
 // crosscheckDir holds the reference code's published outputs (provenance in
@@ -131,21 +135,28 @@ func TestSimplexSmall(t *testing.T) {
 	}
 }
 
+// TestInvalidPanics: bad arguments panic with tensor's typed values (the
+// policy of ecl/doc.go): an *ArgumentError, or a *ShapeError for lengths
+// that do not fit.
 func TestInvalidPanics(t *testing.T) {
-	for name, f := range map[string]func(){
-		"Centers(0)":    func() { Centers(0) },
-		"Simplex(15,1)": func() { Simplex(15, 1) },
-		"Simplex(0,3)":  func() { Simplex(0, 3) },
-		"EqualWidth":    func() { EqualWidth(0.5, 0) },
-		"Nearest":       func() { Nearest([]float64{1}, []float64{1, 0}, 2) },
+	for name, c := range map[string]struct {
+		f    func()
+		want error
+	}{
+		"Centers(0)":    {func() { Centers(0) }, tensor.ErrArgument},
+		"Simplex(15,1)": {func() { Simplex(15, 1) }, tensor.ErrArgument},
+		"Simplex(0,3)":  {func() { Simplex(0, 3) }, tensor.ErrArgument},
+		"EqualWidth":    {func() { EqualWidth(0.5, 0) }, tensor.ErrArgument},
+		"Nearest":       {func() { Nearest([]float64{1}, []float64{1, 0}, 2) }, tensor.ErrShape},
 	} {
 		func() {
 			defer func() {
-				if recover() == nil {
-					t.Errorf("%s did not panic", name)
+				r := recover()
+				if err, _ := r.(error); !errors.Is(err, c.want) || !strings.HasPrefix(err.Error(), "bins.") {
+					t.Errorf("%s: panic %v, want %v naming the bins function", name, r, c.want)
 				}
 			}()
-			f()
+			c.f()
 		}()
 	}
 }

@@ -1,6 +1,10 @@
 package bins
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ecl-go/ecl/tensor"
+)
 
 // SimplexGrid returns the integer grid behind the reference code's simplex
 // anchors: with N the smallest integer ≥ 1 for which C(N+k−1, k−1) ≥ b, every
@@ -9,7 +13,7 @@ import "fmt"
 func SimplexGrid(b, k int) (grid []int, n int) {
 	checkBins("SimplexGrid", b)
 	if k < 2 {
-		panic(fmt.Sprintf("bins.SimplexGrid: %d classes, need at least 2", k))
+		panic(&tensor.ArgumentError{Op: "bins.SimplexGrid", Detail: fmt.Sprintf("%d classes, need at least 2", k)})
 	}
 	n = 1
 	for !atLeast(n+k-1, n, b) {

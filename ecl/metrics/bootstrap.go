@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/ecl-go/ecl/tensor"
 )
 
 // Resample draws reps bootstrap resamples of n samples (n indices drawn with
@@ -14,7 +16,7 @@ import (
 // It panics for n < 1, reps < 1 or a nil rng.
 func Resample(n, reps int, rng *rand.Rand, each func(r int, idx []int)) {
 	if n < 1 || reps < 1 || rng == nil {
-		panic(fmt.Sprintf("metrics.Resample: n = %d, reps = %d, rng nil: %v", n, reps, rng == nil))
+		panic(&tensor.ArgumentError{Op: "metrics.Resample", Detail: fmt.Sprintf("n = %d, reps = %d, rng nil: %v", n, reps, rng == nil)})
 	}
 	idx := make([]int, n)
 	for r := range reps {
@@ -41,7 +43,7 @@ func Bootstrap(n int, stat func(idx []int) float64, reps int, level float64, rng
 
 func checkLevel(fn string, level float64) {
 	if !(level > 0 && level < 1) {
-		panic(fmt.Sprintf("metrics.%s: level %v outside (0, 1)", fn, level))
+		panic(&tensor.ArgumentError{Op: "metrics." + fn, Detail: fmt.Sprintf("level %v outside (0, 1)", level)})
 	}
 }
 

@@ -61,7 +61,7 @@ func LogSoftmax[T tensor.Float](x *tensor.Tensor[T]) (*tensor.Tensor[T], error) 
 
 func lastAxis[T tensor.Float](op string, x *tensor.Tensor[T]) {
 	if x.Dims() < 1 {
-		panic(fmt.Sprintf("cuda.%s: scalar input; want at least one axis", op))
+		panic(&tensor.ShapeError{Op: "cuda." + op, Shapes: [][]int{x.Shape()}, Detail: "scalar input; want at least one axis"})
 	}
 }
 
@@ -77,10 +77,10 @@ func AnchorAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*t
 
 func anchorShapes(x, a []int, tau float64) (rows, d, b int) {
 	if len(x) < 1 || len(a) != 2 || x[len(x)-1] != a[1] {
-		panic(fmt.Sprintf("cuda.AnchorAssign: rows %v and anchors %v; want [..., D] and [B, D]", x, a))
+		panic(&tensor.ShapeError{Op: "cuda.AnchorAssign", Shapes: [][]int{x, a}, Detail: fmt.Sprintf("rows %v and anchors %v; want [..., D] and [B, D]", x, a)})
 	}
 	if !(tau > 0) || math.IsInf(tau, 0) {
-		panic(fmt.Sprintf("cuda.AnchorAssign: temperature %v must be positive and finite", tau))
+		panic(&tensor.ArgumentError{Op: "cuda.AnchorAssign", Detail: fmt.Sprintf("temperature %v must be positive and finite", tau)})
 	}
 	d, b = a[1], a[0]
 	rows = 1
@@ -102,7 +102,7 @@ func BinSums[T tensor.Float](w, p *tensor.Tensor[T]) (n, m *tensor.Tensor[T], er
 
 func binShapes(w, p []int) (n, g, b, d int) {
 	if len(w) != 3 || len(p) != 3 || w[0] != p[0] || w[1] != p[1] {
-		panic(fmt.Sprintf("cuda.BinSums: assignment %v and probabilities %v; want [N, G, B] and [N, G, D]", w, p))
+		panic(&tensor.ShapeError{Op: "cuda.BinSums", Shapes: [][]int{w, p}, Detail: fmt.Sprintf("assignment %v and probabilities %v; want [N, G, B] and [N, G, D]", w, p)})
 	}
 	return w[0], w[1], w[2], p[2]
 }
@@ -120,7 +120,7 @@ func HardBinSums[T tensor.Float](bin, v *tensor.Tensor[T], bins int) (count, sum
 
 func hardShapes(bin, v []int, bins int) (n, g, d int) {
 	if len(bin) != 2 || len(v) != 3 || bin[0] != v[0] || bin[1] != v[1] || bins < 1 {
-		panic(fmt.Sprintf("cuda.HardBinSums: bins %v, values %v, %d bins; want [N, G], [N, G, D] and at least 1 bin", bin, v, bins))
+		panic(&tensor.ShapeError{Op: "cuda.HardBinSums", Shapes: [][]int{bin, v}, Detail: fmt.Sprintf("bins %v, values %v, %d bins; want [N, G], [N, G, D] and at least 1 bin", bin, v, bins)})
 	}
 	return v[0], v[1], v[2]
 }

@@ -52,7 +52,7 @@ func (d *device[T]) newBuffer(blk block, n int) *buffer[T] {
 func (d *device[T]) ptr(t *tensor.Tensor[T]) uint64 {
 	b, ok := t.Buffer().(*buffer[T])
 	if !ok || b.dev != d {
-		panic(fmt.Sprintf("cuda: tensor %v on %s used by %s", t.Shape(), t.Device(), d))
+		panic(&tensor.DeviceError{Op: "cuda", Devices: [2]string{t.Device().String(), d.String()}})
 	}
 	return b.blk.ptr + uint64(t.Offset())*uint64(d.size)
 }
@@ -117,7 +117,7 @@ func (d *device[T]) Upload(src []T) tensor.Buffer[T] {
 func (d *device[T]) Download(dst []T, src *tensor.Tensor[T]) {
 	n := src.Len()
 	if len(dst) < n {
-		panic(fmt.Sprintf("cuda: downloading %d elements into %d", n, len(dst)))
+		panic(&tensor.ShapeError{Op: "cuda.Download", Shapes: [][]int{src.Shape(), {len(dst)}}, Detail: fmt.Sprintf("downloading %d elements into %d", n, len(dst))})
 	}
 	src = tensor.Contiguous(src)
 	p := d.ptr(src)

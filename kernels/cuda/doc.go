@@ -26,7 +26,10 @@
 //
 // Methods of the tensor.Device interface cannot return errors: a CUDA failure
 // inside one (out of memory, a failed launch) panics with a message naming
-// the kernel and its sizes. Nothing falls back to the CPU.
+// the kernel and its sizes. Operands that do not fit a kernel panic with
+// tensor's typed values, as the CPU's ops do: a *tensor.ShapeError, a
+// *tensor.DeviceError for a tensor of another device, a *tensor.ArgumentError
+// for a scalar out of range. Nothing falls back to the CPU.
 //
 // The kernels switch on the op codes of tensor.UnaryOp, BinaryOp and
 // ReduceOp through src/ops.h, generated from tensor/device.go by

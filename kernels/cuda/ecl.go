@@ -101,7 +101,7 @@ func hardBinSums[T tensor.Float](bin, v *tensor.Tensor[T], bins int) (count, sum
 	gb := g * bins
 	slots := gb*(1+dim) + 1
 	if slots*int(d.size) > sharedLimit {
-		panic(fmt.Sprintf("cuda.HardBinSums: %d groups × %d bins × (1 + %d) sums do not fit in %d bytes of shared memory", g, bins, dim, sharedLimit))
+		panic(&tensor.ArgumentError{Op: "cuda.HardBinSums", Detail: fmt.Sprintf("%d groups × %d bins × (1 + %d) sums do not fit in %d bytes of shared memory", g, bins, dim, sharedLimit)})
 	}
 	bin, v = tensor.Contiguous(bin), tensor.Contiguous(v)
 	out := tensor.ZerosOn[T](d, slots)
