@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -131,8 +130,8 @@ func (c DigitsConfig) Validate() error {
 		atLeast("Split.MaxTarget", c.Split.MaxTarget, 0, false),
 		atLeast("Split.MaxTest", c.Split.MaxTest, 0, false),
 	}
-	if !(c.LR > 0) || math.IsInf(c.LR, 0) {
-		settings = append(settings, &SettingError{"LR", c.LR, "a finite number > 0"})
+	if !(c.LR > 0 && c.LR <= maxLR) {
+		settings = append(settings, &SettingError{"LR", c.LR, fmt.Sprintf("a number in (0, %g]", float64(maxLR))})
 	}
 	if v := c.Split.ValFraction; v != 0 && !(v > 0 && v < 1) {
 		settings = append(settings, &SettingError{"Split.ValFraction", v, "a number in (0, 1) (0: 0.1)"})

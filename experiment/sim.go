@@ -292,9 +292,15 @@ func (s Study) validate() error {
 	)
 }
 
+// maxLR bounds the learning rates a study takes. Adam moves every weight by
+// about the learning rate in each step, so above 1 no network trains: the
+// loss may stay finite while the model saturates (ecl sim -ecl-lr 1e6 used
+// to print such a model's metrics as a result).
+const maxLR = 1
+
 // Validate checks every setting before any work: the study's, and the sizes,
-// epochs and learning rates (each positive and finite, or 0 for the
-// recipe's default; at least 2 points per domain).
+// epochs and learning rates (each positive, the rates at most maxLR, or 0
+// for the recipe's default; at least 2 points per domain).
 func (c SimConfig) Validate() error {
 	if err := c.validate(); err != nil {
 		return err
@@ -312,9 +318,9 @@ func (c SimConfig) Validate() error {
 		atLeast("BaseEpochs", c.BaseEpochs, 1, true),
 		atLeast("AuxEpochs", c.AuxEpochs, 1, true),
 		atLeast("ECLEpochs", c.ECLEpochs, 1, true),
-		inRange("BaseLR", c.BaseLR, 0, math.Inf(1)),
-		inRange("AuxLR", c.AuxLR, 0, math.Inf(1)),
-		inRange("ECLLR", c.ECLLR, 0, math.Inf(1)),
+		inRange("BaseLR", c.BaseLR, 0, maxLR),
+		inRange("AuxLR", c.AuxLR, 0, maxLR),
+		inRange("ECLLR", c.ECLLR, 0, maxLR),
 	)
 }
 

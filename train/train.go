@@ -96,8 +96,7 @@ func batches(rng *rand.Rand, n, b int) [][]int {
 // (batches, graph, gradients) live in an arena that the next step reuses:
 // step must keep no tensor made during a step for a later one.
 //
-// An epoch whose mean loss is not finite, or more than divergence times
-// the larger of 1 and the stage's first batch loss, ends the stage with a
+// An epoch whose mean loss is not finite ends the stage with a
 // *DivergedError naming it.
 func fit[T tensor.Float](rng *rand.Rand, stage string, st Stage, batch int, params []*autograd.Var[T], nsrc, ntgt int, step func(si, ti []int) float64) error {
 	opt := optim.NewAdam(params, st.LR, 0)
@@ -131,7 +130,7 @@ func fit[T tensor.Float](rng *rand.Rand, stage string, st Stage, batch int, para
 			opt.Step()
 		}
 		mean := sum / float64(max(len(sb), 1))
-		if math.IsNaN(mean) || math.IsInf(mean, 0) || math.Abs(mean) > divergence*max(first, 1) {
+		if math.IsNaN(mean) || math.IsInf(mean, 0) {
 			return &DivergedError{Stage: stage, Epoch: epoch + 1, Loss: mean, First: first}
 		}
 		if st.OnEpoch != nil {
@@ -150,17 +149,8 @@ func backprop[T tensor.Float](loss func(si, ti []int) *autograd.Var[T]) func(si,
 	}
 }
 
-// divergence is how many times the larger of 1 and its first batch loss a
-// stage's epoch mean loss may reach before the stage counts as diverged: a
-// learning rate far too large can drive cross-entropy to 10⁵–10⁷ while
-// staying finite, and such a model's metrics are not results. The losses
-// this package trains (cross-entropy, ECL, their weighted sums) start
-// below 10 on any sane setting and do not grow a thousandfold.
-const divergence = 1e3
-
 // DivergedError is a training stage stopped because an epoch's mean loss
-// was not finite or grew past divergence times its start (a learning rate
-// too large, say).
+// was not finite (a learning rate too large, say).
 type DivergedError struct {
 	Stage string
 	Epoch int

@@ -36,9 +36,10 @@ func TestSimSettingsRejected(t *testing.T) {
 		{"-batch -5", "-batch -5: want at least 1"},
 		{"-hidden -1", "-hidden -1: want at least 1"},
 		{"-points 1", "-points 1: want at least 2"},
-		{"-base-lr NaN", "-base-lr NaN: want a finite number ≥ 0"},
-		{"-aux-lr -0.1", "-aux-lr -0.1: want a finite number ≥ 0"},
-		{"-ecl-lr +Inf", "-ecl-lr +Inf: want a finite number ≥ 0"},
+		{"-base-lr NaN", "-base-lr NaN: want a finite number in [0, 1]"},
+		{"-aux-lr -0.1", "-aux-lr -0.1: want a finite number in [0, 1]"},
+		{"-ecl-lr +Inf", "-ecl-lr +Inf: want a finite number in [0, 1]"},
+		{"-ecl-lr 1e6", "-ecl-lr 1e+06: want a finite number in [0, 1]"}, // finite garbage, once printed as a result
 		{"-ecl-epochs -2", "-ecl-epochs -2: want at least 1"},
 		{"-bins 0", "-bins 0: want a positive value"},
 		{"-nprox 0", "-nprox 0: want a positive value"},
@@ -71,7 +72,8 @@ func TestDigitsSettingsRejected(t *testing.T) {
 	for _, c := range []struct{ args, want string }{
 		{"-batch -5", "-batch -5: want at least 1"},
 		{"-epochs 0", "-epochs 0: want at least 1"},
-		{"-lr -1", "-lr -1: want a finite number > 0"},
+		{"-lr -1", "-lr -1: want a number in (0, 1]"},
+		{"-lr 2", "-lr 2: want a number in (0, 1]"},
 		{"-target foo", "-target foo: want one of"},
 		{"-val 2", "-val 2: want a number in (0, 1)"},
 		{"-arch foo", "-arch foo: want one of"},
