@@ -27,9 +27,11 @@ echo "slurm-test: ecl built in $SECONDS s"
 echo "slurm-test: cluster up at $SECONDS s"
 . "$tmp/cluster/env"
 
-# Each job: one seed, two runs (the shifts), several seconds each: long
-# enough that task 0 is still in its second run when it is cancelled.
-study=(sim -runs 1 -shifts normal,uniform -paradigms toplabel,canonical -methods ts -points 800 -hidden 16
+# Each job: one seed, two runs (the shifts), several seconds each, one
+# after the other (-jobs 1: the task has one CPU, and side-by-side runs
+# would end together): long enough that task 0 is still in its second run
+# when it is cancelled.
+study=(sim -runs 1 -jobs 1 -shifts normal,uniform -paradigms toplabel,canonical -methods ts -points 800 -hidden 16
 	-base-epochs 1200 -aux-epochs 200 -ecl-epochs 200 -diagram-dpi 30 -quiet)
 emit() { # emit OUT: the job array script of the sweep into OUT
 	"$tmp/ecl" sweep -out "$1" -vary seed=1:6 -emit slurm -cpus 1 -mem 512 -time 10:00 -name ecl-ci \
