@@ -26,7 +26,7 @@ import (
 func runSim(args []string) error {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 	var c experiment.SimConfig
-	parseStudy := studyFlags(fs, &c.Study, studyDefaults{paradigms: "canonical,classwise,toplabel", methods: "", runs: 10, lambdaCE: "0: recipe default", jobs: runtime.NumCPU()})
+	parseStudy := studyFlags(fs, &c.Study, studyDefaults{paradigms: "canonical,classwise,toplabel", methods: "", runs: 10, lambdaCE: "0: recipe default", jobs: runtime.GOMAXPROCS(0)})
 	shifts := fs.String("shifts", "normal,uniform", "comma list of covariate shifts: normal, uniform, normal-wide, uniform-wide")
 	fs.StringVar(&c.Recipe, "recipe", "paper", "training recipe: paper (the paper's text: Adam 1e-3, 100 epochs, batch 100 in every stage) or notebook (the reference notebook's stages)")
 	fs.IntVar(&c.Points, "points", 0, "points per domain (0: recipe default)")
@@ -135,7 +135,7 @@ func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func(out
 	fs.Float64Var(&s.Loss.EMA, "ema", 0.9, "weight of the new value in the cache update")
 	reduce := fs.String("reduce", "mean", "mini-batch loss over samples: mean (default) or sum (reference code)")
 	metricConv := fs.String("metrics", "paper", "metric conventions: paper (15 equal-width bins) or reference (metrics.py: bins with ≤5 samples dropped, 0 in no bin)")
-	fs.IntVar(&s.Jobs, "jobs", d.jobs, "runs computed at once, each in a worker process of this command (1: one after another in this process; the default with -cpuprofile)")
+	fs.IntVar(&s.Jobs, "jobs", d.jobs, "runs computed at once, each in a worker process of this command (default for sim: GOMAXPROCS, the CPUs this process may use, which sweep scripts set to their tasks' CPUs; 1: one after another in this process, the default with -cpuprofile)")
 	fs.BoolVar(&s.Store.Resume, "resume", true, "reuse the runs whose result file is in -out/runs with the same configuration")
 	return func(out string, args []string) error {
 		s.Store.Dir, s.Args = out, args
