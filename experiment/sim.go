@@ -308,8 +308,8 @@ func (c SimConfig) Validate() error {
 	if len(c.Shifts) == 0 || len(c.Paradigms) == 0 {
 		return fmt.Errorf("experiment: need at least one shift and paradigm")
 	}
-	if c.Recipe != "" && c.Recipe != "paper" && c.Recipe != "notebook" {
-		return &SettingError{"Recipe", c.Recipe, "paper or notebook"}
+	if _, _, err := c.recipe(c.Shifts[0], c.Paradigms[0]); err != nil {
+		return err // an unknown recipe
 	}
 	return check(
 		atLeast("Points", c.Points, 2, true),
