@@ -101,22 +101,19 @@ func main() {
 	}
 }
 
-// target resolves -device: the CPU, or GPU 0 with a wait for its queue
-// after each timed call; an error, never the CPU, when CUDA is not built in.
+// target resolves -device (cuda.Select): the CPU, or GPU 0 with a wait for
+// its queue after each timed call.
 func target(name string) (bench.On, error) {
-	switch name {
-	case "cpu":
-		return bench.OnCPU, nil
-	case "cuda":
-		dev, err := cuda.New[float32]()
-		if err != nil {
-			return bench.On{}, fmt.Errorf("-device cuda: %w", err)
-		}
-		return bench.On{Dev: dev, Wait: func() {
-			if err := cuda.Sync(); err != nil {
-				panic(err)
-			}
-		}}, nil
+	dev, err := cuda.Select[float32](name)
+	if err != nil {
+		return bench.On{}, err
 	}
-	return bench.On{}, fmt.Errorf("-device %q: want cpu or cuda", name)
+	if dev == nil {
+		return bench.OnCPU, nil
+	}
+	return bench.On{Dev: dev, Wait: func() {
+		if err := cuda.Sync(); err != nil {
+			panic(err)
+		}
+	}}, nil
 }

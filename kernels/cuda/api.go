@@ -19,6 +19,23 @@ var ErrNoCUDA = errors.New("cuda: built without CUDA (build with -tags cuda)")
 // the same device, so tensors made through different calls can be combined.
 func New[T tensor.Float]() (tensor.Device[T], error) { return newDevice[T]() }
 
+// Select resolves a command's -device flag: nil for "cpu" (the caller's
+// CPU device), GPU 0 for "cuda" (in a build without CUDA an error wrapping
+// ErrNoCUDA, never the CPU), an error for any other name.
+func Select[T tensor.Float](name string) (tensor.Device[T], error) {
+	switch name {
+	case "cpu":
+		return nil, nil
+	case "cuda":
+		dev, err := New[T]()
+		if err != nil {
+			return nil, fmt.Errorf("-device cuda: %w", err)
+		}
+		return dev, nil
+	}
+	return nil, fmt.Errorf("-device %q: want cpu or cuda", name)
+}
+
 // Sync waits until the GPU has finished all queued work and reports an error
 // of any kernel that ran since the last synchronisation.
 func Sync() error { return syncAll() }
