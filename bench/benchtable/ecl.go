@@ -7,12 +7,14 @@ import (
 	"github.com/ecl-go/ecl/bench"
 )
 
-// eclRows prints the ECL loss rows selected by re, run on o.
-func eclRows(re *regexp.Regexp, o bench.On) {
+// eclRows prints the ECL loss rows selected by re, run on o, each pass
+// inside a tensor.Arena if arena is set.
+func eclRows(re *regexp.Regexp, o bench.On, arena bool) {
 	for _, c := range bench.ECLCases() {
 		if !re.MatchString(c.Name()) {
 			continue
 		}
+		c.Arena = arena
 		r := bench.MeasureECL(c, o)
 		fmt.Printf("%-34s %10.3f %9s  (%.1f ns per sample, %.1f MB and %d allocations per call)\n",
 			r.Name, float64(r.PerOp.Nanoseconds())/1e6, "", r.NanosPerInput, float64(r.BytesPerOp)/1e6, r.AllocsPerOp)

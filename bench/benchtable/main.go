@@ -13,6 +13,11 @@
 // that row's inputs (ECLCase.InputPass) and the loss's multiple of it.
 // bench/peer/ holds the PyTorch and OpenBLAS peers that print the same rows.
 //
+// -arena runs each ECL loss pass inside a tensor.Arena, as train runs a
+// training step: the pass's buffers are the previous pass's, instead of
+// fresh memory that Go collects (and, with a small live heap and an idle
+// core, returns to the kernel and faults in again).
+//
 // -device cuda (a build with -tags cuda) runs the ECL loss rows and the
 // training steps on GPU 0, waiting for the device after each call; the
 // GEMM, convolution, sim-mlp and ece-kde rows are CPU workloads and are
@@ -34,6 +39,7 @@ import (
 
 func main() {
 	pattern := flag.String("run", ".", "regular expression selecting workloads by name")
+	arena := flag.Bool("arena", false, "run each ECL loss pass inside a tensor.Arena, as train runs a step (a loop's buffers reused instead of collected)")
 	device := flag.String("device", "cpu", "where the ECL and training-step rows run: cpu, or cuda (GPU 0; needs a build with -tags cuda)")
 	flag.Parse()
 	re, err := regexp.Compile(*pattern)
@@ -50,7 +56,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(2)
 	}
-	fmt.Printf("%s/%s, GOMAXPROCS=%d, device %s\n", runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), *device)
+	fmt.Printf("%s/%s, GOMAXPROCS=%d, device %s, ECL passes in an arena: %v\n", runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), *device, *arena)
 	fmt.Printf("%-34s %10s %9s\n", "workload", "ms/op", "GFLOP/s")
 	cpuOnly := func(name string) bool {
 		if !re.MatchString(name) {
@@ -69,7 +75,7 @@ func main() {
 		r := bench.Measure(c)
 		fmt.Printf("%-34s %10.3f %9.2f\n", r.Name, float64(r.PerOp.Nanoseconds())/1e6, r.GFLOPS)
 	}
-	eclRows(re, on)
+	eclRows(re, on, *arena)
 	for _, net := range []string{"lenet5", "resnet20", "densenet40"} {
 		name := net + "-train-step/float32"
 		if !re.MatchString(name) {

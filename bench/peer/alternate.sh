@@ -4,12 +4,15 @@
 # per row the best time of each side and the ratio PyTorch/Go (above 1: Go
 # is faster).
 #
-#   bench/peer/alternate.sh [ROUNDS] [REGEXP]
+#   bench/peer/alternate.sh [ROUNDS] [REGEXP] [BENCHTABLE FLAGS...]
 #
-# Defaults: 3 rounds, the rows of N = 10² and 10⁴. From the repository root.
+# Defaults: 3 rounds, the rows of N = 10² and 10⁴. Further arguments go to
+# benchtable (e.g. -arena: each Go pass inside a tensor.Arena, as train runs
+# the loss). From the repository root.
 set -eu
 rounds=${1:-3}
 pattern=${2:-'^ecl/.*/n(100|10000)/'}
+[ "$#" -ge 2 ] && shift 2 || shift "$#"
 python=${PYTHON:-/usr/bin/python3}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -17,7 +20,7 @@ go build -o "$dir/benchtable" ./bench/benchtable
 i=1
 while [ "$i" -le "$rounds" ]; do
 	echo "round $i of $rounds" >&2
-	"$dir/benchtable" -run "$pattern" | awk '/^ecl\// {print "go", $1, $2}' >>"$dir/times"
+	"$dir/benchtable" -run "$pattern" "$@" | awk '/^ecl\// {print "go", $1, $2}' >>"$dir/times"
 	"$python" bench/peer/ecl.py --run "$pattern" | awk '/^ecl\// {print "torch", $1, $2}' >>"$dir/times"
 	i=$((i + 1))
 done
