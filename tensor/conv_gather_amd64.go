@@ -1,0 +1,27 @@
+//go:build !noasm
+
+package tensor
+
+// sgemm8x32g is the AVX-512 gather micro-kernel (conv_gather_avx512_amd64.s):
+// c[i*ldc+j] += Σ_p a[p*8+i]·b[offs[p]+j] for i < 8, j < 32 over k ≥ 1
+// steps (c set to the sums without add).
+//
+//go:noescape
+func sgemm8x32g(k int, a, b *float32, offs *int, c *float32, ldc int, add bool)
+
+// sgatherAVX512K wraps sgemm8x32g; the offsets must increase, so that the
+// last bounds b's reads.
+var sgatherAVX512K = gatherKernel[float32]{8, 32, func(k int, a, b []float32, offs []int, c []float32, ldc int, add bool) {
+	_, _, _, _ = a[8*k-1], offs[k-1], b[offs[k-1]+31], c[7*ldc+31] // bounds the assembly relies on
+	sgemm8x32g(k, &a[0], &b[0], &offs[0], &c[0], ldc, add)
+}}
+
+// asmGatherKernel returns the assembly gather micro-kernel for T at level
+// gemmISA: float32 with AVX-512, else ok = false.
+func asmGatherKernel[T Float]() (gatherKernel[T], bool) {
+	var z T
+	if _, f32 := any(z).(float32); f32 && gemmISA == isaAVX512 {
+		return any(sgatherAVX512K).(gatherKernel[T]), true
+	}
+	return gatherKernel[T]{}, false
+}

@@ -1,0 +1,7 @@
+//go:build !amd64 || noasm
+
+package tensor
+
+// asmGatherKernel reports that there is no assembly gather micro-kernel on
+// this platform (or with the noasm build tag).
+func asmGatherKernel[T Float]() (k gatherKernel[T], ok bool) { return k, false }
