@@ -166,17 +166,17 @@ func (g *gatherConv[T]) images(i int) (lo, hi int) { return i * g.imgs, min((i+1
 // the canvas width.
 func (g *gatherConv[T]) image(yb, xb, x, a []T) {
 	p := g.p
-	k := len(x) / (p.C * p.H * p.W)
-	for c := range p.C {
-		for r := range p.H {
-			row := xb[c*g.plane+(r+p.PadH)*g.wp+p.PadW:]
-			for i := range g.imgs {
-				dst := row[i*(p.W+p.PadW):][:p.W]
-				if i >= k {
-					clear(dst)
-					continue
-				}
-				copy(dst, x[((i*p.C+c)*p.H+r)*p.W:][:p.W])
+	img := p.C * p.H * p.W
+	k := len(x) / img
+	for i := range g.imgs {
+		for c := range p.C {
+			dst := xb[c*g.plane+p.PadH*g.wp+p.PadW+i*(p.W+p.PadW):]
+			if i < k {
+				moveRows(dst, x[i*img+c*p.H*p.W:], p.H, p.W, g.wp, p.W, false)
+				continue
+			}
+			for r := range p.H {
+				clear(dst[r*g.wp : r*g.wp+p.W])
 			}
 		}
 	}
@@ -200,14 +200,14 @@ func (g *gatherConv[T]) unpad(y, yb, b []T) {
 	oh, ow := g.p.OutH(), g.p.OutW()
 	for i := range len(y) / (g.p.O * oh * ow) {
 		for o := range g.p.O {
+			dst, src := y[(i*g.p.O+o)*oh*ow:][:oh*ow], yb[o*g.nt+i*(g.p.W+g.p.PadW):]
+			if b == nil {
+				moveRows(dst, src, oh, ow, ow, g.wp, false)
+				continue
+			}
 			for r := range oh {
-				dst, src := y[((i*g.p.O+o)*oh+r)*ow:][:ow], yb[o*g.nt+r*g.wp+i*(g.p.W+g.p.PadW):][:ow]
-				if b == nil {
-					copy(dst, src)
-					continue
-				}
-				for j, v := range src {
-					dst[j] = v + b[o]
+				for j, v := range src[r*g.wp : r*g.wp+ow] {
+					dst[r*ow+j] = v + b[o]
 				}
 			}
 		}
@@ -222,13 +222,13 @@ func (g *gatherConv[T]) widen(xw, y []T) {
 	k := len(y) / (g.p.O * oh * ow)
 	for i := range g.imgs {
 		for o := range g.p.O {
+			dst := xw[o*g.nt+i*(g.p.W+g.p.PadW):]
+			if i < k {
+				moveRows(dst, y[(i*g.p.O+o)*oh*ow:], oh, ow, g.wp, ow, false)
+				continue
+			}
 			for r := range oh {
-				dst := xw[o*g.nt+r*g.wp+i*(g.p.W+g.p.PadW):][:ow]
-				if i >= k {
-					clear(dst)
-					continue
-				}
-				copy(dst, y[((i*g.p.O+o)*oh+r)*ow:][:ow])
+				clear(dst[r*g.wp : r*g.wp+ow])
 			}
 		}
 	}
