@@ -172,7 +172,7 @@ func (g *gatherConv[T]) image(yb, xb, x, a []T) {
 		for c := range p.C {
 			dst := xb[c*g.plane+p.PadH*g.wp+p.PadW+i*(p.W+p.PadW):]
 			if i < k {
-				moveRows(dst, x[i*img+c*p.H*p.W:], p.H, p.W, g.wp, p.W, false)
+				canvasCopy(dst, x[i*img+c*p.H*p.W:], p.H, p.W, g.wp, p.W)
 				continue
 			}
 			for r := range p.H {
@@ -202,7 +202,7 @@ func (g *gatherConv[T]) unpad(y, yb, b []T) {
 		for o := range g.p.O {
 			dst, src := y[(i*g.p.O+o)*oh*ow:][:oh*ow], yb[o*g.nt+i*(g.p.W+g.p.PadW):]
 			if b == nil {
-				moveRows(dst, src, oh, ow, ow, g.wp, false)
+				canvasCopy(dst, src, oh, ow, ow, g.wp)
 				continue
 			}
 			for r := range oh {
@@ -224,7 +224,7 @@ func (g *gatherConv[T]) widen(xw, y []T) {
 		for o := range g.p.O {
 			dst := xw[o*g.nt+i*(g.p.W+g.p.PadW):]
 			if i < k {
-				moveRows(dst, y[(i*g.p.O+o)*oh*ow:], oh, ow, g.wp, ow, false)
+				canvasCopy(dst, y[(i*g.p.O+o)*oh*ow:], oh, ow, g.wp, ow)
 				continue
 			}
 			for r := range oh {
@@ -255,11 +255,13 @@ func (g *gatherConv[T]) forward(y, x, w, b []T) {
 // grads is conv2dGradsFlipped on the gather path, g being the flipped
 // convolution q of convolution p, wf its weights: dx as forward computes
 // it, and the gradient of wf, per tap t of q, dW̃[c, o, t] = Σ_j
-// xw_c[j]·dyp_o[j+off_t] over the positions j at q's canvas width, where
+// dyp_o[j+off_t]·xw_c[j] over the positions j at q's canvas width, where
 // dyp is dy on the canvas (image's buffer) and xw is x at that width, its
-// padding columns zero. As conv2dBackwardWeight, the batch is cut into one
-// slice of canvases per core, each summed into its own buffer, added in
-// slice order.
+// padding columns zero: dot products of dotChunk at a time, the rows of
+// dyp (unaligned) as gemmNT's first operand, whose blocks are of three
+// rows. As conv2dBackwardWeight, the batch is cut into one slice of
+// canvases per core, each summed into its own buffer, added in slice
+// order.
 func (g *gatherConv[T]) grads(dx, dw, x, dy, wf []T, p Conv2DParams) {
 	q, offs := g.p, *g.offs
 	kk := q.KH * q.KW
@@ -285,7 +287,7 @@ func (g *gatherConv[T]) grads(dx, dw, x, dy, wf []T, p Conv2DParams) {
 				for k0 := 0; k0 < g.nt; k0 += dotChunk {
 					k := min(dotChunk, g.nt-k0)
 					for t := range kk {
-						gemmNT(q.O, q.C, k, (*xw)[k0:], g.nt, (*xb)[offs[t]+k0:], g.plane, (*acc)[t*q.O*q.C:], q.C)
+						gemmNT(q.C, q.O, k, (*xb)[offs[t]+k0:], g.plane, (*xw)[k0:], g.nt, (*acc)[t*q.O*q.C:], q.O)
 					}
 				}
 			}
@@ -295,8 +297,8 @@ func (g *gatherConv[T]) grads(dx, dw, x, dy, wf []T, p Conv2DParams) {
 	clear(dw)
 	for _, acc := range partial {
 		for t := range kk {
-			for c := range q.O {
-				for o, v := range (*acc)[(t*q.O+c)*q.C:][:q.C] {
+			for o := range q.C {
+				for c, v := range (*acc)[(t*q.C+o)*q.O:][:q.O] {
 					dw[(o*q.O+c)*kk+kk-1-t] += v
 				}
 			}

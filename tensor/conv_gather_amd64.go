@@ -25,3 +25,22 @@ func asmGatherKernel[T Float]() (gatherKernel[T], bool) {
 	}
 	return gatherKernel[T]{}, false
 }
+
+// copyRows512 copies rows rows of cols ≥ 1 floats between strides ldd
+// and lds (in floats), with AVX-512 masked moves for the rows' tails.
+//
+//go:noescape
+func copyRows512(dst, src *float32, rows, cols, ldd, lds int)
+
+// canvasCopy is moveRows without add for the gather path: copyRows512 for
+// float32 at level AVX-512, else moveRows.
+func canvasCopy[T Float](dst, src []T, rows, cols, ldd, lds int) {
+	if d, ok := any(dst).([]float32); ok && gemmISA == isaAVX512 && rows > 0 && cols > 0 {
+		s := any(src).([]float32)
+		checkRows(d, rows, cols, ldd)
+		checkRows(s, rows, cols, lds)
+		copyRows512(&d[0], &s[0], rows, cols, ldd, lds)
+		return
+	}
+	moveRows(dst, src, rows, cols, ldd, lds, false)
+}

@@ -119,3 +119,54 @@ set:
 	GSET(Z18, Z19)
 	VZEROUPPER
 	RET
+
+// func copyRows512(dst, src *float32, rows, cols, ldd, lds int)
+//
+// Copies rows rows of cols ≥ 1 floats, row r of dst at dst + r·ldd and of
+// src at src + r·lds (strides in floats): 16 floats at a time, the rest in
+// one masked move.
+TEXT ·copyRows512(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  rows+16(FP), DX
+	MOVQ  cols+24(FP), BX
+	MOVQ  ldd+32(FP), R8
+	SHLQ  $2, R8
+	MOVQ  lds+40(FP), R9
+	SHLQ  $2, R9
+	MOVQ  BX, CX
+	ANDQ  $15, CX
+	MOVQ  $1, AX
+	SHLQ  CX, AX
+	DECQ  AX
+	KMOVW AX, K1
+	SHRQ  $4, BX
+	TESTQ DX, DX
+	JZ    done
+
+row:
+	MOVQ DI, R10
+	MOVQ SI, R11
+	MOVQ BX, CX
+	TESTQ CX, CX
+	JZ   tail
+
+vec:
+	VMOVUPS (R11), Z0
+	VMOVUPS Z0, (R10)
+	ADDQ    $64, R10
+	ADDQ    $64, R11
+	DECQ    CX
+	JNZ     vec
+
+tail:
+	VMOVUPS.Z (R11), K1, Z0
+	VMOVUPS   Z0, K1, (R10)
+	ADDQ      R8, DI
+	ADDQ      R9, SI
+	DECQ      DX
+	JNZ       row
+
+done:
+	VZEROUPPER
+	RET

@@ -194,3 +194,23 @@ func TestGathers(t *testing.T) {
 		}
 	}
 }
+
+// canvasCopy moves rows of every width, below, at and past whole
+// vectors, between strides, and leaves the gaps alone.
+func TestCanvasCopy(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for cols := 1; cols <= 40; cols++ {
+		const rows, lds, ldd = 3, 41, 45
+		src, _ := randOf[float32](r, rows*lds)
+		got, want := nans[float32](rows*ldd), nans[float32](rows*ldd)
+		canvasCopy(got, src, rows, cols, ldd, lds)
+		for i := range rows {
+			copy(want[i*ldd:i*ldd+cols], src[i*lds:i*lds+cols])
+		}
+		for i := range got {
+			if got[i] != want[i] && !(got[i] != got[i] && want[i] != want[i]) {
+				t.Fatalf("cols=%d: element %d is %v, want %v", cols, i, got[i], want[i])
+			}
+		}
+	}
+}
