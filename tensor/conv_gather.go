@@ -21,15 +21,33 @@ import (
 // gatherKernel is a register tile of mr×nr and the function adding
 // Σ_p a[p*mr+i]·b[offs[p]+j] over k ≥ 1 steps to c[i*ldc+j] (or setting c
 // to the sums, without add): a is a panel packed by packA, and the offsets
-// increase.
+// increase. dot3 is the weight gradient's kernel for the three taps of a
+// kernel row (3 wide, undilated), adding c[s*lds+i*ldi+j] += Σ_{p<16·kv}
+// a[i*lda+p+s]·b[j*ldb+p] for i < 2, s < 3, j < 4: each vector of a row
+// of dy serves three taps. It may read 16 values past each row of a.
 type gatherKernel[T Float] struct {
 	mr, nr int
 	fn     func(k int, a, b []T, offs []int, c []T, ldc int, add bool)
+	dot3   func(kv int, a []T, lda int, b []T, ldb int, c []T, lds, ldi int)
 }
 
-// goGatherKernel is the portable gather kernel, of the AVX-512 one's tile:
-// the reference the assembly is tested against.
-func goGatherKernel[T Float]() gatherKernel[T] { return gatherKernel[T]{8, 32, gatherGo[T]} }
+// goGatherKernel is the portable gather kernel, of the AVX-512 one's
+// tiles: the reference the assembly is tested against.
+func goGatherKernel[T Float]() gatherKernel[T] { return gatherKernel[T]{8, 32, gatherGo[T], dot3Go[T]} }
+
+func dot3Go[T Float](kv int, a []T, lda int, b []T, ldb int, c []T, lds, ldi int) {
+	for i := range 2 {
+		for s := range 3 {
+			for j := range 4 {
+				var sum T
+				for p, v := range b[j*ldb : j*ldb+16*kv] {
+					sum += a[i*lda+p+s] * v
+				}
+				c[s*lds+i*ldi+j] += sum
+			}
+		}
+	}
+}
 
 func gatherGo[T Float](k int, a, b []T, offs []int, c []T, ldc int, add bool) {
 	var acc [8 * 32]T
@@ -125,7 +143,7 @@ func newGatherConv[T Float](gk gatherKernel[T], p Conv2DParams) *gatherConv[T] {
 	wp := p.PadW + imgs*(p.W+p.PadW)
 	g := &gatherConv[T]{gk: gk, p: p, imgs: imgs, wp: wp, plane: (p.H + 2*p.PadH) * wp, n: p.OutH() * wp, kc: kernelFor[T]().kc}
 	g.nt = roundUp(g.n, gk.nr)
-	g.size = p.C*g.plane + g.nt - g.n + (p.KW-1)*p.DilW
+	g.size = p.C*g.plane + g.nt - g.n + (p.KW-1)*p.DilW + 16 // dot3 reads 16 past its rows
 	g.offs, _ = offsetPool.Get().(*[]int)
 	if g.offs == nil {
 		g.offs = new([]int)
@@ -257,11 +275,9 @@ func (g *gatherConv[T]) forward(y, x, w, b []T) {
 // it, and the gradient of wf, per tap t of q, dW̃[c, o, t] = Σ_j
 // dyp_o[j+off_t]·xw_c[j] over the positions j at q's canvas width, where
 // dyp is dy on the canvas (image's buffer) and xw is x at that width, its
-// padding columns zero: dot products of dotChunk at a time, the rows of
-// dyp (unaligned) as gemmNT's first operand, whose blocks are of three
-// rows. As conv2dBackwardWeight, the batch is cut into one slice of
-// canvases per core, each summed into its own buffer, added in slice
-// order.
+// padding columns zero (weightDots). As conv2dBackwardWeight, the batch is
+// cut into one slice of canvases per core, each summed into its own
+// buffer, added in slice order.
 func (g *gatherConv[T]) grads(dx, dw, x, dy, wf []T, p Conv2DParams) {
 	q, offs := g.p, *g.offs
 	kk := q.KH * q.KW
@@ -284,12 +300,7 @@ func (g *gatherConv[T]) grads(dx, dw, x, dy, wf []T, p Conv2DParams) {
 				g.image(*yb, *xb, dy[n0*out:n1*out], *a)
 				g.unpad(dx[n0*img:n1*img], *yb, nil)
 				g.widen(*xw, x[n0*img:n1*img])
-				for k0 := 0; k0 < g.nt; k0 += dotChunk {
-					k := min(dotChunk, g.nt-k0)
-					for t := range kk {
-						gemmNT(q.C, q.O, k, (*xb)[offs[t]+k0:], g.plane, (*xw)[k0:], g.nt, (*acc)[t*q.O*q.C:], q.O)
-					}
-				}
+				g.weightDots(*acc, *xb, *xw)
 			}
 			partial[part] = acc
 		}
@@ -304,5 +315,32 @@ func (g *gatherConv[T]) grads(dx, dw, x, dy, wf []T, p Conv2DParams) {
 			}
 		}
 		putScratch(acc)
+	}
+}
+
+// weightDots adds to acc [KH·KW, q.C, q.O] the dot products of grads, for
+// one canvas: dy on it in xb, x at its width in xw, dotChunk of each row
+// at a time; by dot3, a kernel row at a time, where the kernel rows are 3
+// wide, undilated, and the channels come in pairs (dy) and fours (x), else
+// per tap by gemmNT, the unaligned rows of dy as its three-row operand.
+func (g *gatherConv[T]) weightDots(acc, xb, xw []T) {
+	q, offs := g.p, *g.offs
+	kk := q.KH * q.KW
+	rows := q.KW == 3 && q.DilW == 1 && q.C%2 == 0 && q.O%4 == 0
+	for k0 := 0; k0 < g.nt; k0 += dotChunk {
+		k := min(dotChunk, g.nt-k0)
+		if !rows {
+			for t := range kk {
+				gemmNT(q.C, q.O, k, xb[offs[t]+k0:], g.plane, xw[k0:], g.nt, acc[t*q.O*q.C:], q.O)
+			}
+			continue
+		}
+		for kh := range q.KH {
+			for o := 0; o < q.C; o += 2 {
+				for c := 0; c < q.O; c += 4 {
+					g.gk.dot3(k/16, xb[o*g.plane+offs[3*kh]+k0:], g.plane, xw[c*g.nt+k0:], g.nt, acc[(3*kh*q.C+o)*q.O+c:], q.C*q.O, q.O)
+				}
+			}
+		}
 	}
 }

@@ -9,11 +9,21 @@ package tensor
 //go:noescape
 func sgemm8x32g(k int, a, b *float32, offs *int, c *float32, ldc int, add bool)
 
-// sgatherAVX512K wraps sgemm8x32g; the offsets must increase, so that the
-// last bounds b's reads.
+// sdot2x3x4 is the AVX-512 shifted dot-product kernel of the weight
+// gradient: c[s*lds+i*ldi+j] += Σ_{p<16·kv} a[i*lda+p+s]·b[j*ldb+p] for
+// i < 2, s < 3, j < 4, reading 16 floats past each row of a.
+//
+//go:noescape
+func sdot2x3x4(kv int, a *float32, lda int, b *float32, ldb int, c *float32, lds, ldi int)
+
+// sgatherAVX512K wraps sgemm8x32g (the offsets must increase, so that the
+// last bounds b's reads) and sdot2x3x4.
 var sgatherAVX512K = gatherKernel[float32]{8, 32, func(k int, a, b []float32, offs []int, c []float32, ldc int, add bool) {
 	_, _, _, _ = a[8*k-1], offs[k-1], b[offs[k-1]+31], c[7*ldc+31] // bounds the assembly relies on
 	sgemm8x32g(k, &a[0], &b[0], &offs[0], &c[0], ldc, add)
+}, func(kv int, a []float32, lda int, b []float32, ldb int, c []float32, lds, ldi int) {
+	_, _, _ = a[lda+16*kv+15], b[3*ldb+16*kv-1], c[2*lds+ldi+3] // bounds the assembly relies on
+	sdot2x3x4(kv, &a[0], lda, &b[0], ldb, &c[0], lds, ldi)
 }}
 
 // asmGatherKernel returns the assembly gather micro-kernel for T at level

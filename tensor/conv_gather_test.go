@@ -135,6 +135,42 @@ func TestGatherKernelMatchesGo(t *testing.T) {
 	}
 }
 
+// The assembly dot3 sums as the portable one, up to rounding (lanes),
+// into a c that other tiles' sums share, leaving the rest alone.
+func TestGatherDot3MatchesGo(t *testing.T) {
+	gk, ok := asmGatherKernel[float32]()
+	if !ok {
+		t.Skip("no assembly gather kernel on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	ref := goGatherKernel[float32]()
+	for _, kv := range []int{1, 2, 5} {
+		const lda, ldb, lds, ldi = 123, 97, 29, 7
+		a, _ := randOf[float32](r, lda+16*kv+16)
+		b, _ := randOf[float32](r, 3*ldb+16*kv)
+		c0, _ := randOf[float32](r, 2*lds+ldi+4)
+		got, want := slices.Clone(c0), slices.Clone(c0)
+		gk.dot3(kv, a, lda, b, ldb, got, lds, ldi)
+		ref.dot3(kv, a, lda, b, ldb, want, lds, ldi)
+		touched := make([]bool, len(c0))
+		for s := range 3 {
+			for i := range 2 {
+				for j := range 4 {
+					touched[s*lds+i*ldi+j] = true
+				}
+			}
+		}
+		for i := range got {
+			if !touched[i] && got[i] != c0[i] {
+				t.Errorf("kv=%d: element %d written", kv, i)
+			}
+			if d := float64(got[i] - want[i]); touched[i] && (d > 1e-4 || d < -1e-4) {
+				t.Errorf("kv=%d: element %d is %v, Go gives %v", kv, i, got[i], want[i])
+			}
+		}
+	}
+}
+
 // With the assembly kernel, the forward pass and the input gradient sum
 // in the im2col GEMM's order: the paths agree to the bit.
 func TestGatherMatchesIm2colBitwise(t *testing.T) {
