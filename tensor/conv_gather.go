@@ -16,7 +16,7 @@ import (
 // run of the canvas: the micro-kernel (gatherKernel) reads the rows in
 // place through a table of their offsets. It sums in the order of the
 // im2col GEMM (same k-blocks), so both paths agree to the bit. The weight
-// gradient is one dot-product GEMM (gemmNT) per tap over the same layout.
+// gradient is dot products over the same layout (weightDots).
 
 // gatherKernel is a register tile of mr×nr and the function adding
 // Σ_p a[p*mr+i]·b[offs[p]+j] over k ≥ 1 steps to c[i*ldc+j] (or setting c
@@ -79,8 +79,8 @@ func gatherGo[T Float](k int, a, b []T, offs []int, c []T, ldc int, add bool) {
 const maxWaste = 1.25
 
 // dotChunk is the length of the rows the weight gradient's dot products
-// take at a time: 2 KB a row, so that the rows of dy that one block of
-// x's rows meets stay in L1 for the next block (ResNet's 16 channels).
+// take at a time, 2 KB a row, so that the rows one block of the other
+// operand meets stay in L1 for the next block (ResNet's 16 channels).
 const dotChunk = 512
 
 // maxCanvas is the most images a canvas holds side by side.
@@ -88,8 +88,9 @@ const maxCanvas = 8
 
 // gathers reports whether convolution p takes the gather path where T has
 // an assembly kernel of nr columns: stride 1, not pointwise (whose
-// columns are the image already), at least 8 channels (so that a tap's
-// share of k is long), and a canvas wasting at most maxWaste.
+// columns are the image already), at least 8 channels (the first layers
+// of LeNet and ResNet, whose columns are few, keep im2col), and a canvas
+// wasting at most maxWaste.
 func gathers(p Conv2DParams, nr int) bool {
 	_, waste := canvas(p, nr)
 	return p.StrideH == 1 && p.StrideW == 1 && !pointwise(p) && p.C >= 8 && waste <= maxWaste
