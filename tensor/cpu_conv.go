@@ -4,7 +4,8 @@ import "runtime"
 
 // CPU convolution: im2col + GEMM per image, images split over cores, column
 // buffers reused across calls (getScratch), the weights packed for the GEMM
-// once per call.
+// once per call; stride-1 convolutions with enough channels read the
+// padded image in place instead (conv_gather.go).
 
 // colShape is the im2col matrix of one image: rows C·KH·KW, columns OH·OW.
 func colShape(p Conv2DParams) (rows, cols int) {
@@ -140,6 +141,16 @@ func columns[T Float](col, xn []T, p Conv2DParams) []T {
 // the bias b [O] (none if nil): per image y_n = W·col_n, then b added to
 // each row (rounded as a separate addition, as a broadcast Add would).
 func conv2dForward[T Float](y, x, w, b []T, p Conv2DParams) {
+	if g, ok := gatherFor[T](p); ok {
+		defer g.release()
+		g.forward(y, x, w, b)
+		return
+	}
+	im2colForward(y, x, w, b, p)
+}
+
+// im2colForward is conv2dForward by im2col and GEMM.
+func im2colForward[T Float](y, x, w, b []T, p Conv2DParams) {
 	rows, cols := colShape(p)
 	img, out := p.C*p.H*p.W, p.O*cols
 	mk, W, buf := packedWeights(operand[T]{data: w, ld: rows}, p.O, rows)
@@ -233,17 +244,29 @@ func conv2dGrads[T Float](dx, dw, x, dy, w []T, p Conv2DParams) {
 
 // conv2dGradsFlipped computes dx and dw for a convolution p whose input
 // gradient is the convolution q of dy with the flipped kernel W̃
-// (flippedConv) from one column matrix per image, col_n of dy: dx_n =
-// W̃·col_n, and W̃'s gradient Σ_n x_n·col_nᵀ [C, O·KH·KW], which is dw
-// flipped back. As conv2dBackwardWeight, the batch is cut into one slice
-// per core, each summed into its own buffer, added in slice order.
+// (flippedConv): on the gather path where it applies (gatherConv.grads),
+// else by im2col.
 func conv2dGradsFlipped[T Float](dx, dw, x, dy, w []T, p, q Conv2DParams) {
-	rows, cols := colShape(q)
-	img, out := p.C*p.H*p.W, p.O*cols
 	wf := getScratch[T](len(w))
 	defer putScratch(wf)
 	flipKernel(*wf, w, p)
-	mk, Wf, buf := packedWeights(operand[T]{data: *wf, ld: rows}, q.O, rows)
+	if g, ok := gatherFor[T](q); ok {
+		defer g.release()
+		g.grads(dx, dw, x, dy, *wf, p)
+		return
+	}
+	im2colGradsFlipped(dx, dw, x, dy, *wf, p, q)
+}
+
+// im2colGradsFlipped is conv2dGradsFlipped from one column matrix per
+// image, col_n of dy, wf being W̃: dx_n = W̃·col_n, and W̃'s gradient
+// Σ_n x_n·col_nᵀ [C, O·KH·KW], which is dw flipped back. As
+// conv2dBackwardWeight, the batch is cut into one slice per core, each
+// summed into its own buffer, added in slice order.
+func im2colGradsFlipped[T Float](dx, dw, x, dy, wf []T, p, q Conv2DParams) {
+	rows, cols := colShape(q)
+	img, out := p.C*p.H*p.W, p.O*cols
+	mk, Wf, buf := packedWeights(operand[T]{data: wf, ld: rows}, q.O, rows)
 	defer putScratch(buf)
 	parts := max(1, min(p.N, runtime.GOMAXPROCS(0)))
 	partial := make([]*[]T, parts)

@@ -1,0 +1,347 @@
+package tensor
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Stride-1 convolution without im2col. A few images at a time are copied
+// side by side into a zero-padded buffer, a canvas: per channel Hp rows of
+// Wp = PadW + imgs·(W + PadW) (the images' padding columns shared), the
+// channels one after the other. The output is computed at the canvas
+// width, OH rows of Wp positions, image k's at columns k·(W + PadW) to
+// k·(W + PadW) + OW, the rest discarded. At that width the input that
+// kernel tap (c, kh, kw) brings to output position j lies at j +
+// c·Hp·Wp + kh·DilH·Wp + kw·DilW, so each row of the column matrix is a
+// run of the canvas: the micro-kernel (gatherKernel) reads the rows in
+// place through a table of their offsets. It sums in the order of the
+// im2col GEMM (same k-blocks), so both paths agree to the bit. The weight
+// gradient is dot products over the same layout (weightDots).
+
+// gatherKernel is a register tile of mr×nr and the function adding
+// Σ_p a[p*mr+i]·b[offs[p]+j] over k ≥ 1 steps to c[i*ldc+j] (or setting c
+// to the sums, without add): a is a panel packed by packA, and the offsets
+// increase. dot3 is the weight gradient's kernel for the three taps of a
+// kernel row (3 wide, undilated), adding c[s*lds+i*ldi+j] += Σ_{p<16·kv}
+// a[i*lda+p+s]·b[j*ldb+p] for i < 2, s < 3, j < 4: each vector of a row
+// of dy serves three taps. It may read 16 values past each row of a.
+type gatherKernel[T Float] struct {
+	mr, nr int
+	fn     func(k int, a, b []T, offs []int, c []T, ldc int, add bool)
+	dot3   func(kv int, a []T, lda int, b []T, ldb int, c []T, lds, ldi int)
+}
+
+// goGatherKernel is the portable gather kernel, of the AVX-512 one's
+// tiles: the reference the assembly is tested against.
+func goGatherKernel[T Float]() gatherKernel[T] { return gatherKernel[T]{8, 32, gatherGo[T], dot3Go[T]} }
+
+func dot3Go[T Float](kv int, a []T, lda int, b []T, ldb int, c []T, lds, ldi int) {
+	for i := range 2 {
+		for s := range 3 {
+			for j := range 4 {
+				var sum T
+				for p, v := range b[j*ldb : j*ldb+16*kv] {
+					sum += a[i*lda+p+s] * v
+				}
+				c[s*lds+i*ldi+j] += sum
+			}
+		}
+	}
+}
+
+func gatherGo[T Float](k int, a, b []T, offs []int, c []T, ldc int, add bool) {
+	var acc [8 * 32]T
+	for p, off := range offs[:k] {
+		row := b[off : off+32]
+		for i, v := range a[p*8 : p*8+8] {
+			t := acc[i*32 : i*32+32]
+			for j, u := range row {
+				t[j] += v * u
+			}
+		}
+	}
+	for i := range 8 {
+		row, t := c[i*ldc:i*ldc+32], acc[i*32:i*32+32]
+		if !add {
+			copy(row, t)
+			continue
+		}
+		for j, v := range t {
+			row[j] += v
+		}
+	}
+}
+
+// maxWaste is the largest ratio of the kernel's columns to the output
+// positions they compute (the rest being padding and the last tile's
+// rounding) at which convolution takes the gather path; im2col's GEMM
+// wastes as much on ResNet's 7×7 maps (64 columns for 49).
+const maxWaste = 1.25
+
+// dotChunk is the length of the rows the weight gradient's dot products
+// take at a time, 2 KB a row, so that the rows one block of the other
+// operand meets stay in L1 for the next block (ResNet's 16 channels).
+const dotChunk = 512
+
+// maxCanvas is the most images a canvas holds side by side.
+const maxCanvas = 8
+
+// gathers reports whether convolution p takes the gather path where T has
+// an assembly kernel of nr columns: stride 1, not pointwise (whose
+// columns are the image already), at least 8 channels (the first layers
+// of LeNet and ResNet, whose columns are few, keep im2col), and a canvas
+// wasting at most maxWaste.
+func gathers(p Conv2DParams, nr int) bool {
+	_, waste := canvas(p, nr)
+	return p.StrideH == 1 && p.StrideW == 1 && !pointwise(p) && p.C >= 8 && waste <= maxWaste
+}
+
+// canvas returns the number of images side by side that wastes the
+// fewest columns of nr-wide tiles, at most maxCanvas and the batch, and
+// the ratio of the columns computed to the output positions. Images share
+// padding columns only where the output is at most PadW wider than the
+// input (the kernel reaches past the padding).
+func canvas(p Conv2DParams, nr int) (imgs int, waste float64) {
+	oh, ow := p.OutH(), p.OutW()
+	for k := 1; k <= min(maxCanvas, max(p.N, 1)); k++ {
+		if k > 1 && ow > p.W+p.PadW {
+			break
+		}
+		w := float64(roundUp(oh*(p.PadW+k*(p.W+p.PadW)), nr)) / float64(k*oh*ow)
+		if k == 1 || w < waste {
+			imgs, waste = k, w
+		}
+	}
+	return imgs, waste
+}
+
+// gatherConv is stride-1 convolution p laid out for kernel gk.
+type gatherConv[T Float] struct {
+	gk        gatherKernel[T]
+	p         Conv2DParams
+	imgs      int    // images side by side on the canvas
+	wp, plane int    // canvas width, and channel plane Hp·Wp
+	n, nt     int    // output positions at the canvas width, OH·Wp; rounded up to nr
+	size      int    // the canvas and the slack the last tiles read
+	kc        int    // the im2col GEMM's k-block
+	offs      *[]int // the column matrix's rows in the canvas
+}
+
+// gatherFor returns the gather layout of p where gathers allows it and T
+// has an assembly kernel; release it after use.
+func gatherFor[T Float](p Conv2DParams) (*gatherConv[T], bool) {
+	gk, ok := asmGatherKernel[T]()
+	if !ok || !gathers(p, gk.nr) {
+		return nil, false
+	}
+	return newGatherConv(gk, p), true
+}
+
+var offsetPool sync.Pool // of *[]int
+
+func newGatherConv[T Float](gk gatherKernel[T], p Conv2DParams) *gatherConv[T] {
+	imgs, _ := canvas(p, gk.nr)
+	wp := p.PadW + imgs*(p.W+p.PadW)
+	g := &gatherConv[T]{gk: gk, p: p, imgs: imgs, wp: wp, plane: (p.H + 2*p.PadH) * wp, n: p.OutH() * wp, kc: kernelFor[T]().kc}
+	g.nt = roundUp(g.n, gk.nr)
+	g.size = p.C*g.plane + g.nt - g.n + (p.KW-1)*p.DilW + 16 // dot3 reads 16 past its rows
+	g.offs, _ = offsetPool.Get().(*[]int)
+	if g.offs == nil {
+		g.offs = new([]int)
+	}
+	offs := (*g.offs)[:0]
+	for c := range p.C {
+		for kh := range p.KH {
+			for kw := range p.KW {
+				offs = append(offs, c*g.plane+kh*p.DilH*wp+kw*p.DilW)
+			}
+		}
+	}
+	*g.offs = offs
+	return g
+}
+
+func (g *gatherConv[T]) release() { offsetPool.Put(g.offs) }
+
+// packed is g's weights w [O, C·KH·KW] packed for the kernel, in a scratch
+// buffer to give back.
+func (g *gatherConv[T]) packed(w []T) *[]T {
+	k := len(*g.offs)
+	a := getScratch[T](roundUp(g.p.O, g.gk.mr) * k)
+	packA(*a, operand[T]{data: w, ld: k}, 0, g.p.O, 0, k, g.gk.mr, 1)
+	return a
+}
+
+// canvases is the number of canvases the batch fills, the last one maybe
+// in part.
+func (g *gatherConv[T]) canvases() int { return (g.p.N + g.imgs - 1) / g.imgs }
+
+// images is the range of images on canvas i.
+func (g *gatherConv[T]) images(i int) (lo, hi int) { return i * g.imgs, min((i+1)*g.imgs, g.p.N) }
+
+// image copies images x [k, C, H, W] (k ≤ imgs) onto canvas xb, whose
+// padding must be zero, clearing the slots of missing images, and sets yb
+// [roundUp(O, mr), nt] to their convolution with the packed weights a at
+// the canvas width.
+func (g *gatherConv[T]) image(yb, xb, x, a []T) {
+	p := g.p
+	img := p.C * p.H * p.W
+	k := len(x) / img
+	for i := range g.imgs {
+		for c := range p.C {
+			dst := xb[c*g.plane+p.PadH*g.wp+p.PadW+i*(p.W+p.PadW):]
+			if i < k {
+				canvasCopy(dst, x[i*img+c*p.H*p.W:], p.H, p.W, g.wp, p.W)
+				continue
+			}
+			for r := range p.H {
+				clear(dst[r*g.wp : r*g.wp+p.W])
+			}
+		}
+	}
+	offs := *g.offs
+	kk, mr := len(offs), g.gk.mr
+	// A k-block of a column strip, at most kc×nr, stays in L1 for all
+	// the rows.
+	for j := 0; j < g.nt; j += g.gk.nr {
+		for pc := 0; pc < kk; pc += g.kc {
+			kb := min(g.kc, kk-pc)
+			for i := 0; i < len(yb)/g.nt; i += mr {
+				g.gk.fn(kb, a[i*kk+pc*mr:], xb[j:], offs[pc:pc+kb], yb[i*g.nt+j:], g.nt, pc > 0)
+			}
+		}
+	}
+}
+
+// unpad sets y [k, O, OH, OW] to the output positions of yb, plus b[o] on
+// channel o where b is not nil (rounded as a separate addition).
+func (g *gatherConv[T]) unpad(y, yb, b []T) {
+	oh, ow := g.p.OutH(), g.p.OutW()
+	for i := range len(y) / (g.p.O * oh * ow) {
+		for o := range g.p.O {
+			dst, src := y[(i*g.p.O+o)*oh*ow:][:oh*ow], yb[o*g.nt+i*(g.p.W+g.p.PadW):]
+			if b == nil {
+				canvasCopy(dst, src, oh, ow, ow, g.wp)
+				continue
+			}
+			for r := range oh {
+				for j, v := range src[r*g.wp : r*g.wp+ow] {
+					dst[r*ow+j] = v + b[o]
+				}
+			}
+		}
+	}
+}
+
+// widen sets xw [O, nt] to y [k, O, OH, OW] at the canvas width, leaving
+// the columns between images as they are (zero), and clears the slots of
+// images past k.
+func (g *gatherConv[T]) widen(xw, y []T) {
+	oh, ow := g.p.OutH(), g.p.OutW()
+	k := len(y) / (g.p.O * oh * ow)
+	for i := range g.imgs {
+		for o := range g.p.O {
+			dst := xw[o*g.nt+i*(g.p.W+g.p.PadW):]
+			if i < k {
+				canvasCopy(dst, y[(i*g.p.O+o)*oh*ow:], oh, ow, g.wp, ow)
+				continue
+			}
+			for r := range oh {
+				clear(dst[r*g.wp : r*g.wp+ow])
+			}
+		}
+	}
+}
+
+// forward is conv2dForward on the gather path.
+func (g *gatherConv[T]) forward(y, x, w, b []T) {
+	p := g.p
+	a := g.packed(w)
+	defer putScratch(a)
+	img, out := p.C*p.H*p.W, p.O*p.OutH()*p.OutW()
+	parallelFor(g.canvases(), g.imgs*len(*g.offs)*out, func(lo, hi int) {
+		xb, yb := getScratch[T](g.size), getScratch[T](roundUp(p.O, g.gk.mr)*g.nt)
+		defer func() { putScratch(xb); putScratch(yb) }()
+		clear(*xb)
+		for i := lo; i < hi; i++ {
+			n0, n1 := g.images(i)
+			g.image(*yb, *xb, x[n0*img:n1*img], *a)
+			g.unpad(y[n0*out:n1*out], *yb, b)
+		}
+	})
+}
+
+// grads is conv2dGradsFlipped on the gather path, g being the flipped
+// convolution q of convolution p, wf its weights: dx as forward computes
+// it, and the gradient of wf, per tap t of q, dW̃[c, o, t] = Σ_j
+// dyp_o[j+off_t]·xw_c[j] over the positions j at q's canvas width, where
+// dyp is dy on the canvas (image's buffer) and xw is x at that width, its
+// padding columns zero (weightDots). As conv2dBackwardWeight, the batch is
+// cut into one slice of canvases per core, each summed into its own
+// buffer, added in slice order.
+func (g *gatherConv[T]) grads(dx, dw, x, dy, wf []T, p Conv2DParams) {
+	q, offs := g.p, *g.offs
+	kk := q.KH * q.KW
+	a := g.packed(wf)
+	defer putScratch(a)
+	img, out := p.C*p.H*p.W, p.O*p.OutH()*p.OutW()
+	canvases := g.canvases()
+	parts := max(1, min(canvases, runtime.GOMAXPROCS(0)))
+	partial := make([]*[]T, parts)
+	parallelFor(parts, (p.N+parts-1)/parts*len(offs)*img, func(lo, hi int) {
+		xb, yb, xw := getScratch[T](g.size), getScratch[T](roundUp(q.O, g.gk.mr)*g.nt), getScratch[T](q.O*g.nt)
+		defer func() { putScratch(xb); putScratch(yb); putScratch(xw) }()
+		clear(*xb)
+		clear(*xw)
+		for part := lo; part < hi; part++ {
+			acc := getScratch[T](kk * q.O * q.C)
+			clear(*acc)
+			for i := part * canvases / parts; i < (part+1)*canvases/parts; i++ {
+				n0, n1 := g.images(i)
+				g.image(*yb, *xb, dy[n0*out:n1*out], *a)
+				g.unpad(dx[n0*img:n1*img], *yb, nil)
+				g.widen(*xw, x[n0*img:n1*img])
+				g.weightDots(*acc, *xb, *xw)
+			}
+			partial[part] = acc
+		}
+	})
+	clear(dw)
+	for _, acc := range partial {
+		for t := range kk {
+			for o := range q.C {
+				for c, v := range (*acc)[(t*q.C+o)*q.O:][:q.O] {
+					dw[(o*q.O+c)*kk+kk-1-t] += v
+				}
+			}
+		}
+		putScratch(acc)
+	}
+}
+
+// weightDots adds to acc [KH·KW, q.C, q.O] the dot products of grads, for
+// one canvas: dy on it in xb, x at its width in xw, dotChunk of each row
+// at a time; by dot3, a kernel row at a time, where the kernel rows are 3
+// wide, undilated, and the channels come in pairs (dy) and fours (x), else
+// per tap by gemmNT, the unaligned rows of dy as its three-row operand.
+func (g *gatherConv[T]) weightDots(acc, xb, xw []T) {
+	q, offs := g.p, *g.offs
+	kk := q.KH * q.KW
+	rows := q.KW == 3 && q.DilW == 1 && q.C%2 == 0 && q.O%4 == 0
+	for k0 := 0; k0 < g.nt; k0 += dotChunk {
+		k := min(dotChunk, g.nt-k0)
+		if !rows {
+			for t := range kk {
+				gemmNT(q.C, q.O, k, xb[offs[t]+k0:], g.plane, xw[k0:], g.nt, acc[t*q.O*q.C:], q.O)
+			}
+			continue
+		}
+		for kh := range q.KH {
+			for o := 0; o < q.C; o += 2 {
+				for c := 0; c < q.O; c += 4 {
+					g.gk.dot3(k/16, xb[o*g.plane+offs[3*kh]+k0:], g.plane, xw[c*g.nt+k0:], g.nt, acc[(3*kh*q.C+o)*q.O+c:], q.C*q.O, q.O)
+				}
+			}
+		}
+	}
+}

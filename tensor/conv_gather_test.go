@@ -1,0 +1,252 @@
+package tensor
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// gatherCases are stride-1 convolutions: ResNet's three map sizes (the
+// 28-wide one over a batch that leaves the last canvas half full), one and
+// three channels, odd sizes and batches, no, uneven and wide padding,
+// dilation, a non-square kernel and output channels that fill no tile.
+var gatherCases = []Conv2DParams{
+	{N: 3, C: 16, H: 28, W: 28, O: 16, KH: 3, KW: 3, PadH: 1, PadW: 1},
+	{N: 5, C: 32, H: 14, W: 14, O: 32, KH: 3, KW: 3, PadH: 1, PadW: 1},
+	{N: 7, C: 64, H: 7, W: 7, O: 64, KH: 3, KW: 3, PadH: 1, PadW: 1},
+	{N: 1, C: 1, H: 5, W: 6, O: 1, KH: 3, KW: 3, PadH: 1, PadW: 1},
+	{N: 3, C: 3, H: 9, W: 7, O: 12, KH: 3, KW: 3, PadH: 1, PadW: 1},
+	{N: 2, C: 8, H: 11, W: 13, O: 5, KH: 5, KW: 5},
+	{N: 3, C: 9, H: 6, W: 10, O: 17, KH: 2, KW: 3, PadH: 1, PadW: 2},
+	{N: 4, C: 8, H: 9, W: 9, O: 8, KH: 3, KW: 3, PadH: 2, PadW: 2, DilH: 2, DilW: 2},
+	{N: 5, C: 2, H: 4, W: 3, O: 3, KH: 1, KW: 3, PadW: 1},
+}
+
+// gatherKernels are the gather kernels this CPU runs: the portable one,
+// and the assembly one where there is one.
+func gatherKernels[T Float]() map[string]gatherKernel[T] {
+	ks := map[string]gatherKernel[T]{"go": goGatherKernel[T]()}
+	if gk, ok := asmGatherKernel[T](); ok {
+		ks["asm"] = gk
+	}
+	return ks
+}
+
+func stride1(p Conv2DParams) Conv2DParams {
+	p.StrideH, p.StrideW, p.DilH, p.DilW = 1, 1, orOne(p.DilH), orOne(p.DilW)
+	return p
+}
+
+// checkGather compares the gather path's forward pass, with and without
+// bias, and, where the input gradient is a flipped convolution, both
+// gradients, against the direct loops, for every kernel.
+func checkGather[T Float](t *testing.T, tol float64) {
+	withProcs(t, 2)
+	r := rand.New(rand.NewPCG(5, 6))
+	multi := false
+	for _, p := range gatherCases {
+		p = stride1(p)
+		if err := p.Validate(); err != nil {
+			t.Fatalf("%+v: %v", p, err)
+		}
+		x, x64 := randOf[T](r, p.N*p.C*p.H*p.W)
+		w, w64 := randOf[T](r, p.O*p.C*p.KH*p.KW)
+		dy, dy64 := randOf[T](r, p.N*p.O*p.OutH()*p.OutW())
+		b, b64 := randOf[T](r, p.O)
+		wantY, wantDx, wantDw := refConv(x64, w64, dy64, p)
+		wantYb := slices.Clone(wantY)
+		for i := range wantYb {
+			wantYb[i] += b64[i/(p.OutH()*p.OutW())%p.O]
+		}
+		for name, gk := range gatherKernels[T]() {
+			g := newGatherConv(gk, p)
+			multi = multi || (g.imgs > 1 && p.N%g.imgs != 0)
+			y, yb := nans[T](len(dy)), nans[T](len(dy))
+			g.forward(y, x, w, nil)
+			g.forward(yb, x, w, b)
+			g.release()
+			if e := relErr(y, wantY); e > tol {
+				t.Errorf("%s %s %+v: forward differs from the direct loops by %g", DType[T](), name, p, e)
+			}
+			if e := relErr(yb, wantYb); e > tol {
+				t.Errorf("%s %s %+v: forward with bias differs from the direct loops by %g", DType[T](), name, p, e)
+			}
+			q, ok := flippedConv(p)
+			if !ok {
+				continue
+			}
+			wf := make([]T, len(w))
+			flipKernel(wf, w, p)
+			dx, dw := nans[T](len(x)), nans[T](len(w))
+			g = newGatherConv(gk, q)
+			g.grads(dx, dw, x, dy, wf, p)
+			g.release()
+			if e := relErr(dx, wantDx); e > tol {
+				t.Errorf("%s %s %+v: input gradient differs from the direct loops by %g", DType[T](), name, p, e)
+			}
+			if e := relErr(dw, wantDw); e > tol {
+				t.Errorf("%s %s %+v: weight gradient differs from the direct loops by %g", DType[T](), name, p, e)
+			}
+		}
+	}
+	if !multi {
+		t.Error("no case put several images on a canvas and left the last one in part")
+	}
+}
+
+func TestGatherConvFloat32(t *testing.T) { checkGather[float32](t, 1e-4) }
+
+func TestGatherConvFloat64(t *testing.T) { checkGather[float64](t, 1e-12) }
+
+// The assembly kernel sums as the portable one, up to FMA rounding, over
+// steps below, at and past a multiple of its unrolling, adding and not.
+func TestGatherKernelMatchesGo(t *testing.T) {
+	gk, ok := asmGatherKernel[float32]()
+	if !ok {
+		t.Skip("no assembly gather kernel on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	ref := goGatherKernel[float32]()
+	for _, k := range []int{1, 3, 4, 5, 8, 17} {
+		a, _ := randOf[float32](r, 8*k)
+		b, _ := randOf[float32](r, 40*k+32)
+		offs := make([]int, k)
+		for p := range offs {
+			offs[p] = 40*p + r.IntN(8)
+		}
+		for _, add := range []bool{false, true} {
+			c0, _ := randOf[float32](r, 8*40)
+			got, want := slices.Clone(c0), slices.Clone(c0)
+			gk.fn(k, a, b, offs, got, 40, add)
+			ref.fn(k, a, b, offs, want, 40, add)
+			want64 := make([]float64, len(want))
+			for i, v := range want {
+				want64[i] = float64(v)
+			}
+			if e := relErr(got, want64); e > 1e-5 {
+				t.Errorf("k=%d add=%v: assembly differs from Go by %g", k, add, e)
+			}
+			for i := range 8 {
+				if !slices.Equal(got[i*40+32:i*40+40], c0[i*40+32:i*40+40]) {
+					t.Errorf("k=%d add=%v: row %d written past its 32 columns", k, add, i)
+				}
+			}
+		}
+	}
+}
+
+// The assembly dot3 sums as the portable one, up to rounding (lanes),
+// into a c that other tiles' sums share, leaving the rest alone.
+func TestGatherDot3MatchesGo(t *testing.T) {
+	gk, ok := asmGatherKernel[float32]()
+	if !ok {
+		t.Skip("no assembly gather kernel on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	ref := goGatherKernel[float32]()
+	for _, kv := range []int{1, 2, 5} {
+		const lda, ldb, lds, ldi = 123, 97, 29, 7
+		a, _ := randOf[float32](r, lda+16*kv+16)
+		b, _ := randOf[float32](r, 3*ldb+16*kv)
+		c0, _ := randOf[float32](r, 2*lds+ldi+4)
+		got, want := slices.Clone(c0), slices.Clone(c0)
+		gk.dot3(kv, a, lda, b, ldb, got, lds, ldi)
+		ref.dot3(kv, a, lda, b, ldb, want, lds, ldi)
+		touched := make([]bool, len(c0))
+		for s := range 3 {
+			for i := range 2 {
+				for j := range 4 {
+					touched[s*lds+i*ldi+j] = true
+				}
+			}
+		}
+		for i := range got {
+			if !touched[i] && got[i] != c0[i] {
+				t.Errorf("kv=%d: element %d written", kv, i)
+			}
+			if d := float64(got[i] - want[i]); touched[i] && (d > 1e-4 || d < -1e-4) {
+				t.Errorf("kv=%d: element %d is %v, Go gives %v", kv, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// With the assembly kernel, the forward pass and the input gradient sum
+// in the im2col GEMM's order: the paths agree to the bit.
+func TestGatherMatchesIm2colBitwise(t *testing.T) {
+	gk, ok := asmGatherKernel[float32]()
+	if !ok {
+		t.Skip("no assembly gather kernel on this CPU or build")
+	}
+	withProcs(t, 2)
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, p := range gatherCases[:3] {
+		p = stride1(p)
+		x, _ := randOf[float32](r, p.N*p.C*p.H*p.W)
+		w, _ := randOf[float32](r, p.O*p.C*p.KH*p.KW)
+		dy, _ := randOf[float32](r, p.N*p.O*p.OutH()*p.OutW())
+		b, _ := randOf[float32](r, p.O)
+		y, want := make([]float32, len(dy)), make([]float32, len(dy))
+		g := newGatherConv(gk, p)
+		g.forward(y, x, w, b)
+		g.release()
+		im2colForward(want, x, w, b, p)
+		if !slices.Equal(y, want) {
+			t.Errorf("%+v: forward differs from im2col", p)
+		}
+		q, _ := flippedConv(p)
+		wf := make([]float32, len(w))
+		flipKernel(wf, w, p)
+		dx, dw, wantDx, wantDw := make([]float32, len(x)), make([]float32, len(w)), make([]float32, len(x)), make([]float32, len(w))
+		g = newGatherConv(gk, q)
+		g.grads(dx, dw, x, dy, wf, p)
+		g.release()
+		im2colGradsFlipped(wantDx, wantDw, x, dy, wf, p, q)
+		if !slices.Equal(dx, wantDx) {
+			t.Errorf("%+v: input gradient differs from im2col", p)
+		}
+	}
+}
+
+// ResNet's stride-1 convolutions take the gather path; strided, pointwise
+// and few-channel ones do not.
+func TestGathers(t *testing.T) {
+	for _, c := range []struct {
+		p    Conv2DParams
+		want bool
+	}{
+		{Conv2DParams{N: 100, C: 16, H: 28, W: 28, O: 16, KH: 3, KW: 3, PadH: 1, PadW: 1}, true},
+		{Conv2DParams{N: 100, C: 32, H: 14, W: 14, O: 32, KH: 3, KW: 3, PadH: 1, PadW: 1}, true},
+		{Conv2DParams{N: 100, C: 64, H: 7, W: 7, O: 64, KH: 3, KW: 3, PadH: 1, PadW: 1}, true},
+		{Conv2DParams{N: 100, C: 3, H: 28, W: 28, O: 16, KH: 3, KW: 3, PadH: 1, PadW: 1}, false},
+		{Conv2DParams{N: 100, C: 16, H: 28, W: 28, O: 32, KH: 3, KW: 3, PadH: 1, PadW: 1, StrideH: 2, StrideW: 2}, false},
+		{Conv2DParams{N: 100, C: 16, H: 28, W: 28, O: 32, KH: 1, KW: 1}, false},
+		{Conv2DParams{N: 100, C: 16, H: 3, W: 3, O: 16, KH: 3, KW: 3, PadH: 1, PadW: 1}, false},
+	} {
+		p := c.p
+		p.StrideH, p.StrideW, p.DilH, p.DilW = orOne(p.StrideH), orOne(p.StrideW), 1, 1
+		if got := gathers(p, 32); got != c.want {
+			t.Errorf("%+v: gathers = %v, want %v", p, got, c.want)
+		}
+	}
+}
+
+// canvasCopy moves rows of every width, below, at and past whole
+// vectors, between strides, and leaves the gaps alone.
+func TestCanvasCopy(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for cols := 1; cols <= 40; cols++ {
+		const rows, lds, ldd = 3, 41, 45
+		src, _ := randOf[float32](r, rows*lds)
+		got, want := nans[float32](rows*ldd), nans[float32](rows*ldd)
+		canvasCopy(got, src, rows, cols, ldd, lds)
+		for i := range rows {
+			copy(want[i*ldd:i*ldd+cols], src[i*lds:i*lds+cols])
+		}
+		for i := range got {
+			if got[i] != want[i] && !(got[i] != got[i] && want[i] != want[i]) {
+				t.Fatalf("cols=%d: element %d is %v, want %v", cols, i, got[i], want[i])
+			}
+		}
+	}
+}
