@@ -149,6 +149,10 @@ sumLoop:
 	JGE          sumDone
 	VMOVUPD      (SI)(AX*8), Y0
 	VSUBPD       Y15, Y0, Y0           // x = a − m
+	VCMPPD       $0x1d, Y14, Y0, Y5    // x ≥ floor (ordered)
+	VMOVMSKPD    Y5, DX
+	TESTL        DX, DX
+	JZ           sumNext               // all four below the floor: left out
 	VMAXPD       Y14, Y0, Y0           // at least the floor
 	VMULPD       Y13, Y0, Y1
 	VROUNDPD     $0, Y1, Y1            // n = round(x·log2(e)), to even
@@ -175,6 +179,8 @@ sumLoop:
 	VPSLLQ       $52, Y4, Y4           // 2^n
 	VMULPD       Y4, Y3, Y3
 	VADDPD       Y3, Y8, Y8
+
+sumNext:
 	ADDQ         $4, AX
 	JMP          sumLoop
 
