@@ -65,16 +65,16 @@ func scaleMax(x, lb, buf []float64, h float64) float64 {
 	return m
 }
 
-// sumExp returns Σ exp(a_i − m) for a_i ≤ m: the terms in four lanes, in
+// sumExp returns Σ exp(a_i − m) for a_i ≤ m: the terms in eight lanes, in
 // vector registers where the CPU has them (the same sums either way),
-// then those past the last multiple of four. A term below e^−708 is taken
+// then those past the last multiple of eight. A term below e^−708 is taken
 // as e^−708 or left out, which changes no sum that holds the largest
 // term, 1.
 func sumExp(a []float64, m float64) float64 {
-	v := len(a) &^ 3
+	v := len(a) &^ 7
 	f := sumExpGo
 	if vectorKernels {
-		f = sumExpVec
+		f = sumExpAsm
 	}
 	s := f(a[:v], m)
 	for _, x := range a[v:] {
@@ -95,20 +95,24 @@ func scaleMaxGo(x, lb, out []float64, h float64) float64 {
 }
 
 // sumExpGo returns Σ exp(a[i] − m) as expPoly computes each term, summed
-// in four lanes (a[i] into lane i mod 4, then (0+2)+(1+3)), leaving out
-// each four terms a[4q:4q+4] that all lie below e^expFloor (or are NaN):
-// the largest term is 1, next to which they change no sum, and with a
-// small bandwidth nearly all terms are that small. len(a) is a multiple
-// of 4: sumExpVec in Go.
+// in eight lanes (a[i] into lane i mod 8, then ((0+4)+(2+6))+((1+5)+(3+7))),
+// leaving out each eight terms a[8q:8q+8] that all lie below e^expFloor (or
+// are NaN): the largest term is 1, next to which they change no sum, and
+// with a small bandwidth most terms are that small. len(a) is a multiple
+// of 8: sumExpVec and sumExp512 in Go.
 func sumExpGo(a []float64, m float64) float64 {
-	var l [4]float64
-	for i := 0; i < len(a); i += 4 {
-		if !(a[i]-m >= expFloor || a[i+1]-m >= expFloor || a[i+2]-m >= expFloor || a[i+3]-m >= expFloor) {
+	var l [8]float64
+	for i := 0; i < len(a); i += 8 {
+		left := true
+		for _, x := range a[i : i+8] {
+			left = left && !(x-m >= expFloor)
+		}
+		if left {
 			continue
 		}
 		for k := range l {
 			l[k] += expPoly(a[i+k] - m)
 		}
 	}
-	return (l[0] + l[2]) + (l[1] + l[3])
+	return ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]))
 }
