@@ -421,14 +421,14 @@ func SaveFigureDPI(fig Figure, path string, w, h vg.Length, dpi int) error {
 	default:
 		return fmt.Errorf("plot.SaveFigure: %s: unknown image format %q (want .png or .svg)", path, filepath.Ext(path))
 	}
-	_, white := canvas.(fastPNG)
-	drawFigure(fig, canvas, white)
+	img, isPNG := canvas.(fastPNG)
+	drawFigure(fig, canvas, isPNG)
 	err := atomicfile.Write(path, func(out io.Writer) error {
 		_, err := canvas.WriteTo(out)
 		return err
 	})
-	if c, ok := canvas.(fastPNG); ok {
-		c.release()
+	if isPNG {
+		img.release()
 	}
 	if err != nil {
 		return fmt.Errorf("plot.SaveFigure: %w", err)
