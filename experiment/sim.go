@@ -5,8 +5,9 @@
 // (one seed of one setting). With a Store, every run's results go to their
 // own file (a Record) as the run ends, keyed by a hash of its
 // configuration, and a study run again reuses the files that are there, so
-// a killed study loses at most the run in flight; ReadRecords gathers the
-// files of any number of studies for a report.
+// a killed study loses at most the runs in flight and the records being
+// written; ReadRecords gathers the files of any number of studies for a
+// report.
 //
 // A run is a function of its configuration and seed that returns its
 // results: its models are steps that each return a row (arm.steps), and the

@@ -81,7 +81,8 @@ type Record struct {
 }
 
 // Store keeps a study's run records in Dir/runs, one file per run, so that
-// a killed study loses at most the run in flight.
+// a killed study loses at most the runs in flight and the records being
+// written.
 type Store struct {
 	// Dir is the study's output directory; empty keeps nothing.
 	Dir string
@@ -170,9 +171,10 @@ func writeJSON(path string, v any) error {
 }
 
 // do returns the results of the run s: those of its record when resuming
-// and the record is there and valid, else those exec computes, whose
-// record it writes (atomically) before returning.
-func (st Store) do(s runSpec, exec func() ([]Result, error)) ([]Result, error) {
+// and the record is there and valid, else those exec computes, with the
+// function that writes their record (atomically; nil when there is none to
+// write), so that the caller may start its next run meanwhile.
+func (st Store) do(s runSpec, exec func() ([]Result, error)) ([]Result, func() error, error) {
 	run := func() ([]Result, error) {
 		rs, err := exec()
 		if err != nil {
@@ -181,11 +183,12 @@ func (st Store) do(s runSpec, exec func() ([]Result, error)) ([]Result, error) {
 		return rs, nil
 	}
 	if st.Dir == "" {
-		return run()
+		rs, err := run()
+		return rs, nil, err
 	}
 	key, setting, err := s.keys()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	path := filepath.Join(st.Dir, "runs", fileName(s.label, key))
 	if st.Resume {
@@ -193,30 +196,37 @@ func (st Store) do(s runSpec, exec func() ([]Result, error)) ([]Result, error) {
 			if st.Reused != nil {
 				st.Reused(s.label)
 			}
-			return r.Results, nil
+			return r.Results, nil, nil
 		}
 	}
 	start := time.Now()
 	rs, err := run()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	wall := time.Since(start).Seconds()
+	return rs, func() error { return st.save(s, key, setting, path, wall, rs) }, nil
+}
+
+// save writes the record of run s, its results rs computed in wall seconds,
+// to path.
+func (st Store) save(s runSpec, key, setting, path string, wall float64, rs []Result) error {
 	cfg, err := json.Marshal(s.config)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rec := Record{
 		Format: RecordFormat, Study: s.study, Key: key, Setting: setting, Label: s.label, Seed: s.seed,
 		Config: cfg, Data: s.data, DataDir: s.dataDir, Code: CodeVersion(),
-		Wall: time.Since(start).Seconds(), Results: rs,
+		Wall: wall, Results: rs,
 	}
 	for _, r := range rs {
 		rec.Diagrams = append(rec.Diagrams, r.Diagram)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
+		return err
 	}
-	return rs, atomicfile.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(rec) })
+	return atomicfile.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(rec) })
 }
 
 // ReadRecord reads and checks a run's result file; its results carry

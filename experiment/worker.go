@@ -15,8 +15,10 @@ import (
 
 // runAll returns the results of the runs specs, in plan order: each from
 // its record (Store) or computed by local in this process, or, with Jobs > 1
-// and Exec set, by Exec, Jobs runs at a time. done, when set, is called
-// after each run, one call at a time. No run starts after one has failed;
+// and Exec set, by Exec, Jobs runs at a time. A run's record is written
+// while the next run computes, so that a worker does not wait for the
+// disk. done, when set, is called after each run, one call at a time. No
+// run starts after one has failed (or its record could not be written);
 // the error is that of the first failed run in plan order.
 func (s Study) runAll(specs []runSpec, local func(i int) ([]Result, error), done func(i int)) ([][]Result, error) {
 	exec, jobs := local, 1
@@ -27,7 +29,12 @@ func (s Study) runAll(specs []runSpec, local func(i int) ([]Result, error), done
 	errs := make([]error, len(specs))
 	var mu sync.Mutex
 	next, failed := 0, false
-	var wg sync.WaitGroup
+	var wg, saves sync.WaitGroup
+	fail := func(i int, err error) {
+		mu.Lock()
+		errs[i], failed = err, true
+		mu.Unlock()
+	}
 	for range jobs {
 		wg.Go(func() {
 			for {
@@ -39,11 +46,21 @@ func (s Study) runAll(specs []runSpec, local func(i int) ([]Result, error), done
 				}
 				next++
 				mu.Unlock()
-				rows, err := s.Store.do(specs[i], func() ([]Result, error) { return exec(i) })
+				rows, save, err := s.Store.do(specs[i], func() ([]Result, error) { return exec(i) })
+				if err != nil {
+					fail(i, err)
+					continue
+				}
+				if save != nil {
+					saves.Go(func() {
+						if err := save(); err != nil {
+							fail(i, err)
+						}
+					})
+				}
 				mu.Lock()
-				out[i], errs[i] = rows, err
-				failed = failed || err != nil
-				if err == nil && done != nil {
+				out[i] = rows
+				if done != nil {
 					done(i)
 				}
 				mu.Unlock()
@@ -51,6 +68,7 @@ func (s Study) runAll(specs []runSpec, local func(i int) ([]Result, error), done
 		})
 	}
 	wg.Wait()
+	saves.Wait()
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

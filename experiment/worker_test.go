@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -111,6 +113,16 @@ func TestRunAllKeepsPlanOrder(t *testing.T) {
 	recs, _, err := ReadRecords(dir)
 	if err != nil || len(recs) != len(specs) || !reflect.DeepEqual(recs[4].Results, fakeRun(t, 4)) {
 		t.Errorf("%d records, %v", len(recs), err)
+	}
+	// A record that cannot be written (its folder is a file) fails the
+	// study, though it is written while the next run computes.
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s = Study{Jobs: 2, Exec: exec(-1), Store: Store{Dir: file}}
+	if _, err := s.runAll(specs, nil, nil); err == nil || !strings.Contains(err.Error(), "file") {
+		t.Errorf("records not written: error %v", err)
 	}
 	started.Store(0)
 	s = Study{Jobs: 2, Exec: exec(1)}

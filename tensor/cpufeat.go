@@ -17,3 +17,7 @@ func (l isa) String() string {
 // HasAVX2FMA reports whether this CPU, its OS and this build (not noasm)
 // support AVX2 and FMA, for the assembly kernels of other packages.
 func HasAVX2FMA() bool { return cpuISA >= isaAVX2 }
+
+// HasAVX512 reports whether this CPU, its OS and this build support
+// AVX-512 F (with AVX2 and FMA), for the assembly kernels of other packages.
+func HasAVX512() bool { return cpuISA >= isaAVX512 }

@@ -69,7 +69,31 @@ func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b 
 	if m*n*k >= gemmParallelMin {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	gemmWith(kernelFor[T](), workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	mk := kernelFor[T]()
+	if transA != transB && workers == 1 && n < mk.nr && n < m && k <= mk.kc && alpha == 1 && beta == 0 {
+		gemmTransposed(mk, transA, m, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
+	gemmWith(mk, workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmTransposed sets c = op(a)·op(b) for a narrow op(b) (n < nr) and
+// one transposed operand, as the output layer of a small network (100
+// rows by 3 classes) multiplies: packing the m rows of op(a) cost more
+// than the product. It computes cᵀ = op(b)ᵀ·op(a)ᵀ instead, which packs
+// the n rows of op(b)ᵀ and, for op(a) = aᵀ, reads a in place, and writes
+// cᵀ into c. With one k-block each element is the same chain of
+// multiply-adds either way: the same bits as gemmWith.
+func gemmTransposed[T Float](mk microKernel[T], transA bool, m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	buf := getScratch[T](n * m)
+	defer putScratch(buf)
+	ct := (*buf)[:n*m]
+	gemmWith(mk, 1, transA, !transA, n, m, k, 1, b, ldb, a, lda, 0, ct, m)
+	for j := range n {
+		for i, v := range ct[j*m : (j+1)*m] {
+			c[i*ldc+j] = v
+		}
+	}
 }
 
 // gemmSerial is gemm on the calling goroutine, for callers that already run

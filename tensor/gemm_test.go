@@ -299,3 +299,43 @@ func testInterleave[T Float](t *testing.T, l isa) {
 		}
 	}
 }
+
+// gemm's transposed path for a narrow op(b) with one operand transposed
+// (cᵀ = op(b)ᵀ·op(a)ᵀ) gives what the general one does, bit for bit, at
+// every level this CPU runs, and is not taken where it would not (k past
+// one block, alpha ≠ 1, beta ≠ 0: still the general path's bits).
+func TestGemmTransposedNarrow(t *testing.T) {
+	defer func(l isa) { gemmISA = l }(gemmISA)
+	for _, l := range isaLevels(t) {
+		gemmISA = l
+		t.Run(l.String(), func(t *testing.T) {
+			testGemmTransposed[float32](t)
+			testGemmTransposed[float64](t)
+		})
+	}
+}
+
+func testGemmTransposed[T Float](t *testing.T) {
+	r := newRNG(17)
+	mk := kernelFor[T]()
+	for _, s := range [][3]int{{100, 3, 100}, {100, 2, 100}, {13, 1, 7}, {40, mk.nr - 1, 33}, {25, 5, mk.kc}, {30, 3, mk.kc + 9}} {
+		m, n, k := s[0], s[1], s[2]
+		for _, ta := range []bool{true, false} {
+			for _, ab := range [][2]T{{1, 0}, {0.5, 0}, {1, 1}} {
+				lda, ldb, ldc := k+3, k+2, n+1 // op(a) = a: m×k; op(b) = bᵀ: b is n×k
+				if ta {
+					lda, ldb = m+3, n+2 // a is k×m, b is k×n
+				}
+				a, b, c0 := randSlice[T](r, max(m, k)*lda), randSlice[T](r, max(n, k)*ldb), randSlice[T](r, m*ldc)
+				got, want := append([]T(nil), c0...), append([]T(nil), c0...)
+				gemm(ta, !ta, m, n, k, ab[0], a, lda, b, ldb, ab[1], got, ldc)
+				gemmWith(mk, 1, ta, !ta, m, n, k, ab[0], a, lda, b, ldb, ab[1], want, ldc)
+				for i, v := range want {
+					if got[i] != v {
+						t.Fatalf("%s %dx%dx%d transA %v alpha %v beta %v: c[%d] = %v, want %v", DType[T](), m, n, k, ta, ab[0], ab[1], i, got[i], v)
+					}
+				}
+			}
+		}
+	}
+}

@@ -99,7 +99,17 @@ func writeStudyDiagrams(dir string, rs []experiment.Result, style diagramStyle) 
 	if err != nil {
 		return err
 	}
-	if err := onCores(append(draws, grids...)); err != nil {
+	// The grids, the largest images, are drawn first and one after another,
+	// so that they share one canvas's pixels while other cores draw the rest.
+	inTurn := func() error {
+		for _, g := range grids {
+			if err := g(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := onCores(append([]func() error{inTurn}, draws...)); err != nil {
 		return err
 	}
 	final, old := filepath.Join(dir, "diagrams"), filepath.Join(dir, ".diagrams.tmp-old")

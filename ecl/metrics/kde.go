@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -288,38 +289,57 @@ func (k kernel) looLogDensity(grid []float64) []float64 {
 }
 
 // ece returns (1/n) Σ_j Σ_c |r_jc − z_jc|^p with the leave-one-out kernel
-// ratios r_j of the one-hot labels (labels index the d columns).
+// ratios r_j of the one-hot labels (labels index the d columns). The rows
+// are taken class by class, so that each class's sum of kernel weights is
+// one run of sumExp.
 func (k kernel) ece(labels []int, h, p float64) float64 {
-	lb := k.logBeta(h)
-	perRow := make([]float64, k.n)
-	k.forRows(func(j int, scratch []float64) {
-		w := scratch[:k.n]
-		k.cross(j, w)
-		m := math.Inf(-1)
-		for i := range w {
-			w[i] = w[i]/h - lb[i]
-			if i != j {
-				m = max(m, w[i])
-			}
-		}
+	order, start := byLabel(labels, k.d)
+	s := kernel{z: make([]float64, len(k.z)), logz: make([]float64, len(k.logz)), n: k.n, d: k.d}
+	for r, i := range order {
+		copy(s.z[r*k.d:(r+1)*k.d], k.z[i*k.d:(i+1)*k.d])
+		copy(s.logz[r*k.d:(r+1)*k.d], k.logz[i*k.d:(i+1)*k.d])
+	}
+	lb := s.logBeta(h)
+	perRow := make([]float64, k.n) // in the original order
+	s.forRows(func(j int, scratch []float64) {
+		w, buf := scratch[:k.n], scratch[k.n:]
+		s.cross(j, w)
+		w[j] = math.Inf(-1) // leave j out: its weight is e^−∞ = 0
+		m := scaleMax(w, lb, buf, h)
 		num := make([]float64, k.d)
 		den := 0.0
-		for i, x := range w {
-			if i != j {
-				e := math.Exp(x - m)
-				num[labels[i]] += e
-				den += e
-			}
+		for c := range num {
+			num[c] = sumExp(buf[start[c]:start[c+1]], m)
+			den += num[c]
 		}
 		err := 0.0
-		for c, v := range k.z[j*k.d : (j+1)*k.d] {
+		for c, v := range s.z[j*k.d : (j+1)*k.d] {
 			err += math.Pow(math.Abs(num[c]/den-v), p)
 		}
-		perRow[j] = err
+		perRow[order[j]] = err
 	})
 	total := 0.0
 	for _, v := range perRow {
 		total += v
 	}
 	return total / float64(k.n)
+}
+
+// byLabel returns the sample indices ordered by label (stable), and where
+// each of the d labels' run starts in them (start[d] = len(labels)).
+func byLabel(labels []int, d int) (order, start []int) {
+	start = make([]int, d+1)
+	for _, y := range labels {
+		start[y+1]++
+	}
+	for c := range d {
+		start[c+1] += start[c]
+	}
+	order = make([]int, len(labels))
+	next := slices.Clone(start[:d])
+	for i, y := range labels {
+		order[next[y]] = i
+		next[y]++
+	}
+	return order, start
 }

@@ -38,31 +38,49 @@ func expPoly(x float64) float64 {
 }
 
 // logSumExp is log Σ_i exp(x_i/h − lb_i) (−∞ if every x_i is −∞), in two
-// passes over buf (len(x) scratch values): the exponents and their
-// largest, m, then Σ exp(a_i − m) in four lanes, in vector registers where
-// the CPU has them (the same sums either way). A term below e^−708 of the
-// largest is taken as e^−708, which changes no sum.
+// passes over buf (len(x) scratch values): scaleMax, then sumExp.
 func logSumExp(x, lb, buf []float64, h float64) float64 {
+	m := scaleMax(x, lb, buf, h)
+	if math.IsInf(m, -1) {
+		return m
+	}
+	return m + math.Log(sumExp(buf[:len(x)], m))
+}
+
+// scaleMax sets buf[i] = x[i]/h − lb[i] and returns the largest (−∞ for
+// none), in vector registers where the CPU has them.
+func scaleMax(x, lb, buf []float64, h float64) float64 {
 	n := len(x)
 	lb, buf = lb[:n], buf[:n]
 	v := n &^ 3
-	scaleMax, sumExp := scaleMaxGo, sumExpGo
+	f := scaleMaxGo
 	if vectorKernels {
-		scaleMax, sumExp = scaleMaxVec, sumExpVec
+		f = scaleMaxVec
 	}
-	m := scaleMax(x[:v], lb[:v], buf[:v], h)
+	m := f(x[:v], lb[:v], buf[:v], h)
 	for i := v; i < n; i++ {
 		buf[i] = x[i]/h - lb[i]
 		m = max(m, buf[i])
 	}
-	if math.IsInf(m, -1) {
-		return m
+	return m
+}
+
+// sumExp returns Σ exp(a_i − m) for a_i ≤ m: the terms in eight lanes, in
+// vector registers where the CPU has them (the same sums either way),
+// then those past the last multiple of eight. A term below e^−708 is taken
+// as e^−708 or left out, which changes no sum that holds the largest
+// term, 1.
+func sumExp(a []float64, m float64) float64 {
+	v := len(a) &^ 7
+	f := sumExpGo
+	if vectorKernels {
+		f = sumExpAsm
 	}
-	s := sumExp(buf[:v], m)
-	for _, a := range buf[v:] {
-		s += expPoly(a - m)
+	s := f(a[:v], m)
+	for _, x := range a[v:] {
+		s += expPoly(x - m)
 	}
-	return m + math.Log(s)
+	return s
 }
 
 // scaleMaxGo sets out[i] = x[i]/h − lb[i] and returns the largest (−∞
@@ -77,14 +95,24 @@ func scaleMaxGo(x, lb, out []float64, h float64) float64 {
 }
 
 // sumExpGo returns Σ exp(a[i] − m) as expPoly computes each term, summed
-// in four lanes (a[i] into lane i mod 4, then (0+2)+(1+3)); len(a) is a
-// multiple of 4: sumExpVec in Go.
+// in eight lanes (a[i] into lane i mod 8, then ((0+4)+(2+6))+((1+5)+(3+7))),
+// leaving out each eight terms a[8q:8q+8] that all lie below e^expFloor (or
+// are NaN): the largest term is 1, next to which they change no sum, and
+// with a small bandwidth most terms are that small. len(a) is a multiple
+// of 8: sumExpVec and sumExp512 in Go.
 func sumExpGo(a []float64, m float64) float64 {
-	var l [4]float64
-	for i := 0; i < len(a); i += 4 {
+	var l [8]float64
+	for i := 0; i < len(a); i += 8 {
+		left := true
+		for _, x := range a[i : i+8] {
+			left = left && !(x-m >= expFloor)
+		}
+		if left {
+			continue
+		}
 		for k := range l {
 			l[k] += expPoly(a[i+k] - m)
 		}
 	}
-	return (l[0] + l[2]) + (l[1] + l[3])
+	return ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]))
 }

@@ -131,6 +131,7 @@ scaleDone:
 	RET
 
 // func sumExpVec(a []float64, m float64) float64
+// Eight terms per round in two registers, lanes 0–3 and 4–7.
 TEXT ·sumExpVec(SB), NOSPLIT, $0-40
 	MOVQ         a_base+0(FP), SI
 	MOVQ         a_len+8(FP), CX
@@ -140,49 +141,151 @@ TEXT ·sumExpVec(SB), NOSPLIT, $0-40
 	VMOVUPD      expTab<>+64(SB), Y12  // ln2Hi
 	VMOVUPD      expTab<>+96(SB), Y11  // ln2Lo
 	VMOVUPD      expTab<>+512(SB), Y10 // 1
-	VMOVUPD      expTab<>+544(SB), Y9  // bias
-	VXORPD       Y8, Y8, Y8            // the four lanes' sums
+	VXORPD       Y8, Y8, Y8            // lanes 0–3
+	VXORPD       Y9, Y9, Y9            // lanes 4–7
 	XORQ         AX, AX
 
 sumLoop:
 	CMPQ         AX, CX
 	JGE          sumDone
 	VMOVUPD      (SI)(AX*8), Y0
+	VMOVUPD      32(SI)(AX*8), Y5
 	VSUBPD       Y15, Y0, Y0           // x = a − m
+	VSUBPD       Y15, Y5, Y5
+	VCMPPD       $0x1d, Y14, Y0, Y1    // x ≥ floor (ordered)
+	VCMPPD       $0x1d, Y14, Y5, Y6
+	VORPD        Y1, Y6, Y6
+	VMOVMSKPD    Y6, DX
+	TESTL        DX, DX
+	JZ           sumNext               // all eight below the floor: left out
 	VMAXPD       Y14, Y0, Y0           // at least the floor
+	VMAXPD       Y14, Y5, Y5
 	VMULPD       Y13, Y0, Y1
+	VMULPD       Y13, Y5, Y6
 	VROUNDPD     $0, Y1, Y1            // n = round(x·log2(e)), to even
+	VROUNDPD     $0, Y6, Y6
 	VMOVAPD      Y0, Y2
+	VMOVAPD      Y5, Y7
 	VFNMADD231PD Y12, Y1, Y2           // r = x − n·ln2Hi
+	VFNMADD231PD Y12, Y6, Y7
 	VFNMADD231PD Y11, Y1, Y2           // r −= n·ln2Lo
+	VFNMADD231PD Y11, Y6, Y7
 	VMOVUPD      expTab<>+128(SB), Y3  // p = 1/13!
+	VMOVAPD      Y3, Y4
 	VFMADD213PD  expTab<>+160(SB), Y2, Y3 // p = p·r + 1/12!
+	VFMADD213PD  expTab<>+160(SB), Y7, Y4
 	VFMADD213PD  expTab<>+192(SB), Y2, Y3
+	VFMADD213PD  expTab<>+192(SB), Y7, Y4
 	VFMADD213PD  expTab<>+224(SB), Y2, Y3
+	VFMADD213PD  expTab<>+224(SB), Y7, Y4
 	VFMADD213PD  expTab<>+256(SB), Y2, Y3
+	VFMADD213PD  expTab<>+256(SB), Y7, Y4
 	VFMADD213PD  expTab<>+288(SB), Y2, Y3
+	VFMADD213PD  expTab<>+288(SB), Y7, Y4
 	VFMADD213PD  expTab<>+320(SB), Y2, Y3
+	VFMADD213PD  expTab<>+320(SB), Y7, Y4
 	VFMADD213PD  expTab<>+352(SB), Y2, Y3
+	VFMADD213PD  expTab<>+352(SB), Y7, Y4
 	VFMADD213PD  expTab<>+384(SB), Y2, Y3
+	VFMADD213PD  expTab<>+384(SB), Y7, Y4
 	VFMADD213PD  expTab<>+416(SB), Y2, Y3
+	VFMADD213PD  expTab<>+416(SB), Y7, Y4
 	VFMADD213PD  expTab<>+448(SB), Y2, Y3
+	VFMADD213PD  expTab<>+448(SB), Y7, Y4
 	VFMADD213PD  expTab<>+480(SB), Y2, Y3 // … + 1/2!
+	VFMADD213PD  expTab<>+480(SB), Y7, Y4
 	VFMADD213PD  Y10, Y2, Y3           // p·r + 1
+	VFMADD213PD  Y10, Y7, Y4
 	VFMADD213PD  Y10, Y2, Y3           // p·r + 1 = e^r
-	VCVTPD2DQY   Y1, X4
-	VPMOVSXDQ    X4, Y4
-	VPADDQ       Y9, Y4, Y4
-	VPSLLQ       $52, Y4, Y4           // 2^n
-	VMULPD       Y4, Y3, Y3
+	VFMADD213PD  Y10, Y7, Y4
+	VCVTPD2DQY   Y1, X1
+	VCVTPD2DQY   Y6, X6
+	VPMOVSXDQ    X1, Y1
+	VPMOVSXDQ    X6, Y6
+	VPADDQ       expTab<>+544(SB), Y1, Y1 // + bias
+	VPADDQ       expTab<>+544(SB), Y6, Y6
+	VPSLLQ       $52, Y1, Y1           // 2^n
+	VPSLLQ       $52, Y6, Y6
+	VMULPD       Y1, Y3, Y3
+	VMULPD       Y6, Y4, Y4
 	VADDPD       Y3, Y8, Y8
-	ADDQ         $4, AX
+	VADDPD       Y4, Y9, Y9
+
+sumNext:
+	ADDQ         $8, AX
 	JMP          sumLoop
 
 sumDone:
+	VADDPD       Y9, Y8, Y8            // lanes 0+4, 1+5, 2+6, 3+7
 	VEXTRACTF128 $1, Y8, X0
-	VADDPD       X0, X8, X0            // lanes 0+2, 1+3
+	VADDPD       X0, X8, X0            // (0+4)+(2+6), (1+5)+(3+7)
 	VPERMILPD    $1, X0, X1
 	VADDSD       X1, X0, X0
 	VMOVSD       X0, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func sumExp512(a []float64, m float64) float64
+// sumExpVec in one AVX-512 register of the same eight lanes.
+TEXT ·sumExp512(SB), NOSPLIT, $0-40
+	MOVQ         a_base+0(FP), SI
+	MOVQ         a_len+8(FP), CX
+	VBROADCASTSD m+24(FP), Z15
+	VBROADCASTSD expTab<>+0(SB), Z14   // floor
+	VBROADCASTSD expTab<>+32(SB), Z13  // log2(e)
+	VBROADCASTSD expTab<>+64(SB), Z12  // ln2Hi
+	VBROADCASTSD expTab<>+96(SB), Z11  // ln2Lo
+	VBROADCASTSD expTab<>+512(SB), Z10 // 1
+	VPBROADCASTQ expTab<>+544(SB), Z9  // bias
+	VXORPD       Z8, Z8, Z8            // the eight lanes' sums
+	XORQ         AX, AX
+
+sum512Loop:
+	CMPQ          AX, CX
+	JGE           sum512Done
+	VMOVUPD       (SI)(AX*8), Z0
+	VSUBPD        Z15, Z0, Z0          // x = a − m
+	VCMPPD        $0x1d, Z14, Z0, K1   // x ≥ floor (ordered)
+	KORTESTW      K1, K1
+	JZ            sum512Next           // all eight below the floor: left out
+	VMAXPD        Z14, Z0, Z0
+	VMULPD        Z13, Z0, Z1
+	VRNDSCALEPD   $0, Z1, Z1           // n = round(x·log2(e)), to even
+	VMOVAPD       Z0, Z2
+	VFNMADD231PD  Z12, Z1, Z2          // r = x − n·ln2Hi
+	VFNMADD231PD  Z11, Z1, Z2          // r −= n·ln2Lo
+	VBROADCASTSD  expTab<>+128(SB), Z3 // p = 1/13!
+	VFMADD213PD.BCST expTab<>+160(SB), Z2, Z3
+	VFMADD213PD.BCST expTab<>+192(SB), Z2, Z3
+	VFMADD213PD.BCST expTab<>+224(SB), Z2, Z3
+	VFMADD213PD.BCST expTab<>+256(SB), Z2, Z3
+	VFMADD213PD.BCST expTab<>+288(SB), Z2, Z3
+	VFMADD213PD.BCST expTab<>+320(SB), Z2, Z3
+	VFMADD213PD.BCST expTab<>+352(SB), Z2, Z3
+	VFMADD213PD.BCST expTab<>+384(SB), Z2, Z3
+	VFMADD213PD.BCST expTab<>+416(SB), Z2, Z3
+	VFMADD213PD.BCST expTab<>+448(SB), Z2, Z3
+	VFMADD213PD.BCST expTab<>+480(SB), Z2, Z3
+	VFMADD213PD   Z10, Z2, Z3          // p·r + 1
+	VFMADD213PD   Z10, Z2, Z3          // p·r + 1 = e^r
+	VCVTPD2DQ     Z1, Y4
+	VPMOVSXDQ     Y4, Z4
+	VPADDQ        Z9, Z4, Z4
+	VPSLLQ        $52, Z4, Z4          // 2^n
+	VMULPD        Z4, Z3, Z3
+	VADDPD        Z3, Z8, Z8
+
+sum512Next:
+	ADDQ          $8, AX
+	JMP           sum512Loop
+
+sum512Done:
+	VEXTRACTF64X4 $1, Z8, Y0
+	VADDPD        Y0, Y8, Y8           // lanes 0+4, 1+5, 2+6, 3+7
+	VEXTRACTF128  $1, Y8, X0
+	VADDPD        X0, X8, X0
+	VPERMILPD     $1, X0, X1
+	VADDSD        X1, X0, X0
+	VMOVSD        X0, ret+32(FP)
 	VZEROUPPER
 	RET

@@ -10,25 +10,20 @@
 package plot
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"image"
 	"image/color"
-	"image/png"
 	"io"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"git.sr.ht/~sbinet/gg"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/ecl-go/ecl/ecl/bins"
@@ -426,65 +421,19 @@ func SaveFigureDPI(fig Figure, path string, w, h vg.Length, dpi int) error {
 	default:
 		return fmt.Errorf("plot.SaveFigure: %s: unknown image format %q (want .png or .svg)", path, filepath.Ext(path))
 	}
-	pad := vg.Millimeter * 3
-	tiles := draw.Tiles{Rows: len(fig), Cols: len(fig[0]), PadX: pad, PadY: pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
-	canvases := plot.Align(fig, tiles, draw.New(canvas))
-	for i, row := range fig {
-		for j, p := range row {
-			if p != nil {
-				p.Draw(canvases[i][j])
-			}
-		}
-	}
-	if err := atomicfile.Write(path, func(out io.Writer) error {
+	img, isPNG := canvas.(fastPNG)
+	drawFigure(fig, canvas, isPNG)
+	err := atomicfile.Write(path, func(out io.Writer) error {
 		_, err := canvas.WriteTo(out)
 		return err
-	}); err != nil {
+	})
+	if isPNG {
+		img.release()
+	}
+	if err != nil {
 		return fmt.Errorf("plot.SaveFigure: %w", err)
 	}
 	return nil
-}
-
-// fastPNG is an image canvas written as PNG at the fastest compression:
-// a diagram's large flat areas compress nearly as well, for a fraction of
-// the default level's time (vgimg.PngCanvas).
-type fastPNG struct{ *vgimg.Canvas }
-
-// newFastPNG returns a white canvas of width w and height h, rounded to
-// whole pixels at dpi. It is vgimg.NewWith(UseWH, UseDPI) without the copy
-// of the blank image that NewWith's drawing context makes (a quarter of
-// the time of writing a study's diagrams); the layout is that of the
-// rounded size, at most half a pixel larger or smaller.
-func newFastPNG(w, h vg.Length, dpi int) fastPNG {
-	px := func(l vg.Length) int { return int(l/vg.Inch*vg.Length(dpi) + 0.5) }
-	img := image.NewRGBA(image.Rect(0, 0, px(w), px(h)))
-	ctx := gg.NewContextForRGBA(img)
-	ctx.SetLineCapButt()
-	ctx.InvertY()
-	return fastPNG{vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(dpi))}
-}
-
-func (c fastPNG) WriteTo(w io.Writer) (int64, error) {
-	cw := &countingWriter{w: w}
-	b := bufio.NewWriter(cw)
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(b, c.Image()); err != nil {
-		return cw.n, err
-	}
-	err := b.Flush()
-	return cw.n, err
-}
-
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // ClasswisePooled is the class-wise diagram in one panel: each bin pools
@@ -523,4 +472,35 @@ func pool(c metrics.Classwise) ([]metrics.Bin, error) {
 		}
 	}
 	return bins, nil
+}
+
+// drawFigure draws fig's panels on c, a row of tiles per row of fig;
+// onWhite leaves out the panels' white backgrounds, for a canvas that is
+// white already (painting white on it changes no pixel).
+func drawFigure(fig Figure, c vg.CanvasSizer, onWhite bool) {
+	pad := vg.Millimeter * 3
+	tiles := draw.Tiles{Rows: len(fig), Cols: len(fig[0]), PadX: pad, PadY: pad, PadTop: pad, PadBottom: pad, PadLeft: pad, PadRight: pad}
+	canvases := plot.Align(fig, tiles, draw.New(c))
+	for i, row := range fig {
+		for j, p := range row {
+			if p == nil {
+				continue
+			}
+			if onWhite && isWhite(p.BackgroundColor) {
+				q := *p
+				q.BackgroundColor = nil
+				p = &q
+			}
+			p.Draw(canvases[i][j])
+		}
+	}
+}
+
+// isWhite reports whether c is opaque white.
+func isWhite(c color.Color) bool {
+	if c == nil {
+		return false
+	}
+	r, g, b, a := c.RGBA()
+	return r&g&b&a == 0xffff
 }

@@ -2,6 +2,8 @@ package plot
 
 import (
 	"bytes"
+	"image"
+	"image/color"
 	"image/png"
 	"math"
 	"math/rand/v2"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/ecl-go/ecl/ecl/metrics"
 )
@@ -222,5 +225,49 @@ func TestClasswisePooled(t *testing.T) {
 	cw.Classes[1].Bins = cw.Classes[1].Bins[1:]
 	if _, err := ClasswisePooled(cw, ""); err == nil {
 		t.Error("classes with different bins accepted")
+	}
+}
+
+// A PNG file holds the pixels gonum's own image canvas draws (vgimg, on an
+// image of the rounded size), also when its canvas reuses the pixels of
+// earlier ones: the fast canvas, the white backgrounds left out and the
+// unfiltered rows change no pixel.
+func TestPNGPixels(t *testing.T) {
+	figs := figures(t, metrics.Options{})
+	dir := t.TempDir()
+	w, h := 12*vg.Centimeter, 10*vg.Centimeter
+	for _, name := range []string{"classwise", "top-label", "canonical", "classwise", "canonical"} {
+		fig := figs[name]
+		path := filepath.Join(dir, name+".png")
+		if err := SaveFigure(fig, path, w, h); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		px := func(l vg.Length) int { return int(l/vg.Inch*DefaultDPI + 0.5) }
+		img := image.NewRGBA(image.Rect(0, 0, px(w*vg.Length(len(fig[0]))), px(h*vg.Length(len(fig)))))
+		c := vgimg.NewWith(vgimg.UseImage(img), vgimg.UseDPI(DefaultDPI))
+		drawFigure(fig, c, false)
+		want := c.Image()
+		if got.Bounds() != want.Bounds() {
+			t.Fatalf("%s: %v, want %v", name, got.Bounds(), want.Bounds())
+		}
+		diff := 0
+		for y := want.Bounds().Min.Y; y < want.Bounds().Max.Y; y++ {
+			for x := want.Bounds().Min.X; x < want.Bounds().Max.X; x++ {
+				if color.RGBAModel.Convert(got.At(x, y)) != color.RGBAModel.Convert(want.At(x, y)) {
+					diff++
+				}
+			}
+		}
+		if diff > 0 {
+			t.Errorf("%s: %d pixels differ from vgimg's", name, diff)
+		}
 	}
 }
