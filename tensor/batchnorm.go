@@ -93,21 +93,21 @@ func affineAddRelu[T Float](dst, src, r []T, a, b T) {
 }
 
 // channelStats is the mean and biased variance of channel ch of x [n, c, s]
-// (two passes, in float64).
+// in one pass, in float64: the sums of x − x₀ and its squares, x₀ the
+// channel's first value, so that the variance, their mean square less the
+// squared mean, cancels little where the values lie far from zero.
 func channelStats[T Float](xs []T, n, c, s, ch int) (mean, variance float64) {
-	m := float64(n * s)
-	sum := 0.0
-	for i := range n {
-		v, _ := bnSums(xs[(i*c+ch)*s:(i*c+ch+1)*s], 0)
-		sum += v
+	if n*s == 0 {
+		return 0, 0
 	}
-	mean = sum / m
-	sq := 0.0
+	m, x0 := float64(n*s), float64(xs[ch*s])
+	sum, sq := 0.0, 0.0
 	for i := range n {
-		_, v := bnSums(xs[(i*c+ch)*s:(i*c+ch+1)*s], mean)
-		sq += v
+		a, b := bnSums(xs[(i*c+ch)*s:(i*c+ch+1)*s], x0)
+		sum, sq = sum+a, sq+b
 	}
-	return mean, sq / m
+	d := sum / m
+	return x0 + d, max(sq/m-d*d, 0)
 }
 
 // bnSums is Σ (x[i] − c) and Σ (x[i] − c)² in float64, in assembly where

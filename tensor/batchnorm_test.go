@@ -57,6 +57,39 @@ func batchNormAgrees[T Float](t *testing.T, tol float64) {
 	}
 }
 
+// The one-pass statistics keep float32 values far from zero (mean 300,
+// standard deviation 0.5, so Σx² cancels to 1 part in 10⁶) to float32's
+// precision: mean and variance as two passes in float64 compute them.
+func TestBatchNormStatsFarFromZero(t *testing.T) {
+	x := RandNormal[float32](newRNG(11), 300, 0.5, 6, 3, 5, 5)
+	_, mu, va := BatchNorm(x, Ones[float32](3), Zeros[float32](3), 1e-5)
+	xs := x.Data()
+	for ch := range 3 {
+		var vals []float64
+		for i := range 6 {
+			for _, v := range xs[(i*3+ch)*25 : (i*3+ch+1)*25] {
+				vals = append(vals, float64(v))
+			}
+		}
+		m := 0.0
+		for _, v := range vals {
+			m += v
+		}
+		m /= float64(len(vals))
+		q := 0.0
+		for _, v := range vals {
+			q += (v - m) * (v - m)
+		}
+		q /= float64(len(vals))
+		if got := float64(mu.At(ch)); math.Abs(got-m) > 1e-7*m {
+			t.Errorf("channel %d: mean %v, want %v", ch, got, m)
+		}
+		if got := float64(va.At(ch)); math.Abs(got-q) > 1e-6*q {
+			t.Errorf("channel %d: variance %v, want %v", ch, got, q)
+		}
+	}
+}
+
 // Each channel of the output has mean β and standard deviation γ (up to
 // ε), whatever the input's scale.
 func TestBatchNormNormalises(t *testing.T) {
