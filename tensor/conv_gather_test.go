@@ -38,8 +38,9 @@ func stride1(p Conv2DParams) Conv2DParams {
 }
 
 // checkGather compares the gather path's forward pass, with and without
-// bias, and, where the input gradient is a flipped convolution, both
-// gradients, against the direct loops, for every kernel.
+// bias, its weight gradient alone and, where the input gradient is a
+// flipped convolution, both gradients, against the direct loops, for
+// every kernel.
 func checkGather[T Float](t *testing.T, tol float64) {
 	withProcs(t, 2)
 	r := rand.New(rand.NewPCG(5, 6))
@@ -70,6 +71,13 @@ func checkGather[T Float](t *testing.T, tol float64) {
 			}
 			if e := relErr(yb, wantYb); e > tol {
 				t.Errorf("%s %s %+v: forward with bias differs from the direct loops by %g", DType[T](), name, p, e)
+			}
+			dwOnly := nans[T](len(w))
+			g = newGatherConv(gk, p)
+			g.weights(dwOnly, x, dy)
+			g.release()
+			if e := relErr(dwOnly, wantDw); e > tol {
+				t.Errorf("%s %s %+v: weight gradient alone differs from the direct loops by %g", DType[T](), name, p, e)
 			}
 			q, ok := flippedConv(p)
 			if !ok {
