@@ -19,6 +19,18 @@
 	VADDPD       X1, X6, X6; \
 	VHADDPD      X6, X6, X6
 
+// DOTS adds the 8 gradients in Y8 (low 4) and Y9 (high 4), as doubles, to
+// Y4, Y5 and their products with the 8 floats at SI less c (Y0) to Y6, Y7.
+#define DOTS \
+	VCVTPS2PD   (SI), Y1; \
+	VCVTPS2PD   16(SI), Y2; \
+	VSUBPD      Y0, Y1, Y1; \
+	VSUBPD      Y0, Y2, Y2; \
+	VADDPD      Y8, Y4, Y4; \
+	VADDPD      Y9, Y5, Y5; \
+	VFMADD231PD Y1, Y8, Y6; \
+	VFMADD231PD Y2, Y9, Y7
+
 // func bnSums32(x *float32, n int, c float64) (s, ss float64)
 //
 // s = Σ (x[i] − c), ss = Σ (x[i] − c)².
@@ -69,16 +81,9 @@ TEXT ·bnDots32(SB), NOSPLIT, $0-48
 	JZ           ddone
 
 dloop:
-	VCVTPS2PD   (SI), Y1
-	VCVTPS2PD   16(SI), Y2
-	VCVTPS2PD   (DI), Y8
-	VCVTPS2PD   16(DI), Y9
-	VSUBPD      Y0, Y1, Y1
-	VSUBPD      Y0, Y2, Y2
-	VADDPD      Y8, Y4, Y4
-	VADDPD      Y9, Y5, Y5
-	VFMADD231PD Y1, Y8, Y6
-	VFMADD231PD Y2, Y9, Y7
+	VCVTPS2PD (DI), Y8
+	VCVTPS2PD 16(DI), Y9
+	DOTS
 	ADDQ        $32, SI
 	ADDQ        $32, DI
 	DECQ        CX
@@ -150,17 +155,10 @@ mloop:
 	ADDQ        $32, R8
 
 mnostore:
-	VCVTPS2PD   (SI), Y1
-	VCVTPS2PD   16(SI), Y2
-	VCVTPS2PD   X3, Y8
+	VCVTPS2PD    X3, Y8
 	VEXTRACTF128 $1, Y3, X9
-	VCVTPS2PD   X9, Y9
-	VSUBPD      Y0, Y1, Y1
-	VSUBPD      Y0, Y2, Y2
-	VADDPD      Y8, Y4, Y4
-	VADDPD      Y9, Y5, Y5
-	VFMADD231PD Y1, Y8, Y6
-	VFMADD231PD Y2, Y9, Y7
+	VCVTPS2PD    X9, Y9
+	DOTS
 	ADDQ        $32, SI
 	ADDQ        $32, DI
 	ADDQ        $32, DX

@@ -290,7 +290,7 @@ func (g *gatherConv[T]) grads(dx, dw, x, dy, wf []T, p Conv2DParams) {
 	a := g.packed(wf)
 	defer putScratch(a)
 	img, out := p.C*p.H*p.W, p.O*p.OutH()*p.OutW()
-	partial := g.sliceSums(img, func(i int, xb, xw, acc []T) {
+	g.sliceSums(dw, img, func(t, o, c int) int { return (o*q.O+c)*kk + kk - 1 - t }, func(i int, xb, xw, acc []T) {
 		yb := getScratch[T](roundUp(q.O, g.gk.mr) * g.nt)
 		defer putScratch(yb)
 		n0, n1 := g.images(i)
@@ -299,17 +299,6 @@ func (g *gatherConv[T]) grads(dx, dw, x, dy, wf []T, p Conv2DParams) {
 		g.widen(xw, x[n0*img:n1*img])
 		g.weightDots(acc, xb, xw)
 	})
-	clear(dw)
-	for _, acc := range partial {
-		for t := range kk {
-			for o := range q.C {
-				for c, v := range (*acc)[(t*q.C+o)*q.O:][:q.O] {
-					dw[(o*q.O+c)*kk+kk-1-t] += v
-				}
-			}
-		}
-		putScratch(acc)
-	}
 }
 
 // weights is conv2dBackwardWeight on the gather path: per canvas, x on it
@@ -319,33 +308,22 @@ func (g *gatherConv[T]) weights(dw, x, dy []T) {
 	p := g.p
 	kk := p.KH * p.KW
 	img, out := p.C*p.H*p.W, p.O*p.OutH()*p.OutW()
-	partial := g.sliceSums(img, func(i int, xb, xw, acc []T) {
+	g.sliceSums(dw, img, func(t, c, o int) int { return (o*p.C+c)*kk + t }, func(i int, xb, xw, acc []T) {
 		n0, n1 := g.images(i)
 		g.place(xb, x[n0*img:n1*img])
 		g.widen(xw, dy[n0*out:n1*out])
 		g.weightDots(acc, xb, xw)
 	})
-	clear(dw)
-	for _, acc := range partial {
-		for t := range kk {
-			for c := range p.C {
-				for o, v := range (*acc)[(t*p.C+c)*p.O:][:p.O] {
-					dw[(o*p.C+c)*kk+t] += v
-				}
-			}
-		}
-		putScratch(acc)
-	}
 }
 
 // sliceSums cuts the canvases into one slice per core and runs body on
 // each canvas i of a slice with a canvas xb (padding zero), a buffer xw
 // [O, nt] (the columns between images zero) and the slice's sums acc
-// [KH·KW·C·O], cleared first; it returns the slices' sums in slice order,
-// to add in that order (as conv2dBackwardWeight, so that the result does
-// not depend on scheduling) and give back with putScratch. img is an
+// [KH·KW, C, O], cleared first; then it sets dw to the slices' sums,
+// added in slice order (as conv2dBackwardWeight, so that the result does
+// not depend on scheduling), acc[t, c, o] at dw[at(t, c, o)]. img is an
 // image's size, for the cost.
-func (g *gatherConv[T]) sliceSums(img int, body func(i int, xb, xw, acc []T)) []*[]T {
+func (g *gatherConv[T]) sliceSums(dw []T, img int, at func(t, c, o int) int, body func(i int, xb, xw, acc []T)) {
 	p := g.p
 	canvases := g.canvases()
 	parts := max(1, min(canvases, runtime.GOMAXPROCS(0)))
@@ -364,7 +342,17 @@ func (g *gatherConv[T]) sliceSums(img int, body func(i int, xb, xw, acc []T)) []
 			partial[part] = acc
 		}
 	})
-	return partial
+	clear(dw)
+	for _, acc := range partial {
+		for t := range p.KH * p.KW {
+			for c := range p.C {
+				for o, v := range (*acc)[(t*p.C+c)*p.O:][:p.O] {
+					dw[at(t, c, o)] += v
+				}
+			}
+		}
+		putScratch(acc)
+	}
 }
 
 // weightDots adds to acc [KH·KW, q.C, q.O] the dot products of grads, for
