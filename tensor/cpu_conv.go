@@ -298,15 +298,11 @@ func im2colGradsFlipped[T Float](dx, dw, x, dy, wf []T, p, q Conv2DParams) {
 }
 
 // conv2dBackwardWeight computes dw [O,C,KH,KW] = Σ_n dy_n·col_nᵀ: on the
-// gather path where it applies and there are at least minGatherWeights
-// output channels (gatherConv.weights), else by im2col. The batch is cut
-// into one slice per core, each summed into its own buffer; the buffers
-// are added in slice order, so the result does not depend on scheduling.
+// gather path where it applies (gatherConv.weights), else by im2col. The
+// batch is cut into one slice per core, each summed into its own buffer;
+// the buffers are added in slice order, so the result does not depend on
+// scheduling.
 func conv2dBackwardWeight[T Float](dw, x, dy []T, p Conv2DParams) {
-	if p.O < minGatherWeights {
-		im2colBackwardWeight(dw, x, dy, p)
-		return
-	}
 	if g, ok := gatherFor[T](p); ok {
 		defer g.release()
 		g.weights(dw, x, dy)
@@ -314,12 +310,6 @@ func conv2dBackwardWeight[T Float](dw, x, dy []T, p Conv2DParams) {
 	}
 	im2colBackwardWeight(dw, x, dy, p)
 }
-
-// minGatherWeights is the fewest output channels for which the weight
-// gradient alone takes the gather path: ResNet-20's first layer (3→16)
-// takes 0.81–0.88 ms for a batch of 100 there against 1.02–1.05 ms by
-// im2col, LeNet-5's (3→6, 5×5) 1.15 against 0.94–0.98 ms (one core).
-const minGatherWeights = 8
 
 // im2colBackwardWeight is conv2dBackwardWeight by im2col.
 func im2colBackwardWeight[T Float](dw, x, dy []T, p Conv2DParams) {
