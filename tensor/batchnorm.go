@@ -93,21 +93,21 @@ func affineAddRelu[T Float](dst, src, r []T, a, b T) {
 }
 
 // channelStats is the mean and biased variance of channel ch of x [n, c, s]
-// (two passes, in float64).
+// in one pass, in float64: the sums of x − x₀ and its squares, x₀ the
+// channel's first value, so that the variance, their mean square less the
+// squared mean, cancels little where the values lie far from zero.
 func channelStats[T Float](xs []T, n, c, s, ch int) (mean, variance float64) {
-	m := float64(n * s)
-	sum := 0.0
-	for i := range n {
-		v, _ := bnSums(xs[(i*c+ch)*s:(i*c+ch+1)*s], 0)
-		sum += v
+	if n*s == 0 {
+		return 0, 0
 	}
-	mean = sum / m
-	sq := 0.0
+	m, x0 := float64(n*s), float64(xs[ch*s])
+	sum, sq := 0.0, 0.0
 	for i := range n {
-		_, v := bnSums(xs[(i*c+ch)*s:(i*c+ch+1)*s], mean)
-		sq += v
+		a, b := bnSums(xs[(i*c+ch)*s:(i*c+ch+1)*s], x0)
+		sum, sq = sum+a, sq+b
 	}
-	return mean, sq / m
+	d := sum / m
+	return x0 + d, max(sq/m-d*d, 0)
 }
 
 // bnSums is Σ (x[i] − c) and Σ (x[i] − c)² in float64, in assembly where
@@ -164,10 +164,9 @@ func batchNormBackwardCPU[T Float](out, in []*Tensor[T], eps float64) {
 // batchNormBackward is the CPU body of BatchNormBackward and, with the
 // ReLU's output y, BatchNormReluBackward: out is dx, dγ, dβ and, with y,
 // optionally dr; stats is γ, μ, σ². With y, the gradient g at the batch
-// norm's output is gy where y > 0, else 0 (ReluGrad), made one image's
-// channel at a time, where both passes read it: into dr when there is
-// one, else into a scratch row made again for the second pass, so that g
-// costs no write of its own.
+// norm's output is gy where y > 0, else 0 (ReluGrad), masked inside both
+// passes' kernels (bnDotsRelu, bnInputGrad) and written only as dr, which
+// the first pass writes and the second reads.
 func batchNormBackward[T Float](out []*Tensor[T], gy, y, x *Tensor[T], stats []*Tensor[T], eps float64) {
 	n, c, s := bnShape("BatchNormBackward", x, stats...)
 	gys, xs, gam, ms, vs := HostData(gy), HostData(x), HostData(stats[0]), HostData(stats[1]), HostData(stats[2])
@@ -181,34 +180,20 @@ func batchNormBackward[T Float](out []*Tensor[T], gy, y, x *Tensor[T], stats []*
 	}
 	m := float64(n * s)
 	parallelFor(c, 3*n*s, func(lo, hi int) {
-		var row []T // g of one image's channel, without dr
-		if ys != nil && drs == nil {
-			buf := getScratch[T](s)
-			defer putScratch(buf)
-			row = *buf
-		}
-		// g is the gradient at the batch norm's output at [off, off+s),
-		// made by the first pass when there is dr.
-		g := func(off int, first bool) []T {
-			switch {
-			case ys == nil:
-				return gys[off : off+s]
-			case drs != nil && !first:
-				return drs[off : off+s]
-			}
-			d := row
-			if drs != nil {
-				d = drs[off : off+s]
-			}
-			reluGradContiguous(d, gys[off:off+s], ys[off:off+s])
-			return d
-		}
 		for ch := lo; ch < hi; ch++ {
 			mu, inv := float64(ms[ch]), 1/math.Sqrt(float64(vs[ch])+float64(T(eps)))
 			sg, sgx := 0.0, 0.0
 			for i := range n {
 				off := (i*c + ch) * s
-				a, b := bnDots(g(off, true), xs[off:off+s], mu)
+				var a, b float64
+				switch {
+				case ys == nil:
+					a, b = bnDots(gys[off:off+s], xs[off:off+s], mu)
+				case drs == nil:
+					a, b = bnDotsRelu(nil, gys[off:off+s], ys[off:off+s], xs[off:off+s], mu)
+				default:
+					a, b = bnDotsRelu(drs[off:off+s], gys[off:off+s], ys[off:off+s], xs[off:off+s], mu)
+				}
 				sg, sgx = sg+a, sgx+b
 			}
 			sgx *= inv // Σ g·x̂
@@ -219,12 +204,53 @@ func batchNormBackward[T Float](out []*Tensor[T], gy, y, x *Tensor[T], stats []*
 			k0 := -a*sg/m - kx*mu
 			for i := range n {
 				off := (i*c + ch) * s
-				dx := dxs[off : off+s]
-				clear(dx)
-				axpbyc(dx, g(off, false), xs[off:off+s], T(a), T(kx), T(k0))
+				g, mask := gys[off:off+s], ys
+				switch {
+				case drs != nil:
+					g, mask = drs[off:off+s], nil
+				case ys != nil:
+					mask = ys[off : off+s]
+				}
+				bnInputGrad(dxs[off:off+s], g, mask, xs[off:off+s], T(a), T(kx), T(k0))
 			}
 		}
 	})
+}
+
+// bnDotsRelu is bnDots of g where y > 0, else 0 (ReluGrad(g, y)), which
+// it also writes to dr unless dr is nil; in assembly where it can.
+func bnDotsRelu[T Float](dr, g, y, x []T, c float64) (sg, sgx float64) {
+	n, sg, sgx := bnDotsReluAsm(dr, g, y, x, c)
+	y, x = y[:len(g)], x[:len(g)]
+	for j := n; j < len(g); j++ {
+		v := g[j]
+		if !(y[j] > 0) {
+			v = 0
+		}
+		if dr != nil {
+			dr[j] = v
+		}
+		sg += float64(v)
+		sgx += float64(v) * (float64(x[j]) - c)
+	}
+	return sg, sgx
+}
+
+// bnInputGrad sets dx[i] = a·g[i] + b·x[i] + c, with g[i] taken as 0
+// where y[i] ≤ 0 or NaN unless y is nil (BatchNormBackward's dx with the
+// ReLU's mask); in assembly where it can.
+func bnInputGrad[T Float](dx, g, y, x []T, a, b, c T) {
+	g, x = g[:len(dx)], x[:len(dx)]
+	if y != nil {
+		y = y[:len(dx)]
+	}
+	for j := bnInputGradAsm(dx, g, y, x, a, b, c); j < len(dx); j++ {
+		v := g[j]
+		if y != nil && !(y[j] > 0) {
+			v = 0
+		}
+		dx[j] = a*v + b*x[j] + c
+	}
 }
 
 // BatchNormRelu is Relu(BatchNorm(x, γ, β) + r), with r of x's shape or

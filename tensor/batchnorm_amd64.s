@@ -19,6 +19,18 @@
 	VADDPD       X1, X6, X6; \
 	VHADDPD      X6, X6, X6
 
+// DOTS adds the 8 gradients in Y8 (low 4) and Y9 (high 4), as doubles, to
+// Y4, Y5 and their products with the 8 floats at SI less c (Y0) to Y6, Y7.
+#define DOTS \
+	VCVTPS2PD   (SI), Y1; \
+	VCVTPS2PD   16(SI), Y2; \
+	VSUBPD      Y0, Y1, Y1; \
+	VSUBPD      Y0, Y2, Y2; \
+	VADDPD      Y8, Y4, Y4; \
+	VADDPD      Y9, Y5, Y5; \
+	VFMADD231PD Y1, Y8, Y6; \
+	VFMADD231PD Y2, Y9, Y7
+
 // func bnSums32(x *float32, n int, c float64) (s, ss float64)
 //
 // s = Σ (x[i] − c), ss = Σ (x[i] − c)².
@@ -69,16 +81,9 @@ TEXT ·bnDots32(SB), NOSPLIT, $0-48
 	JZ           ddone
 
 dloop:
-	VCVTPS2PD   (SI), Y1
-	VCVTPS2PD   16(SI), Y2
-	VCVTPS2PD   (DI), Y8
-	VCVTPS2PD   16(DI), Y9
-	VSUBPD      Y0, Y1, Y1
-	VSUBPD      Y0, Y2, Y2
-	VADDPD      Y8, Y4, Y4
-	VADDPD      Y9, Y5, Y5
-	VFMADD231PD Y1, Y8, Y6
-	VFMADD231PD Y2, Y9, Y7
+	VCVTPS2PD (DI), Y8
+	VCVTPS2PD 16(DI), Y9
+	DOTS
 	ADDQ        $32, SI
 	ADDQ        $32, DI
 	DECQ        CX
@@ -119,5 +124,102 @@ rloop:
 	JNZ     rloop
 
 rdone:
+	VZEROUPPER
+	RET
+
+// func bnDotsRelu32(dr, grad, y, x *float32, n int, c float64) (sg, sgx float64)
+//
+// bnDots32 of g = grad where y > 0 (0 < y, LT_OQ, false for NaN), else 0:
+// ReluGrad(grad, y), which it also writes to dr unless dr is nil.
+TEXT ·bnDotsRelu32(SB), NOSPLIT, $0-64
+	MOVQ         dr+0(FP), R8
+	MOVQ         grad+8(FP), DI
+	MOVQ         y+16(FP), DX
+	MOVQ         x+24(FP), SI
+	MOVQ         n+32(FP), CX
+	VBROADCASTSD c+40(FP), Y0
+	VXORPD       Y4, Y4, Y4
+	VXORPD       Y5, Y5, Y5
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VXORPS       Y10, Y10, Y10
+	SHRQ         $3, CX
+	JZ           mdone
+
+mloop:
+	VCMPPS      $0x11, (DX), Y10, Y3
+	VANDPS      (DI), Y3, Y3
+	TESTQ       R8, R8
+	JZ          mnostore
+	VMOVUPS     Y3, (R8)
+	ADDQ        $32, R8
+
+mnostore:
+	VCVTPS2PD    X3, Y8
+	VEXTRACTF128 $1, Y3, X9
+	VCVTPS2PD    X9, Y9
+	DOTS
+	ADDQ        $32, SI
+	ADDQ        $32, DI
+	ADDQ        $32, DX
+	DECQ        CX
+	JNZ         mloop
+
+mdone:
+	SUMS
+	VZEROUPPER
+	MOVSD        X4, sg+48(FP)
+	MOVSD        X6, sgx+56(FP)
+	RET
+
+// func bnInputGrad32(dx, grad, y, x *float32, n int, a, b, c float32)
+//
+// dx[i] = a·g[i] + b·x[i] + c, each product and sum rounded apart in Go's
+// order, with g = grad where y > 0 (LT_OQ as bnDotsRelu32), else 0, or
+// g = grad if y is nil: batch normalisation's input gradient.
+TEXT ·bnInputGrad32(SB), NOSPLIT, $0-52
+	MOVQ         dx+0(FP), R8
+	MOVQ         grad+8(FP), DI
+	MOVQ         y+16(FP), DX
+	MOVQ         x+24(FP), SI
+	MOVQ         n+32(FP), CX
+	VBROADCASTSS a+40(FP), Y0
+	VBROADCASTSS b+44(FP), Y1
+	VBROADCASTSS c+48(FP), Y2
+	VXORPS       Y10, Y10, Y10
+	SHRQ         $3, CX
+	JZ           gdone
+	TESTQ        DX, DX
+	JZ           gplain
+
+gloop:
+	VCMPPS  $0x11, (DX), Y10, Y3
+	VANDPS  (DI), Y3, Y3
+	VMULPS  Y3, Y0, Y3
+	VMULPS  (SI), Y1, Y4
+	VADDPS  Y4, Y3, Y3
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS Y3, (R8)
+	ADDQ    $32, DI
+	ADDQ    $32, DX
+	ADDQ    $32, SI
+	ADDQ    $32, R8
+	DECQ    CX
+	JNZ     gloop
+	JMP     gdone
+
+gplain:
+	VMULPS  (DI), Y0, Y3
+	VMULPS  (SI), Y1, Y4
+	VADDPS  Y4, Y3, Y3
+	VADDPS  Y2, Y3, Y3
+	VMOVUPS Y3, (R8)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	ADDQ    $32, R8
+	DECQ    CX
+	JNZ     gplain
+
+gdone:
 	VZEROUPPER
 	RET

@@ -57,6 +57,39 @@ func batchNormAgrees[T Float](t *testing.T, tol float64) {
 	}
 }
 
+// The one-pass statistics keep float32 values far from zero (mean 300,
+// standard deviation 0.5, so Σx² cancels to 1 part in 10⁶) to float32's
+// precision: mean and variance as two passes in float64 compute them.
+func TestBatchNormStatsFarFromZero(t *testing.T) {
+	x := RandNormal[float32](newRNG(11), 300, 0.5, 6, 3, 5, 5)
+	_, mu, va := BatchNorm(x, Ones[float32](3), Zeros[float32](3), 1e-5)
+	xs := x.Data()
+	for ch := range 3 {
+		var vals []float64
+		for i := range 6 {
+			for _, v := range xs[(i*3+ch)*25 : (i*3+ch+1)*25] {
+				vals = append(vals, float64(v))
+			}
+		}
+		m := 0.0
+		for _, v := range vals {
+			m += v
+		}
+		m /= float64(len(vals))
+		q := 0.0
+		for _, v := range vals {
+			q += (v - m) * (v - m)
+		}
+		q /= float64(len(vals))
+		if got := float64(mu.At(ch)); math.Abs(got-m) > 1e-7*m {
+			t.Errorf("channel %d: mean %v, want %v", ch, got, m)
+		}
+		if got := float64(va.At(ch)); math.Abs(got-q) > 1e-6*q {
+			t.Errorf("channel %d: variance %v, want %v", ch, got, q)
+		}
+	}
+}
+
 // Each channel of the output has mean β and standard deviation γ (up to
 // ε), whatever the input's scale.
 func TestBatchNormNormalises(t *testing.T) {
@@ -151,8 +184,9 @@ func batchNormReluAgrees[T Float](t *testing.T, tol float64) {
 }
 
 // The batch norm's assembly kernels agree with their Go loops at every
-// length: the affine map, residual sum and ReLU to the bit (up to the sign
-// of a zero, NaN passing), the float64 sums to rounding.
+// length: the affine map, residual sum and ReLU and the input gradient
+// (with and without the ReLU's mask) to the bit (up to the sign of a zero,
+// NaN passing), the float64 sums (also of the masked gradient) to rounding.
 func TestBatchNormKernels(t *testing.T) {
 	checkBatchNormKernels[float32](t)
 	checkBatchNormKernels[float64](t)
@@ -186,9 +220,45 @@ func checkBatchNormKernels[T Float](t *testing.T) {
 			dv := float64(v) - c
 			ws, wss, wsg, wsgx = ws+dv, wss+dv*dv, wsg+float64(y[i]), wsgx+float64(y[i])*dv
 		}
-		for _, p := range [][3]any{{"Σ(x−c)", s, ws}, {"Σ(x−c)²", ss, wss}, {"Σg", sg, wsg}, {"Σg·(x−c)", sgx, wsgx}} {
+		// The ReLU's output z decides which g pass: z > 0 only (not 0, −0 or NaN).
+		z := make([]T, n)
+		for i := range z {
+			z[i] = T(r.NormFloat64())
+		}
+		if n > 11 {
+			z[9], z[10], z[11] = T(math.NaN()), 0, T(math.Copysign(0, -1))
+		}
+		dr := make([]T, n)
+		rsg, rsgx := bnDotsRelu(dr, y, z, x, c)
+		nsg, nsgx := bnDotsRelu(nil, y, z, x, c)
+		var wrsg, wrsgx float64
+		for i, v := range x {
+			g := T(0)
+			if z[i] > 0 {
+				g = y[i]
+			}
+			if dr[i] != g {
+				t.Fatalf("bnDotsRelu %s n=%d: dr[%d] = %v, want %v", DType[T](), n, i, dr[i], g)
+			}
+			wrsg, wrsgx = wrsg+float64(g), wrsgx+float64(g)*(float64(v)-c)
+		}
+		for _, p := range [][3]any{{"Σ(x−c)", s, ws}, {"Σ(x−c)²", ss, wss}, {"Σg", sg, wsg}, {"Σg·(x−c)", sgx, wsgx},
+			{"Σ relu g", rsg, wrsg}, {"Σ relu g·(x−c)", rsgx, wrsgx}, {"Σ relu g without dr", nsg, wrsg}, {"Σ relu g·(x−c) without dr", nsgx, wrsgx}} {
 			if got, want := p[1].(float64), p[2].(float64); !near(got, want, 1e-13) {
 				t.Errorf("%s %s n=%d: %v, want %v", p[0], DType[T](), n, got, want)
+			}
+		}
+		// The input gradient, with and without the mask, to the bit.
+		for _, mask := range [][]T{nil, z} {
+			bnInputGrad(d, y, mask, x, a, b, T(c))
+			for i := range d {
+				g := y[i]
+				if mask != nil && !(mask[i] > 0) {
+					g = 0
+				}
+				if want := a*g + b*x[i] + T(c); d[i] != want {
+					t.Fatalf("bnInputGrad %s n=%d masked=%v: [%d] = %v, want %v", DType[T](), n, mask != nil, i, d[i], want)
+				}
 			}
 		}
 	}

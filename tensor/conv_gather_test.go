@@ -38,8 +38,9 @@ func stride1(p Conv2DParams) Conv2DParams {
 }
 
 // checkGather compares the gather path's forward pass, with and without
-// bias, and, where the input gradient is a flipped convolution, both
-// gradients, against the direct loops, for every kernel.
+// bias, its weight gradient alone and, where the input gradient is a
+// flipped convolution, both gradients, against the direct loops, for
+// every kernel.
 func checkGather[T Float](t *testing.T, tol float64) {
 	withProcs(t, 2)
 	r := rand.New(rand.NewPCG(5, 6))
@@ -70,6 +71,13 @@ func checkGather[T Float](t *testing.T, tol float64) {
 			}
 			if e := relErr(yb, wantYb); e > tol {
 				t.Errorf("%s %s %+v: forward with bias differs from the direct loops by %g", DType[T](), name, p, e)
+			}
+			dwOnly := nans[T](len(w))
+			g = newGatherConv(gk, p)
+			g.weights(dwOnly, x, dy)
+			g.release()
+			if e := relErr(dwOnly, wantDw); e > tol {
+				t.Errorf("%s %s %+v: weight gradient alone differs from the direct loops by %g", DType[T](), name, p, e)
 			}
 			q, ok := flippedConv(p)
 			if !ok {
@@ -208,8 +216,10 @@ func TestGatherMatchesIm2colBitwise(t *testing.T) {
 	}
 }
 
-// ResNet's stride-1 convolutions take the gather path; strided, pointwise
-// and few-channel ones do not.
+// ResNet's stride-1 convolutions, its first layer (3→16) included, take
+// the gather path; LeNet's first (3→6, fewer than 8 channels either
+// side), strided, pointwise and wasteful ones (LeNet's second layer, 8×8
+// outputs at a canvas width of 12 an image; a 3×3 map) do not.
 func TestGathers(t *testing.T) {
 	for _, c := range []struct {
 		p    Conv2DParams
@@ -218,7 +228,9 @@ func TestGathers(t *testing.T) {
 		{Conv2DParams{N: 100, C: 16, H: 28, W: 28, O: 16, KH: 3, KW: 3, PadH: 1, PadW: 1}, true},
 		{Conv2DParams{N: 100, C: 32, H: 14, W: 14, O: 32, KH: 3, KW: 3, PadH: 1, PadW: 1}, true},
 		{Conv2DParams{N: 100, C: 64, H: 7, W: 7, O: 64, KH: 3, KW: 3, PadH: 1, PadW: 1}, true},
-		{Conv2DParams{N: 100, C: 3, H: 28, W: 28, O: 16, KH: 3, KW: 3, PadH: 1, PadW: 1}, false},
+		{Conv2DParams{N: 100, C: 3, H: 28, W: 28, O: 16, KH: 3, KW: 3, PadH: 1, PadW: 1}, true},
+		{Conv2DParams{N: 100, C: 3, H: 28, W: 28, O: 6, KH: 5, KW: 5, PadH: 2, PadW: 2}, false},
+		{Conv2DParams{N: 100, C: 6, H: 12, W: 12, O: 16, KH: 5, KW: 5}, false},
 		{Conv2DParams{N: 100, C: 16, H: 28, W: 28, O: 32, KH: 3, KW: 3, PadH: 1, PadW: 1, StrideH: 2, StrideW: 2}, false},
 		{Conv2DParams{N: 100, C: 16, H: 28, W: 28, O: 32, KH: 1, KW: 1}, false},
 		{Conv2DParams{N: 100, C: 16, H: 3, W: 3, O: 16, KH: 3, KW: 3, PadH: 1, PadW: 1}, false},

@@ -297,11 +297,22 @@ func im2colGradsFlipped[T Float](dx, dw, x, dy, wf []T, p, q Conv2DParams) {
 	}
 }
 
-// conv2dBackwardWeight computes dw [O,C,KH,KW] = Σ_n dy_n·col_nᵀ. The batch
-// is cut into one slice per core, each summed into its own buffer; the
-// buffers are added in slice order, so the result does not depend on
+// conv2dBackwardWeight computes dw [O,C,KH,KW] = Σ_n dy_n·col_nᵀ: on the
+// gather path where it applies (gatherConv.weights), else by im2col. The
+// batch is cut into one slice per core, each summed into its own buffer;
+// the buffers are added in slice order, so the result does not depend on
 // scheduling.
 func conv2dBackwardWeight[T Float](dw, x, dy []T, p Conv2DParams) {
+	if g, ok := gatherFor[T](p); ok {
+		defer g.release()
+		g.weights(dw, x, dy)
+		return
+	}
+	im2colBackwardWeight(dw, x, dy, p)
+}
+
+// im2colBackwardWeight is conv2dBackwardWeight by im2col.
+func im2colBackwardWeight[T Float](dw, x, dy []T, p Conv2DParams) {
 	rows, cols := colShape(p)
 	img, out := p.C*p.H*p.W, p.O*cols
 	parts := max(1, min(p.N, runtime.GOMAXPROCS(0)))
