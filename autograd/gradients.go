@@ -152,9 +152,10 @@ func gradLgamma[T tensor.Float](g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
 
 // Reductions (reduce.go).
 var (
-	opSum = def("sum")
-	opMax = def("max")
-	opMin = def("min")
+	opSum        = def("sum")
+	opMax        = def("max")
+	opMin        = def("min")
+	opLogSoftmax = def("log_softmax")
 )
 
 // sum: y = Σ x along axis; ∂x = g broadcast back along axis.
@@ -162,6 +163,14 @@ func gradSum[T tensor.Float](axis int) rule[T] {
 	return func(g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
 		shape := x[0].Value.Shape()
 		return grads[T]{tensor.Expand(keptDims(g, shape, axis), shape...)}
+	}
+}
+
+// log_softmax: y = x − log Σ exp(x) along axis; ∂x = g − softmax(x)·Σ g
+// (tensor.LogSoftmaxBackward, which recomputes the softmax from x).
+func gradLogSoftmax[T tensor.Float](axis int) rule[T] {
+	return func(g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
+		return grads[T]{tensor.LogSoftmaxBackward(g, x[0].Value, axis)}
 	}
 }
 

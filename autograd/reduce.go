@@ -50,10 +50,11 @@ func LogSumExp[T tensor.Float](x *Var[T], axis int, keepDims bool) *Var[T] {
 }
 
 // LogSoftmax is (x − m) − log Σ exp(x − m) along axis, with m the constant
-// maximum: x − LogSumExp(x), accurate in float32 for large logits.
+// maximum: x − LogSumExp(x), accurate in float32 for large logits. One
+// primitive (tensor.LogSoftmax), whose gradient is bit for bit that of the
+// composed form (TestLogSoftmaxPrimitiveMatchesComposed).
 func LogSoftmax[T tensor.Float](x *Var[T], axis int) *Var[T] {
-	z := Sub(x, Const(tensor.ShiftMax(x.Value, axis)))
-	return Sub(z, Log(Sum(Exp(z), axis, true)))
+	return record(opLogSoftmax, tensor.LogSoftmax(x.Value, axis), gradLogSoftmax[T](axis), x)
 }
 
 // Softmax is exp(LogSoftmax(x)) along axis.

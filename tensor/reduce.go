@@ -105,14 +105,6 @@ func ShiftMax[T Float](x *Tensor[T], axis int) *Tensor[T] {
 	return Where(Inside(m, T(math.Inf(-1)), T(math.Inf(1))), m, ZerosOn(x.Device()))
 }
 
-// LogSoftmax is x − LogSumExp(x) along axis, computed as
-// (x − m) − log Σ exp(x − m) around the maximum m, which keeps float32
-// accurate for large logits.
-func LogSoftmax[T Float](x *Tensor[T], axis int) *Tensor[T] {
-	z := Sub(x, ShiftMax(x, axis))
-	return Sub(z, Log(Sum(Exp(z), axis, true)))
-}
-
 // Softmax is exp(x)/Σ exp(x) along axis, computed stably.
 func Softmax[T Float](x *Tensor[T], axis int) *Tensor[T] {
 	e := Exp(Sub(x, ShiftMax(x, axis)))
