@@ -28,8 +28,8 @@
 // step's buffers: outside one, Go collects them, and with a small live heap
 // and an idle core the runtime returns their pages to the kernel and the
 // next step faults them in again (top-label at N = 10⁴, K = 10 on two
-// cores: 0.35 ms per step in an arena, 1.0–1.7 ms outside; go run
-// ./bench/benchtable -run 'ecl/toplabel/k10/n10000/' with and without
+// cores: 0.33 ms per step in an arena, 1.13 ms outside, best of three
+// rounds; bench/peer/alternate.sh 3 '^ecl/.*/n10000/' with and without
 // -arena).
 //
 // # Errors
