@@ -40,6 +40,7 @@ var (
 	kReduceStrip = def("reduce", "reduce_strip", "op outer n inner chunk *x *dst")
 	kReduceRow   = def("reduce", "reduce_row", "op rows n *x *dst")
 	kSoftmax     = def("reduce", "softmax_rows", "rows k *x *dst logs")
+	kLogSoftBack = def("reduce", "log_softmax_backward_rows", "rows k *g *x *dx")
 
 	kGemmNaive = def("matmul", "matmul_naive", gemmParams)
 	kGemmTiled = def("matmul", "matmul_tiled", gemmParams)
@@ -75,7 +76,7 @@ var (
 // kernels lists every kernel, for the table test.
 var kernels = []kernel{
 	kFill, kCopy, kUnary, kBinary, kWhere,
-	kReduceStrip, kReduceRow, kSoftmax,
+	kReduceStrip, kReduceRow, kSoftmax, kLogSoftBack,
 	kBNForward, kBNBackward,
 	kGemmNaive, kGemmTiled, kGemmWide, kGemmBig,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,

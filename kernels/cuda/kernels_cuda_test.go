@@ -43,6 +43,14 @@ func softmax[T tensor.Float](t *testing.T) {
 			}
 			atol, rtol := tol[T]()
 			same(t, fmt.Sprintf("LogSoftmax %v %v", l, s), got, tensor.LogSoftmax(x, -1), atol*60, rtol)
+			// The bodies of tensor's log_softmax kernels, forward and
+			// backward, along the last and the first axis.
+			for _, axis := range []int{-1, 0} {
+				name := fmt.Sprintf("%v %v axis %d", l, s, axis)
+				same(t, "tensor.LogSoftmax "+name, tensor.LogSoftmax(xg, axis), tensor.LogSoftmax(x, axis), atol*60, rtol)
+				g, gg := pair[T](r, dev, l, s, -1, 1)
+				same(t, "tensor.LogSoftmaxBackward "+name, tensor.LogSoftmaxBackward(gg, xg, axis), tensor.LogSoftmaxBackward(g, x, axis), atol*60, rtol)
+			}
 		}
 	}
 	// Rows of −∞ and rows with +∞ and NaN follow tensor.ShiftMax.
@@ -52,6 +60,8 @@ func softmax[T tensor.Float](t *testing.T) {
 	sameDefault(t, "Softmax of infinities", got, tensor.Softmax(x, -1))
 	got, _ = cuda.LogSoftmax(tensor.To(x, dev))
 	sameDefault(t, "LogSoftmax of infinities", got, tensor.LogSoftmax(x, -1))
+	g := tensor.FromSlice([]T{1, -2, 0.5, 0.25, 1, -1, 2, 3, -3}, 3, 3)
+	sameDefault(t, "LogSoftmaxBackward of infinities", tensor.LogSoftmaxBackward(tensor.To(g, dev), tensor.To(x, dev), 1), tensor.LogSoftmaxBackward(g, x, 1))
 }
 
 // TestBatchNorm: the device's batch-norm kernels against tensor's CPU

@@ -79,21 +79,71 @@ func softmax[T tensor.Float](x *tensor.Tensor[T], logs bool) (*tensor.Tensor[T],
 	if err != nil {
 		return nil, err
 	}
-	x = tensor.Contiguous(x)
 	out := tensor.ZerosOn[T](d, x.Shape()...)
-	k := x.Dim(-1)
+	return out, d.rows(kSoftmax, out, tensor.Contiguous(x), nil, logs)
+}
+
+// logSoftmaxLast is tensor.LogSoftmaxKernel's body: log-softmax along axis
+// of x into out (contiguous), through a transposed copy when axis is not
+// the last.
+func (d *device[T]) logSoftmaxLast(out, x *tensor.Tensor[T], axis int) error {
+	last := x.Dims() - 1
+	if axis == last {
+		return d.rows(kSoftmax, out, x, nil, true)
+	}
+	y := tensor.ZerosOn[T](d, swapped(x.Shape(), axis, last)...)
+	if err := d.rows(kSoftmax, y, tensor.Contiguous(tensor.Transpose(x, axis, last)), nil, true); err != nil {
+		return err
+	}
+	tensor.CopyInto(out, tensor.Transpose(y, axis, last))
+	return nil
+}
+
+// logSoftmaxBackward is tensor.LogSoftmaxBackwardKernel's body: the
+// gradient of x for the output gradient g into dx, along axis.
+func (d *device[T]) logSoftmaxBackward(dx, g, x *tensor.Tensor[T], axis int) error {
+	last := x.Dims() - 1
+	if axis == last {
+		return d.rows(kLogSoftBack, dx, x, g, false)
+	}
+	t := func(v *tensor.Tensor[T]) *tensor.Tensor[T] { return tensor.Contiguous(tensor.Transpose(v, axis, last)) }
+	y := tensor.ZerosOn[T](d, swapped(x.Shape(), axis, last)...)
+	if err := d.rows(kLogSoftBack, y, t(x), t(g), false); err != nil {
+		return err
+	}
+	tensor.CopyInto(dx, tensor.Transpose(y, axis, last))
+	return nil
+}
+
+// rows launches a one-warp-per-row kernel over x (contiguous) viewed as
+// [rows, k] into out: softmax_rows (logs selects log-softmax), or with g
+// log_softmax_backward_rows.
+func (d *device[T]) rows(k kernel, out, x, g *tensor.Tensor[T], logs bool) error {
 	if out.Len() == 0 {
-		return out, nil
+		return nil
 	}
-	rows := x.Len() / k
+	n := x.Dim(-1)
+	rows := x.Len() / n
 	xp, op := d.ptr(x), d.ptr(out)
-	var flag uint64
-	if logs {
-		flag = 1
-	}
-	err = d.e.do(func() error {
-		return d.e.launch(kSoftmax, d.sfx, linear(rows*32), uint64(rows), uint64(k), xp, op, flag)
+	err := d.e.do(func() error {
+		if g != nil {
+			return d.e.launch(k, d.sfx, linear(rows*32), uint64(rows), uint64(n), d.ptr(g), xp, op)
+		}
+		var flag uint64
+		if logs {
+			flag = 1
+		}
+		return d.e.launch(k, d.sfx, linear(rows*32), uint64(rows), uint64(n), xp, op, flag)
 	})
 	runtime.KeepAlive(x)
-	return out, err
+	runtime.KeepAlive(g)
+	runtime.KeepAlive(out)
+	return err
+}
+
+// swapped is shape with axes a and b exchanged.
+func swapped(shape []int, a, b int) []int {
+	s := append([]int(nil), shape...)
+	s[a], s[b] = s[b], s[a]
+	return s
 }

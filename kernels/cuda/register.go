@@ -7,7 +7,8 @@ import "github.com/ecl-go/ecl/tensor"
 // registerKernels plugs d's fused kernels into tensor's kernel mechanism:
 // Adam's update (tensor.AdamKernel, which optim.Adam calls), batch
 // normalisation and its gradient (tensor.BatchNormKernel and
-// tensor.BatchNormBackwardKernel, which nn.BatchNorm2d reaches), the soft
+// tensor.BatchNormBackwardKernel, which nn.BatchNorm2d reaches), log-softmax
+// and its gradient (one warp per row), the soft
 // assignment (AnchorAssign) and the bin statistics (BinSums, twice: for the
 // weighted sums and for q) of the ECL loss, and the backward passes of both.
 // SoftBinStats and its backward run as their composed versions on d, over
@@ -22,6 +23,12 @@ func registerKernels[T tensor.Float](d *device[T]) {
 	})
 	tensor.Register(tensor.BatchNormBackwardKernel, dev, func(out, in []*tensor.Tensor[T], eps float64) {
 		batchNormBackward(d, out, in, eps)
+	})
+	tensor.Register(tensor.LogSoftmaxKernel, dev, func(out, in []*tensor.Tensor[T], axis int) {
+		must(d.logSoftmaxLast(out[0], in[0], axis))
+	})
+	tensor.Register(tensor.LogSoftmaxBackwardKernel, dev, func(out, in []*tensor.Tensor[T], axis int) {
+		must(d.logSoftmaxBackward(out[0], in[0], in[1], axis))
 	})
 	tensor.Register(tensor.SoftAssignKernel, dev, func(out, in []*tensor.Tensor[T], sb tensor.SoftBins) {
 		w, err := anchorAssign(in[0], anchorsOn(d, sb), sb.Tau)

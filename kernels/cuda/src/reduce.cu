@@ -1,5 +1,6 @@
 // Reductions along an axis of a contiguous x viewed as [outer, n, inner],
-// softmax and log-softmax along the last axis, and batch-norm statistics.
+// softmax and log-softmax along the last axis (log-softmax's gradient too),
+// and batch-norm statistics.
 #include "common.cuh"
 
 // reduce_strip reduces chunks of the reduced axis: dst [outer, ceil(n/chunk),
@@ -77,6 +78,32 @@ __device__ void softmax_rows(i64 rows, i64 k, const T* __restrict__ x, T* dst, i
   }
 }
 
+// log_softmax_backward_rows is tensor.LogSoftmaxBackward along the last axis
+// of x [rows, k], one warp per row: dx = g − softmax(x)·Σ g, the softmax
+// recomputed from x with softmax_rows' shift, as −Σg / Σ exp(x − m) times
+// exp(x − m), added to g.
+template <typename T>
+__device__ void log_softmax_backward_rows(i64 rows, i64 k, const T* __restrict__ g, const T* __restrict__ x, T* dx) {
+  int lane = threadIdx.x & 31;
+  i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
+  for (i64 r = warp; r < rows; r += warps) {
+    const T* p = x + r * k;
+    const T* gr = g + r * k;
+    T* q = dx + r * k;
+    T m = -t_inf<T>();
+    for (i64 j = lane; j < k; j += 32) m = combine(OpMaxR, m, p[j]);
+    m = warp_reduce(OpMaxR, m);
+    if (!(m > -t_inf<T>() && m < t_inf<T>())) m = 0;
+    T s = 0, t = 0;
+    for (i64 j = lane; j < k; j += 32) s += t_exp(p[j] - m), t += gr[j];
+    s = warp_reduce(OpSum, s);
+    t = warp_reduce(OpSum, t);
+    T c = -t / s;
+    for (i64 j = lane; j < k; j += 32) q[j] = gr[j] + c * t_exp(p[j] - m);
+  }
+}
+
 #define REDUCE(S, T)                                                                                 \
   extern "C" __global__ void reduce_strip_##S(i64 op, i64 outer, i64 n, i64 inner, i64 chunk,         \
                                               const T* __restrict__ x, T* dst) {                      \
@@ -87,5 +114,9 @@ __device__ void softmax_rows(i64 rows, i64 k, const T* __restrict__ x, T* dst, i
   }                                                                                                  \
   extern "C" __global__ void softmax_rows_##S(i64 rows, i64 k, const T* __restrict__ x, T* dst, i64 logs) { \
     softmax_rows<T>(rows, k, x, dst, logs);                                                          \
+  }                                                                                                  \
+  extern "C" __global__ void log_softmax_backward_rows_##S(i64 rows, i64 k, const T* __restrict__ g,  \
+                                                           const T* __restrict__ x, T* dx) {         \
+    log_softmax_backward_rows<T>(rows, k, g, x, dx);                                                 \
   }
 BOTH(REDUCE)

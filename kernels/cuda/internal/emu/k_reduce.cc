@@ -5,3 +5,4 @@
 REGISTER(reduce_strip, false)
 REGISTER(reduce_row, true)
 REGISTER(softmax_rows, true)
+REGISTER(log_softmax_backward_rows, true)
