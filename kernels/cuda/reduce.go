@@ -83,35 +83,27 @@ func softmax[T tensor.Float](x *tensor.Tensor[T], logs bool) (*tensor.Tensor[T],
 	return out, d.rows(kSoftmax, out, tensor.Contiguous(x), nil, logs)
 }
 
-// logSoftmaxLast is tensor.LogSoftmaxKernel's body: log-softmax along axis
-// of x into out (contiguous), through a transposed copy when axis is not
-// the last.
-func (d *device[T]) logSoftmaxLast(out, x *tensor.Tensor[T], axis int) error {
+// alongAxis runs the row kernel k (see rows) along axis of x (and g) into
+// out: in place when axis is the last, else on transposed copies, through
+// a scratch tensor copied back into out. It is the body of tensor's
+// log_softmax kernels (softmax_rows with logs) and of their backward
+// (log_softmax_backward_rows with g).
+func (d *device[T]) alongAxis(k kernel, out, x, g *tensor.Tensor[T], axis int, logs bool) error {
 	last := x.Dims() - 1
 	if axis == last {
-		return d.rows(kSoftmax, out, x, nil, true)
+		return d.rows(k, out, x, g, logs)
+	}
+	t := func(v *tensor.Tensor[T]) *tensor.Tensor[T] {
+		if v == nil {
+			return nil
+		}
+		return tensor.Contiguous(tensor.Transpose(v, axis, last))
 	}
 	y := tensor.ZerosOn[T](d, swapped(x.Shape(), axis, last)...)
-	if err := d.rows(kSoftmax, y, tensor.Contiguous(tensor.Transpose(x, axis, last)), nil, true); err != nil {
+	if err := d.rows(k, y, t(x), t(g), logs); err != nil {
 		return err
 	}
 	tensor.CopyInto(out, tensor.Transpose(y, axis, last))
-	return nil
-}
-
-// logSoftmaxBackward is tensor.LogSoftmaxBackwardKernel's body: the
-// gradient of x for the output gradient g into dx, along axis.
-func (d *device[T]) logSoftmaxBackward(dx, g, x *tensor.Tensor[T], axis int) error {
-	last := x.Dims() - 1
-	if axis == last {
-		return d.rows(kLogSoftBack, dx, x, g, false)
-	}
-	t := func(v *tensor.Tensor[T]) *tensor.Tensor[T] { return tensor.Contiguous(tensor.Transpose(v, axis, last)) }
-	y := tensor.ZerosOn[T](d, swapped(x.Shape(), axis, last)...)
-	if err := d.rows(kLogSoftBack, y, t(x), t(g), false); err != nil {
-		return err
-	}
-	tensor.CopyInto(dx, tensor.Transpose(y, axis, last))
 	return nil
 }
 

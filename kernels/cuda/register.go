@@ -25,10 +25,10 @@ func registerKernels[T tensor.Float](d *device[T]) {
 		batchNormBackward(d, out, in, eps)
 	})
 	tensor.Register(tensor.LogSoftmaxKernel, dev, func(out, in []*tensor.Tensor[T], axis int) {
-		must(d.logSoftmaxLast(out[0], in[0], axis))
+		must(d.alongAxis(kSoftmax, out[0], in[0], nil, axis, true))
 	})
 	tensor.Register(tensor.LogSoftmaxBackwardKernel, dev, func(out, in []*tensor.Tensor[T], axis int) {
-		must(d.logSoftmaxBackward(out[0], in[0], in[1], axis))
+		must(d.alongAxis(kLogSoftBack, out[0], in[1], in[0], axis, false))
 	})
 	tensor.Register(tensor.SoftAssignKernel, dev, func(out, in []*tensor.Tensor[T], sb tensor.SoftBins) {
 		w, err := anchorAssign(in[0], anchorsOn(d, sb), sb.Tau)
