@@ -32,12 +32,13 @@ func TopLabelStats[T Float](s, p *Tensor[T], sb SoftBins) *Tensor[T] {
 
 // TopLabelStatsBackward is the gradient of TopLabelStats with respect to s
 // (nonzero only at the first maximum of each row) and p, for the gradient
-// ds [1, B, 3] of the statistics.
+// ds [1, B, 3] of the statistics. A body writes every element of the
+// gradient of s (it is not zeroed before) and adds to that of p.
 func TopLabelStatsBackward[T Float](ds, s, p *Tensor[T], sb SoftBins) (dsOut, dp *Tensor[T]) {
 	n, b := topLabelShape("TopLabelStatsBackward", s, p, sb)
 	sameShape("TopLabelStatsBackward", []int{1, b, 3}, ds)
 	if body, ok := Lookup(TopLabelStatsBackwardKernel, s.Device()); ok {
-		dsOut, dp = ZerosOn(s.Device(), s.Shape()...), ZerosOn(s.Device(), n)
+		dsOut, dp = emptyOn(s.Device(), s.Shape()...), ZerosOn(s.Device(), n)
 		body([]*Tensor[T]{dsOut, dp}, []*Tensor[T]{Contiguous(ds), Contiguous(s), Contiguous(p)}, sb)
 		return dsOut, dp
 	}
@@ -177,8 +178,13 @@ func topLabelStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 				r = grad(reinterpret[float32](dx), reinterpret[float32](dpc), reinterpret[float32](x), reinterpret[float32](pc), 0, m, rows)
 			}
 			rows(r, m)
+			// The chunk's rows of ds, in cache: zeros, then the gradient at
+			// the maxima (one pass over ds, not a clear of all of it and
+			// scattered stores that miss).
+			out := dss[lo*k : (lo+m)*k]
+			clear(out)
 			for r, v := range dx {
-				dss[(lo+r)*k+int(idx[r])] = v
+				out[r*k+int(idx[r])] = v
 			}
 		}
 	})

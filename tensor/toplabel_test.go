@@ -30,7 +30,8 @@ func topLabelInputs[T Float](seed uint64, n, k int, bad bool) (s, p *Tensor[T]) 
 // the same sums in the same order: equal to the bit, in float32 (the
 // vector kernels where the CPU has them) and float64, over one chunk and
 // several blocks and chunks, K below and above the vector maximum's 16,
-// on one and two cores.
+// on one and two cores, and in an arena whose recycled buffers hold
+// garbage.
 func TestTopLabelStatsMatchesComposed(t *testing.T) {
 	anchors := make([]float64, 15)
 	for j := range anchors {
@@ -82,6 +83,13 @@ func checkTopLabel[T Float](t *testing.T, seed uint64, n, k int, bad bool, sb So
 	ws, wp := topLabelStatsBackwardComposed(ds, s, p, sb)
 	same("ds", gs, ws)
 	same("dp", gp, wp)
+	// In an arena, on recycled buffers of garbage: the body writes every
+	// element of the gradient of s.
+	var a Arena[T]
+	a.Do(func() { Full[T](7, s.Shape()...); Full[T](7, n) })
+	a.Do(func() { gs, gp = TopLabelStatsBackward(ds, s, p, sb) })
+	same("ds/arena", gs, ws)
+	same("dp/arena", gp, wp)
 	if n > 1 && k > 1 {
 		if row := HostData(gs)[k : 2*k]; row[0] == 0 || row[k-1] != 0 {
 			t.Errorf("%v: gradient of the tied row %v, want it at the first maximum only", DType[T](), row)
