@@ -11,6 +11,10 @@ var extremesVec = cpuISA >= isaAVX512
 // per block); 0 turns it off (tests).
 var extremesColsK = 4
 
+// extremesTreeOn turns extremesTree on for the k above extremesColsK (off
+// in tests).
+var extremesTreeOn = true
+
 // extremesRows is extremesAsm's kernel (reduce_amd64.s).
 //
 //go:noescape
@@ -21,6 +25,13 @@ func extremesRows(x *float32, rows, k int, flip float32, val, idx *float32)
 //
 //go:noescape
 func extremesCols(x *float32, blocks, k int, flip float32, val, idx *float32)
+
+// extremesTree is extremesAsm's kernel for blocks of 16 rows reduced
+// together (reduce_amd64.s); it returns the blocks done, stopping before
+// one with a NaN (or infinities of both signs).
+//
+//go:noescape
+func extremesTree(x *float32, blocks, k int, flip float32, val, idx *float32) int
 
 // extremesAsm sets val and idx, the extreme of each row of k contiguous
 // elements of x and its index (lastExtreme), where the AVX-512 kernel
@@ -36,10 +47,18 @@ func extremesAsm[T Float](x, val, idx []T, k int, min bool) int {
 	}
 	xs, is := reinterpret[float32](x), reinterpret[float32](idx)
 	done := 0
-	if k <= extremesColsK {
-		done = len(v) / 16 * 16
-		if done > 0 {
-			extremesCols(&xs[0], done/16, k, flip, &v[0], &is[0])
+	switch blocks := len(v) / 16; {
+	case blocks == 0:
+	case k <= extremesColsK:
+		extremesCols(&xs[0], blocks, k, flip, &v[0], &is[0])
+		done = 16 * blocks
+	case extremesTreeOn:
+		for done < 16*blocks {
+			done += 16 * extremesTree(&xs[done*k], blocks-done/16, k, flip, &v[done], &is[done])
+			if done < 16*blocks { // a block with a NaN: one row per vector
+				extremesRows(&xs[done*k], 16, k, flip, &v[done], &is[done])
+				done += 16
+			}
 		}
 	}
 	if done < len(v) {

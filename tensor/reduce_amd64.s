@@ -185,3 +185,144 @@ cstore:
 cdone:
 	VZEROUPPER
 	RET
+
+// TLOAD loads the row at R12 into r, flipped, lanes from k on (K1 unset)
+// the flipped −∞ in Z26, and advances R12 by a row (R11 bytes).
+#define TLOAD(r) \
+	VMOVAPS Z26, r; \
+	VMOVUPS (R12), K1, r; \
+	VXORPS  Z27, r, r; \
+	ADDQ    R11, R12
+
+// TPAIR sets dst to the lane-wise maximum of two shuffles (ins, with
+// immediates lo and hi) of a and b; it uses Z24, Z25.
+#define TPAIR(ins, lo, hi, a, b, dst) \
+	ins     $lo, b, a, Z24; \
+	ins     $hi, b, a, Z25; \
+	VMAXPS  Z25, Z24, dst
+
+// TIDX finds the first lane of row r (in reg, at R12) equal to its maximum,
+// at byte pos of the maxima at 0(SP): the index to io(SP) (64 + 4r), the
+// element there to vo(DI) (4r); it advances R12 by a row and uses AX, DX,
+// Z28, K2.
+#define TIDX(reg, pos, vo, io) \
+	VBROADCASTSS pos(SP), Z28; \
+	VCMPPS       $0, Z28, reg, K1, K2; \
+	KMOVW        K2, AX; \
+	BSFL         AX, AX; \
+	MOVL         AX, io(SP); \
+	MOVL         (R12)(AX*4), DX; \
+	MOVL         DX, vo(DI); \
+	ADDQ         R11, R12
+
+// func extremesTree(x *float32, blocks, k int, flip float32, val, idx *float32) int
+//
+// extremesRows for blocks of 16 rows of 1 ≤ k ≤ 16 contiguous float32 at
+// x: the block's rows, one per vector, are reduced together by a tree of
+// shuffles (256-bit halves, 128-bit quarters, then pairs and elements
+// within the quarters) to one vector of their maxima, lane 4i + j holding
+// row 4j + i's; each row's index is then its first lane equal to its
+// maximum, and the value the element there. It stops before a block with
+// a NaN or an infinity of both signs (the sum of its rows is NaN), for
+// extremesRows to take it, and returns the blocks done.
+TEXT ·extremesTree(SB), NOSPLIT, $128-56
+	MOVQ         x+0(FP), SI
+	MOVQ         blocks+8(FP), R10
+	MOVQ         k+16(FP), CX
+	VBROADCASTSS flip+24(FP), Z27
+	MOVQ         val+32(FP), DI
+	MOVQ         idx+40(FP), R9
+	MOVL         $1, AX
+	SHLL         CX, AX
+	DECL         AX
+	KMOVW        AX, K1
+	MOVQ         CX, R11
+	SHLQ         $2, R11
+	MOVL         $0xff800000, AX
+	VPBROADCASTD AX, Z26
+	VXORPS       Z27, Z26, Z26
+	XORQ         BX, BX
+
+tblock:
+	CMPQ     BX, R10
+	JGE      tdone
+	MOVQ     SI, R12
+	TLOAD(Z0)
+	TLOAD(Z1)
+	TLOAD(Z2)
+	TLOAD(Z3)
+	TLOAD(Z4)
+	TLOAD(Z5)
+	TLOAD(Z6)
+	TLOAD(Z7)
+	TLOAD(Z8)
+	TLOAD(Z9)
+	TLOAD(Z10)
+	TLOAD(Z11)
+	TLOAD(Z12)
+	TLOAD(Z13)
+	TLOAD(Z14)
+	TLOAD(Z15)
+	VADDPS   Z1, Z0, Z28
+	VADDPS   Z3, Z2, Z29
+	VADDPS   Z5, Z4, Z30
+	VADDPS   Z7, Z6, Z31
+	VADDPS   Z9, Z28, Z28
+	VADDPS   Z11, Z29, Z29
+	VADDPS   Z13, Z30, Z30
+	VADDPS   Z15, Z31, Z31
+	VADDPS   Z8, Z28, Z28
+	VADDPS   Z10, Z29, Z29
+	VADDPS   Z12, Z30, Z30
+	VADDPS   Z14, Z31, Z31
+	VADDPS   Z29, Z28, Z28
+	VADDPS   Z31, Z30, Z30
+	VADDPS   Z30, Z28, Z28
+	VCMPPS   $3, Z28, Z28, K2
+	KORTESTW K2, K2
+	JNZ      tdone
+	TPAIR(VSHUFF32X4, 0x44, 0xee, Z0, Z1, Z16)
+	TPAIR(VSHUFF32X4, 0x44, 0xee, Z2, Z3, Z17)
+	TPAIR(VSHUFF32X4, 0x44, 0xee, Z4, Z5, Z18)
+	TPAIR(VSHUFF32X4, 0x44, 0xee, Z6, Z7, Z19)
+	TPAIR(VSHUFF32X4, 0x44, 0xee, Z8, Z9, Z20)
+	TPAIR(VSHUFF32X4, 0x44, 0xee, Z10, Z11, Z21)
+	TPAIR(VSHUFF32X4, 0x44, 0xee, Z12, Z13, Z22)
+	TPAIR(VSHUFF32X4, 0x44, 0xee, Z14, Z15, Z23)
+	TPAIR(VSHUFF32X4, 0x88, 0xdd, Z16, Z17, Z16)
+	TPAIR(VSHUFF32X4, 0x88, 0xdd, Z18, Z19, Z17)
+	TPAIR(VSHUFF32X4, 0x88, 0xdd, Z20, Z21, Z18)
+	TPAIR(VSHUFF32X4, 0x88, 0xdd, Z22, Z23, Z19)
+	TPAIR(VSHUFPS, 0x44, 0xee, Z16, Z17, Z16)
+	TPAIR(VSHUFPS, 0x44, 0xee, Z18, Z19, Z17)
+	TPAIR(VSHUFPS, 0x88, 0xdd, Z16, Z17, Z16)
+	VMOVUPS  Z16, (SP)
+	MOVQ     SI, R12
+	TIDX(Z0, 0, 0, 64)
+	TIDX(Z1, 16, 4, 68)
+	TIDX(Z2, 32, 8, 72)
+	TIDX(Z3, 48, 12, 76)
+	TIDX(Z4, 4, 16, 80)
+	TIDX(Z5, 20, 20, 84)
+	TIDX(Z6, 36, 24, 88)
+	TIDX(Z7, 52, 28, 92)
+	TIDX(Z8, 8, 32, 96)
+	TIDX(Z9, 24, 36, 100)
+	TIDX(Z10, 40, 40, 104)
+	TIDX(Z11, 56, 44, 108)
+	TIDX(Z12, 12, 48, 112)
+	TIDX(Z13, 28, 52, 116)
+	TIDX(Z14, 44, 56, 120)
+	TIDX(Z15, 60, 60, 124)
+	VCVTDQ2PS 64(SP), Z28
+	VMOVUPS   Z28, (R9)
+	MOVQ      R12, SI
+	ADDQ      $64, DI
+	ADDQ      $64, R9
+	INCQ      BX
+	JMP       tblock
+
+tdone:
+	MOVQ BX, ret+48(FP)
+	VZEROUPPER
+	RET

@@ -10,3 +10,6 @@ func extremesAsm[T Float](x, val, idx []T, k int, min bool) int { return 0 }
 
 // extremesColsK is unused without the kernels (reduce_amd64.go).
 var extremesColsK = 0
+
+// extremesTreeOn is unused without the kernels (reduce_amd64.go).
+var extremesTreeOn = false

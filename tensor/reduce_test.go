@@ -355,13 +355,15 @@ func TestExtremes(t *testing.T) {
 }
 
 // TestExtremesVectorMatchesScalar checks the AVX-512 kernels of Extremes
-// (a row per vector, and a row per lane) against the scalar loop in float32: ties, NaNs first and later, ±∞,
-// whole vectors of rows and a tail, both directions.
+// (a row per vector, a row per lane, and blocks of rows reduced together)
+// against the scalar loop in float32: ties, NaNs first and later, ±∞ (in
+// one block, both signs in one lane), whole vectors of rows and a tail,
+// both directions.
 func TestExtremesVectorMatchesScalar(t *testing.T) {
 	if !extremesVec {
 		t.Skip("no vector kernel on this CPU or build")
 	}
-	defer func(k int) { extremesColsK = k }(extremesColsK)
+	defer func(k int) { extremesColsK, extremesTreeOn = k, true }(extremesColsK)
 	r := newRNG(5)
 	for _, k := range []int{1, 2, 3, 4, 10, 16, 17} {
 		x := RandNormal[float32](r, 0, 1, 1000+7, k)
@@ -371,9 +373,11 @@ func TestExtremesVectorMatchesScalar(t *testing.T) {
 		}
 		d[0], d[5*k+k/2], d[40*k] = float32(math.NaN()), float32(math.NaN()), float32(math.Inf(1))
 		d[70*k+k-1], d[90*k] = float32(math.Inf(-1)), float32(math.NaN())
+		d[200*k], d[203*k] = float32(math.Inf(1)), float32(math.Inf(-1))
 		for _, min := range []bool{false, true} {
-			for _, colsK := range []int{0, 4} { // extremesRows, then extremesCols where k ≤ 4
-				extremesColsK = colsK
+			// extremesRows, then extremesTree, then extremesCols where k ≤ 4
+			for _, colsK := range []int{-1, 0, 4} {
+				extremesColsK, extremesTreeOn = max(colsK, 0), colsK >= 0
 				gv, gi := Extremes(x, 1, min)
 				extremesVec = false
 				wv, wi := Extremes(x, 1, min)
