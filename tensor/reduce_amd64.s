@@ -2,6 +2,19 @@
 
 #include "textflag.h"
 
+// AHEAD prefetches the k (CX) cache lines of the block of 16 rows 256 rows
+// (R14 bytes) after the one at SI, out of the chunk if need be (prefetches
+// do not fault), so that a chunk's first blocks are loaded while the
+// previous one is still being reduced; it uses R13, R15.
+#define AHEAD(loop) \
+	LEAQ       (SI)(R14*1), R13; \
+	MOVQ       CX, R15; \
+loop: \
+	PREFETCHT0 (R13); \
+	ADDQ       $64, R13; \
+	DECQ       R15; \
+	JNZ        loop
+
 // func extremesRows(x *float32, rows, k int, flip float32, val, idx *float32)
 //
 // The largest element of each of rows rows of 1 ≤ k ≤ 16 contiguous
@@ -115,6 +128,8 @@ TEXT ·extremesCols(SB), NOSPLIT, $0-48
 	VPBROADCASTD AX, Z8                // NaN
 	MOVQ         CX, R11
 	SHLQ         $6, R11               // 16 rows, in bytes
+	MOVQ         R11, R14
+	SHLQ         $4, R14
 
 	// K5, K6, K7: the block's vectors 1, 2, 3 exist (k > 1, 2, 3).
 	XORL    AX, AX
@@ -134,6 +149,7 @@ TEXT ·extremesCols(SB), NOSPLIT, $0-48
 	JZ      cdone
 
 cblock:
+	AHEAD(cahead)
 	VMOVUPS   (SI), Z12
 	VMOVUPS.Z 64(SI), K5, Z13
 	VMOVUPS.Z 128(SI), K6, Z14
@@ -238,6 +254,8 @@ TEXT ·extremesTree(SB), NOSPLIT, $128-56
 	KMOVW        AX, K1
 	MOVQ         CX, R11
 	SHLQ         $2, R11
+	MOVQ         R11, R14
+	SHLQ         $8, R14
 	MOVL         $0xff800000, AX
 	VPBROADCASTD AX, Z26
 	VXORPS       Z27, Z26, Z26
@@ -246,6 +264,7 @@ TEXT ·extremesTree(SB), NOSPLIT, $128-56
 tblock:
 	CMPQ     BX, R10
 	JGE      tdone
+	AHEAD(tahead)
 	MOVQ     SI, R12
 	TLOAD(Z0)
 	TLOAD(Z1)
