@@ -2,7 +2,10 @@
 
 package tensor
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // extremesVec reports the AVX-512 kernel of extremesAsm.
 var extremesVec = cpuISA >= isaAVX512
@@ -65,4 +68,28 @@ func extremesAsm[T Float](x, val, idx []T, k int, min bool) int {
 		extremesRows(&xs[done*k], len(v)-done, k, flip, &v[done], &is[done])
 	}
 	return len(v)
+}
+
+// extremeGradRows is extremeGradAsm's kernel (reduce_amd64.s).
+//
+//go:noescape
+func extremeGradRows(dst *float32, blocks, k int, val, idx *float32, tab *int32)
+
+// extremeGradAsm sets the rows of k elements of dst to zero but val at the
+// index idx (ExtremeGrad along the last axis) for the whole blocks of 16
+// rows, with streaming stores, where the AVX-512 kernel takes them
+// (float32, k ≤ 16, dst 64-byte aligned), and returns the number of rows
+// it did.
+func extremeGradAsm[T Float](dst, val, idx []T, k int) int {
+	d, ok := any(dst).([]float32)
+	if !extremesVec || !ok || k < 1 || k > 16 || len(val) < 16 || len(d) < len(val)*k || uintptr(unsafe.Pointer(&d[0]))%64 != 0 {
+		return 0
+	}
+	var tab [2 * 16 * 16]int32 // per lane of the block's vectors: its row, then its column
+	for e := range 16 * k {
+		tab[e], tab[16*k+e] = int32(e/k), int32(math.Float32bits(float32(e%k)))
+	}
+	blocks := len(val) / 16
+	extremeGradRows(&d[0], blocks, k, &reinterpret[float32](val)[0], &reinterpret[float32](idx)[0], &tab[0])
+	return 16 * blocks
 }

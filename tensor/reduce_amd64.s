@@ -345,3 +345,49 @@ tdone:
 	MOVQ BX, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// func extremeGradRows(dst *float32, blocks, k int, val, idx *float32, tab *int32)
+//
+// Sets the blocks of 16 rows of 1 ≤ k ≤ 16 float32 at dst (64-byte
+// aligned) to zero, but for val at the column idx of each row, with
+// streaming stores (no read of dst's lines): the block's vector q takes
+// lane l from the row tab[16q + l] (int32), its column being
+// tab[16k + 16q + l] (float32).
+TEXT ·extremeGradRows(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), DI
+	MOVQ  blocks+8(FP), R10
+	MOVQ  k+16(FP), CX
+	MOVQ  val+24(FP), SI
+	MOVQ  idx+32(FP), R9
+	MOVQ  tab+40(FP), BX
+	MOVQ  CX, R11
+	SHLQ  $6, R11
+	TESTQ R10, R10
+	JZ    gdone
+
+gblock:
+	VMOVUPS (SI), Z0
+	VMOVUPS (R9), Z1
+	MOVQ    BX, R12
+	MOVQ    CX, DX
+
+gvec:
+	VMOVDQU32 (R12), Z2
+	VPERMPS   Z0, Z2, Z3
+	VPERMPS   Z1, Z2, Z4
+	VCMPPS    $0, (R12)(R11*1), Z4, K1
+	VMOVAPS.Z Z3, K1, Z5
+	VMOVNTPS  Z5, (DI)
+	ADDQ      $64, DI
+	ADDQ      $64, R12
+	DECQ      DX
+	JNZ       gvec
+	ADDQ      $64, SI
+	ADDQ      $64, R9
+	DECQ      R10
+	JNZ       gblock
+
+gdone:
+	SFENCE
+	VZEROUPPER
+	RET

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // naiveReduce folds x along axis one element at a time through At; the
@@ -387,6 +388,59 @@ func TestExtremesVectorMatchesScalar(t *testing.T) {
 					if (g != w && !(math.IsNaN(float64(g)) && math.IsNaN(float64(w)))) || gi.Data()[i] != wi.Data()[i] {
 						t.Fatalf("k=%d min=%v columns up to %d row %d: %v at %v, scalar %v at %v", k, min, colsK, i, g, gi.Data()[i], w, wi.Data()[i])
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestExtremeGradVectorMatchesScalar checks the streaming kernel of the
+// top-label gradient rows (extremeGradAsm) on rows of garbage: zeros but
+// the value (NaN included) at the index, every row of the whole blocks
+// written, none after them, and nothing done where dst is not 64-byte
+// aligned.
+func TestExtremeGradVectorMatchesScalar(t *testing.T) {
+	if !extremesVec {
+		t.Skip("no vector kernel on this CPU or build")
+	}
+	r := newRNG(9)
+	for _, k := range []int{1, 2, 3, 4, 10, 16} {
+		rows := 16*7 + 5
+		val := HostData(RandNormal[float32](r, 0, 1, rows))
+		val[3] = float32(math.NaN())
+		idx := make([]float32, rows)
+		for i := range idx {
+			idx[i] = float32(r.IntN(k))
+		}
+		buf := make([]float32, rows*k+16)
+		off := 0
+		for uintptr(unsafe.Pointer(&buf[off]))%64 != 0 {
+			off++
+		}
+		for _, o := range []int{off, off + 1} {
+			dst := buf[o : o+rows*k]
+			for i := range dst {
+				dst[i] = 7
+			}
+			done := extremeGradAsm(dst, val, idx, k)
+			want := 16 * 7
+			if o != off {
+				want = 0
+			}
+			if done != want {
+				t.Fatalf("k=%d offset %d: %d rows done, want %d", k, o-off, done, want)
+			}
+			for i, v := range dst {
+				row, c := i/k, i%k
+				w := float32(7)
+				if row < done {
+					w = 0
+					if c == int(idx[row]) {
+						w = val[row]
+					}
+				}
+				if v != w && !(v != v && w != w) {
+					t.Fatalf("k=%d offset %d: element %d (row %d, column %d) is %v, want %v", k, o-off, i, row, c, v, w)
 				}
 			}
 		}

@@ -178,13 +178,14 @@ func topLabelStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 				r = grad(reinterpret[float32](dx), reinterpret[float32](dpc), reinterpret[float32](x), reinterpret[float32](pc), 0, m, rows)
 			}
 			rows(r, m)
-			// The chunk's rows of ds, in cache: zeros, then the gradient at
-			// the maxima (one pass over ds, not a clear of all of it and
-			// scattered stores that miss).
+			// The chunk's rows of ds, zeros but the gradient at the maxima,
+			// in one pass (streaming stores where the kernel takes them),
+			// the rest cleared and scattered in cache.
 			out := dss[lo*k : (lo+m)*k]
-			clear(out)
-			for r, v := range dx {
-				out[r*k+int(idx[r])] = v
+			done := extremeGradAsm(out, dx, idx, k)
+			clear(out[done*k:])
+			for r := done; r < m; r++ {
+				out[r*k+int(idx[r])] = dx[r]
 			}
 		}
 	})
