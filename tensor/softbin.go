@@ -570,8 +570,8 @@ type soft1D struct {
 // expf polynomial, 1, and −104, below which e^x is 0 in float32; then,
 // for equally spaced anchors a_j = a_0 + j·h (the kernels' recurrence,
 // see PRELUDE in softbin_amd64.s): a_0, 1/h, h, B − 1, kh², −2kh,
-// γ = e^{2kh²}, the lower bound −80 of the exponents (+∞ when the anchors
-// are not equally spaced), their upper bound 80, a_{B−1} and (B − 2)·2kh².
+// γ = e^{2kh²}, the lower bound −40 of the exponents (+∞ when the anchors
+// are not equally spaced), their upper bound 40, a_{B−1} and (B − 2)·2kh².
 const softConsts = 23
 
 // softConstants is the constant table for k = −1/τ, with no equally spaced
@@ -600,7 +600,7 @@ func newSoft1D[T Float](as *anchorSet[T], g, d int) *soft1D {
 		kf, hf := float64(k), float64(float32(h))
 		v.c[12], v.c[13], v.c[14], v.c[15] = v.a[0], float32(1/h), float32(h), float32(b-1)
 		v.c[16], v.c[17], v.c[18] = float32(kf*hf*hf), float32(-2*kf*hf), float32(math.Exp(2*kf*hf*hf))
-		v.c[19], v.c[21], v.c[22] = -80, v.a[b-1], float32(float64(b-2)*2*kf*hf*hf)
+		v.c[19], v.c[20], v.c[21], v.c[22] = -40, 40, v.a[b-1], float32(float64(b-2)*2*kf*hf*hf)
 	}
 	for i := range v.group {
 		v.group[i] = i % g

@@ -108,8 +108,8 @@ loop: \
 // and ρ_{j+1} = ρ_j·γ with ρ_j = e^{k(h² − 2h(x − a_j))}, γ = e^{2kh²}: it
 // sets Z4 = t_0 and Z17 = ρ_0 (u² from the nearest anchor), or jumps to
 // generic unless every lane's first and last exponents of t and ρ lie
-// within ±80 (no term underflows; the table at R8 puts +∞ for −80 when
-// the anchors are not equally spaced). It uses Z3, Z6, Z7, Z13–Z15, K1, K2.
+// within ±40 (no term underflows, no product of two ratios overflows; the
+// table at R8 puts +∞ for −40 when the anchors are not equally spaced). It uses Z3, Z6, Z7, Z13–Z15, K1, K2.
 #define PRELUDE(generic) \
 	VBROADCASTSS 48(R8), Z13; \
 	VSUBPS       Z13, Z0, Z13; \
@@ -156,7 +156,10 @@ loop: \
 // func softBinFwd16(x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, acc, tmp *float32) int
 //
 // Adds each sample's w_j, w_j·p and w_j·p² to the per-vector sums at acc;
-// tmp holds b vectors.
+// tmp holds b vectors. On equally spaced anchors the terms follow in two
+// chains, even and odd j, t_{j+2} = t_j·σ_j with σ_j = ρ_j·ρ_{j+1} and
+// σ_{j+2} = σ_j·γ⁴ (γ² in Z10, γ⁴ in Z11), summed apart: half the latency
+// of one chain.
 TEXT ·softBinFwd16(SB), NOSPLIT, $0-80
 	MOVQ x+0(FP), SI
 	MOVQ p+8(FP), DI
@@ -167,6 +170,8 @@ TEXT ·softBinFwd16(SB), NOSPLIT, $0-80
 	MOVQ acc+56(FP), R12
 	MOVQ tmp+64(FP), R13
 	LOADCONSTS(CX)
+	VMULPS Z16, Z16, Z10
+	VMULPS Z10, Z10, Z11
 	XORQ AX, AX
 
 fround:
@@ -184,17 +189,34 @@ fvec:
 	PRELUDE(fgeneric)
 	VXORPS  Z5, Z5, Z5
 	MOVQ    R13, R8
+	VMULPS  Z17, Z4, Z18
+	VMULPS  Z16, Z17, Z19
+	VMULPS  Z17, Z19, Z19
+	VMULPS  Z10, Z19, Z9
+	VXORPS  Z8, Z8, Z8
 	MOVQ    R11, CX
+	SHRQ    $1, CX
 
 funi:
 	VMOVUPS Z4, (R8)
+	VMOVUPS Z18, 64(R8)
 	VADDPS  Z4, Z5, Z5
-	VMULPS  Z17, Z4, Z4
-	VMULPS  Z16, Z17, Z17
-	ADDQ    $64, R8
+	VADDPS  Z18, Z8, Z8
+	VMULPS  Z19, Z4, Z4
+	VMULPS  Z9, Z18, Z18
+	VMULPS  Z11, Z19, Z19
+	VMULPS  Z11, Z9, Z9
+	ADDQ    $128, R8
 	DECQ    CX
 	JNZ     funi
-	JMP     fnorm
+	TESTQ   $1, R11
+	JZ      fpair
+	VMOVUPS Z4, (R8)
+	VADDPS  Z4, Z5, Z5
+
+fpair:
+	VADDPS Z8, Z5, Z5
+	JMP    fnorm
 
 fgeneric:
 	MINSQ(fmin)

@@ -194,6 +194,7 @@ func TestSoft1DKernelsMatchScalar(t *testing.T) {
 		{"toplabel-tail", 37, 1, 15, 0.0422, false},
 		{"classwise-k3", 530, 3, 15, 0.0422, false},
 		{"classwise-k10", 2100, 10, 15, 0.0422, false},
+		{"even-bins", 530, 3, 10, 0.0422, false},
 		{"underflow", 300, 2, 40, 0.0004, false},
 		{"non-finite", 700, 3, 15, 0.0422, true},
 		{"empty", 0, 2, 15, 0.0422, false},
