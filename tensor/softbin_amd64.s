@@ -103,55 +103,79 @@ loop: \
 	VMULPS       Z20, Z4, Z4; \
 	EXP(Z4, Z6, Z7)
 
-// PRELUDE starts a vector of samples on equally spaced anchors (a_j =
+// PRELUDE starts the vector of points in x on equally spaced anchors (a_j =
 // a_0 + j·h), where the terms follow from one another, t_{j+1} = t_j·ρ_j
 // and ρ_{j+1} = ρ_j·γ with ρ_j = e^{k(h² − 2h(x − a_j))}, γ = e^{2kh²}: it
-// sets Z4 = t_0 and Z17 = ρ_0 (u² from the nearest anchor), or jumps to
-// generic unless every lane's first and last exponents of t and ρ lie
-// within ±40 (no term underflows, no product of two ratios overflows; the
-// table at R8 puts +∞ for −40 when the anchors are not equally spaced). It uses Z3, Z6, Z7, Z13–Z15, K1, K2.
-#define PRELUDE(generic) \
-	VBROADCASTSS 48(R8), Z13; \
-	VSUBPS       Z13, Z0, Z13; \
-	VBROADCASTSS 52(R8), Z14; \
-	VMULPS       Z14, Z13, Z14; \
-	VRNDSCALEPS  $0, Z14, Z14; \
-	VXORPS       Z15, Z15, Z15; \
-	VMAXPS       Z15, Z14, Z14; \
-	VBROADCASTSS 60(R8), Z15; \
-	VMINPS       Z15, Z14, Z14; \
-	VBROADCASTSS 56(R8), Z15; \
-	VMOVAPS      Z13, Z3; \
-	VFNMADD231PS Z15, Z14, Z3; \
-	VMULPS       Z3, Z3, Z3; \
-	VMULPS       Z13, Z13, Z4; \
-	VSUBPS       Z3, Z4, Z4; \
-	VMULPS       Z20, Z4, Z4; \
-	VBROADCASTSS 84(R8), Z14; \
-	VSUBPS       Z14, Z0, Z14; \
-	VMULPS       Z14, Z14, Z14; \
-	VSUBPS       Z3, Z14, Z14; \
-	VMULPS       Z20, Z14, Z14; \
-	VMINPS       Z14, Z4, Z14; \
-	VBROADCASTSS 64(R8), Z17; \
-	VBROADCASTSS 68(R8), Z15; \
-	VFMADD231PS  Z15, Z13, Z17; \
-	VBROADCASTSS 88(R8), Z15; \
-	VADDPS       Z17, Z15, Z15; \
-	VMINPS       Z17, Z14, Z14; \
-	VMINPS       Z15, Z14, Z14; \
-	VMAXPS       Z17, Z15, Z15; \
-	VBROADCASTSS 76(R8), Z13; \
-	VCMPPS       $29, Z13, Z14, K1; \
-	VBROADCASTSS 80(R8), Z13; \
-	VCMPPS       $18, Z13, Z15, K2; \
+// sets t = t_0 and r = ρ_0 (u² from the nearest anchor), and BX to the
+// mask of the lanes whose first and last exponents of t and ρ lie within
+// ±40 (no term underflows, no product of two ratios overflows; the table
+// at R8 puts +∞ for −40 when the anchors are not equally spaced): the
+// vector takes the generic path unless it is 0xffff. The kernels run it
+// for the next vector before the current one's bins, so that its chain of
+// dependent instructions overlaps their work (x past the last vector is
+// the last one again). It uses a–d, K1, K2.
+#define PRELUDE(x, t, r, a, b, c, d) \
+	VBROADCASTSS 48(R8), t; \
+	VSUBPS       t, x, t; \
+	VBROADCASTSS 52(R8), r; \
+	VMULPS       r, t, r; \
+	VRNDSCALEPS  $0, r, r; \
+	VXORPS       a, a, a; \
+	VMAXPS       a, r, r; \
+	VBROADCASTSS 60(R8), a; \
+	VMINPS       a, r, r; \
+	VBROADCASTSS 56(R8), a; \
+	VMOVAPS      t, b; \
+	VFNMADD231PS a, r, b; \
+	VMULPS       b, b, b; \
+	VMULPS       t, t, c; \
+	VSUBPS       b, c, c; \
+	VMULPS       Z20, c, c; \
+	VBROADCASTSS 84(R8), r; \
+	VSUBPS       r, x, r; \
+	VMULPS       r, r, r; \
+	VSUBPS       b, r, r; \
+	VMULPS       Z20, r, r; \
+	VMINPS       r, c, r; \
+	VBROADCASTSS 64(R8), d; \
+	VBROADCASTSS 68(R8), a; \
+	VFMADD231PS  a, t, d; \
+	VBROADCASTSS 88(R8), a; \
+	VADDPS       d, a, a; \
+	VMINPS       d, r, r; \
+	VMINPS       a, r, r; \
+	VMAXPS       d, a, a; \
+	VBROADCASTSS 76(R8), b; \
+	VCMPPS       $29, b, r, K1; \
+	VBROADCASTSS 80(R8), b; \
+	VCMPPS       $18, b, a, K2; \
 	KANDW        K1, K2, K1; \
-	KORTESTW     K1, K1; \
-	JCC          generic; \
-	EXP(Z4, Z6, Z7); \
-	VMOVAPS      Z17, Z13; \
-	EXP(Z13, Z6, Z7); \
-	VMOVAPS      Z13, Z17
+	KMOVW        K1, BX; \
+	EXP(c, a, b); \
+	VMOVAPS      c, t; \
+	EXP(d, a, b); \
+	VMOVAPS      d, r
+
+// NEXTX loads into x the vector of points after the one at SI, or the one
+// at SI if that is the call's last (at last), and points R8 at the table c.
+#define NEXTX(x, last, c) \
+	LEAQ    64(SI), CX; \
+	CMPQ    CX, last; \
+	CMOVQGT last, CX; \
+	VMOVUPS (CX), x; \
+	MOVQ    c, R8
+
+// LASTX sets last to the address of the call's last vector of points,
+// x + 64(rounds·g − 1), and jumps to done if there is none; it uses AX.
+#define LASTX(rounds, last, done) \
+	MOVQ  rounds, AX; \
+	IMULQ R9, AX; \
+	TESTQ AX, AX; \
+	JLE   done; \
+	DECQ  AX; \
+	SHLQ  $6, AX; \
+	ADDQ  SI, AX; \
+	MOVQ  AX, last
 
 // func softBinFwd16(x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, acc, tmp *float32) int
 //
@@ -160,19 +184,23 @@ loop: \
 // chains, even and odd j, t_{j+2} = t_j·σ_j with σ_j = ρ_j·ρ_{j+1} and
 // σ_{j+2} = σ_j·γ⁴ (γ² in Z10, γ⁴ in Z11), summed apart: half the latency
 // of one chain.
-TEXT ·softBinFwd16(SB), NOSPLIT, $0-80
+TEXT ·softBinFwd16(SB), NOSPLIT, $8-80
 	MOVQ x+0(FP), SI
 	MOVQ p+8(FP), DI
 	MOVQ ng+24(FP), R9
 	MOVQ a+32(FP), R10
 	MOVQ b+40(FP), R11
-	MOVQ c+48(FP), CX
+	MOVQ c+48(FP), R8
 	MOVQ acc+56(FP), R12
 	MOVQ tmp+64(FP), R13
-	LOADCONSTS(CX)
+	LOADCONSTS(R8)
 	VMULPS Z16, Z16, Z10
 	VMULPS Z10, Z10, Z11
-	XORQ AX, AX
+	XORQ   AX, AX
+	LASTX(rounds+16(FP), last-8(SP), fdone)
+	XORQ    AX, AX
+	VMOVUPS (SI), Z12
+	PRELUDE(Z12, Z13, Z14, Z3, Z6, Z7, Z15)
 
 fround:
 	CMPQ AX, rounds+16(FP)
@@ -182,11 +210,16 @@ fround:
 	MOVQ R9, R14
 
 fvec:
-	VMOVUPS (SI), Z0
+	VMOVAPS Z12, Z0
+	VMOVAPS Z13, Z4
+	VMOVAPS Z14, Z17
+	MOVQ    BX, R15
+	NEXTX(Z12, last-8(SP), c+48(FP))
+	PRELUDE(Z12, Z13, Z14, Z3, Z6, Z7, Z15)
 	VMOVUPS (DI), Z1
 	VMULPS  Z1, Z1, Z2
-	MOVQ    c+48(FP), R8
-	PRELUDE(fgeneric)
+	CMPQ    R15, $0xffff
+	JNE     fgeneric
 	VXORPS  Z5, Z5, Z5
 	MOVQ    R13, R8
 	VMULPS  Z17, Z4, Z18
@@ -299,7 +332,7 @@ fdone:
 // dot = Σ_j w_j·dw_j, dx = 2k·Σ_j w_j·(dw_j − dot)·d_j
 // = 2k·(Σ_j w_j·d_j·dw_j − dot·Σ_j w_j·d_j) and dp = Σ_j w_j·(dm_j + 2dq_j·p),
 // from the sums of BWDBIN.
-TEXT ·softBinBwd16(SB), NOSPLIT, $0-88
+TEXT ·softBinBwd16(SB), NOSPLIT, $8-88
 	MOVQ dx+0(FP), R12
 	MOVQ dp+8(FP), R13
 	MOVQ x+16(FP), SI
@@ -307,24 +340,32 @@ TEXT ·softBinBwd16(SB), NOSPLIT, $0-88
 	MOVQ ng+40(FP), R9
 	MOVQ a+48(FP), R10
 	MOVQ b+56(FP), R11
-	MOVQ c+64(FP), CX
-	MOVQ tab+72(FP), BX
-	LOADCONSTS(CX)
+	MOVQ c+64(FP), R8
+	LOADCONSTS(R8)
 	XORQ AX, AX
+	LASTX(rounds+32(FP), last-8(SP), bdone)
+	XORQ    AX, AX
+	VMOVUPS (SI), Z8
+	PRELUDE(Z8, Z18, Z19, Z3, Z6, Z7, Z15)
 
 bround:
 	CMPQ   AX, rounds+32(FP)
 	JGE    bdone
 	FINITEXP(bdone, R9, R9, bcheckx, bcheckp)
-	MOVQ     BX, DX
+	MOVQ     tab+72(FP), DX
 	MOVQ     R9, R14
 
 bvec:
-	VMOVUPS (SI), Z0
+	VMOVAPS Z8, Z0
+	VMOVAPS Z18, Z4
+	VMOVAPS Z19, Z17
+	MOVQ    BX, R15
+	NEXTX(Z8, last-8(SP), c+64(FP))
+	PRELUDE(Z8, Z18, Z19, Z3, Z6, Z7, Z15)
 	VMOVUPS (DI), Z1
 	VMULPS  Z1, Z1, Z2
-	MOVQ    c+64(FP), R8
-	PRELUDE(bgeneric)
+	CMPQ    R15, $0xffff
+	JNE     bgeneric
 	BWDZERO
 	MOVQ    R11, CX
 
