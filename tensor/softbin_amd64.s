@@ -177,13 +177,42 @@ loop: \
 	ADDQ  SI, AX; \
 	MOVQ  AX, last
 
+// CHAINS starts the two chains of terms on equally spaced anchors from
+// t_0 (Z4) and ρ_0 (Z17): even and odd j, t_{j+2} = t_j·σ_j with
+// σ_j = ρ_j·ρ_{j+1} and σ_{j+2} = σ_j·γ⁴ (γ² in Z10, γ⁴ in Z11): t_1 in
+// Z18, σ_0 in Z19, σ_1 in Z9. STEP moves both chains on by two bins.
+#define CHAINS \
+	VMULPS Z17, Z4, Z18; \
+	VMULPS Z16, Z17, Z19; \
+	VMULPS Z17, Z19, Z19; \
+	VMULPS Z10, Z19, Z9
+
+#define STEP \
+	VMULPS Z19, Z4, Z4; \
+	VMULPS Z9, Z18, Z18; \
+	VMULPS Z11, Z19, Z19; \
+	VMULPS Z11, Z9, Z9
+
+// ACCBIN adds w = t·(1/Σt) (1/Σt in Z5), w·p and w·p² (p, p² in Z1, Z2) to
+// the sums at o0, o1, o2(DX); it uses Z6, Z7.
+#define ACCBIN(t, o0, o1, o2) \
+	VMULPS      t, Z5, Z6; \
+	VADDPS      o0(DX), Z6, Z7; \
+	VMOVUPS     Z7, o0(DX); \
+	VMOVUPS     o1(DX), Z7; \
+	VFMADD231PS Z1, Z6, Z7; \
+	VMOVUPS     Z7, o1(DX); \
+	VMOVUPS     o2(DX), Z7; \
+	VFMADD231PS Z2, Z6, Z7; \
+	VMOVUPS     Z7, o2(DX)
+
 // func softBinFwd16(x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, acc, tmp *float32) int
 //
 // Adds each sample's w_j, w_j·p and w_j·p² to the per-vector sums at acc;
-// tmp holds b vectors. On equally spaced anchors the terms follow in two
-// chains, even and odd j, t_{j+2} = t_j·σ_j with σ_j = ρ_j·ρ_{j+1} and
-// σ_{j+2} = σ_j·γ⁴ (γ² in Z10, γ⁴ in Z11), summed apart: half the latency
-// of one chain.
+// tmp holds b vectors of terms. On equally spaced anchors the terms follow
+// in two chains (CHAINS), summed apart (half the latency of one chain),
+// then made again for the sums rather than stored and loaded (the stores
+// bound the loop).
 TEXT ·softBinFwd16(SB), NOSPLIT, $8-80
 	MOVQ x+0(FP), SI
 	MOVQ p+8(FP), DI
@@ -220,36 +249,45 @@ fvec:
 	VMULPS  Z1, Z1, Z2
 	CMPQ    R15, $0xffff
 	JNE     fgeneric
+	VMOVAPS Z4, Z15
+	VMOVAPS Z17, Z3
 	VXORPS  Z5, Z5, Z5
-	MOVQ    R13, R8
-	VMULPS  Z17, Z4, Z18
-	VMULPS  Z16, Z17, Z19
-	VMULPS  Z17, Z19, Z19
-	VMULPS  Z10, Z19, Z9
 	VXORPS  Z8, Z8, Z8
+	CHAINS
+	MOVQ    R11, CX
+	SHRQ    $1, CX
+
+fsum:
+	VADDPS Z4, Z5, Z5
+	VADDPS Z18, Z8, Z8
+	STEP
+	DECQ   CX
+	JNZ    fsum
+	TESTQ  $1, R11
+	JZ     fpair
+	VADDPS Z4, Z5, Z5
+
+fpair:
+	VADDPS  Z8, Z5, Z5
+	VDIVPS  Z5, Z30, Z5
+	VMOVAPS Z15, Z4
+	VMOVAPS Z3, Z17
+	CHAINS
 	MOVQ    R11, CX
 	SHRQ    $1, CX
 
 funi:
-	VMOVUPS Z4, (R8)
-	VMOVUPS Z18, 64(R8)
-	VADDPS  Z4, Z5, Z5
-	VADDPS  Z18, Z8, Z8
-	VMULPS  Z19, Z4, Z4
-	VMULPS  Z9, Z18, Z18
-	VMULPS  Z11, Z19, Z19
-	VMULPS  Z11, Z9, Z9
-	ADDQ    $128, R8
-	DECQ    CX
-	JNZ     funi
-	TESTQ   $1, R11
-	JZ      fpair
-	VMOVUPS Z4, (R8)
-	VADDPS  Z4, Z5, Z5
-
-fpair:
-	VADDPS Z8, Z5, Z5
-	JMP    fnorm
+	ACCBIN(Z4, 0, 64, 128)
+	ACCBIN(Z18, 192, 256, 320)
+	STEP
+	ADDQ  $384, DX
+	DECQ  CX
+	JNZ   funi
+	TESTQ $1, R11
+	JZ    fnext
+	ACCBIN(Z4, 0, 64, 128)
+	ADDQ  $192, DX
+	JMP   fnext
 
 fgeneric:
 	MINSQ(fmin)
@@ -266,32 +304,24 @@ fexp:
 	ADDQ         $64, R8
 	DECQ         CX
 	JNZ          fexp
-
-fnorm:
 	VDIVPS       Z5, Z30, Z5
 	MOVQ         R13, R8
 	MOVQ         R11, CX
 
 facc:
-	VMULPS      (R8), Z5, Z4
-	VADDPS      (DX), Z4, Z6
-	VMOVUPS     Z6, (DX)
-	VMOVUPS     64(DX), Z6
-	VFMADD231PS Z1, Z4, Z6
-	VMOVUPS     Z6, 64(DX)
-	VMOVUPS     128(DX), Z6
-	VFMADD231PS Z2, Z4, Z6
-	VMOVUPS     Z6, 128(DX)
-	ADDQ        $64, R8
-	ADDQ        $192, DX
-	DECQ        CX
-	JNZ         facc
-	ADDQ        $64, SI
-	ADDQ        $64, DI
-	DECQ        R14
-	JNZ         fvec
-	INCQ        AX
-	JMP         fround
+	ACCBIN((R8), 0, 64, 128)
+	ADDQ $64, R8
+	ADDQ $192, DX
+	DECQ CX
+	JNZ  facc
+
+fnext:
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ R14
+	JNZ  fvec
+	INCQ AX
+	JMP  fround
 
 fdone:
 	MOVQ AX, ret+72(FP)
