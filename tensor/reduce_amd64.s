@@ -15,6 +15,23 @@ loop: \
 	DECQ       R15; \
 	JNZ        loop
 
+// ROWSARGS loads the arguments of extremesRows and extremesTree: x to SI,
+// the count n to R10, k to CX, flip to the vector f, val to DI, idx to R9;
+// it sets K1 to the k lanes of a row and R11 to its length in bytes.
+#define ROWSARGS(n, f) \
+	MOVQ         x+0(FP), SI; \
+	MOVQ         n, R10; \
+	MOVQ         k+16(FP), CX; \
+	VBROADCASTSS flip+24(FP), f; \
+	MOVQ         val+32(FP), DI; \
+	MOVQ         idx+40(FP), R9; \
+	MOVL         $1, AX; \
+	SHLL         CX, AX; \
+	DECL         AX; \
+	KMOVW        AX, K1; \
+	MOVQ         CX, R11; \
+	SHLQ         $2, R11
+
 // func extremesRows(x *float32, rows, k int, flip float32, val, idx *float32)
 //
 // The largest element of each of rows rows of 1 ≤ k ≤ 16 contiguous
@@ -25,18 +42,7 @@ loop: \
 // NaN, as Max and ArgMax give. With flip = −0 the elements' signs are
 // flipped for the comparisons: the smallest element.
 TEXT ·extremesRows(SB), NOSPLIT, $0-48
-	MOVQ         x+0(FP), SI
-	MOVQ         rows+8(FP), R10
-	MOVQ         k+16(FP), CX
-	VBROADCASTSS flip+24(FP), Z7
-	MOVQ         val+32(FP), DI
-	MOVQ         idx+40(FP), R9
-	MOVL         $1, AX
-	SHLL         CX, AX
-	DECL         AX
-	KMOVW        AX, K1
-	MOVQ         CX, R11
-	SHLQ         $2, R11
+	ROWSARGS(rows+8(FP), Z7)
 	MOVL         $0xff800000, AX
 	VPBROADCASTD AX, Z8
 	MOVL         $0x7fc00000, AX
@@ -242,18 +248,7 @@ cdone:
 // a NaN or an infinity of both signs (the sum of its rows is NaN), for
 // extremesRows to take it, and returns the blocks done.
 TEXT ·extremesTree(SB), NOSPLIT, $128-56
-	MOVQ         x+0(FP), SI
-	MOVQ         blocks+8(FP), R10
-	MOVQ         k+16(FP), CX
-	VBROADCASTSS flip+24(FP), Z27
-	MOVQ         val+32(FP), DI
-	MOVQ         idx+40(FP), R9
-	MOVL         $1, AX
-	SHLL         CX, AX
-	DECL         AX
-	KMOVW        AX, K1
-	MOVQ         CX, R11
-	SHLQ         $2, R11
+	ROWSARGS(blocks+8(FP), Z27)
 	MOVQ         R11, R14
 	SHLQ         $8, R14
 	MOVL         $0xff800000, AX
