@@ -86,6 +86,11 @@ const topChunk = soft1DRounds * 16
 // 0.57 ms against 0.88 ms, CPU time 0.35 ms against 0.86 ms).
 const topSerialRows = 1 << 15
 
+// topStreamElems is the size of the gradient of s from which the backward
+// writes it with streaming stores: below, it stays in cache for the op
+// that reads it next.
+const topStreamElems = 1 << 20
+
 // topCost is the work per row that the CPU bodies give parallelFor for n
 // rows: perRow, or none below topSerialRows, which keeps the loops inline.
 func topCost(n, perRow int) int {
@@ -179,10 +184,12 @@ func topLabelStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 			}
 			rows(r, m)
 			// The chunk's rows of ds, zeros but the gradient at the maxima,
-			// in one pass (streaming stores where the kernel takes them),
-			// the rest cleared and scattered in cache.
-			out := dss[lo*k : (lo+m)*k]
-			done := extremeGradAsm(out, dx, idx, k)
+			// in one pass (streaming stores where the kernel takes them and
+			// ds is large), the rest cleared and scattered in cache.
+			out, done := dss[lo*k:(lo+m)*k], 0
+			if len(dss) >= topStreamElems {
+				done = extremeGradAsm(out, dx, idx, k)
+			}
 			clear(out[done*k:])
 			for r := done; r < m; r++ {
 				out[r*k+int(idx[r])] = dx[r]

@@ -47,7 +47,8 @@ func TestTopLabelStatsMatchesComposed(t *testing.T) {
 		{"k10-tail", 37, 10, false},
 		{"k1", 50, 1, false},
 		{"k17", 300, 17, false},
-		{"chunks", 70_000, 3, false}, // blocks of more than topChunk rows
+		{"chunks", 70_000, 3, false},                   // blocks of more than topChunk rows
+		{"stream", topStreamElems/10 + 100, 10, false}, // ds written with streaming stores
 		{"non-finite", 500, 4, true},
 		{"empty", 0, 3, false},
 	}
