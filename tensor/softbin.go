@@ -571,7 +571,8 @@ type soft1D struct {
 // for equally spaced anchors a_j = a_0 + j·h (the kernels' recurrence,
 // see PRELUDE in softbin_amd64.s): a_0, 1/h, h, B − 1, kh², −2kh,
 // γ = e^{2kh²}, the lower bound −40 of the exponents (+∞ when the anchors
-// are not equally spaced), their upper bound 40, a_{B−1} and (B − 2)·2kh².
+// are not equally spaced: the upper bound is then unused), their upper
+// bound 40, a_{B−1} and (B − 2)·2kh².
 const softConsts = 23
 
 // softConstants is the constant table for k = −1/τ, with no equally spaced
