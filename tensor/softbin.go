@@ -773,7 +773,7 @@ func newSoftCanon[T Float](as *anchorSet[T], g, d int) *softCanon {
 
 func (v *softCanon) stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
 	size := v.b * (v.d + 2) * 16
-	buf, release := scratch(size + (v.e+v.d+v.b)*16)
+	buf, release := scratch(size + (v.e+v.d+2+v.b)*16)
 	defer release()
 	lanes, tmp := buf[:size], buf[size:]
 	return vecRounds(lo, hi, soft1DRounds, func(lo, rounds int) int {
@@ -792,14 +792,31 @@ func (v *softCanon) grad(ds []float32) func(dx, dp, xs, ps []float32, lo, hi int
 	if !finite(ds) {
 		return nil
 	}
+	tab := v.table(ds)
 	return func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
-		tmp, release := scratch((2*v.e + v.d + 2*v.b) * 16)
+		tmp, release := scratch((2*v.e + v.d + 2 + 2*roundUp(v.b, 8) + roundUp(v.d+2, 8)) * 16)
 		defer release()
 		return vecRounds(lo, hi, (hi-lo)/16, func(lo, rounds int) int {
 			e, d := lo*v.e, lo*v.d
-			return softCanonBwd16(&dx[e], &dp[d], &xs[e], &ps[d], rounds, v.e, v.d, &v.cf[0], &v.nz[0], v.b, &v.c, &v.idx[0], &ds[0], &v.off[0], &tmp[0])
+			return softCanonBwd16(&dx[e], &dp[d], &xs[e], &ps[d], rounds, v.e, v.d, &v.cf[0], &v.nz[0], v.b, &v.c, &v.idx[0], &tab[0], &v.off[0], &tmp[0])
 		}, rows)
 	}
+}
+
+// table lays out the statistics' gradient ds [B, D+2] for the backward
+// kernel, zero-padded: by blocks of 8 columns, [⌈(D+2)/8⌉][B][8], then by
+// blocks of 8 anchors, [⌈B/8⌉][D+2][8].
+func (v *softCanon) table(ds []float32) []float32 {
+	c := v.d + 2
+	second := roundUp(c, 8) * v.b
+	tab := make([]float32, second+roundUp(v.b, 8)*c)
+	for j := range v.b {
+		for i, s := range ds[j*c : (j+1)*c] {
+			tab[(i/8*v.b+j)*8+i%8] = s
+			tab[second+(j/8*c+i)*8+j%8] = s
+		}
+	}
+	return tab
 }
 
 // The CPU bodies.

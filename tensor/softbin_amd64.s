@@ -376,8 +376,8 @@ bdone:
 // scalar path.
 
 // CGATHER gathers the round's points at SI (indices Z18) and values at DI
-// (indices Z19) to the scratch at R13, sets Z2 = ‖p‖² and BX to the
-// scratch after them; it uses R8, CX, Z1, K1.
+// (indices Z19) to the scratch at R13: x [E][16], then P [D+2][16] = 1, p,
+// ‖p‖²; it sets BX to the scratch after them and uses R8, CX, Z1, Z2, K1.
 #define CGATHER(lx, lp) \
 	MOVQ        SI, R8; \
 	MOVQ        R13, BX; \
@@ -390,6 +390,8 @@ lx: \
 	ADDQ        $64, BX; \
 	DECQ        CX; \
 	JNZ         lx; \
+	VMOVUPS     Z30, (BX); \
+	ADDQ        $64, BX; \
 	MOVQ        DI, R8; \
 	MOVQ        R10, CX; \
 	VXORPS      Z2, Z2, Z2; \
@@ -401,7 +403,9 @@ lp: \
 	ADDQ        $4, R8; \
 	ADDQ        $64, BX; \
 	DECQ        CX; \
-	JNZ         lp
+	JNZ         lp; \
+	VMOVUPS     Z2, (BX); \
+	ADDQ        $64, BX
 
 // CTERMS sets the terms t_j, [B][16] at BX, for the tables cf (DX) and nz
 // (R14) of the B (CX) anchors, Z5 = Σ t and R15 to the scratch after the
@@ -490,7 +494,7 @@ le: \
 // func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, acc, tmp *float32) int
 //
 // Adds each sample's w_j, w_j·p and w_j·‖p‖² to the per-lane sums at acc,
-// [B][D+2][16]; tmp holds E + D + B vectors.
+// [B][D+2][16]; tmp holds E + D + 2 + B vectors.
 TEXT ·softCanonFwd16(SB), NOSPLIT, $0-104
 	CSTART(c+64(FP), idx+72(FP), tmp+88(FP))
 
@@ -500,17 +504,15 @@ cfround:
 	CTOP(cfdone, x+0(FP), p+8(FP), e+24(FP), d+32(FP), cf+40(FP), nz+48(FP), b+56(FP), cf1, cf2, cf3, cf4, cf5, cf6, cf7, cf8, cf9)
 	MOVQ   BX, R8
 	MOVQ   acc+80(FP), DX
+	MOVQ   R9, R12
+	SHLQ   $6, R12
+	ADDQ   R13, R12
+	LEAQ   2(R10), R14
 
 cfacc:
-	VMULPS  (R8), Z5, Z4
-	VADDPS  (DX), Z4, Z6
-	VMOVUPS Z6, (DX)
-	ADDQ    $64, DX
-	MOVQ    R13, R11
-	MOVQ    R9, CX
-	SHLQ    $6, CX
-	ADDQ    CX, R11
-	MOVQ    R10, CX
+	VMULPS (R8), Z5, Z4
+	MOVQ   R12, R11
+	MOVQ   R14, CX
 
 cfaccp:
 	VMOVUPS     (DX), Z6
@@ -520,10 +522,6 @@ cfaccp:
 	ADDQ        $64, R11
 	DECQ        CX
 	JNZ         cfaccp
-	VMOVUPS     (DX), Z6
-	VFMADD231PS Z2, Z4, Z6
-	VMOVUPS     Z6, (DX)
-	ADDQ        $64, DX
 	ADDQ        $64, R8
 	CMPQ        R8, R15
 	JNE         cfacc
@@ -549,16 +547,20 @@ l: \
 	KXNORW      K1, K1, K1; \
 	VSCATTERDPS Z6, K1, (R14)(zi*4)
 
-// func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, ds, off, tmp *float32) int
+// func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, tab, off, tmp *float32) int
 //
 // Sets dx and dp to the gradients of each sample's statistics for their
 // gradient ds [B][D+2] (dn, dm, dq per anchor) and the anchors' common
-// offset o [E] (off): with dw_j = dn_j + dm_j·p + dq_j·‖p‖², dot =
-// Σ_j w_j·dw_j and dz_j = w_j·(dw_j − dot), dx = 2k·Σ_j dz_j·(x − a_j)
-// = 2k·(x − o)·Σ_j dz_j + Σ_j dz_j·(−2k)(a_j − o) (the second sum over
-// the nonzero coordinates, with cf's coefficients) and
-// dp = Σ_j w_j·dm_j + 2p·Σ_j w_j·dq_j. tmp holds E + D + 2B + E vectors:
-// the gathered x and p, t, dw and the sums for dx.
+// offset o [E] (off). With P = (1, p, ‖p‖²), dw_j = ds_j·P, the sums
+// S_i = Σ_j t_j·ds_ji, dot = Σ_j w_j·dw_j = S·P/Σ t and
+// dz_j = w_j·(dw_j − dot): dx = 2k·Σ_j dz_j·(x − a_j) = 2k·(x − o)·Σ_j dz_j
+// + Σ_j dz_j·(−2k)(a_j − o) (the second sum over the nonzero coordinates,
+// with cf's coefficients) and dp = (S_dm + 2p·S_dq)/Σ t. S and dw run 8
+// columns or 8 anchors at a time (8 independent sums) from tab: ds by
+// blocks of columns, [⌈(D+2)/8⌉][B][8], then by blocks of anchors,
+// [⌈B/8⌉][D+2][8], zero-padded (softCanon.table). tmp holds
+// 2E + D + 2 + 2B' + C' vectors (B' and C': B and D + 2 rounded up to a
+// multiple of 8): the gathered x and P, t, dz, S and the sums for dx.
 TEXT ·softCanonBwd16(SB), NOSPLIT, $0-128
 	CSTART(c+80(FP), idx+88(FP), tmp+112(FP))
 
@@ -567,58 +569,173 @@ cbround:
 	JGE  cbdone
 	CTOP(cbdone, x+16(FP), p+24(FP), e+40(FP), d+48(FP), cf+56(FP), nz+64(FP), b+72(FP), cb1, cb2, cb3, cb4, cb5, cb6, cb7, cb8, cb9)
 
-	// dw_j to the scratch at R15 (after t).
-	MOVQ   BX, R8
-	MOVQ   R15, R11
-	MOVQ   ds+96(FP), DX
-	VXORPS Z9, Z9, Z9
-	VXORPS Z10, Z10, Z10
+	// t is zero from B to B'; dz at SI (after t), S at DI (after dz).
+	MOVQ   b+72(FP), R12
+	ADDQ   $7, R12
+	ANDQ   $-8, R12
+	SHLQ   $6, R12
+	LEAQ   (BX)(R12*1), SI
+	LEAQ   (SI)(R12*1), DI
+	MOVQ   R15, R8
+	VXORPS Z6, Z6, Z6
 
-cbdw:
-	VMOVUPS      (R8), Z4
-	VBROADCASTSS (DX), Z6
-	ADDQ         $4, DX
-	MOVQ         R13, R14
-	MOVQ         R9, CX
-	SHLQ         $6, CX
-	ADDQ         CX, R14
-	MOVQ         R10, CX
+cbpad:
+	CMPQ    R8, SI
+	JEQ     cbs0
+	VMOVUPS Z6, (R8)
+	ADDQ    $64, R8
+	JMP     cbpad
 
-cbdm:
-	VMOVUPS          (R14), Z7
-	VFMADD231PS.BCST (DX), Z7, Z6
-	ADDQ             $4, DX
-	ADDQ             $64, R14
-	DECQ             CX
-	JNZ              cbdm
-	VBROADCASTSS     (DX), Z7
-	ADDQ             $4, DX
-	VFMADD231PS      Z7, Z2, Z6
-	VFMADD231PS      Z7, Z4, Z10
-	VMOVUPS          Z6, (R11)
-	VFMADD231PS      Z6, Z4, Z9
+	// S, 8 columns at a time.
+cbs0:
+	MOVQ tab+96(FP), DX
+	MOVQ DI, R11
+	LEAQ 9(R10), R12
+	SHRQ $3, R12
+
+cbs:
+	VXORPS           Z8, Z8, Z8
+	VXORPS           Z9, Z9, Z9
+	VXORPS           Z10, Z10, Z10
+	VXORPS           Z11, Z11, Z11
+	VXORPS           Z12, Z12, Z12
+	VXORPS           Z13, Z13, Z13
+	VXORPS           Z14, Z14, Z14
+	VXORPS           Z15, Z15, Z15
+	MOVQ             BX, R8
+
+cbsj:
+	VMOVUPS          (R8), Z6
+	VFMADD231PS.BCST 0(DX), Z6, Z8
+	VFMADD231PS.BCST 4(DX), Z6, Z9
+	VFMADD231PS.BCST 8(DX), Z6, Z10
+	VFMADD231PS.BCST 12(DX), Z6, Z11
+	VFMADD231PS.BCST 16(DX), Z6, Z12
+	VFMADD231PS.BCST 20(DX), Z6, Z13
+	VFMADD231PS.BCST 24(DX), Z6, Z14
+	VFMADD231PS.BCST 28(DX), Z6, Z15
+	ADDQ             $32, DX
 	ADDQ             $64, R8
-	ADDQ             $64, R11
 	CMPQ             R8, R15
-	JNE              cbdw
+	JNE              cbsj
+	VMOVUPS          Z8, 0(R11)
+	VMOVUPS          Z9, 64(R11)
+	VMOVUPS          Z10, 128(R11)
+	VMOVUPS          Z11, 192(R11)
+	VMOVUPS          Z12, 256(R11)
+	VMOVUPS          Z13, 320(R11)
+	VMOVUPS          Z14, 384(R11)
+	VMOVUPS          Z15, 448(R11)
+	ADDQ             $512, R11
+	DECQ             R12
+	JNZ              cbs
 
-	// dz_j and the sums for dx at DI (after dw).
-	VMULPS Z5, Z9, Z9
-	MOVQ   R11, DI
-	MOVQ   R11, R8
+	// Z17 = dot = S·P/Σ t.
+	MOVQ        R9, R8
+	SHLQ        $6, R8
+	ADDQ        R13, R8
+	MOVQ        DI, R14
+	LEAQ        2(R10), CX
+	VXORPS      Z17, Z17, Z17
+
+cbdot:
+	VMOVUPS     (R8), Z6
+	VFMADD231PS (R14), Z6, Z17
+	ADDQ        $64, R8
+	ADDQ        $64, R14
+	DECQ        CX
+	JNZ         cbdot
+	VMULPS      Z5, Z17, Z17
+
+	// dz_j = (dw_j − dot)·t_j/Σ t, 8 anchors at a time (DX at the second
+	// table).
+	MOVQ BX, R8
+	MOVQ SI, R14
+
+cbw:
+	VXORPS           Z8, Z8, Z8
+	VXORPS           Z9, Z9, Z9
+	VXORPS           Z10, Z10, Z10
+	VXORPS           Z11, Z11, Z11
+	VXORPS           Z12, Z12, Z12
+	VXORPS           Z13, Z13, Z13
+	VXORPS           Z14, Z14, Z14
+	VXORPS           Z15, Z15, Z15
+	MOVQ             R9, R11
+	SHLQ             $6, R11
+	ADDQ             R13, R11
+	LEAQ             2(R10), CX
+
+cbwi:
+	VMOVUPS          (R11), Z6
+	VFMADD231PS.BCST 0(DX), Z6, Z8
+	VFMADD231PS.BCST 4(DX), Z6, Z9
+	VFMADD231PS.BCST 8(DX), Z6, Z10
+	VFMADD231PS.BCST 12(DX), Z6, Z11
+	VFMADD231PS.BCST 16(DX), Z6, Z12
+	VFMADD231PS.BCST 20(DX), Z6, Z13
+	VFMADD231PS.BCST 24(DX), Z6, Z14
+	VFMADD231PS.BCST 28(DX), Z6, Z15
+	ADDQ             $32, DX
+	ADDQ             $64, R11
+	DECQ             CX
+	JNZ              cbwi
+	VSUBPS           Z17, Z8, Z8
+	VMULPS           0(R8), Z8, Z8
+	VMULPS           Z5, Z8, Z8
+	VMOVUPS          Z8, 0(R14)
+	VSUBPS           Z17, Z9, Z9
+	VMULPS           64(R8), Z9, Z9
+	VMULPS           Z5, Z9, Z9
+	VMOVUPS          Z9, 64(R14)
+	VSUBPS           Z17, Z10, Z10
+	VMULPS           128(R8), Z10, Z10
+	VMULPS           Z5, Z10, Z10
+	VMOVUPS          Z10, 128(R14)
+	VSUBPS           Z17, Z11, Z11
+	VMULPS           192(R8), Z11, Z11
+	VMULPS           Z5, Z11, Z11
+	VMOVUPS          Z11, 192(R14)
+	VSUBPS           Z17, Z12, Z12
+	VMULPS           256(R8), Z12, Z12
+	VMULPS           Z5, Z12, Z12
+	VMOVUPS          Z12, 256(R14)
+	VSUBPS           Z17, Z13, Z13
+	VMULPS           320(R8), Z13, Z13
+	VMULPS           Z5, Z13, Z13
+	VMOVUPS          Z13, 320(R14)
+	VSUBPS           Z17, Z14, Z14
+	VMULPS           384(R8), Z14, Z14
+	VMULPS           Z5, Z14, Z14
+	VMOVUPS          Z14, 384(R14)
+	VSUBPS           Z17, Z15, Z15
+	VMULPS           448(R8), Z15, Z15
+	VMULPS           Z5, Z15, Z15
+	VMOVUPS          Z15, 448(R14)
+	ADDQ             $512, R8
+	ADDQ             $512, R14
+	CMPQ             R8, SI
+	JNE              cbw
+
+	// Z11 = Σ dz and the sums for dx at R12 (after S), by the nonzero
+	// coordinates; R11 at the end of dz.
+	LEAQ   9(R10), R12
+	SHRQ   $3, R12
+	SHLQ   $9, R12
+	ADDQ   DI, R12
+	MOVQ   R12, R8
 	MOVQ   R9, CX
 	CZERO(cbzx)
 	VXORPS Z11, Z11, Z11
-	MOVQ   BX, R8
 	MOVQ   R15, R11
+	SUBQ   BX, R11
+	ADDQ   SI, R11
+	MOVQ   SI, R8
 	MOVQ   cf+56(FP), DX
 	MOVQ   nz+64(FP), R14
 
 cbdz:
-	VMOVUPS (R11), Z6
-	VSUBPS  Z9, Z6, Z6
-	VMULPS  (R8), Z6, Z6
-	VMULPS  Z5, Z6, Z6
+	VMOVUPS (R8), Z6
 	VADDPS  Z6, Z11, Z11
 	ADDQ    $4, DX
 	MOVLQSX (R14), CX
@@ -627,10 +744,10 @@ cbdz:
 	JZ      cbdzd
 
 cbnzb:
-	MOVLQSX          (R14), R12
-	VMOVUPS          (DI)(R12*1), Z7
+	MOVLQSX          (R14), R15
+	VMOVUPS          (R12)(R15*1), Z7
 	VFMADD231PS.BCST (DX), Z6, Z7
-	VMOVUPS          Z7, (DI)(R12*1)
+	VMOVUPS          Z7, (R12)(R15*1)
 	ADDQ             $4, DX
 	ADDQ             $4, R14
 	DECQ             CX
@@ -638,11 +755,10 @@ cbnzb:
 
 cbdzd:
 	ADDQ $64, R8
-	ADDQ $64, R11
-	CMPQ R8, R15
+	CMPQ R8, R11
 	JNE  cbdz
 
-	// dx = 2k·(x − o)·Σ dz + the sums at DI.
+	// dx = 2k·(x − o)·Σ dz + the sums at R12.
 	VADDPS Z20, Z20, Z12
 	VMULPS Z11, Z12, Z12
 	MOVQ   R13, R8
@@ -654,52 +770,43 @@ cbdzd:
 	MOVQ   R9, CX
 
 cbdx:
-	VMOVUPS         (R8), Z6
-	VSUBPS.BCST     (DX), Z6, Z6
-	VMULPS          Z12, Z6, Z6
-	VADDPS          (DI), Z6, Z6
+	VMOVUPS     (R8), Z6
+	VSUBPS.BCST (DX), Z6, Z6
+	VMULPS      Z12, Z6, Z6
+	VADDPS      (R12), Z6, Z6
 	CSCATTER(Z18)
-	ADDQ            $4, R14
-	ADDQ            $64, R8
-	ADDQ            $64, DI
-	ADDQ            $4, DX
-	DECQ            CX
-	JNZ             cbdx
+	ADDQ        $4, R14
+	ADDQ        $64, R8
+	ADDQ        $64, R12
+	ADDQ        $4, DX
+	DECQ        CX
+	JNZ         cbdx
 
-	// dp = (Σ t·dm + 2p·Σ t·dq)/Σ t, p at R8 (after x), the sums over
-	// the anchors by coordinate: dm_jc at ds + 4(j(D+2) + 1 + c).
-	VADDPS Z10, Z10, Z10
-	MOVQ   AX, R14
-	IMULQ  R10, R14
-	SHLQ   $6, R14
-	ADDQ   dp+8(FP), R14
-	MOVQ   ds+96(FP), SI
-	ADDQ   $4, SI
-	LEAQ   8(R10*4), R12
-	MOVQ   R10, CX
+	// dp = (S_dm + 2p·S_dq)/Σ t, p after P_0 at R8 + 64, S_dm after S_0.
+	LEAQ        1(R10), CX
+	SHLQ        $6, CX
+	VMOVUPS     (DI)(CX*1), Z10
+	VADDPS      Z10, Z10, Z10
+	MOVQ        AX, R14
+	IMULQ       R10, R14
+	SHLQ        $6, R14
+	ADDQ        dp+8(FP), R14
+	ADDQ        $64, R8
+	ADDQ        $64, DI
+	MOVQ        R10, CX
 
 cbdp:
-	VMOVUPS          (R8), Z6
-	VMULPS           Z10, Z6, Z6
-	MOVQ             BX, R11
-	MOVQ             SI, DX
-
-cbdpj:
-	VMOVUPS          (R11), Z7
-	VFMADD231PS.BCST (DX), Z7, Z6
-	ADDQ             R12, DX
-	ADDQ             $64, R11
-	CMPQ             R11, R15
-	JNE              cbdpj
-	VMULPS           Z5, Z6, Z6
+	VMOVUPS     (R8), Z6
+	VFMADD213PS (DI), Z10, Z6
+	VMULPS      Z5, Z6, Z6
 	CSCATTER(Z19)
-	ADDQ             $4, R14
-	ADDQ             $64, R8
-	ADDQ             $4, SI
-	DECQ             CX
-	JNZ              cbdp
-	INCQ             AX
-	JMP              cbround
+	ADDQ        $4, R14
+	ADDQ        $64, R8
+	ADDQ        $64, DI
+	DECQ        CX
+	JNZ         cbdp
+	INCQ        AX
+	JMP         cbround
 
 cbdone:
 	MOVQ AX, ret+120(FP)

@@ -19,6 +19,6 @@ func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b i
 	return 0
 }
 
-func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, ds, off, tmp *float32) int {
+func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, tab, off, tmp *float32) int {
 	return 0
 }

@@ -293,17 +293,23 @@ func TestSoftCanonKernelsMatchScalar(t *testing.T) {
 		n, k, s, d int // s: the simplex grid's sum, 0 for random sparse anchors (15 of them)
 		tau        float64
 		bad        bool
+		// grel bounds the gradients' differences: at the small
+		// temperatures, dx = 2k·Σ_j dz_j·(x − a_j) with |k| in the
+		// thousands amplifies the float32 rounding of the sums by as
+		// much, and either path is off from float64 by 1e-2 (|dx| up
+		// to 400), so the two orders of summation differ above 2e-4.
+		grel float64
 	}{
-		{"k2", 37, 2, 14, 2, 0, false},
-		{"k3", 3000, 3, 4, 3, 0, false},
-		{"k3-one", 1, 3, 4, 3, 0, false},
-		{"k3-empty", 0, 3, 4, 3, 0, false},
-		{"k4-tail", 1000 + 7, 4, 3, 4, 0, false},
-		{"k10", 531, 10, 2, 10, 0, false},
-		{"k3-underflow", 600, 3, 4, 3, 0.0005, false},
-		{"k10-underflow", 300, 10, 2, 10, 0.0002, false},
-		{"sparse-e4-d3", 333, 4, 0, 3, 0.05, false},
-		{"k3-non-finite", 700, 3, 4, 3, 0, true},
+		{"k2", 37, 2, 14, 2, 0, false, 2e-4},
+		{"k3", 3000, 3, 4, 3, 0, false, 2e-4},
+		{"k3-one", 1, 3, 4, 3, 0, false, 2e-4},
+		{"k3-empty", 0, 3, 4, 3, 0, false, 2e-4},
+		{"k4-tail", 1000 + 7, 4, 3, 4, 0, false, 2e-4},
+		{"k10", 531, 10, 2, 10, 0, false, 2e-4},
+		{"k3-underflow", 600, 3, 4, 3, 0.0005, false, 2e-3},
+		{"k10-underflow", 300, 10, 2, 10, 0.0002, false, 2e-3},
+		{"sparse-e4-d3", 333, 4, 0, 3, 0.05, false, 2e-4},
+		{"k3-non-finite", 700, 3, 4, 3, 0, true, 2e-4},
 	}
 	for i, c := range cases {
 		r := newRNG(uint64(200 + i))
@@ -329,6 +335,6 @@ func TestSoftCanonKernelsMatchScalar(t *testing.T) {
 			HostData(x)[40*c.k] = float32(math.Inf(1))
 			HostData(p)[300*c.d+2] = float32(math.Inf(-1))
 		}
-		t.Run(c.name, func(t *testing.T) { vectorMatchesScalar(t, x, p, ds, sb, c.bad, 2e-5, 2e-4) })
+		t.Run(c.name, func(t *testing.T) { vectorMatchesScalar(t, x, p, ds, sb, c.bad, 2e-5, c.grel) })
 	}
 }
