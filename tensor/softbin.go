@@ -745,7 +745,10 @@ type softCanon struct {
 	cf  []float32
 	nz  []int32
 	off []float32 // o
-	idx [32]int32 // l·E, then l·D
+	// trans holds the kernels' tables for the transposition of a round
+	// between its rows and coordinate vectors: x, then p to coordinates,
+	// x, then p back to rows (transTable).
+	trans []int32
 }
 
 // newSoftCanon returns the vector kernels for as, g groups and values of
@@ -765,10 +768,39 @@ func newSoftCanon[T Float](as *anchorSet[T], g, d int) *softCanon {
 			v.nz = append(v.nz, int32(64*as.idx[t]))
 		}
 	}
-	for l := range 16 {
-		v.idx[l], v.idx[16+l] = int32(l*v.e), int32(l*d)
+	for _, n := range []int{v.e, d} {
+		v.trans = append(v.trans, transTable(n, false)...)
+	}
+	for _, n := range []int{v.e, d} {
+		v.trans = append(v.trans, transTable(n, true)...)
 	}
 	return v
+}
+
+// transTable is the table of CTRANS (softbin_amd64.s) for a round of 16
+// rows of n coordinates, from rows to coordinate vectors (or back, with
+// toRows): the gather (scatter) indices l·n, then for each output vector o
+// an index and a source vector, its lane m being lane index[m] of the
+// input vector source[m]. Row l's coordinate c is at the flat position
+// f = l·n + c of the rows: lane f mod 16 of row vector ⌊f/16⌋, and lane l
+// of coordinate vector c.
+func transTable(n int, toRows bool) []int32 {
+	t := make([]int32, 16+32*n)
+	for l := range 16 {
+		t[l] = int32(l * n)
+	}
+	for o := range n {
+		index, source := t[16+32*o:32+32*o], t[32+32*o:48+32*o]
+		for m := range 16 {
+			f := m*n + o
+			index[m], source[m] = int32(f%16), int32(f/16)
+			if toRows {
+				f = o*16 + m
+				index[m], source[m] = int32(f/n), int32(f%n)
+			}
+		}
+	}
+	return t
 }
 
 func (v *softCanon) stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
@@ -778,7 +810,7 @@ func (v *softCanon) stats(acc []float64, xs, ps []float32, lo, hi int, rows func
 	lanes, tmp := buf[:size], buf[size:]
 	return vecRounds(lo, hi, soft1DRounds, func(lo, rounds int) int {
 		clear(lanes)
-		done := softCanonFwd16(&xs[lo*v.e], &ps[lo*v.d], rounds, v.e, v.d, &v.cf[0], &v.nz[0], v.b, &v.c, &v.idx[0], &lanes[0], &tmp[0])
+		done := softCanonFwd16(&xs[lo*v.e], &ps[lo*v.d], rounds, v.e, v.d, &v.cf[0], &v.nz[0], v.b, &v.c, &v.trans[0], &lanes[0], &tmp[0])
 		for i := range acc {
 			for _, s := range lanes[i*16 : i*16+16] {
 				acc[i] += float64(s)
@@ -798,7 +830,7 @@ func (v *softCanon) grad(ds []float32) func(dx, dp, xs, ps []float32, lo, hi int
 		defer release()
 		return vecRounds(lo, hi, (hi-lo)/16, func(lo, rounds int) int {
 			e, d := lo*v.e, lo*v.d
-			return softCanonBwd16(&dx[e], &dp[d], &xs[e], &ps[d], rounds, v.e, v.d, &v.cf[0], &v.nz[0], v.b, &v.c, &v.idx[0], &tab[0], &v.off[0], &tmp[0])
+			return softCanonBwd16(&dx[e], &dp[d], &xs[e], &ps[d], rounds, v.e, v.d, &v.cf[0], &v.nz[0], v.b, &v.c, &v.trans[0], &tab[0], &v.off[0], &tmp[0])
 		}, rows)
 	}
 }

@@ -363,8 +363,8 @@ bdone:
 
 // The AVX-512 kernels of the soft bins of points of E ≥ 2 dimensions in
 // one group (canonical), float32, 16 samples per round: x [rows, E] and p
-// [rows, D] flat, each round's coordinates gathered per lane (idx: l·E,
-// then l·D) into the scratch at tmp, [E][16] then [D][16]. Per sample the
+// [rows, D] flat, each round's coordinates transposed (CTRANS) into the
+// scratch at tmp, [E][16] then [D][16]. Per sample the
 // logits z_j = k‖a_j‖² − 2k·x·(a_j − o) (k‖x − a_j‖² up to terms common
 // to all j) come from the table cf: per anchor the bias k‖a_j‖², then the
 // coefficients −2k(a_j − o)_c at its nonzero coordinates, whose byte
@@ -375,37 +375,106 @@ bdone:
 // round and return the rounds done, for the caller to take it on the
 // scalar path.
 
-// CGATHER gathers the round's points at SI (indices Z18) and values at DI
-// (indices Z19) to the scratch at R13: x [E][16], then P [D+2][16] = 1, p,
-// ‖p‖²; it sets BX to the scratch after them and uses R8, CX, Z1, Z2, K1.
-#define CGATHER(lx, lp) \
-	MOVQ        SI, R8; \
-	MOVQ        R13, BX; \
-	MOVQ        R9, CX; \
-lx: \
+// CPERM transposes the n (1 ≤ n ≤ 16) vectors at R8 into n vectors at
+// R14 by the table at DX + 64 (after the gather indices): per output
+// vector an index and a source vector, its lane m being lane index[m] of
+// the vector source[m] at R8, set by one masked permute per source. It
+// leaves DX after the table and R14 after the outputs and uses R11, R15,
+// CX, Z0, Z1, Z3, Z4, Z7, K1.
+#define CPERM(n, lo, ls) \
+	VPTERNLOGD $0xff, Z0, Z0, Z0; \
+	ADDQ       $64, DX; \
+	MOVQ       n, CX; \
+lo: \
+	VMOVDQU32  (DX), Z1; \
+	VMOVDQU32  64(DX), Z3; \
+	VPXORD     Z4, Z4, Z4; \
+	VPXORD     Z7, Z7, Z7; \
+	MOVQ       R8, R11; \
+	MOVQ       n, R15; \
+ls: \
+	VPCMPEQD   Z4, Z3, K1; \
+	VPERMPS    (R11), Z1, K1, Z7; \
+	VPSUBD     Z0, Z4, Z4; \
+	ADDQ       $64, R11; \
+	DECQ       R15; \
+	JNZ        ls; \
+	VMOVUPS    Z7, (R14); \
+	ADDQ       $64, R14; \
+	ADDQ       $128, DX; \
+	DECQ       CX; \
+	JNZ        lo
+
+// CTRANS transposes one round's n coordinates (x: n = E, p: n = D) by the
+// table at DX (softCanon.trans: the gather indices l·n, then CPERM's), in
+// the direction given by the table: from the rows [16][n] at R8 to
+// coordinate vectors [n][16] at R14, or the inverse. Above 16 coordinates
+// it gathers (rows to coordinates) or scatters by the indices
+// instead of permuting (one: CGATHERONE or CSCATTERONE). It leaves DX after
+// the table and uses R11, R15, CX, Z0, Z1, Z3, Z4, Z7, K1.
+#define CTRANS(n, one, lo, ls, lg, lgl, ld) \
+	CMPQ        n, $16; \
+	JGT         lg; \
+	CPERM(n, lo, ls); \
+	JMP         ld; \
+lg: \
+	VMOVDQU32   (DX), Z1; \
+	MOVQ        n, CX; \
+	MOVQ        R8, R11; \
+	MOVQ        R14, R15; \
+lgl: \
 	KXNORW      K1, K1, K1; \
-	VGATHERDPS  (R8)(Z18*4), K1, Z1; \
-	VMOVUPS     Z1, (BX); \
-	ADDQ        $4, R8; \
-	ADDQ        $64, BX; \
+	one; \
 	DECQ        CX; \
-	JNZ         lx; \
-	VMOVUPS     Z30, (BX); \
-	ADDQ        $64, BX; \
+	JNZ         lgl; \
+	MOVQ        n, CX; \
+	SHLQ        $7, CX; \
+	LEAQ        64(DX)(CX*1), DX; \
+ld:
+
+// CGATHERONE gathers coordinate vector R15 from the rows at R11 and
+// CSCATTERONE scatters coordinate vector R11 to the rows at R15, by the
+// indices Z1 under the mask K1; both advance R11 and R15.
+#define CGATHERONE \
+	VGATHERDPS  (R11)(Z1*4), K1, Z3; \
+	VMOVUPS     Z3, (R15); \
+	ADDQ        $4, R11; \
+	ADDQ        $64, R15
+#define CSCATTERONE \
+	VMOVUPS     (R11), Z3; \
+	VSCATTERDPS Z3, K1, (R15)(Z1*4); \
+	ADDQ        $64, R11; \
+	ADDQ        $4, R15
+
+// CGATHER transposes the round's points at SI and values at DI (the
+// first two tables at idx) to the scratch at R13: x [E][16], then P
+// [D+2][16] = 1, p, ‖p‖²; it sets BX to the scratch after them and uses
+// R8, R11, R14, R15, CX, DX, Z0–Z4, Z7, K1.
+#define CGATHER(idx, l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11) \
+	MOVQ        idx, DX; \
+	MOVQ        SI, R8; \
+	MOVQ        R13, R14; \
+	CTRANS(R9, CGATHERONE, l1, l2, l3, l4, l5); \
+	MOVQ        R9, R8; \
+	SHLQ        $6, R8; \
+	ADDQ        R13, R8; \
+	VMOVUPS     Z30, (R8); \
+	LEAQ        64(R8), R14; \
 	MOVQ        DI, R8; \
+	CTRANS(R10, CGATHERONE, l6, l7, l8, l9, l10); \
+	MOVQ        R9, R8; \
+	SHLQ        $6, R8; \
+	LEAQ        64(R13)(R8*1), R8; \
 	MOVQ        R10, CX; \
 	VXORPS      Z2, Z2, Z2; \
-lp: \
-	KXNORW      K1, K1, K1; \
-	VGATHERDPS  (R8)(Z19*4), K1, Z1; \
-	VMOVUPS     Z1, (BX); \
+l11: \
+	VMOVUPS     (R8), Z1; \
 	VFMADD231PS Z1, Z1, Z2; \
-	ADDQ        $4, R8; \
-	ADDQ        $64, BX; \
+	ADDQ        $64, R8; \
 	DECQ        CX; \
-	JNZ         lp; \
-	VMOVUPS     Z2, (BX); \
-	ADDQ        $64, BX
+	JNZ         l11; \
+	VMOVUPS     Z2, (R8); \
+	LEAQ        64(R8), BX
 
 // CTERMS sets the terms t_j, [B][16] at BX, for the tables cf (DX) and nz
 // (R14) of the B (CX) anchors, Z5 = Σ t and R15 to the scratch after the
@@ -467,24 +536,21 @@ le: \
 	SHLQ  $6, DI; \
 	ADDQ  p, DI
 
-// CSTART loads the constants at c and the gather indices at idx, points
-// R13 at the scratch tmp and sets the round AX to 0.
-#define CSTART(c, idx, tmp) \
+// CSTART loads the constants at c, points R13 at the scratch tmp and sets
+// the round AX to 0.
+#define CSTART(c, tmp) \
 	MOVQ      c, CX; \
 	LOADCONSTS(CX); \
-	MOVQ      idx, CX; \
-	VMOVDQU32 (CX), Z18; \
-	VMOVDQU32 64(CX), Z19; \
 	MOVQ      tmp, R13; \
 	XORQ      AX, AX
 
 // CTOP starts round AX (CROUND), jumps to done for a non-finite one
 // (FINITEXP) and gathers it (CGATHER), then sets its terms (CTERMS) and
 // Z5 = 1/Σ t.
-#define CTOP(done, x, p, e, d, cf, nz, b, l1, l2, l3, l4, l5, l6, l7, l8, l9) \
+#define CTOP(done, x, p, e, d, cf, nz, b, idx, l1, l2, l3, l4, l5, l6, l7, l8, l9, g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11) \
 	CROUND(x, p, e, d); \
 	FINITEXP(done, R9, R10, l1, l2); \
-	CGATHER(l3, l4); \
+	CGATHER(idx, g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11); \
 	MOVQ   cf, DX; \
 	MOVQ   nz, R14; \
 	MOVQ   b, CX; \
@@ -496,12 +562,12 @@ le: \
 // Adds each sample's w_j, w_j·p and w_j·‖p‖² to the per-lane sums at acc,
 // [B][D+2][16]; tmp holds E + D + 2 + B vectors.
 TEXT ·softCanonFwd16(SB), NOSPLIT, $0-104
-	CSTART(c+64(FP), idx+72(FP), tmp+88(FP))
+	CSTART(c+64(FP), tmp+88(FP))
 
 cfround:
 	CMPQ AX, rounds+16(FP)
 	JGE  cfdone
-	CTOP(cfdone, x+0(FP), p+8(FP), e+24(FP), d+32(FP), cf+40(FP), nz+48(FP), b+56(FP), cf1, cf2, cf3, cf4, cf5, cf6, cf7, cf8, cf9)
+	CTOP(cfdone, x+0(FP), p+8(FP), e+24(FP), d+32(FP), cf+40(FP), nz+48(FP), b+56(FP), idx+72(FP), cf1, cf2, cf3, cf4, cf5, cf6, cf7, cf8, cf9, cfg1, cfg2, cfg3, cfg4, cfg5, cfg6, cfg7, cfg8, cfg9, cfg10, cfg11)
 	MOVQ   BX, R8
 	MOVQ   acc+80(FP), DX
 	MOVQ   R9, R12
@@ -542,11 +608,6 @@ l: \
 	DECQ    CX; \
 	JNZ     l
 
-// CSCATTER stores Z6 to the round's coordinate at R14 (indices in zi).
-#define CSCATTER(zi) \
-	KXNORW      K1, K1, K1; \
-	VSCATTERDPS Z6, K1, (R14)(zi*4)
-
 // func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, tab, off, tmp *float32) int
 //
 // Sets dx and dp to the gradients of each sample's statistics for their
@@ -562,12 +623,12 @@ l: \
 // 2E + D + 2 + 2B' + C' vectors (B' and C': B and D + 2 rounded up to a
 // multiple of 8): the gathered x and P, t, dz, S and the sums for dx.
 TEXT ·softCanonBwd16(SB), NOSPLIT, $0-128
-	CSTART(c+80(FP), idx+88(FP), tmp+112(FP))
+	CSTART(c+80(FP), tmp+112(FP))
 
 cbround:
 	CMPQ AX, rounds+32(FP)
 	JGE  cbdone
-	CTOP(cbdone, x+16(FP), p+24(FP), e+40(FP), d+48(FP), cf+56(FP), nz+64(FP), b+72(FP), cb1, cb2, cb3, cb4, cb5, cb6, cb7, cb8, cb9)
+	CTOP(cbdone, x+16(FP), p+24(FP), e+40(FP), d+48(FP), cf+56(FP), nz+64(FP), b+72(FP), idx+88(FP), cb1, cb2, cb3, cb4, cb5, cb6, cb7, cb8, cb9, cbg1, cbg2, cbg3, cbg4, cbg5, cbg6, cbg7, cbg8, cbg9, cbg10, cbg11)
 
 	// t is zero from B to B'; dz at SI (after t), S at DI (after dz).
 	MOVQ   b+72(FP), R12
@@ -758,53 +819,66 @@ cbdzd:
 	CMPQ R8, R11
 	JNE  cbdz
 
-	// dx = 2k·(x − o)·Σ dz + the sums at R12.
+	// dx = 2k·(x − o)·Σ dz + the sums at R12, in place, then transposed
+	// to the rows (the third table at idx).
 	VADDPS Z20, Z20, Z12
 	VMULPS Z11, Z12, Z12
 	MOVQ   R13, R8
 	MOVQ   off+104(FP), DX
-	MOVQ   AX, R14
-	IMULQ  R9, R14
-	SHLQ   $6, R14
-	ADDQ   dx+0(FP), R14
+	MOVQ   R12, R14
 	MOVQ   R9, CX
 
 cbdx:
 	VMOVUPS     (R8), Z6
 	VSUBPS.BCST (DX), Z6, Z6
 	VMULPS      Z12, Z6, Z6
-	VADDPS      (R12), Z6, Z6
-	CSCATTER(Z18)
-	ADDQ        $4, R14
+	VADDPS      (R14), Z6, Z6
+	VMOVUPS     Z6, (R14)
 	ADDQ        $64, R8
-	ADDQ        $64, R12
+	ADDQ        $64, R14
 	ADDQ        $4, DX
 	DECQ        CX
 	JNZ         cbdx
+	MOVQ        R9, CX
+	ADDQ        R10, CX
+	SHLQ        $7, CX
+	MOVQ        idx+88(FP), DX
+	LEAQ        128(DX)(CX*1), DX
+	MOVQ        R12, R8
+	MOVQ        AX, R14
+	IMULQ       R9, R14
+	SHLQ        $6, R14
+	ADDQ        dx+0(FP), R14
+	CTRANS(R9, CSCATTERONE, cbt1, cbt2, cbt3, cbt4, cbt5)
 
-	// dp = (S_dm + 2p·S_dq)/Σ t, p after P_0 at R8 + 64, S_dm after S_0.
+	// dp = (S_dm + 2p·S_dq)/Σ t in place of S_dm, then transposed (the
+	// last table).
 	LEAQ        1(R10), CX
 	SHLQ        $6, CX
 	VMOVUPS     (DI)(CX*1), Z10
 	VADDPS      Z10, Z10, Z10
-	MOVQ        AX, R14
-	IMULQ       R10, R14
-	SHLQ        $6, R14
-	ADDQ        dp+8(FP), R14
-	ADDQ        $64, R8
+	MOVQ        R9, R8
+	SHLQ        $6, R8
+	LEAQ        64(R13)(R8*1), R8
 	ADDQ        $64, DI
+	MOVQ        DI, R14
 	MOVQ        R10, CX
 
 cbdp:
 	VMOVUPS     (R8), Z6
-	VFMADD213PS (DI), Z10, Z6
+	VFMADD213PS (R14), Z10, Z6
 	VMULPS      Z5, Z6, Z6
-	CSCATTER(Z19)
-	ADDQ        $4, R14
+	VMOVUPS     Z6, (R14)
 	ADDQ        $64, R8
-	ADDQ        $64, DI
+	ADDQ        $64, R14
 	DECQ        CX
 	JNZ         cbdp
+	MOVQ        DI, R8
+	MOVQ        AX, R14
+	IMULQ       R10, R14
+	SHLQ        $6, R14
+	ADDQ        dp+8(FP), R14
+	CTRANS(R10, CSCATTERONE, cbt6, cbt7, cbt8, cbt9, cbt10)
 	INCQ        AX
 	JMP         cbround
 
