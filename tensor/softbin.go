@@ -805,7 +805,7 @@ func transTable(n int, toRows bool) []int32 {
 
 func (v *softCanon) stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
 	size := v.b * (v.d + 2) * 16
-	buf, release := scratch(size + (v.e+v.d+2+v.b)*16)
+	buf, release := scratch(size + 4*(v.e+v.d+2+v.b)*16)
 	defer release()
 	lanes, tmp := buf[:size], buf[size:]
 	return vecRounds(lo, hi, soft1DRounds, func(lo, rounds int) int {

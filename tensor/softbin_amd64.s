@@ -557,48 +557,6 @@ le: \
 	CTERMS(l5, l6, l7, l8, l9); \
 	VDIVPS Z5, Z30, Z5
 
-// func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, acc, tmp *float32) int
-//
-// Adds each sample's w_j, w_j·p and w_j·‖p‖² to the per-lane sums at acc,
-// [B][D+2][16]; tmp holds E + D + 2 + B vectors.
-TEXT ·softCanonFwd16(SB), NOSPLIT, $0-104
-	CSTART(c+64(FP), tmp+88(FP))
-
-cfround:
-	CMPQ AX, rounds+16(FP)
-	JGE  cfdone
-	CTOP(cfdone, x+0(FP), p+8(FP), e+24(FP), d+32(FP), cf+40(FP), nz+48(FP), b+56(FP), idx+72(FP), cf1, cf2, cf3, cf4, cf5, cf6, cf7, cf8, cf9, cfg1, cfg2, cfg3, cfg4, cfg5, cfg6, cfg7, cfg8, cfg9, cfg10, cfg11)
-	MOVQ   BX, R8
-	MOVQ   acc+80(FP), DX
-	MOVQ   R9, R12
-	SHLQ   $6, R12
-	ADDQ   R13, R12
-	LEAQ   2(R10), R14
-
-cfacc:
-	VMULPS (R8), Z5, Z4
-	MOVQ   R12, R11
-	MOVQ   R14, CX
-
-cfaccp:
-	VMOVUPS     (DX), Z6
-	VFMADD231PS (R11), Z4, Z6
-	VMOVUPS     Z6, (DX)
-	ADDQ        $64, DX
-	ADDQ        $64, R11
-	DECQ        CX
-	JNZ         cfaccp
-	ADDQ        $64, R8
-	CMPQ        R8, R15
-	JNE         cfacc
-	INCQ        AX
-	JMP         cfround
-
-cfdone:
-	MOVQ AX, ret+96(FP)
-	VZEROUPPER
-	RET
-
 // CZERO zeroes CX vectors from R8.
 #define CZERO(l) \
 	VXORPS  Z6, Z6, Z6; \
@@ -607,6 +565,112 @@ l: \
 	ADDQ    $64, R8; \
 	DECQ    CX; \
 	JNZ     l
+
+// CFRAME points R13 at frame r mod 4 of the scratch tmp and loads E, D
+// into R9, R10; it uses CX.
+#define CFRAME(r, e, d, b, tmp) \
+	MOVQ  e, R9; \
+	MOVQ  d, R10; \
+	LEAQ  2(R9)(R10*1), CX; \
+	ADDQ  b, CX; \
+	SHLQ  $6, CX; \
+	MOVQ  r, R13; \
+	ANDQ  $3, R13; \
+	IMULQ CX, R13; \
+	ADDQ  tmp, R13
+
+// CFLUSH adds the four frames' Σ_r t_r·P_r/Σ t_r to the sums at acc,
+// frame 0 at tmp; it loads E, D into R9, R10 and uses BX, CX, DX, R8, R11, R12, R14, Z6, Z8–Z11.
+#define CFLUSH(e, d, b, acc, tmp, lj, li) \
+	MOVQ        e, R9; \
+	MOVQ        d, R10; \
+	LEAQ        2(R9)(R10*1), R8; \
+	MOVQ        b, R12; \
+	ADDQ        R8, R12; \
+	SHLQ        $6, R12; \
+	LEAQ        (R12)(R12*2), R14; \
+	SHLQ        $6, R8; \
+	ADDQ        tmp, R8; \
+	MOVQ        acc, DX; \
+	MOVQ        b, BX; \
+lj: \
+	VMOVUPS     (R8), Z8; \
+	VMOVUPS     (R8)(R12*1), Z9; \
+	VMOVUPS     (R8)(R12*2), Z10; \
+	VMOVUPS     (R8)(R14*1), Z11; \
+	MOVQ        R9, R11; \
+	SHLQ        $6, R11; \
+	ADDQ        tmp, R11; \
+	LEAQ        2(R10), CX; \
+li: \
+	VMOVUPS     (DX), Z6; \
+	VFMADD231PS (R11), Z8, Z6; \
+	VFMADD231PS (R11)(R12*1), Z9, Z6; \
+	VFMADD231PS (R11)(R12*2), Z10, Z6; \
+	VFMADD231PS (R11)(R14*1), Z11, Z6; \
+	VMOVUPS     Z6, (DX); \
+	ADDQ        $64, DX; \
+	ADDQ        $64, R11; \
+	DECQ        CX; \
+	JNZ         li; \
+	ADDQ        $64, R8; \
+	DECQ        BX; \
+	JNZ         lj
+
+// func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, acc, tmp *float32) int
+//
+// Adds each sample's w_j, w_j·p and w_j·‖p‖² to the per-lane sums at acc,
+// [B][D+2][16], four rounds at a time: round r's x, P/Σ t and t in frame
+// r mod 4 of the scratch (tmp: 4 frames of E + D + 2 + B vectors), then
+// per sum acc += Σ_r t_r·P_r/Σ t_r (CFLUSH), the frames of missing rounds
+// zeroed.
+TEXT ·softCanonFwd16(SB), NOSPLIT, $0-104
+	CSTART(c+64(FP), tmp+88(FP))
+
+cfround:
+	CMPQ  AX, rounds+16(FP)
+	JGE   cfend
+	CFRAME(AX, e+24(FP), d+32(FP), b+56(FP), tmp+88(FP))
+	CTOP(cfend, x+0(FP), p+8(FP), e+24(FP), d+32(FP), cf+40(FP), nz+48(FP), b+56(FP), idx+72(FP), cf1, cf2, cf3, cf4, cf5, cf6, cf7, cf8, cf9, cfg1, cfg2, cfg3, cfg4, cfg5, cfg6, cfg7, cfg8, cfg9, cfg10, cfg11)
+	MOVQ  R9, R8
+	SHLQ  $6, R8
+	ADDQ  R13, R8
+	LEAQ  2(R10), CX
+
+cfscale:
+	VMULPS  (R8), Z5, Z6
+	VMOVUPS Z6, (R8)
+	ADDQ    $64, R8
+	DECQ    CX
+	JNZ     cfscale
+	INCQ    AX
+	TESTQ   $3, AX
+	JNZ     cfround
+	CFLUSH(e+24(FP), d+32(FP), b+56(FP), acc+80(FP), tmp+88(FP), cff1, cff2)
+	JMP     cfround
+
+cfend:
+	TESTQ $3, AX
+	JZ    cfdone
+	MOVQ  AX, BX
+
+cfzero:
+	CFRAME(BX, e+24(FP), d+32(FP), b+56(FP), tmp+88(FP))
+	MOVQ  R9, R8
+	SHLQ  $6, R8
+	ADDQ  R13, R8
+	LEAQ  2(R10), CX
+	ADDQ  b+56(FP), CX
+	CZERO(cfz)
+	INCQ  BX
+	TESTQ $3, BX
+	JNZ   cfzero
+	CFLUSH(e+24(FP), d+32(FP), b+56(FP), acc+80(FP), tmp+88(FP), cff3, cff4)
+
+cfdone:
+	MOVQ AX, ret+96(FP)
+	VZEROUPPER
+	RET
 
 // func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, tab, off, tmp *float32) int
 //
