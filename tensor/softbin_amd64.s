@@ -446,12 +446,12 @@ ld:
 	ADDQ        $64, R11; \
 	ADDQ        $4, R15
 
-// CGATHER transposes the round's points at SI and values at DI (the
-// first two tables at idx) to the scratch at R13: x [E][16], then P
+// CINPUT transposes the round's points at SI and values at DI (the
+// first two tables at trans) to the scratch at R13: x [E][16], then P
 // [D+2][16] = 1, p, ‖p‖²; it sets BX to the scratch after them and uses
 // R8, R11, R14, R15, CX, DX, Z0–Z4, Z7, K1.
-#define CGATHER(idx, l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11) \
-	MOVQ        idx, DX; \
+#define CINPUT(trans, l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11) \
+	MOVQ        trans, DX; \
 	MOVQ        SI, R8; \
 	MOVQ        R13, R14; \
 	CTRANS(R9, CGATHERONE, l1, l2, l3, l4, l5); \
@@ -545,12 +545,12 @@ le: \
 	XORQ      AX, AX
 
 // CTOP starts round AX (CROUND), jumps to done for a non-finite one
-// (FINITEXP) and gathers it (CGATHER), then sets its terms (CTERMS) and
+// (FINITEXP) and transposes it (CINPUT), then sets its terms (CTERMS) and
 // Z5 = 1/Σ t.
-#define CTOP(done, x, p, e, d, cf, nz, b, idx, l1, l2, l3, l4, l5, l6, l7, l8, l9, g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11) \
+#define CTOP(done, x, p, e, d, cf, nz, b, trans, l1, l2, l3, l4, l5, l6, l7, l8, l9, g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11) \
 	CROUND(x, p, e, d); \
 	FINITEXP(done, R9, R10, l1, l2); \
-	CGATHER(idx, g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11); \
+	CINPUT(trans, g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11); \
 	MOVQ   cf, DX; \
 	MOVQ   nz, R14; \
 	MOVQ   b, CX; \
@@ -617,7 +617,7 @@ li: \
 	DECQ        BX; \
 	JNZ         lj
 
-// func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, acc, tmp *float32) int
+// func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, trans *int32, acc, tmp *float32) int
 //
 // Adds each sample's w_j, w_j·p and w_j·‖p‖² to the per-lane sums at acc,
 // [B][D+2][16], four rounds at a time: round r's x, P/Σ t and t in frame
@@ -631,7 +631,7 @@ cfround:
 	CMPQ  AX, rounds+16(FP)
 	JGE   cfend
 	CFRAME(AX, e+24(FP), d+32(FP), b+56(FP), tmp+88(FP))
-	CTOP(cfend, x+0(FP), p+8(FP), e+24(FP), d+32(FP), cf+40(FP), nz+48(FP), b+56(FP), idx+72(FP), cf1, cf2, cf3, cf4, cf5, cf6, cf7, cf8, cf9, cfg1, cfg2, cfg3, cfg4, cfg5, cfg6, cfg7, cfg8, cfg9, cfg10, cfg11)
+	CTOP(cfend, x+0(FP), p+8(FP), e+24(FP), d+32(FP), cf+40(FP), nz+48(FP), b+56(FP), trans+72(FP), cf1, cf2, cf3, cf4, cf5, cf6, cf7, cf8, cf9, cfg1, cfg2, cfg3, cfg4, cfg5, cfg6, cfg7, cfg8, cfg9, cfg10, cfg11)
 	MOVQ  R9, R8
 	SHLQ  $6, R8
 	ADDQ  R13, R8
@@ -672,7 +672,7 @@ cfdone:
 	VZEROUPPER
 	RET
 
-// func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, tab, off, tmp *float32) int
+// func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, trans *int32, tab, off, tmp *float32) int
 //
 // Sets dx and dp to the gradients of each sample's statistics for their
 // gradient ds [B][D+2] (dn, dm, dq per anchor) and the anchors' common
@@ -692,7 +692,7 @@ TEXT ·softCanonBwd16(SB), NOSPLIT, $0-128
 cbround:
 	CMPQ AX, rounds+32(FP)
 	JGE  cbdone
-	CTOP(cbdone, x+16(FP), p+24(FP), e+40(FP), d+48(FP), cf+56(FP), nz+64(FP), b+72(FP), idx+88(FP), cb1, cb2, cb3, cb4, cb5, cb6, cb7, cb8, cb9, cbg1, cbg2, cbg3, cbg4, cbg5, cbg6, cbg7, cbg8, cbg9, cbg10, cbg11)
+	CTOP(cbdone, x+16(FP), p+24(FP), e+40(FP), d+48(FP), cf+56(FP), nz+64(FP), b+72(FP), trans+88(FP), cb1, cb2, cb3, cb4, cb5, cb6, cb7, cb8, cb9, cbg1, cbg2, cbg3, cbg4, cbg5, cbg6, cbg7, cbg8, cbg9, cbg10, cbg11)
 
 	// t is zero from B to B'; dz at SI (after t), S at DI (after dz).
 	MOVQ   b+72(FP), R12
@@ -884,7 +884,7 @@ cbdzd:
 	JNE  cbdz
 
 	// dx = 2k·(x − o)·Σ dz + the sums at R12, in place, then transposed
-	// to the rows (the third table at idx).
+	// to the rows (the third table at trans).
 	VADDPS Z20, Z20, Z12
 	VMULPS Z11, Z12, Z12
 	MOVQ   R13, R8
@@ -906,7 +906,7 @@ cbdx:
 	MOVQ        R9, CX
 	ADDQ        R10, CX
 	SHLQ        $7, CX
-	MOVQ        idx+88(FP), DX
+	MOVQ        trans+88(FP), DX
 	LEAQ        128(DX)(CX*1), DX
 	MOVQ        R12, R8
 	MOVQ        AX, R14
