@@ -749,6 +749,14 @@ type softCanon struct {
 	// between its rows and coordinate vectors: x, then p to coordinates,
 	// x, then p back to rows (transTable).
 	trans []int32
+	// For lattice anchors (CLATTICE in softbin_amd64.s), lat holds
+	// γ = −2ku, the bound (−87 − ln min lift)/Σ_c g_jc and lift_j, pw
+	// the largest power G, then per anchor the count of its powers
+	// g_jc and their offsets 64(cG + g_jc − 1); γ = 0 otherwise. powers
+	// is E·G, the vectors of the powers' table.
+	lat    []float32
+	pw     []int32
+	powers int
 }
 
 // newSoftCanon returns the vector kernels for as, g groups and values of
@@ -774,7 +782,36 @@ func newSoftCanon[T Float](as *anchorSet[T], g, d int) *softCanon {
 	for _, n := range []int{v.e, d} {
 		v.trans = append(v.trans, transTable(n, true)...)
 	}
+	v.lattice(any(as).(*anchorSet[float32]))
 	return v
+}
+
+// lattice sets lat, pw and powers for the anchors of as, where they are
+// on a lattice whose terms stay above e^{−87} for some points.
+func (v *softCanon) lattice(as *anchorSet[float32]) {
+	v.lat, v.pw = []float32{0}, []int32{0}
+	if !(as.unit > 0) {
+		return
+	}
+	sum, low := 0, slices.Min(as.lift)
+	for t := as.start[0]; t < as.start[1]; t++ {
+		sum += as.pow[t]
+	}
+	bound := (-87 - math.Log(low)) / float64(sum)
+	if !(bound < 0) {
+		return
+	}
+	g := as.maxPow
+	v.lat = []float32{-2 * as.k * float32(as.unit), float32(bound)}
+	v.pw = []int32{int32(g)}
+	for j, l := range as.lift {
+		v.lat = append(v.lat, float32(l))
+		v.pw = append(v.pw, int32(as.start[j+1]-as.start[j]))
+		for t := as.start[j]; t < as.start[j+1]; t++ {
+			v.pw = append(v.pw, int32(64*(as.idx[t]*g+as.pow[t]-1)))
+		}
+	}
+	v.powers = as.e * g
 }
 
 // transTable is the table of CTRANS (softbin_amd64.s) for a round of 16
@@ -805,12 +842,12 @@ func transTable(n int, toRows bool) []int32 {
 
 func (v *softCanon) stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
 	size := v.b * (v.d + 2) * 16
-	buf, release := scratch(size + 4*(v.e+v.d+2+v.b)*16)
+	buf, release := scratch(size + (4*(v.e+v.d+2+v.b)+v.powers)*16)
 	defer release()
 	lanes, tmp := buf[:size], buf[size:]
 	return vecRounds(lo, hi, soft1DRounds, func(lo, rounds int) int {
 		clear(lanes)
-		done := softCanonFwd16(&xs[lo*v.e], &ps[lo*v.d], rounds, v.e, v.d, &v.cf[0], &v.nz[0], v.b, &v.c, &v.trans[0], &lanes[0], &tmp[0])
+		done := softCanonFwd16(&xs[lo*v.e], &ps[lo*v.d], rounds, v.e, v.d, &v.cf[0], &v.nz[0], v.b, &v.c, &v.trans[0], &lanes[0], &tmp[0], &v.lat[0], &v.pw[0])
 		for i := range acc {
 			for _, s := range lanes[i*16 : i*16+16] {
 				acc[i] += float64(s)
@@ -826,11 +863,11 @@ func (v *softCanon) grad(ds []float32) func(dx, dp, xs, ps []float32, lo, hi int
 	}
 	tab := v.table(ds)
 	return func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
-		tmp, release := scratch((2*v.e + v.d + 2 + 2*roundUp(v.b, 8) + roundUp(v.d+2, 8)) * 16)
+		tmp, release := scratch((2*v.e + v.d + 2 + 2*roundUp(v.b, 8) + roundUp(v.d+2, 8) + v.powers) * 16)
 		defer release()
 		return vecRounds(lo, hi, (hi-lo)/16, func(lo, rounds int) int {
 			e, d := lo*v.e, lo*v.d
-			return softCanonBwd16(&dx[e], &dp[d], &xs[e], &ps[d], rounds, v.e, v.d, &v.cf[0], &v.nz[0], v.b, &v.c, &v.trans[0], &tab[0], &v.off[0], &tmp[0])
+			return softCanonBwd16(&dx[e], &dp[d], &xs[e], &ps[d], rounds, v.e, v.d, &v.cf[0], &v.nz[0], v.b, &v.c, &v.trans[0], &tab[0], &v.off[0], &tmp[0], &v.lat[0], &v.pw[0])
 		}, rows)
 	}
 }

@@ -476,10 +476,100 @@ l11: \
 	VMOVUPS     Z2, (R8); \
 	LEAQ        64(R8), BX
 
+// CLATTICE sets the terms for lattice anchors (a_j = o + u·g_j, see
+// anchorSet.lattice) from E exponentials instead of B: t_j =
+// lift_j·Π_c F_c^{g_jc} with F_c = e^{γ(x_c − max x)}, γ = −2ku, [B][16]
+// at BX, Z5 = Σ t and R15 after the terms, and jumps to done. The table
+// lat holds γ, the bound below and lift_j; pw the largest power G, then
+// per anchor the count of its nonzero g_jc and their byte offsets
+// 64(cG + g_jc − 1) into the powers F_c^g, which it keeps after the terms.
+// Every factor is at most 1, so no term underflows while
+// γ·(min x − max x) is at least the bound, (−87 − ln min lift)/Σ_c g_jc;
+// it falls through, having set nothing, when some lane is below it or γ
+// is 0 (no lattice). It uses R8, R11, R12, R14, R15, DX, SI, DI, Z3, Z4,
+// Z6, Z7, K1.
+#define CLATTICE(lat, pw, done, lmm, lc, lpd, lp, lj, lnz, lno) \
+	MOVQ           lat, R12; \
+	MOVL           (R12), R8; \
+	TESTL          R8, R8; \
+	JZ             lno; \
+	MOVQ           R13, R8; \
+	VMOVUPS        (R8), Z3; \
+	VMOVAPS        Z3, Z4; \
+	MOVQ           R9, R11; \
+	DECQ           R11; \
+lmm: \
+	ADDQ           $64, R8; \
+	VMAXPS         (R8), Z3, Z3; \
+	VMINPS         (R8), Z4, Z4; \
+	DECQ           R11; \
+	JNZ            lmm; \
+	VSUBPS         Z3, Z4, Z4; \
+	VMULPS.BCST    (R12), Z4, Z4; \
+	VCMPPS.BCST    $0x1d, 4(R12), Z4, K1; \
+	KMOVW          K1, R8; \
+	CMPL           R8, $0xffff; \
+	JNE            lno; \
+	MOVQ           CX, SI; \
+	SHLQ           $6, SI; \
+	ADDQ           BX, SI; \
+	MOVQ           pw, DI; \
+	MOVLQSX        (DI), R11; \
+	ADDQ           $4, DI; \
+	MOVQ           R13, R8; \
+	MOVQ           SI, R15; \
+	MOVQ           R9, R14; \
+lc: \
+	VMOVUPS        (R8), Z4; \
+	VSUBPS         Z3, Z4, Z4; \
+	VMULPS.BCST    (R12), Z4, Z4; \
+	EXP(Z4, Z6, Z7); \
+	VMOVUPS        Z4, (R15); \
+	ADDQ           $64, R15; \
+	VMOVAPS        Z4, Z7; \
+	MOVQ           R11, DX; \
+	DECQ           DX; \
+	JZ             lpd; \
+lp: \
+	VMULPS         Z4, Z7, Z7; \
+	VMOVUPS        Z7, (R15); \
+	ADDQ           $64, R15; \
+	DECQ           DX; \
+	JNZ            lp; \
+lpd: \
+	ADDQ           $64, R8; \
+	DECQ           R14; \
+	JNZ            lc; \
+	ADDQ           $8, R12; \
+	MOVQ           BX, R8; \
+	MOVQ           CX, R14; \
+	VXORPS         Z5, Z5, Z5; \
+lj: \
+	VBROADCASTSS   (R12), Z4; \
+	ADDQ           $4, R12; \
+	MOVLQSX        (DI), DX; \
+	ADDQ           $4, DI; \
+lnz: \
+	MOVLQSX        (DI), R11; \
+	VMULPS         (SI)(R11*1), Z4, Z4; \
+	ADDQ           $4, DI; \
+	DECQ           DX; \
+	JNZ            lnz; \
+	VMOVUPS        Z4, (R8); \
+	VADDPS         Z4, Z5, Z5; \
+	ADDQ           $64, R8; \
+	DECQ           R14; \
+	JNZ            lj; \
+	MOVQ           R8, R15; \
+	JMP            done; \
+lno:
+
 // CTERMS sets the terms t_j, [B][16] at BX, for the tables cf (DX) and nz
-// (R14) of the B (CX) anchors, Z5 = Σ t and R15 to the scratch after the
-// terms; it uses R8, R11, CX, Z3, Z4, Z6, Z7.
-#define CTERMS(lz, lnz, lnzd, lm, le) \
+// (R14) of the B (CX) anchors (or lat and pw, CLATTICE), Z5 = Σ t and R15
+// to the scratch after the terms; it uses R8, R11, R12, R14, CX, DX, SI,
+// DI, Z3, Z4, Z6, Z7, K1.
+#define CTERMS(lat, pw, lz, lnz, lnzd, lm, le, t1, t2, t3, t4, t5, t6, t7, t8) \
+	CLATTICE(lat, pw, t8, t1, t2, t3, t4, t5, t6, t7); \
 	MOVQ             BX, R8; \
 	MOVQ             CX, R11; \
 lz: \
@@ -520,7 +610,8 @@ le: \
 	VADDPS           Z4, Z5, Z5; \
 	ADDQ             $64, R8; \
 	CMPQ             R8, R15; \
-	JNE              le
+	JNE              le; \
+t8:
 
 // CROUND points SI and DI at round AX of the points x and values p, and
 // loads E, D into R9, R10.
@@ -547,14 +638,14 @@ le: \
 // CTOP starts round AX (CROUND), jumps to done for a non-finite one
 // (FINITEXP) and transposes it (CINPUT), then sets its terms (CTERMS) and
 // Z5 = 1/Σ t.
-#define CTOP(done, x, p, e, d, cf, nz, b, trans, l1, l2, l3, l4, l5, l6, l7, l8, l9, g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11) \
+#define CTOP(done, x, p, e, d, cf, nz, b, trans, lat, pw, l1, l2, l3, l4, l5, l6, l7, l8, l9, g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11, t1, t2, t3, t4, t5, t6, t7, t8) \
 	CROUND(x, p, e, d); \
 	FINITEXP(done, R9, R10, l1, l2); \
 	CINPUT(trans, g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11); \
 	MOVQ   cf, DX; \
 	MOVQ   nz, R14; \
 	MOVQ   b, CX; \
-	CTERMS(l5, l6, l7, l8, l9); \
+	CTERMS(lat, pw, l5, l6, l7, l8, l9, t1, t2, t3, t4, t5, t6, t7, t8); \
 	VDIVPS Z5, Z30, Z5
 
 // CZERO zeroes CX vectors from R8.
@@ -617,21 +708,21 @@ li: \
 	DECQ        BX; \
 	JNZ         lj
 
-// func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, trans *int32, acc, tmp *float32) int
+// func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, trans *int32, acc, tmp, lat *float32, pw *int32) int
 //
 // Adds each sample's w_j, w_j·p and w_j·‖p‖² to the per-lane sums at acc,
 // [B][D+2][16], four rounds at a time: round r's x, P/Σ t and t in frame
 // r mod 4 of the scratch (tmp: 4 frames of E + D + 2 + B vectors), then
 // per sum acc += Σ_r t_r·P_r/Σ t_r (CFLUSH), the frames of missing rounds
 // zeroed.
-TEXT ·softCanonFwd16(SB), NOSPLIT, $0-104
+TEXT ·softCanonFwd16(SB), NOSPLIT, $0-120
 	CSTART(c+64(FP), tmp+88(FP))
 
 cfround:
 	CMPQ  AX, rounds+16(FP)
 	JGE   cfend
 	CFRAME(AX, e+24(FP), d+32(FP), b+56(FP), tmp+88(FP))
-	CTOP(cfend, x+0(FP), p+8(FP), e+24(FP), d+32(FP), cf+40(FP), nz+48(FP), b+56(FP), trans+72(FP), cf1, cf2, cf3, cf4, cf5, cf6, cf7, cf8, cf9, cfg1, cfg2, cfg3, cfg4, cfg5, cfg6, cfg7, cfg8, cfg9, cfg10, cfg11)
+	CTOP(cfend, x+0(FP), p+8(FP), e+24(FP), d+32(FP), cf+40(FP), nz+48(FP), b+56(FP), trans+72(FP), lat+96(FP), pw+104(FP), cf1, cf2, cf3, cf4, cf5, cf6, cf7, cf8, cf9, cfg1, cfg2, cfg3, cfg4, cfg5, cfg6, cfg7, cfg8, cfg9, cfg10, cfg11, cft1, cft2, cft3, cft4, cft5, cft6, cft7, cft8)
 	MOVQ  R9, R8
 	SHLQ  $6, R8
 	ADDQ  R13, R8
@@ -668,11 +759,11 @@ cfzero:
 	CFLUSH(e+24(FP), d+32(FP), b+56(FP), acc+80(FP), tmp+88(FP), cff3, cff4)
 
 cfdone:
-	MOVQ AX, ret+96(FP)
+	MOVQ AX, ret+112(FP)
 	VZEROUPPER
 	RET
 
-// func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, trans *int32, tab, off, tmp *float32) int
+// func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, trans *int32, tab, off, tmp, lat *float32, pw *int32) int
 //
 // Sets dx and dp to the gradients of each sample's statistics for their
 // gradient ds [B][D+2] (dn, dm, dq per anchor) and the anchors' common
@@ -686,13 +777,13 @@ cfdone:
 // [⌈B/8⌉][D+2][8], zero-padded (softCanon.table). tmp holds
 // 2E + D + 2 + 2B' + C' vectors (B' and C': B and D + 2 rounded up to a
 // multiple of 8): the gathered x and P, t, dz, S and the sums for dx.
-TEXT ·softCanonBwd16(SB), NOSPLIT, $0-128
+TEXT ·softCanonBwd16(SB), NOSPLIT, $0-144
 	CSTART(c+80(FP), tmp+112(FP))
 
 cbround:
 	CMPQ AX, rounds+32(FP)
 	JGE  cbdone
-	CTOP(cbdone, x+16(FP), p+24(FP), e+40(FP), d+48(FP), cf+56(FP), nz+64(FP), b+72(FP), trans+88(FP), cb1, cb2, cb3, cb4, cb5, cb6, cb7, cb8, cb9, cbg1, cbg2, cbg3, cbg4, cbg5, cbg6, cbg7, cbg8, cbg9, cbg10, cbg11)
+	CTOP(cbdone, x+16(FP), p+24(FP), e+40(FP), d+48(FP), cf+56(FP), nz+64(FP), b+72(FP), trans+88(FP), lat+120(FP), pw+128(FP), cb1, cb2, cb3, cb4, cb5, cb6, cb7, cb8, cb9, cbg1, cbg2, cbg3, cbg4, cbg5, cbg6, cbg7, cbg8, cbg9, cbg10, cbg11, cbt11, cbt12, cbt13, cbt14, cbt15, cbt16, cbt17, cbt18)
 
 	// t is zero from B to B'; dz at SI (after t), S at DI (after dz).
 	MOVQ   b+72(FP), R12
@@ -947,6 +1038,6 @@ cbdp:
 	JMP         cbround
 
 cbdone:
-	MOVQ AX, ret+120(FP)
+	MOVQ AX, ret+136(FP)
 	VZEROUPPER
 	RET

@@ -279,9 +279,10 @@ func simplexAnchors(k, s int) ([]float64, int) {
 // TestSoftCanonKernelsMatchScalar checks the vector kernels of the soft
 // bins of K-dimensional points (softCanon) against the scalar loops, in
 // float32: simplex anchors for K = 2, 3, 4, 10 at the ECL temperature
-// −1/(B² ln 0.9), N = 0, 1 and tails not a multiple of 16, more than 16
-// coordinates (gathered, not permuted), a temperature
-// where most assignments underflow, sparse anchors off any lattice with
+// −1/(B² ln 0.9) (where the kernels take the terms from the lattice, K = 2,
+// 3, or not, K = 10), N = 0, 1 and tails not a multiple of 16, more than 16
+// coordinates (gathered, not permuted), a temperature where rounds go
+// either way, one where most assignments underflow, sparse anchors off any lattice with
 // values of another dimension, non-finite points and values (taken on the
 // scalar path) and a non-finite statistics gradient (no vector backward).
 func TestSoftCanonKernelsMatchScalar(t *testing.T) {
@@ -309,6 +310,7 @@ func TestSoftCanonKernelsMatchScalar(t *testing.T) {
 		{"k10", 531, 10, 2, 10, 0, false, 2e-4},
 		{"k20", 100, 20, 1, 20, 0, false, 2e-4},
 		{"sparse-e4-d17", 50, 4, 0, 17, 0.05, false, 2e-4},
+		{"k3-lattice-mixed", 3000, 3, 4, 3, 0.0225, false, 2e-4},
 		{"k3-underflow", 600, 3, 4, 3, 0.0005, false, 2e-3},
 		{"k10-underflow", 300, 10, 2, 10, 0.0002, false, 2e-3},
 		{"sparse-e4-d3", 333, 4, 0, 3, 0.05, false, 2e-4},
