@@ -712,9 +712,9 @@ li: \
 //
 // Adds each sample's w_j, w_j·p and w_j·‖p‖² to the per-lane sums at acc,
 // [B][D+2][16], four rounds at a time: round r's x, P/Σ t and t in frame
-// r mod 4 of the scratch (tmp: 4 frames of E + D + 2 + B vectors), then
-// per sum acc += Σ_r t_r·P_r/Σ t_r (CFLUSH), the frames of missing rounds
-// zeroed.
+// r mod 4 of the scratch (tmp: 4 frames of E + D + 2 + B vectors, then
+// room for the lattice's E·G powers, CLATTICE), then per sum
+// acc += Σ_r t_r·P_r/Σ t_r (CFLUSH), the frames of missing rounds zeroed.
 TEXT ·softCanonFwd16(SB), NOSPLIT, $0-120
 	CSTART(c+64(FP), tmp+88(FP))
 
@@ -763,6 +763,39 @@ cfdone:
 	VZEROUPPER
 	RET
 
+// CZERO8 zeroes the eight sums Z8–Z15, CFMA8 adds to them Z6 times the
+// eight values at DX, CSTORE8 stores them from R11 and CDZ8 sets
+// dz = (Z − dot)·t/Σ t for them, t at R8, to R14 (softCanonBwd16).
+#define CZERO8 \
+	VXORPS Z8, Z8, Z8; VXORPS Z9, Z9, Z9; VXORPS Z10, Z10, Z10; VXORPS Z11, Z11, Z11; \
+	VXORPS Z12, Z12, Z12; VXORPS Z13, Z13, Z13; VXORPS Z14, Z14, Z14; VXORPS Z15, Z15, Z15
+
+#define CFMA8 \
+	VFMADD231PS.BCST (DX), Z6, Z8; VFMADD231PS.BCST 4(DX), Z6, Z9; \
+	VFMADD231PS.BCST 8(DX), Z6, Z10; VFMADD231PS.BCST 12(DX), Z6, Z11; \
+	VFMADD231PS.BCST 16(DX), Z6, Z12; VFMADD231PS.BCST 20(DX), Z6, Z13; \
+	VFMADD231PS.BCST 24(DX), Z6, Z14; VFMADD231PS.BCST 28(DX), Z6, Z15
+
+#define CSTORE8 \
+	VMOVUPS Z8, (R11); VMOVUPS Z9, 64(R11); VMOVUPS Z10, 128(R11); VMOVUPS Z11, 192(R11); \
+	VMOVUPS Z12, 256(R11); VMOVUPS Z13, 320(R11); VMOVUPS Z14, 384(R11); VMOVUPS Z15, 448(R11)
+
+#define CDZ(z, o) \
+	VSUBPS Z17, z, z; VMULPS o(R8), z, z; VMULPS Z5, z, z; VMOVUPS z, o(R14)
+
+#define CDZ8 \
+	CDZ(Z8, 0); CDZ(Z9, 64); CDZ(Z10, 128); CDZ(Z11, 192); \
+	CDZ(Z12, 256); CDZ(Z13, 320); CDZ(Z14, 384); CDZ(Z15, 448)
+
+// COUT transposes the n coordinate vectors at R8 into round AX's rows of
+// the output at base, by the table at DX (CTRANS).
+#define COUT(n, base, l1, l2, l3, l4, l5) \
+	MOVQ  AX, R14; \
+	IMULQ n, R14; \
+	SHLQ  $6, R14; \
+	ADDQ  base, R14; \
+	CTRANS(n, CSCATTERONE, l1, l2, l3, l4, l5)
+
 // func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, trans *int32, tab, off, tmp, lat *float32, pw *int32) int
 //
 // Sets dx and dp to the gradients of each sample's statistics for their
@@ -775,8 +808,10 @@ cfdone:
 // columns or 8 anchors at a time (8 independent sums) from tab: ds by
 // blocks of columns, [⌈(D+2)/8⌉][B][8], then by blocks of anchors,
 // [⌈B/8⌉][D+2][8], zero-padded (softCanon.table). tmp holds
-// 2E + D + 2 + 2B' + C' vectors (B' and C': B and D + 2 rounded up to a
-// multiple of 8): the gathered x and P, t, dz, S and the sums for dx.
+// 2E + D + 2 + 2B' + C' + E·G vectors (B' and C': B and D + 2 rounded up
+// to a multiple of 8; G: the lattice's largest power, CLATTICE): the
+// transposed x and P, t, dz, S and the sums for dx (the lattice's powers
+// after t, before dz is set).
 TEXT ·softCanonBwd16(SB), NOSPLIT, $0-144
 	CSTART(c+80(FP), tmp+112(FP))
 
@@ -810,38 +845,17 @@ cbs0:
 	SHRQ $3, R12
 
 cbs:
-	VXORPS           Z8, Z8, Z8
-	VXORPS           Z9, Z9, Z9
-	VXORPS           Z10, Z10, Z10
-	VXORPS           Z11, Z11, Z11
-	VXORPS           Z12, Z12, Z12
-	VXORPS           Z13, Z13, Z13
-	VXORPS           Z14, Z14, Z14
-	VXORPS           Z15, Z15, Z15
+	CZERO8
 	MOVQ             BX, R8
 
 cbsj:
 	VMOVUPS          (R8), Z6
-	VFMADD231PS.BCST 0(DX), Z6, Z8
-	VFMADD231PS.BCST 4(DX), Z6, Z9
-	VFMADD231PS.BCST 8(DX), Z6, Z10
-	VFMADD231PS.BCST 12(DX), Z6, Z11
-	VFMADD231PS.BCST 16(DX), Z6, Z12
-	VFMADD231PS.BCST 20(DX), Z6, Z13
-	VFMADD231PS.BCST 24(DX), Z6, Z14
-	VFMADD231PS.BCST 28(DX), Z6, Z15
+	CFMA8
 	ADDQ             $32, DX
 	ADDQ             $64, R8
 	CMPQ             R8, R15
 	JNE              cbsj
-	VMOVUPS          Z8, 0(R11)
-	VMOVUPS          Z9, 64(R11)
-	VMOVUPS          Z10, 128(R11)
-	VMOVUPS          Z11, 192(R11)
-	VMOVUPS          Z12, 256(R11)
-	VMOVUPS          Z13, 320(R11)
-	VMOVUPS          Z14, 384(R11)
-	VMOVUPS          Z15, 448(R11)
+	CSTORE8
 	ADDQ             $512, R11
 	DECQ             R12
 	JNZ              cbs
@@ -869,14 +883,7 @@ cbdot:
 	MOVQ SI, R14
 
 cbw:
-	VXORPS           Z8, Z8, Z8
-	VXORPS           Z9, Z9, Z9
-	VXORPS           Z10, Z10, Z10
-	VXORPS           Z11, Z11, Z11
-	VXORPS           Z12, Z12, Z12
-	VXORPS           Z13, Z13, Z13
-	VXORPS           Z14, Z14, Z14
-	VXORPS           Z15, Z15, Z15
+	CZERO8
 	MOVQ             R9, R11
 	SHLQ             $6, R11
 	ADDQ             R13, R11
@@ -884,50 +891,12 @@ cbw:
 
 cbwi:
 	VMOVUPS          (R11), Z6
-	VFMADD231PS.BCST 0(DX), Z6, Z8
-	VFMADD231PS.BCST 4(DX), Z6, Z9
-	VFMADD231PS.BCST 8(DX), Z6, Z10
-	VFMADD231PS.BCST 12(DX), Z6, Z11
-	VFMADD231PS.BCST 16(DX), Z6, Z12
-	VFMADD231PS.BCST 20(DX), Z6, Z13
-	VFMADD231PS.BCST 24(DX), Z6, Z14
-	VFMADD231PS.BCST 28(DX), Z6, Z15
+	CFMA8
 	ADDQ             $32, DX
 	ADDQ             $64, R11
 	DECQ             CX
 	JNZ              cbwi
-	VSUBPS           Z17, Z8, Z8
-	VMULPS           0(R8), Z8, Z8
-	VMULPS           Z5, Z8, Z8
-	VMOVUPS          Z8, 0(R14)
-	VSUBPS           Z17, Z9, Z9
-	VMULPS           64(R8), Z9, Z9
-	VMULPS           Z5, Z9, Z9
-	VMOVUPS          Z9, 64(R14)
-	VSUBPS           Z17, Z10, Z10
-	VMULPS           128(R8), Z10, Z10
-	VMULPS           Z5, Z10, Z10
-	VMOVUPS          Z10, 128(R14)
-	VSUBPS           Z17, Z11, Z11
-	VMULPS           192(R8), Z11, Z11
-	VMULPS           Z5, Z11, Z11
-	VMOVUPS          Z11, 192(R14)
-	VSUBPS           Z17, Z12, Z12
-	VMULPS           256(R8), Z12, Z12
-	VMULPS           Z5, Z12, Z12
-	VMOVUPS          Z12, 256(R14)
-	VSUBPS           Z17, Z13, Z13
-	VMULPS           320(R8), Z13, Z13
-	VMULPS           Z5, Z13, Z13
-	VMOVUPS          Z13, 320(R14)
-	VSUBPS           Z17, Z14, Z14
-	VMULPS           384(R8), Z14, Z14
-	VMULPS           Z5, Z14, Z14
-	VMOVUPS          Z14, 384(R14)
-	VSUBPS           Z17, Z15, Z15
-	VMULPS           448(R8), Z15, Z15
-	VMULPS           Z5, Z15, Z15
-	VMOVUPS          Z15, 448(R14)
+	CDZ8
 	ADDQ             $512, R8
 	ADDQ             $512, R14
 	CMPQ             R8, SI
@@ -1000,11 +969,7 @@ cbdx:
 	MOVQ        trans+88(FP), DX
 	LEAQ        128(DX)(CX*1), DX
 	MOVQ        R12, R8
-	MOVQ        AX, R14
-	IMULQ       R9, R14
-	SHLQ        $6, R14
-	ADDQ        dx+0(FP), R14
-	CTRANS(R9, CSCATTERONE, cbt1, cbt2, cbt3, cbt4, cbt5)
+	COUT(R9, dx+0(FP), cbt1, cbt2, cbt3, cbt4, cbt5)
 
 	// dp = (S_dm + 2p·S_dq)/Σ t in place of S_dm, then transposed (the
 	// last table).
@@ -1029,11 +994,7 @@ cbdp:
 	DECQ        CX
 	JNZ         cbdp
 	MOVQ        DI, R8
-	MOVQ        AX, R14
-	IMULQ       R10, R14
-	SHLQ        $6, R14
-	ADDQ        dp+8(FP), R14
-	CTRANS(R10, CSCATTERONE, cbt6, cbt7, cbt8, cbt9, cbt10)
+	COUT(R10, dp+8(FP), cbt6, cbt7, cbt8, cbt9, cbt10)
 	INCQ        AX
 	JMP         cbround
 
