@@ -670,43 +670,83 @@ l: \
 	IMULQ CX, R13; \
 	ADDQ  tmp, R13
 
-// CFLUSH adds the four frames' Σ_r t_r·P_r/Σ t_r to the sums at acc,
-// frame 0 at tmp; it loads E, D into R9, R10 and uses BX, CX, DX, R8, R11, R12, R14, Z6, Z8–Z11.
-#define CFLUSH(e, d, b, acc, tmp, lj, li) \
-	MOVQ        e, R9; \
-	MOVQ        d, R10; \
-	LEAQ        2(R9)(R10*1), R8; \
-	MOVQ        b, R12; \
-	ADDQ        R8, R12; \
-	SHLQ        $6, R12; \
-	LEAQ        (R12)(R12*2), R14; \
-	SHLQ        $6, R8; \
-	ADDQ        tmp, R8; \
-	MOVQ        acc, DX; \
-	MOVQ        b, BX; \
-lj: \
-	VMOVUPS     (R8), Z8; \
-	VMOVUPS     (R8)(R12*1), Z9; \
-	VMOVUPS     (R8)(R12*2), Z10; \
-	VMOVUPS     (R8)(R14*1), Z11; \
-	MOVQ        R9, R11; \
-	SHLQ        $6, R11; \
-	ADDQ        tmp, R11; \
-	LEAQ        2(R10), CX; \
-li: \
-	VMOVUPS     (DX), Z6; \
-	VFMADD231PS (R11), Z8, Z6; \
-	VFMADD231PS (R11)(R12*1), Z9, Z6; \
-	VFMADD231PS (R11)(R12*2), Z10, Z6; \
-	VFMADD231PS (R11)(R14*1), Z11, Z6; \
-	VMOVUPS     Z6, (DX); \
-	ADDQ        $64, DX; \
-	ADDQ        $64, R11; \
-	DECQ        CX; \
-	JNZ         li; \
-	ADDQ        $64, R8; \
-	DECQ        BX; \
-	JNZ         lj
+// CLOADP loads column i of P/Σ t of the four frames, at o(R8) and F (R12)
+// apart, into a, b, c, d; CLOADT loads t_j of the four frames at R11 into
+// Z12–Z15; CACC adds their products to the sum at o(DX) through z.
+#define CLOADP(a, b, c, d, o) \
+	VMOVUPS o(R8), a; VMOVUPS o(R8)(R12*1), b; VMOVUPS o(R8)(R12*2), c; VMOVUPS o(R8)(R14*1), d
+
+#define CLOADT \
+	VMOVUPS (R11), Z12; VMOVUPS (R11)(R12*1), Z13; VMOVUPS (R11)(R12*2), Z14; VMOVUPS (R11)(R14*1), Z15
+
+#define CACC(z, o, a, b, c, d) \
+	VMOVUPS o(DX), z; VFMADD231PS a, Z12, z; VFMADD231PS b, Z13, z; VFMADD231PS c, Z14, z; VFMADD231PS d, Z15, z; \
+	VMOVUPS z, o(DX)
+
+// CTBASE points R11 at t_0 of frame 0 (tmp + 64(E + D + 2)), DX at the
+// sums' column DI and BX at B.
+#define CTBASE(b, tmp) \
+	LEAQ 2(R9)(R10*1), R11; \
+	SHLQ $6, R11; \
+	ADDQ tmp, R11; \
+	MOVQ DI, DX; \
+	MOVQ b, BX
+
+// CFLUSH adds the four frames' Σ_r t_r·P_r/Σ t_r to the sums at acc
+// (frame 0 at tmp), three columns i of [B][D+2] at a time with their P_ri
+// in registers, then one at a time; it loads E, D into R9, R10 and uses
+// BX, CX, DX, SI, DI, R8, R11, R12, R14, Z0–Z18.
+#define CFLUSH(e, d, b, acc, tmp, l3, lj3, l1, lj1, ld) \
+	MOVQ  e, R9; \
+	MOVQ  d, R10; \
+	LEAQ  2(R9)(R10*1), R12; \
+	ADDQ  b, R12; \
+	SHLQ  $6, R12; \
+	LEAQ  (R12)(R12*2), R14; \
+	MOVQ  R9, R8; \
+	SHLQ  $6, R8; \
+	ADDQ  tmp, R8; \
+	LEAQ  2(R10), CX; \
+	MOVQ  CX, SI; \
+	SHLQ  $6, SI; \
+	MOVQ  acc, DI; \
+l3: \
+	CMPQ  CX, $3; \
+	JLT   l1; \
+	CLOADP(Z0, Z1, Z2, Z3, 0); \
+	CLOADP(Z4, Z5, Z6, Z7, 64); \
+	CLOADP(Z8, Z9, Z10, Z11, 128); \
+	CTBASE(b, tmp); \
+lj3: \
+	CLOADT; \
+	CACC(Z16, 0, Z0, Z1, Z2, Z3); \
+	CACC(Z17, 64, Z4, Z5, Z6, Z7); \
+	CACC(Z18, 128, Z8, Z9, Z10, Z11); \
+	ADDQ  SI, DX; \
+	ADDQ  $64, R11; \
+	DECQ  BX; \
+	JNZ   lj3; \
+	ADDQ  $192, R8; \
+	ADDQ  $192, DI; \
+	SUBQ  $3, CX; \
+	JMP   l3; \
+l1: \
+	TESTQ CX, CX; \
+	JZ    ld; \
+	CLOADP(Z0, Z1, Z2, Z3, 0); \
+	CTBASE(b, tmp); \
+lj1: \
+	CLOADT; \
+	CACC(Z16, 0, Z0, Z1, Z2, Z3); \
+	ADDQ  SI, DX; \
+	ADDQ  $64, R11; \
+	DECQ  BX; \
+	JNZ   lj1; \
+	ADDQ  $64, R8; \
+	ADDQ  $64, DI; \
+	DECQ  CX; \
+	JMP   l1; \
+ld:
 
 // func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, trans *int32, acc, tmp, lat *float32, pw *int32) int
 //
@@ -737,7 +777,7 @@ cfscale:
 	INCQ    AX
 	TESTQ   $3, AX
 	JNZ     cfround
-	CFLUSH(e+24(FP), d+32(FP), b+56(FP), acc+80(FP), tmp+88(FP), cff1, cff2)
+	CFLUSH(e+24(FP), d+32(FP), b+56(FP), acc+80(FP), tmp+88(FP), cff1, cff2, cff5, cff6, cff7)
 	JMP     cfround
 
 cfend:
@@ -756,7 +796,7 @@ cfzero:
 	INCQ  BX
 	TESTQ $3, BX
 	JNZ   cfzero
-	CFLUSH(e+24(FP), d+32(FP), b+56(FP), acc+80(FP), tmp+88(FP), cff3, cff4)
+	CFLUSH(e+24(FP), d+32(FP), b+56(FP), acc+80(FP), tmp+88(FP), cff3, cff4, cff8, cff9, cff10)
 
 cfdone:
 	MOVQ AX, ret+112(FP)
