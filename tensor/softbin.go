@@ -768,6 +768,7 @@ func newSoftCanon[T Float](as *anchorSet[T], g, d int) *softCanon {
 		return nil
 	}
 	v := &softCanon{e: as.e, d: d, b: len(as.norm), c: softConstants(k), off: reinterpret[float32](as.off)}
+	v.cf, v.nz = make([]float32, 0, v.b+len(as.idx)), make([]int32, 0, v.b+len(as.idx))
 	for j := range v.b {
 		v.cf = append(v.cf, k*float32(as.norm[j]))
 		v.nz = append(v.nz, int32(as.start[j+1]-as.start[j]))
@@ -776,12 +777,7 @@ func newSoftCanon[T Float](as *anchorSet[T], g, d int) *softCanon {
 			v.nz = append(v.nz, int32(64*as.idx[t]))
 		}
 	}
-	for _, n := range []int{v.e, d} {
-		v.trans = append(v.trans, transTable(n, false)...)
-	}
-	for _, n := range []int{v.e, d} {
-		v.trans = append(v.trans, transTable(n, true)...)
-	}
+	v.trans = slices.Concat(transTable(v.e, false), transTable(d, false), transTable(v.e, true), transTable(d, true))
 	v.lattice(any(as).(*anchorSet[float32]))
 	return v
 }
@@ -802,8 +798,8 @@ func (v *softCanon) lattice(as *anchorSet[float32]) {
 		return
 	}
 	g := as.maxPow
-	v.lat = []float32{-2 * as.k * float32(as.unit), float32(bound)}
-	v.pw = []int32{int32(g)}
+	v.lat = append(make([]float32, 0, 2+len(as.lift)), -2*as.k*float32(as.unit), float32(bound))
+	v.pw = append(make([]int32, 0, 1+len(as.lift)+len(as.idx)), int32(g))
 	for j, l := range as.lift {
 		v.lat = append(v.lat, float32(l))
 		v.pw = append(v.pw, int32(as.start[j+1]-as.start[j]))
