@@ -15,10 +15,10 @@ func softBinBwd16(dx, dp, x, p *float32, rounds, ng int, a *float32, b int, c *[
 	return 0
 }
 
-func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, acc, tmp *float32) int {
+func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, trans *int32, acc, tmp, lat *float32, pw *int32) int {
 	return 0
 }
 
-func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, idx *int32, ds, off, tmp *float32) int {
+func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, trans *int32, tab, off, tmp, lat *float32, pw *int32) int {
 	return 0
 }
