@@ -638,7 +638,12 @@ func newSoftVec[T Float](as *anchorSet[T], g, d int) softVec {
 // vecRounds runs kernel (which takes rounds of 16 rows from row lo and
 // returns the rounds done) over the whole rounds of rows [lo, hi), at most
 // most rounds a call, and rows on each round it stops before; it returns
-// the first row left.
+// the first row left. An assembly call cannot be preempted, and the
+// collector's stop-the-world waits for it (while the other cores idle), so
+// callers keep most at soft1DRounds (about 0.1–1 ms of work): a backward
+// pass over 5·10⁶ canonical K = 10 rows in one call held a mark
+// termination for 191 ms (GODEBUG=gctrace=1), at most 1.5 ms in calls of
+// soft1DRounds.
 func vecRounds(lo, hi, most int, kernel func(lo, rounds int) int, rows func(lo, hi int)) int {
 	for hi-lo >= 16 {
 		rounds := min((hi-lo)/16, most)
@@ -698,7 +703,7 @@ func (v *soft1D) grad(ds []float32) func(dx, dp, xs, ps []float32, lo, hi int, r
 	}
 	tab := v.table(ds)
 	return func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
-		return vecRounds(lo, hi, (hi-lo)/16, func(lo, rounds int) int {
+		return vecRounds(lo, hi, soft1DRounds, func(lo, rounds int) int {
 			o := lo * v.g
 			return softBinBwd16(&dx[o], &dp[o], &xs[o], &ps[o], rounds, v.g, &v.a[0], v.b, &v.c, &tab[0])
 		}, rows)
@@ -862,7 +867,7 @@ func (v *softCanon) grad(ds []float32) func(dx, dp, xs, ps []float32, lo, hi int
 	return func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
 		tmp, release := scratch((2*v.e + v.d + 2 + 2*roundUp(v.b, 8) + roundUp(v.d+2, 8) + v.powers) * 16)
 		defer release()
-		return vecRounds(lo, hi, (hi-lo)/16, func(lo, rounds int) int {
+		return vecRounds(lo, hi, soft1DRounds, func(lo, rounds int) int {
 			e, d := lo*v.e, lo*v.d
 			return softCanonBwd16(&dx[e], &dp[d], &xs[e], &ps[d], rounds, v.e, v.d, &v.cf[0], &v.nz[0], v.b, &v.c, &v.trans[0], &tab[0], &v.off[0], &tmp[0], &v.lat[0], &v.pw[0])
 		}, rows)
