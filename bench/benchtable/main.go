@@ -18,6 +18,12 @@
 // fresh memory that Go collects (and, with a small live heap and an idle
 // core, returns to the kernel and faults in again).
 //
+// -live MB holds MB megabytes of live data (written once, then kept) while
+// the rows run, as a program holding its model and data does: Go's
+// collector paces itself on the live heap, so a loop allocating ~1 MB per
+// pass next to a heap of 1 MB collects every few passes and returns pages
+// to the kernel, next to 64 MB it does neither.
+//
 // -device cuda (a build with -tags cuda) runs the ECL loss rows and the
 // training steps on GPU 0, waiting for the device after each call; the
 // GEMM, convolution, sim-mlp and ece-kde rows are CPU workloads and are
@@ -40,6 +46,7 @@ import (
 func main() {
 	pattern := flag.String("run", ".", "regular expression selecting workloads by name")
 	arena := flag.Bool("arena", false, "run each ECL loss pass inside a tensor.Arena, as train runs a step (a loop's buffers reused instead of collected)")
+	live := flag.Int("live", 0, "megabytes of live data held while the rows run, as a program holding its model and data (0: none)")
 	device := flag.String("device", "cpu", "where the ECL and training-step rows run: cpu, or cuda (GPU 0; needs a build with -tags cuda)")
 	flag.Parse()
 	re, err := regexp.Compile(*pattern)
@@ -51,12 +58,21 @@ func main() {
 		fmt.Fprintf(os.Stderr, "benchtable: unexpected argument %q\n", flag.Arg(0))
 		os.Exit(2)
 	}
+	if *live < 0 {
+		fmt.Fprintf(os.Stderr, "benchtable: -live %d: want megabytes ≥ 0\n", *live)
+		os.Exit(2)
+	}
+	held := make([]byte, *live<<20)
+	for i := range held {
+		held[i] = 1
+	}
+	defer runtime.KeepAlive(held)
 	on, err := target(*device)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(2)
 	}
-	fmt.Printf("%s/%s, GOMAXPROCS=%d, device %s, ECL passes in an arena: %v\n", runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), *device, *arena)
+	fmt.Printf("%s/%s, GOMAXPROCS=%d, device %s, ECL passes in an arena: %v, live data %d MB\n", runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), *device, *arena, *live)
 	fmt.Printf("%-34s %10s %9s\n", "workload", "ms/op", "GFLOP/s")
 	cpuOnly := func(name string) bool {
 		if !re.MatchString(name) {

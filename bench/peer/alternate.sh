@@ -8,7 +8,8 @@
 #
 # Defaults: 3 rounds, the rows of N = 10² and 10⁴. Further arguments go to
 # benchtable (e.g. -arena: each Go pass inside a tensor.Arena, as train runs
-# the loss). From the repository root.
+# the loss; -live 64: 64 MB of live data held, as a program holding its
+# model and data). From the repository root.
 set -eu
 rounds=${1:-3}
 pattern=${2:-'^ecl/.*/n(100|10000)/'}
