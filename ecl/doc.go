@@ -28,9 +28,10 @@
 // step's buffers: outside one, Go collects them, and with a small live heap
 // and an idle core the runtime returns their pages to the kernel and the
 // next step faults them in again (top-label at N = 10⁴, K = 10 on two
-// cores: 0.33 ms per step in an arena, 1.13 ms outside, best of three
-// rounds; bench/peer/alternate.sh 3 '^ecl/.*/n10000/' with and without
-// -arena).
+// cores: 0.26 ms per step in an arena, 0.32 ms outside next to 64 MB of
+// live data, 1.07 ms outside with the benchmark's ~1 MB heap alone, best
+// of three rounds; bench/peer/alternate.sh 3 '^ecl/.*/n10000/' with -arena,
+// -live 64 and neither).
 //
 // # Errors
 //
