@@ -11,7 +11,11 @@ import (
 	"github.com/ecl-go/ecl/experiment"
 )
 
-func runDigits(args []string) error {
+func runDigits(args []string) error { return digitsStudy(args, false) }
+
+// digitsStudy is ecl digits; with check, it parses and validates args and
+// returns without running anything (ecl sweep's check of its jobs).
+func digitsStudy(args []string, check bool) error {
 	fs := flag.NewFlagSet("digits", flag.ContinueOnError)
 	var c experiment.DigitsConfig
 	parseStudy := studyFlags(fs, &c.Study, studyDefaults{paradigms: "toplabel,classwise,canonical", methods: "all", runs: 3, lambdaCE: "0: 1", jobs: 1})
@@ -38,11 +42,16 @@ func runDigits(args []string) error {
 	profiled := cpuProfile(fs)
 	quiet := fs.Bool("quiet", false, "no progress messages")
 	device := fs.String("device", "cpu", "where the base network trains: cpu, or cuda (GPU 0; needs a build with -tags cuda); the later stages train on its features on the CPU")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, check); err != nil {
 		return err
 	}
 	var err error
-	if c.Device, c.Dev, err = openDevice[float32](*device); err != nil {
+	if check {
+		err = checkDevice(*device)
+	} else {
+		c.Device, c.Dev, err = openDevice[float32](*device)
+	}
+	if err != nil {
 		return err
 	}
 	c.Dir = fetch.Dir(*dir)
@@ -53,7 +62,7 @@ func runDigits(args []string) error {
 	if err := parseStudy(*out, args); err != nil {
 		return err
 	}
-	if err := c.Validate(); err != nil {
+	if err := c.Validate(); err != nil || check {
 		return flagError(err)
 	}
 	start := time.Now()

@@ -23,7 +23,11 @@ import (
 	"github.com/ecl-go/ecl/internal/atomicfile"
 )
 
-func runSim(args []string) error {
+func runSim(args []string) error { return simStudy(args, false) }
+
+// simStudy is ecl sim; with check, it parses and validates args and
+// returns without running anything (ecl sweep's check of its jobs).
+func simStudy(args []string, check bool) error {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 	var c experiment.SimConfig
 	parseStudy := studyFlags(fs, &c.Study, studyDefaults{paradigms: "canonical,classwise,toplabel", methods: "", runs: 10, lambdaCE: "0: recipe default", jobs: runtime.GOMAXPROCS(0)})
@@ -44,11 +48,16 @@ func runSim(args []string) error {
 	profiled := cpuProfile(fs)
 	quiet := fs.Bool("quiet", false, "no progress display")
 	device := fs.String("device", "cpu", deviceFlag)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, check); err != nil {
 		return err
 	}
 	var err error
-	if c.Device, c.Dev, err = openDevice[float64](*device); err != nil {
+	if check {
+		err = checkDevice(*device)
+	} else {
+		c.Device, c.Dev, err = openDevice[float64](*device)
+	}
+	if err != nil {
 		return err
 	}
 	if c.Shifts, err = parseList("shifts", *shifts, sim.ParseKind); err != nil {
@@ -57,7 +66,7 @@ func runSim(args []string) error {
 	if err := parseStudy(*out, args); err != nil {
 		return err
 	}
-	if err := c.Validate(); err != nil {
+	if err := c.Validate(); err != nil || check {
 		return flagError(err)
 	}
 	if isWorker() {

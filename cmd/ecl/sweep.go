@@ -15,8 +15,9 @@ import (
 	"github.com/ecl-go/ecl/internal/atomicfile"
 )
 
-// studies are the commands a sweep runs.
-var studies = map[string]func(args []string) error{"sim": runSim, "digits": runDigits}
+// studies are the commands a sweep runs; with check, one parses and
+// validates its command line and returns without running anything.
+var studies = map[string]func(args []string, check bool) error{"sim": simStudy, "digits": digitsStudy}
 
 // grid is a sweep: a study command, its fixed flags, and the flags whose
 // values vary; the jobs are every combination (the last axis fastest).
@@ -40,6 +41,8 @@ type job struct {
 	Name  string   `json:"name"`
 	Dir   string   `json:"dir"`
 	Args  []string `json:"args"`
+	// Settings are the varied flags of Args, as -flag=value.
+	Settings []string `json:"settings,omitempty"`
 }
 
 // sweepFile is what -emit leaves in the output directory for ecl report:
@@ -128,9 +131,22 @@ func (g grid) jobs(out string) ([]job, error) {
 		}
 		j.Name = clean.Replace(j.Name)
 		j.Dir = filepath.Join(out, j.Name)
+		j.Settings = j.Args
 		j.Args = append(append(append([]string{g.Command}, g.Args...), j.Args...), "-out", j.Dir)
 	}
 	return jobs, nil
+}
+
+// checkJobs parses and validates each job's command line with its study's
+// own flag set and settings checks, and names the first job that would
+// fail and why.
+func checkJobs(command string, jobs []job) error {
+	for _, j := range jobs {
+		if err := studies[command](j.Args[1:], true); err != nil {
+			return fmt.Errorf("sweep: job %d (%s) would fail: %w (its command line: ecl %s)", j.Index, j.Name, err, strings.Join(j.Args, " "))
+		}
+	}
+	return nil
 }
 
 // resources are what each job of a cluster script asks for.
@@ -196,6 +212,13 @@ func runSweep(args []string) error {
 	if err != nil {
 		return err
 	}
+	// Every job's command line is checked before anything is written or
+	// run: a flag the study lacks or a setting it refuses would otherwise
+	// stop each job of a submitted array. The job of -run (a script's
+	// task) checks the grid again as it starts.
+	if err := checkJobs(g.Command, jobs); err != nil {
+		return err
+	}
 	switch {
 	case *run >= 0:
 		if *run >= len(jobs) {
@@ -203,7 +226,7 @@ func runSweep(args []string) error {
 		}
 		j := jobs[*run]
 		fmt.Fprintf(os.Stderr, "ecl sweep: job %d/%d %s: ecl %s\n", j.Index, len(jobs), j.Name, strings.Join(j.Args, " "))
-		return studies[g.Command](j.Args[1:])
+		return studies[g.Command](j.Args[1:], false)
 	case *emit == "":
 		for _, j := range jobs {
 			fmt.Printf("%d\t%s\tecl %s\n", j.Index, j.Name, strings.Join(j.Args, " "))
@@ -227,7 +250,7 @@ func runSweep(args []string) error {
 	}); err != nil {
 		return err
 	}
-	write := func(w io.Writer) error { return emitScript(w, *emit, self, *out, len(jobs), r) }
+	write := func(w io.Writer) error { return emitScript(w, *emit, self, *out, jobs, r) }
 	if *script == "" {
 		return write(os.Stdout)
 	}
@@ -291,14 +314,16 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-// emitScript writes the script of the given kind that runs n jobs, job I
-// with command(I).
-func emitScript(w io.Writer, kind string, command func(i string) string, out string, n int, r resources) error {
+// emitScript writes the script of the given kind that runs the jobs, job
+// I with command(I); a list's lines end with a comment naming each job's
+// settings.
+func emitScript(w io.Writer, kind string, command func(i string) string, out string, jobs []job, r resources) error {
 	var b strings.Builder
+	n := len(jobs)
 	switch kind {
 	case "list":
-		for i := range n {
-			fmt.Fprintln(&b, command(strconv.Itoa(i)))
+		for i, j := range jobs {
+			fmt.Fprintf(&b, "%s  # job %d: %s\n", command(strconv.Itoa(i)), i, strings.Join(append(j.Settings[:len(j.Settings):len(j.Settings)], "-out", j.Dir), " "))
 		}
 	case "slurm":
 		array := fmt.Sprintf("0-%d", n-1)
@@ -306,7 +331,7 @@ func emitScript(w io.Writer, kind string, command func(i string) string, out str
 			array += fmt.Sprintf("%%%d", r.parallel)
 		}
 		logs, _ := filepath.Abs(filepath.Join(out, "logs"))
-		fmt.Fprintf(&b, "#!/bin/bash\n# ecl sweep: %d jobs, one per array task (submit with sbatch; resubmitting\n# skips the runs whose result files are there).\n", n)
+		fmt.Fprintf(&b, "#!/bin/bash\n# ecl sweep: %d jobs, one per array task (submit with sbatch; resubmitting\n# skips the runs whose result files are there). Each task checks every job's\n# flags and settings before it runs its own.\n", n)
 		fmt.Fprintf(&b, "#SBATCH --job-name=%s\n#SBATCH --array=%s\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=%d\n#SBATCH --mem=%dM\n#SBATCH --time=%s\n", r.name, array, r.cpus, r.memMiB, r.time)
 		if r.gpus > 0 {
 			fmt.Fprintf(&b, "#SBATCH --gres=gpu:%d\n", r.gpus)

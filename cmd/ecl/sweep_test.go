@@ -35,8 +35,12 @@ func TestGridJobs(t *testing.T) {
 func TestEmitScripts(t *testing.T) {
 	cmd := func(i string) string { return "/bin/ecl sweep -out /o -run " + i + " sim -runs 1" }
 	r := resources{cpus: 3, memMiB: 2048, gpus: 1, parallel: 2, time: "1:00:00", name: "n", image: "img", pvc: "claim"}
+	jobs, err := grid{Command: "sim", Vary: []axis{{"seed", []string{"1:6"}}}}.jobs("/o")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
-	if err := emitScript(&b, "slurm", cmd, "/o", 6, r); err != nil {
+	if err := emitScript(&b, "slurm", cmd, "/o", jobs, r); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []string{"#SBATCH --array=0-5%2", "#SBATCH --cpus-per-task=3", "#SBATCH --mem=2048M", "#SBATCH --gres=gpu:1", `exec /bin/ecl sweep -out /o -run "$SLURM_ARRAY_TASK_ID" sim -runs 1`} {
@@ -45,7 +49,7 @@ func TestEmitScripts(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := emitScript(&b, "k8s", cmd, "/o", 6, r); err != nil {
+	if err := emitScript(&b, "k8s", cmd, "/o", jobs, r); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []string{"completionMode: Indexed", "completions: 6", "parallelism: 2", `\"$JOB_COMPLETION_INDEX\" sim -runs 1"]`, "nvidia.com/gpu: 1", `claimName: "claim"`} {
@@ -54,10 +58,12 @@ func TestEmitScripts(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := emitScript(&b, "list", cmd, "/o", 2, r); err != nil || b.String() != cmd("0")+"\n"+cmd("1")+"\n" {
-		t.Errorf("list: %q, %v", b.String(), err)
+	// Each line of a list says which settings its job has.
+	want := cmd("0") + "  # job 0: -seed=1 -out /o/seed=1\n" + cmd("1") + "  # job 1: -seed=2 -out /o/seed=2\n"
+	if err := emitScript(&b, "list", cmd, "/o", jobs[:2], r); err != nil || b.String() != want {
+		t.Errorf("list: %q, %v; want %q", b.String(), err, want)
 	}
-	if err := emitScript(&b, "pbs", cmd, "/o", 2, r); err == nil {
+	if err := emitScript(&b, "pbs", cmd, "/o", jobs, r); err == nil {
 		t.Error("unknown kind accepted")
 	}
 	if got := shellQuote("it's a b"); got != `'it'\''s a b'` {
@@ -100,5 +106,37 @@ func TestSweepGridFile(t *testing.T) {
 	os.WriteFile(path, []byte(`{"command": "digits", "seeds": [1]}`), 0o644)
 	if err := runSweep([]string{"-grid", path}); err == nil || !strings.Contains(err.Error(), "seeds") {
 		t.Errorf("unknown grid field: %v", err)
+	}
+}
+
+// ecl sweep parses every job's command line with the study's flag set and
+// settings checks before it writes anything, and names the job and the
+// flag of the first that would fail.
+func TestSweepRefusesJobsThatWouldFail(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-vary", "sed=1:2", "-emit", "slurm", "sim"}, []string{"job 0 (sed=1) would fail: -sed: not a flag of ecl sim (did you mean -seed?)", "(its command line: ecl sim -sed=1 -out "}},
+		{[]string{"-vary", "seed=1:2", "-emit", "list", "sim", "-runs", "1", "-epochs", "5"},
+			[]string{"job 0 (seed=1) would fail: -epochs: not a flag of ecl sim (did you mean -aux-epochs, -base-epochs, -ecl-epochs?)"}},
+		{[]string{"-vary", "bins=15,0", "-emit", "k8s", "sim"}, []string{"job 1 (bins=0) would fail: -bins 0: want a positive value"}},
+		{[]string{"-vary", "lr=0.001,-1", "-emit", "list", "digits"}, []string{"job 1 (lr=-1) would fail: -lr -1: want a number in (0, 1]"}},
+		{[]string{"-vary", "target=usps,svhm", "-emit", "slurm", "digits"}, []string{"job 1 (target=svhm) would fail: -target svhm: want one of mnist, usps, svhn, synth"}},
+		{[]string{"-vary", "runs=2,x", "-run", "0", "sim"}, []string{`job 1 (runs=x) would fail: invalid value "x" for flag -runs`}},
+		{[]string{"-vary", "seed=1:2", "sim", "-device", "tpu"}, []string{`job 0 (seed=1) would fail: -device "tpu": want cpu or cuda`}},
+	} {
+		dir := t.TempDir()
+		out, script := filepath.Join(dir, "out"), filepath.Join(dir, "x.sbatch")
+		args := append([]string{"-out", out, "-o", script, "-bin", "/bin/ecl"}, c.args...)
+		_, err := captureStdout(t, func() error { return runSweep(args) })
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: error %v, want it to say %q", c.args, err, w)
+			}
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("%v: the refused sweep left %v", c.args, left)
+		}
 	}
 }
