@@ -41,6 +41,14 @@ type arm[T tensor.Float] struct {
 	// domain is the unbalanced domain classifier, fitted once for CPCS and
 	// DRL (fitDomainModel).
 	domain *domainModel[T]
+	// postHoc is the random stream the post-hoc steps share (made by
+	// steps).
+	postHoc *rand.PCG
+	// done are the rows of the first steps, from a checkpoint: results
+	// does not run those steps again. afterStep, when set, is called with
+	// the rows made so far after each step that results runs.
+	done      []Result
+	afterStep func(done []Result) error
 }
 
 // modelFactory makes copies of a trained base model: a network built by
@@ -103,7 +111,8 @@ func (a *arm[T]) steps(methods []string, control bool, paradigms []ecl.Paradigm)
 		}
 		ms = append(ms, m)
 	}
-	postHoc := rand.New(rand.NewPCG(a.seed, 5))
+	a.postHoc = rand.NewPCG(a.seed, 5)
+	postHoc := rand.New(a.postHoc)
 	for _, pass := range []bool{true, false} {
 		for _, m := range ms {
 			if m.PostHoc != pass {
@@ -156,7 +165,14 @@ func (a *arm[T]) control() (row, error) {
 // as it is made.
 func (a *arm[T]) results(steps []step, o metrics.Options, log func(Result)) ([]Result, error) {
 	var out []Result
-	for _, s := range steps {
+	for i, s := range steps {
+		if i < len(a.done) {
+			if log != nil {
+				log(a.done[i])
+			}
+			out = append(out, a.done[i])
+			continue
+		}
 		r, err := s()
 		if err != nil {
 			return nil, err
@@ -170,6 +186,11 @@ func (a *arm[T]) results(steps []step, o metrics.Options, log func(Result)) ([]R
 			log(res)
 		}
 		out = append(out, res)
+		if a.afterStep != nil {
+			if err := a.afterStep(out); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return out, nil
 }

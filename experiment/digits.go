@@ -77,6 +77,10 @@ type DigitsConfig struct {
 	BaseCache string `json:"-"`
 	// Log, when set, receives progress messages.
 	Log func(format string, args ...any) `json:"-"`
+	// CheckpointEvery is the base stage's checkpoint interval in epochs
+	// (with Store.Dir; 0 for 1): a killed run resumes from its last
+	// checkpoint.
+	CheckpointEvery int `json:"-"`
 }
 
 // recipe is the paper's: Adam at LR in every stage, with the
@@ -126,6 +130,7 @@ func (c DigitsConfig) Validate() error {
 		atLeast("AuxEpochs", c.AuxEpochs, 1, true),
 		atLeast("ECLEpochs", c.ECLEpochs, 1, true),
 		atLeast("Batch", c.Batch, 1, false),
+		atLeast("CheckpointEvery", c.CheckpointEvery, 1, true),
 		atLeast("Split.MaxSource", c.Split.MaxSource, 0, false),
 		atLeast("Split.MaxTarget", c.Split.MaxTarget, 0, false),
 		atLeast("Split.MaxTest", c.Split.MaxTest, 0, false),
@@ -192,15 +197,9 @@ func RunDigits(c DigitsConfig) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A run's results depend on the configuration without the study's
-	// seeds and on the data files (its record's Config and key).
-	rc := c
-	rc.Runs, rc.Seed, rc.Log, rc.Split.Seed = 0, 0, nil, 0
 	var specs []runSpec
 	for run := range c.Runs {
-		seed := c.Seed + uint64(run)
-		specs = append(specs, runSpec{study: "digits", label: fmt.Sprintf("%s %s seed %d", c.Split.Target, c.Arch, seed), seed: seed,
-			config: rc, data: sums, dataDir: c.Dir})
+		specs = append(specs, c.spec(c.Seed+uint64(run), sums))
 	}
 	if err := c.Store.writePlan("digits", c.Args, specs); err != nil {
 		return nil, err
@@ -209,7 +208,21 @@ func RunDigits(c DigitsConfig) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every record is written: the runs' checkpoints are not needed.
+	if err := c.Store.removeCheckpoints(specs); err != nil {
+		return nil, err
+	}
 	return slices.Concat(rows...), nil
+}
+
+// spec is the run of the given seed; sums are the data files' checksums.
+func (c DigitsConfig) spec(seed uint64, sums map[string]string) runSpec {
+	// A run's results depend on the configuration without the study's
+	// seeds and on the data files (its record's Config and key).
+	rc := c
+	rc.Runs, rc.Seed, rc.Log, rc.Split.Seed = 0, 0, nil, 0
+	return runSpec{study: "digits", label: fmt.Sprintf("%s %s seed %d", c.Split.Target, c.Arch, seed), seed: seed,
+		config: rc, data: sums, dataDir: c.Dir}
 }
 
 // RunOne computes run i (seed Seed+i) in this process, without the Store:
@@ -244,7 +257,11 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 	}
 	setup := fmt.Sprintf("%s %s→%s n=%d/%d/%d", c.Arch, strings.Join(sp.Sources, "+"), sp.Target, sp.Source.Len(), sp.Unlabelled.Len(), sp.Test.Len())
 	logf("seed %d: %s (source %d train + %d validation, target %d unlabelled + %d test)", seed, setup, sp.Source.Len(), sp.Val.Len(), sp.Unlabelled.Len(), sp.Test.Len())
-	model, err := NewDigitNet(c.Arch, rand.New(rand.NewPCG(seed, 1)), DigitClasses)
+	ck, err := c.checkpoint(seed, sums)
+	if err != nil {
+		return nil, err
+	}
+	model, err := NewDigitNet(c.Arch, rand.New(ck.init), DigitClasses)
 	if err != nil {
 		return nil, err
 	}
@@ -252,19 +269,31 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 	if err != nil {
 		return nil, err
 	}
-	if _, statErr := os.Stat(cached); cached != "" && statErr == nil {
+	resume, baseDone, err := ck.loadBase(model)
+	if err != nil {
+		return nil, err
+	}
+	switch _, statErr := os.Stat(cached); {
+	case cached != "" && statErr == nil:
 		if err := nn.Load(cached, nn.Module[float32](model)); err != nil {
 			return nil, err
 		}
 		logf("seed %d: base network from %s", seed, cached)
-	} else {
+	case baseDone:
+		logf("seed %d: base network from the checkpoint in %s", seed, ck.dir)
+	default:
 		base := r
 		base.Base.OnEpoch = func(epoch int, loss float64) {
 			logf("seed %d: base epoch %d/%d, loss %.4f", seed, epoch, r.Base.Epochs, loss)
 		}
+		if resume != nil {
+			logf("seed %d: base stage resumed after epoch %d/%d from the checkpoint in %s", seed, resume.Epoch, r.Base.Epochs, ck.dir)
+			base.Base.Resume = resume
+		}
+		base.Base.Checkpoint = func(s train.StageState) error { return ck.saveBase(model, s, r.Base.Epochs) }
 		if err := c.onDevice(func(dev tensor.Device[float32]) error {
 			nn.ToDevice[float32](model, dev)
-			return train.Base(rand.New(rand.NewPCG(seed, 2)), base, model, sp.Source.To(dev))
+			return train.Base(rand.New(ck.train), base, model, sp.Source.To(dev))
 		}); err != nil {
 			return nil, err
 		}
@@ -322,6 +351,13 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 	if err != nil {
 		return nil, err
 	}
+	if a.done, err = ck.loadSteps(a.postHoc, len(steps)); err != nil {
+		return nil, err
+	}
+	if len(a.done) > 0 {
+		logf("seed %d: %d of %d rows from the checkpoint in %s", seed, len(a.done), len(steps), ck.dir)
+	}
+	a.afterStep = func(done []Result) error { return ck.saveSteps(a.postHoc, done) }
 	out, err := a.results(steps, c.Metrics, func(res Result) {
 		logf("seed %d: %-14s target ACC %.2f ECE %.2f CwECE %.2f%s", seed, res.Method, 100*res.Target.ACC, 100*res.Target.ECE, 100*res.Target.CwECE, res.Diag.summary())
 	})
@@ -329,6 +365,25 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 		out[i].Shift, out[i].Setup, out[i].Seed = DigitsShift(sp.Target), setup, seed
 	}
 	return out, err
+}
+
+// checkpoint is the run of seed's checkpoint directory (none without
+// Store.Dir; emptied first with Store.Resume off), with the random
+// streams of its network's initialisation and base stage.
+func (c DigitsConfig) checkpoint(seed uint64, sums map[string]string) (*runCheckpoint, error) {
+	ck := &runCheckpoint{every: max(c.CheckpointEvery, 1), init: rand.NewPCG(seed, 1), train: rand.NewPCG(seed, 2)}
+	dir, err := c.Store.checkpointDir(c.spec(seed, sums))
+	if err != nil || dir == "" {
+		return ck, err
+	}
+	ck.dir = dir
+	if !c.Store.Resume {
+		// Start afresh, and checkpoint this run.
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, err
+		}
+	}
+	return ck, nil
 }
 
 // onDevice runs f with the configuration's device, turning the device's

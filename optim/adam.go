@@ -1,6 +1,7 @@
 package optim
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/ecl-go/ecl/autograd"
@@ -94,4 +95,67 @@ func adamComposed[T tensor.Float](p, g, m, v *tensor.Tensor[T], h AdamUpdate) (m
 	den := tensor.AddScalar(tensor.Scale(tensor.Sqrt(v2), c.VScale), c.Eps)
 	tensor.CopyInto(p, tensor.Sub(p, tensor.Scale(tensor.Div(m2, den), c.Rate)))
 	return m2, v2
+}
+
+// AdamState is Adam's state between steps, what a checkpoint keeps: each
+// parameter's first and second moments (nil before its first step) as
+// float64 (exact for float32) and its step count.
+type AdamState struct {
+	M, V [][]float64
+	T    []int
+}
+
+// State returns a copy of o's state.
+func (o *Adam[T]) State() AdamState {
+	s := AdamState{M: make([][]float64, len(o.Params)), V: make([][]float64, len(o.Params)), T: append([]int(nil), o.t...)}
+	for i := range o.Params {
+		if o.m[i] == nil {
+			continue
+		}
+		s.M[i], s.V[i] = float64s(o.m[i]), float64s(o.v[i])
+	}
+	return s
+}
+
+// SetState restores a state State returned for the same parameters, the
+// moments on each parameter's device; the next Step continues bit for bit
+// as the optimiser that State was taken from.
+func (o *Adam[T]) SetState(s AdamState) error {
+	n := len(o.Params)
+	if len(s.M) != n || len(s.V) != n || len(s.T) != n {
+		return fmt.Errorf("optim.Adam.SetState: a state of %d/%d/%d parameters for %d", len(s.M), len(s.V), len(s.T), n)
+	}
+	m, v := make([]*tensor.Tensor[T], n), make([]*tensor.Tensor[T], n)
+	for i, p := range o.Params {
+		if s.M[i] == nil && s.V[i] == nil {
+			continue
+		}
+		size := p.Value.Len()
+		if len(s.M[i]) != size || len(s.V[i]) != size {
+			return fmt.Errorf("optim.Adam.SetState: parameter %d has %d values, the state's moments %d and %d", i, size, len(s.M[i]), len(s.V[i]))
+		}
+		m[i] = tensor.FromSliceOn(p.Value.Device(), convert[T](s.M[i]), p.Value.Shape()...)
+		v[i] = tensor.FromSliceOn(p.Value.Device(), convert[T](s.V[i]), p.Value.Shape()...)
+	}
+	o.m, o.v, o.t = m, v, append([]int(nil), s.T...)
+	return nil
+}
+
+// float64s is t's values (copied to the host) as float64.
+func float64s[T tensor.Float](t *tensor.Tensor[T]) []float64 {
+	d := tensor.To(t, tensor.CPU[T]{}).Data()
+	out := make([]float64, len(d))
+	for i, x := range d {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+// convert is xs as T (exact for values State made from T).
+func convert[T tensor.Float](xs []float64) []T {
+	out := make([]T, len(xs))
+	for i, x := range xs {
+		out[i] = T(x)
+	}
+	return out
 }

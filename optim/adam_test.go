@@ -4,9 +4,11 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -68,4 +70,47 @@ func TestAdamShapesPanic(t *testing.T) {
 	}()
 	p := tensor.Zeros[float32](2, 3)
 	AdamHost(p, tensor.Zeros[float32](6), tensor.Zeros[float32](2, 3), tensor.Zeros[float32](2, 3), AdamUpdate{Step: 1})
+}
+
+// An Adam whose state is restored into a new optimiser over a copy of the
+// parameters continues bit for bit as the one that went on stepping.
+func TestAdamStateRestoresBitForBit(t *testing.T) {
+	grads := func(step int) []float32 { return []float32{float32(step) - 1.5, 0.25 * float32(step), -1} }
+	newParams := func(vals []float32) []*autograd.Var[float32] {
+		return []*autograd.Var[float32]{autograd.Param(tensor.FromSlice(vals)), autograd.Param(tensor.FromSlice([]float32{3}))}
+	}
+	stepN := func(o *Adam[float32], from, to int) {
+		for s := from; s < to; s++ {
+			o.Params[0].Grad = tensor.FromSlice(grads(s))
+			if s%2 == 0 { // the second parameter gets a gradient every other step
+				o.Params[1].Grad = tensor.FromSlice([]float32{float32(s)})
+			} else {
+				o.Params[1].Grad = nil
+			}
+			o.Step()
+		}
+	}
+	a := NewAdam(newParams([]float32{1, 2, 3}), 0.01, 0.1)
+	stepN(a, 0, 3)
+	st := a.State()
+	b := NewAdam(newParams(append([]float32(nil), a.Params[0].Value.Data()...)), 0.01, 0.1)
+	tensor.CopyInto(b.Params[1].Value, a.Params[1].Value)
+	fresh := NewAdam(newParams(append([]float32(nil), a.Params[0].Value.Data()...)), 0.01, 0.1)
+	if err := b.SetState(st); err != nil {
+		t.Fatal(err)
+	}
+	stepN(a, 3, 7)
+	stepN(b, 3, 7)
+	stepN(fresh, 3, 7)
+	if slices.Equal(a.Params[0].Value.Data(), fresh.Params[0].Value.Data()) {
+		t.Fatal("the state made no difference: the test cannot tell a restored optimiser from a fresh one")
+	}
+	for i := range a.Params {
+		if !slices.Equal(a.Params[i].Value.Data(), b.Params[i].Value.Data()) {
+			t.Errorf("parameter %d: %v after restoring, want %v", i, b.Params[i].Value.Data(), a.Params[i].Value.Data())
+		}
+	}
+	if err := b.SetState(AdamState{M: st.M[:1], V: st.V, T: st.T}); err == nil {
+		t.Error("a state of another parameter list accepted")
+	}
 }

@@ -34,6 +34,23 @@ type Stage struct {
 	// OnEpoch, when set, is called after each epoch with its number
 	// (from 1) and the mean loss of its batches.
 	OnEpoch func(epoch int, loss float64)
+	// Checkpoint, when set, is called after each epoch (after OnEpoch)
+	// with the stage's state; an error stops the stage. Resume, when set,
+	// is such a state to continue from: the stage runs the epochs after
+	// Resume.Epoch and ends as if it had not stopped, bit for bit, when
+	// the caller has restored the trained parameters (and buffers) and
+	// the random stream to what they were at that checkpoint.
+	Checkpoint func(StageState) error `json:"-"`
+	Resume     *StageState            `json:"-"`
+}
+
+// StageState is a training stage's state between epochs that is not in
+// the model or the random stream: the epochs done, the optimiser's state
+// and the first batch's loss (for DivergedError).
+type StageState struct {
+	Epoch int
+	First float64
+	Adam  optim.AdamState
 }
 
 // Recipe is the whole training procedure.
@@ -103,7 +120,17 @@ func fit[T tensor.Float](rng *rand.Rand, stage string, st Stage, batch int, para
 	sched := optim.MultiStep{Base: st.LR, Milestones: st.Milestones, Gamma: 0.1}
 	var arena tensor.Arena[T]
 	first := -1.0 // the first batch's loss, once known
-	for epoch := range st.Epochs {
+	from := 0
+	if r := st.Resume; r != nil {
+		if r.Epoch < 0 || r.Epoch > st.Epochs {
+			return fmt.Errorf("train: the %s stage resumed after epoch %d of %d", stage, r.Epoch, st.Epochs)
+		}
+		if err := opt.SetState(r.Adam); err != nil {
+			return fmt.Errorf("train: resuming the %s stage: %w", stage, err)
+		}
+		from, first = r.Epoch, r.First
+	}
+	for epoch := from; epoch < st.Epochs; epoch++ {
 		sched.Apply(opt, epoch)
 		sb := batches(rng, nsrc, batch)
 		var tb [][]int
@@ -135,6 +162,11 @@ func fit[T tensor.Float](rng *rand.Rand, stage string, st Stage, batch int, para
 		}
 		if st.OnEpoch != nil {
 			st.OnEpoch(epoch+1, mean)
+		}
+		if st.Checkpoint != nil {
+			if err := st.Checkpoint(StageState{Epoch: epoch + 1, First: first, Adam: opt.State()}); err != nil {
+				return fmt.Errorf("train: checkpoint of the %s stage after epoch %d: %w", stage, epoch+1, err)
+			}
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -425,5 +426,65 @@ func TestStagesCheckTheirData(t *testing.T) {
 	}
 	if err := DRL(r, rec, m, good, make([]float64, 3)); err == nil || !strings.Contains(err.Error(), "3 density ratios for the 20 samples") {
 		t.Errorf("DRL with 3 ratios for 20 samples: error %v", err)
+	}
+}
+
+// A base stage stopped after a checkpoint and resumed from it, in a new
+// model with the checkpoint's parameters and random stream, ends with the
+// weights of the uninterrupted stage, bit for bit.
+func TestBaseStageResumesBitForBit(t *testing.T) {
+	setup := func() (*rand.PCG, *ecl.Classifier[float64], datasets.Split[float64]) {
+		r := rand.New(rand.NewPCG(4, 4))
+		m := ecl.NewMLPClassifier[float64](r, 2, 6, 3, 3)
+		src, _ := shiftedPair(r)
+		return rand.NewPCG(5, 5), m, src
+	}
+	weights := func(m *ecl.Classifier[float64]) []float64 {
+		var w []float64
+		for _, p := range m.Params() {
+			w = append(w, p.Value.Data()...)
+		}
+		return w
+	}
+	rec := Recipe{Base: Stage{Epochs: 5, LR: 0.05, Milestones: []int{3}}, Batch: 6}
+	pcg, m, src := setup()
+	var saved *StageState
+	var savedW []float64
+	var savedRNG []byte
+	rec.Base.Checkpoint = func(s StageState) error {
+		if s.Epoch == 2 {
+			saved, savedW = &s, weights(m)
+			savedRNG, _ = pcg.MarshalBinary()
+		}
+		return nil
+	}
+	if err := Base(rand.New(pcg), rec, m, src); err != nil {
+		t.Fatal(err)
+	}
+	want := weights(m)
+	if saved == nil || saved.Epoch != 2 || len(saved.Adam.T) != len(m.Params()) || saved.Adam.T[0] != 2*4 {
+		t.Fatalf("checkpoint after epoch 2: %+v", saved)
+	}
+	pcg2, m2, _ := setup()
+	for _, p := range m2.Params() {
+		n := p.Value.Len()
+		tensor.CopyInto(p.Value, tensor.FromSlice(savedW[:n], p.Value.Shape()...))
+		savedW = savedW[n:]
+	}
+	if err := pcg2.UnmarshalBinary(savedRNG); err != nil {
+		t.Fatal(err)
+	}
+	rec.Base.Checkpoint, rec.Base.Resume = nil, saved
+	epochs := 0
+	rec.Base.OnEpoch = func(int, float64) { epochs++ }
+	if err := Base(rand.New(pcg2), rec, m2, src); err != nil {
+		t.Fatal(err)
+	}
+	if got := weights(m2); !slices.Equal(got, want) || epochs != 3 {
+		t.Errorf("resumed stage ran %d epochs to weights %v, want 3 epochs to %v", epochs, got, want)
+	}
+	rec.Base.Resume = &StageState{Epoch: 6}
+	if err := Base(rand.New(pcg2), rec, m2, src); err == nil {
+		t.Error("a checkpoint past the stage's end accepted")
 	}
 }

@@ -197,7 +197,7 @@ var settingFlags = map[string]string{
 	"BaseLR": "base-lr", "AuxLR": "aux-lr", "ECLLR": "ecl-lr",
 	"Lambda": "lambda", "Recipe": "recipe",
 	// ecl digits
-	"Epochs": "epochs", "LR": "lr", "Arch": "arch", "AuxData": "aux-data",
+	"Epochs": "epochs", "LR": "lr", "CheckpointEvery": "checkpoint-every", "Arch": "arch", "AuxData": "aux-data",
 	"Split.Target": "target", "Split.Sources": "sources", "Split.ValFraction": "val",
 	"Split.MaxSource": "max-source", "Split.MaxTarget": "max-target", "Split.MaxTest": "max-test",
 }

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ecl-go/ecl/datasets/digits/digitstest"
+)
+
+// digitsTable is ecl digits's printed tables without the wall time.
+func digitsTable(stdout []byte) string {
+	return regexp.MustCompile(`(?m)^(digits .*), [0-9.hms]+$`).ReplaceAllString(string(stdout), "$1")
+}
+
+// ecl digits killed with SIGKILL inside a run (in the base stage, between
+// the later models, and at random moments) and run again continues from
+// the run's checkpoint and finishes with the tables, results files and
+// diagrams of an uninterrupted run, bit for bit, and no checkpoint left.
+func TestDigitsKilledInsideARunResumesBitForBit(t *testing.T) {
+	bin := buildECL(t)
+	data := t.TempDir()
+	digitstest.Domains(t, data, 60)
+	args := []string{"digits", "-data", data, "-target", "mnist", "-sources", "usps", "-epochs", "8", "-aux-epochs", "2", "-ecl-epochs", "2",
+		"-batch", "10", "-lr", "0.01", "-max-test", "30", "-methods", "ts,pseudocal", "-paradigms", "toplabel,classwise", "-runs", "1",
+		"-diagram-dpi", "40", "-out", "out"}
+	ref := t.TempDir()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = ref
+	start := time.Now()
+	want, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("uninterrupted run: %v", err)
+	}
+	took := time.Since(start)
+	wantFiles := studyFiles(t, filepath.Join(ref, "out"))
+	// resume runs the study to its end in dir and returns its stderr.
+	resume := func(trial string, dir string) string {
+		c := exec.Command(bin, args...)
+		c.Dir = dir
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		got, err := c.Output()
+		if err != nil {
+			t.Fatalf("%s: resumed run: %v\n%s", trial, err, stderr.String())
+		}
+		if digitsTable(got) != digitsTable(want) {
+			t.Errorf("%s: tables differ:\n%s\nwant\n%s", trial, got, want)
+		}
+		gotFiles := studyFiles(t, filepath.Join(dir, "out"))
+		for name, b := range wantFiles {
+			if gotFiles[name] != b {
+				t.Errorf("%s: %s differs from the uninterrupted run's", trial, name)
+			}
+		}
+		for name := range gotFiles {
+			if _, ok := wantFiles[name]; !ok {
+				t.Errorf("%s: %s left over (not in the uninterrupted run)", trial, name)
+			}
+		}
+		return stderr.String()
+	}
+	// killAfter starts the study in dir and kills it once a line of its
+	// log contains mark.
+	killAfter := func(dir, mark string) {
+		c := exec.Command(bin, args...)
+		c.Dir = dir
+		pipe, err := c.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), mark) {
+				c.Process.Kill()
+				break
+			}
+		}
+		if c.Wait() == nil {
+			t.Fatalf("the study ended before %q", mark)
+		}
+	}
+	for _, c := range []struct{ mark, resumed string }{
+		{"base epoch 4/8", "base stage resumed after epoch"},
+		{"seed 1: CE-finetune", "rows from the checkpoint"},
+	} {
+		dir := t.TempDir()
+		killAfter(dir, c.mark)
+		if log := resume("killed after "+c.mark, dir); !strings.Contains(log, c.resumed) {
+			t.Errorf("killed after %q, the run did not resume (no %q):\n%s", c.mark, c.resumed, log)
+		}
+	}
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 0))
+	t.Logf("uninterrupted run %v; kill moments from seed %d", took, seed)
+	for trial := range 1 {
+		dir := t.TempDir()
+		for range 2 {
+			c := exec.Command(bin, args...)
+			c.Dir = dir
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			at := time.Duration(rng.Int64N(int64(took)))
+			time.Sleep(at)
+			if c.Process.Kill() == nil && c.Wait() != nil {
+				t.Logf("trial %d: killed after %v", trial, at)
+			}
+		}
+		resume("trial "+string(rune('0'+trial)), dir)
+	}
+}
