@@ -53,17 +53,7 @@ func TestDigitsKilledInsideARunResumesBitForBit(t *testing.T) {
 		if digitsTable(got) != digitsTable(want) {
 			t.Errorf("%s: tables differ:\n%s\nwant\n%s", trial, got, want)
 		}
-		gotFiles := studyFiles(t, filepath.Join(dir, "out"))
-		for name, b := range wantFiles {
-			if gotFiles[name] != b {
-				t.Errorf("%s: %s differs from the uninterrupted run's", trial, name)
-			}
-		}
-		for name := range gotFiles {
-			if _, ok := wantFiles[name]; !ok {
-				t.Errorf("%s: %s left over (not in the uninterrupted run)", trial, name)
-			}
-		}
+		sameStudyFiles(t, trial, studyFiles(t, filepath.Join(dir, "out")), wantFiles)
 		return stderr.String()
 	}
 	// killAfter starts the study in dir and kills it once a line of its

@@ -74,6 +74,22 @@ func studyFiles(t *testing.T, dir string) map[string]string {
 	return files
 }
 
+// sameStudyFiles reports the files of got that differ from want's, are
+// missing or are left over.
+func sameStudyFiles(t *testing.T, trial string, got, want map[string]string) {
+	t.Helper()
+	for name, b := range want {
+		if got[name] != b {
+			t.Errorf("%s: %s differs from the uninterrupted run's", trial, name)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("%s: %s left over (not in the uninterrupted run)", trial, name)
+		}
+	}
+}
+
 // ecl sim killed with SIGKILL at random moments and run again finishes with
 // the tables, results files and diagrams of an uninterrupted run, and no
 // temporary files.
@@ -117,17 +133,7 @@ func TestSimKilledAndResumedMatchesUninterrupted(t *testing.T) {
 		if tableOf(got) != tableOf(want) {
 			t.Errorf("trial %d: tables differ:\n%s\nwant\n%s", trial, got, want)
 		}
-		gotFiles := studyFiles(t, filepath.Join(dir, "out"))
-		for name, b := range wantFiles {
-			if gotFiles[name] != b {
-				t.Errorf("trial %d: %s differs from the uninterrupted run's", trial, name)
-			}
-		}
-		for name := range gotFiles {
-			if _, ok := wantFiles[name]; !ok {
-				t.Errorf("trial %d: %s left over (not in the uninterrupted run)", trial, name)
-			}
-		}
+		sameStudyFiles(t, fmt.Sprintf("trial %d", trial), studyFiles(t, filepath.Join(dir, "out")), wantFiles)
 	}
 	if killed == 0 {
 		t.Error("no run was killed before it finished")
