@@ -81,6 +81,9 @@ type DigitsConfig struct {
 	// (with Store.Dir; 0 for 1): a killed run resumes from its last
 	// checkpoint.
 	CheckpointEvery int `json:"-"`
+	// Progress, when set, is called after each run with the runs done and
+	// in all.
+	Progress func(done, total int) `json:"-"`
 }
 
 // recipe is the paper's: Adam at LR in every stage, with the
@@ -204,7 +207,13 @@ func RunDigits(c DigitsConfig) ([]Result, error) {
 	if err := c.Store.writePlan("digits", c.Args, specs); err != nil {
 		return nil, err
 	}
-	rows, err := c.runAll(specs, func(i int) ([]Result, error) { return c.run(r, specs[i].seed, sums) }, nil)
+	done := 0
+	rows, err := c.runAll(specs, func(i int) ([]Result, error) { return c.run(r, specs[i].seed, sums) }, func(int) {
+		done++
+		if c.Progress != nil {
+			c.Progress(done, len(specs))
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +229,7 @@ func (c DigitsConfig) spec(seed uint64, sums map[string]string) runSpec {
 	// A run's results depend on the configuration without the study's
 	// seeds and on the data files (its record's Config and key).
 	rc := c
-	rc.Runs, rc.Seed, rc.Log, rc.Split.Seed = 0, 0, nil, 0
+	rc.Runs, rc.Seed, rc.Log, rc.Progress, rc.Split.Seed = 0, 0, nil, nil, 0
 	return runSpec{study: "digits", label: fmt.Sprintf("%s %s seed %d", c.Split.Target, c.Arch, seed), seed: seed,
 		config: rc, data: sums, dataDir: c.Dir}
 }

@@ -75,6 +75,12 @@ func digitsStudy(args []string, check bool) error {
 	if isWorker() {
 		return serveRuns(c.RunOne)
 	}
+	if !*quiet {
+		// Lines, on a terminal too: the log's lines would break a bar.
+		p := newProgress(os.Stderr, "ecl digits", "runs", false)
+		p.begin(c.Runs)
+		c.Progress = p.update
+	}
 	defer useWorkers(&c.Study, "digits", args, nil)()
 	var results []experiment.Result
 	err = profiled(func() (err error) {
@@ -85,7 +91,13 @@ func digitsStudy(args []string, check bool) error {
 		return err
 	}
 	summaries := experiment.Summarize(results)
-	head := fmt.Sprintf("digits %s, %s, %d runs from seed %d, %d/%d/%d epochs, batch %d, lr %g", "→"+c.Split.Target, c.Arch, c.Runs, c.Seed, c.Epochs, c.AuxEpochs, c.ECLEpochs, c.Batch, c.LR)
+	orEpochs := func(n int) int { // the stages' epochs as they ran (0: -epochs)
+		if n == 0 {
+			return c.Epochs
+		}
+		return n
+	}
+	head := fmt.Sprintf("digits %s, %s, %d runs from seed %d, epochs %d base, %d auxiliary head, %d fine-tuning, batch %d, lr %g", "→"+c.Split.Target, c.Arch, c.Runs, c.Seed, c.Epochs, orEpochs(c.AuxEpochs), orEpochs(c.ECLEpochs), c.Batch, c.LR)
 	printTables(os.Stdout, head, summaries, time.Since(start))
 	experiment.WriteDiagnostics(os.Stdout, results)
 	return writeAll(*out, args, results, summaries, *style)

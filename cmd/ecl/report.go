@@ -289,13 +289,28 @@ func scale(metric string) float64 {
 	return 100
 }
 
-// cell is a mean ± std in the tables' precision, with sep between.
-func cell(s experiment.Stat, metric, sep string) string {
-	f := "%.2f%s%.2f"
+// cell is a mean ± std over runs seeds in the tables' precision, with sep
+// between; the mean alone for one seed (which has no spread).
+func cell(s experiment.Stat, metric, sep string, runs int) string {
+	f := "%.2f"
 	if metric == "NLL" {
-		f = "%.3f%s%.3f"
+		f = "%.3f"
 	}
-	return fmt.Sprintf(f, scale(metric)*s.Mean, sep, scale(metric)*s.Std)
+	if runs < 2 {
+		return fmt.Sprintf(f, scale(metric)*s.Mean)
+	}
+	return fmt.Sprintf(f+"%s"+f, scale(metric)*s.Mean, sep, scale(metric)*s.Std)
+}
+
+// overSeeds says what a block's cells are: mean ± std over seeds, or the
+// values of one seed.
+func overSeeds(block []experiment.Summary) string {
+	for _, s := range block {
+		if s.Runs > 1 {
+			return "mean ± std over seeds"
+		}
+	}
+	return "one seed"
 }
 
 // wins is a seeds-improved cell ("7/10 -1.23"), empty where it does not
@@ -348,7 +363,7 @@ func (r report) text(w io.Writer) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "shift %s: target metrics in %%, mean ± std over seeds\n", r.title(block))
+		fmt.Fprintf(&b, "shift %s: target metrics in %%, %s\n", r.title(block), overSeeds(block))
 		line := pad("method", textWidths["method"])
 		for _, m := range r.metrics {
 			line += pad(m, textWidths[m])
@@ -357,7 +372,7 @@ func (r report) text(w io.Writer) error {
 		for _, s := range block {
 			line := pad(s.Method.String(), textWidths["method"])
 			for _, m := range r.metrics {
-				line += pad(cell(s.Target[m], m, "±"), textWidths[m])
+				line += pad(cell(s.Target[m], m, "±", s.Runs), textWidths[m])
 			}
 			line += pad(wins(s.Wins, s.Runs, s.Delta), textWidths["vs Uncal"]) + wins(s.WinsCtl, s.Runs, s.DeltaCtl)
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
@@ -381,7 +396,7 @@ func (r report) markdown(w io.Writer) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "**%s** (%s; target, %%, mean ± std over seeds)\n\n| method |", block[0].Shift, block[0].Setup)
+		fmt.Fprintf(&b, "**%s** (%s; target, %%, %s)\n\n| method |", block[0].Shift, block[0].Setup, overSeeds(block))
 		for _, m := range r.metrics {
 			b.WriteString(" " + m + " |")
 		}
@@ -389,7 +404,7 @@ func (r report) markdown(w io.Writer) error {
 		for _, s := range block {
 			fmt.Fprintf(&b, "| %s |", s.Method)
 			for _, m := range r.metrics {
-				b.WriteString(" " + cell(s.Target[m], m, " ± ") + " |")
+				b.WriteString(" " + cell(s.Target[m], m, " ± ", s.Runs) + " |")
 			}
 			fmt.Fprintf(&b, " %s | %s |\n", wins(s.Wins, s.Runs, s.Delta), wins(s.WinsCtl, s.Runs, s.DeltaCtl))
 		}
@@ -446,7 +461,7 @@ func (r report) latex(w io.Writer) error {
 		for _, s := range block {
 			b.WriteString(latexEscape(s.Method.String()))
 			for _, m := range r.metrics {
-				c := cell(s.Target[m], m, " $\\pm$ ")
+				c := cell(s.Target[m], m, " $\\pm$ ", s.Runs)
 				if printed(s, m) == best[m] {
 					c = "\\textbf{" + c + "}"
 				}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -130,4 +131,52 @@ func TestReportFormatsAndMissingRuns(t *testing.T) {
 	if len(figs) != 2*len(readmeMetrics)*2 {
 		t.Errorf("%d figure files, want 2 shifts × %d metrics × 2 formats: %v", len(figs), len(readmeMetrics), figs)
 	}
+}
+
+// A report of one seed prints each metric's value without a ± (a spread
+// of one value is not 0.00, it is undefined); two seeds get mean ± std.
+func TestReportOmitsSpreadForOneSeed(t *testing.T) {
+	src, _ := filepath.Glob("testdata/sim-default/runs/*.json")
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "runs"), 0o755)
+	b, _ := os.ReadFile(src[0])
+	os.WriteFile(filepath.Join(dir, "runs", filepath.Base(src[0])), b, 0o644)
+	r, err := experiment.ReadRecord(src[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := loadReport([]string{dir}, nil, readmeMetrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	if err := rep.text(&got); err != nil {
+		t.Fatal(err)
+	}
+	uncal := ""
+	for _, line := range strings.Split(got.String(), "\n") {
+		if strings.HasPrefix(line, "Uncal ") {
+			uncal = line
+		}
+	}
+	ece := strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", 100*r.Results[0].Target.ECE), "0"), ".")
+	if strings.Contains(got.String(), "±") || !strings.Contains(uncal, ece) {
+		t.Errorf("one seed (Uncal ECE %s):\n%s", ece, got.String())
+	}
+	os.WriteFile(filepath.Join(dir, "runs", filepath.Base(src[1])), must(os.ReadFile(src[1])), 0o644)
+	if rep, err = loadReport([]string{dir}, nil, readmeMetrics); err != nil {
+		t.Fatal(err)
+	}
+	got.Reset()
+	rep.text(&got)
+	if !strings.Contains(got.String(), "±") {
+		t.Errorf("two seeds without a spread:\n%s", got.String())
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

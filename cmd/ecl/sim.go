@@ -46,7 +46,7 @@ func simStudy(args []string, check bool) error {
 	out := fs.String("out", "out/sim", "directory for one result file per run (runs/), results.json, results.csv and reliability diagrams (empty: none)")
 	style := diagramFlags(fs)
 	profiled := cpuProfile(fs)
-	quiet := fs.Bool("quiet", false, "no progress display")
+	quiet := fs.Bool("quiet", false, "no progress display (on a terminal a bar; elsewhere a line when the study starts, as runs end, at most one every 10 s, and when it ends)")
 	device := fs.String("device", "cpu", deviceFlag)
 	if err := parseFlags(fs, args, check); err != nil {
 		return err
@@ -75,15 +75,10 @@ func simStudy(args []string, check bool) error {
 	}
 	defer useWorkers(&c.Study, "sim", args, sharedCores(c.Jobs))()
 	start := time.Now()
-	if !*quiet && isTerminal(os.Stderr) {
-		c.Progress = func(done, total int) {
-			el := time.Since(start)
-			eta := time.Duration(float64(el) / float64(done) * float64(total-done))
-			fmt.Fprintf(os.Stderr, "\r%s %d/%d settings  %s elapsed, %s left ", bar(done, total, 30), done, total, el.Round(time.Second), eta.Round(time.Second))
-			if done == total {
-				fmt.Fprintln(os.Stderr)
-			}
-		}
+	if !*quiet {
+		p := newProgress(os.Stderr, "ecl sim", "settings", isTerminal(os.Stderr))
+		p.begin(c.Runs * len(c.Shifts) * len(c.Paradigms))
+		c.Progress = p.update
 	}
 	return profiled(func() error {
 		restore := lessGC()
@@ -287,8 +282,8 @@ func printTables(w io.Writer, head string, ss []experiment.Summary, took time.Du
 	for _, s := range ss {
 		if s.Shift.String() != shift {
 			shift = s.Shift.String()
-			fmt.Fprintf(w, "\nshift %s: target metrics in %%, mean ± std over seeds; for ECL rows, the paradigm's own error\n"+
-				"(ECE, CwECE or CanECE) against Uncal and against CE-finetune: seeds improved, mean change in points\n", shift)
+			fmt.Fprintf(w, "\nshift %s: target metrics in %%, %s; for ECL rows, the paradigm's own error\n"+
+				"(ECE, CwECE or CanECE) against Uncal and against CE-finetune: seeds improved, mean change in points\n", shift, overSeeds(ss))
 			fmt.Fprintf(w, "%-15s %-36s", "method", "setup")
 			for _, n := range experiment.ScoreNames {
 				fmt.Fprintf(w, " %13s", n)
@@ -297,9 +292,9 @@ func printTables(w io.Writer, head string, ss []experiment.Summary, took time.Du
 		}
 		fmt.Fprintf(w, "%-15s %-36s", s.Method, s.Setup)
 		for _, n := range experiment.ScoreNames {
-			fmt.Fprintf(w, " %13s", pm(s.Target[n], n != "NLL"))
+			fmt.Fprintf(w, " %13s", pm(s.Target[n], n != "NLL", s.Runs))
 		}
-		fmt.Fprintf(w, " %11s %11s", pm(s.Source["ACC"], true), pm(s.Source["ECE"], true))
+		fmt.Fprintf(w, " %11s %11s", pm(s.Source["ACC"], true, s.Runs), pm(s.Source["ECE"], true, s.Runs))
 		if s.Wins >= 0 {
 			fmt.Fprintf(w, " %6s %+7.2f", fmt.Sprintf("%d/%d", s.Wins, s.Runs), 100*s.Delta)
 		}
@@ -310,11 +305,17 @@ func printTables(w io.Writer, head string, ss []experiment.Summary, took time.Du
 	}
 }
 
-func pm(s experiment.Stat, percent bool) string {
+// pm is a mean ± std over runs seeds, in % when percent; the mean alone
+// for one seed.
+func pm(s experiment.Stat, percent bool, runs int) string {
+	f, k := "%.3f", 1.0
 	if percent {
-		return fmt.Sprintf("%.2f±%.2f", 100*s.Mean, 100*s.Std)
+		f, k = "%.2f", 100
 	}
-	return fmt.Sprintf("%.3f±%.3f", s.Mean, s.Std)
+	if runs < 2 {
+		return fmt.Sprintf(f, k*s.Mean)
+	}
+	return fmt.Sprintf(f+"±"+f, k*s.Mean, k*s.Std)
 }
 
 // writeResults writes results.json (command line, per-seed results and
