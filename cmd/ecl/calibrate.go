@@ -644,7 +644,7 @@ func printShift(w io.Writer, r *calibrateReport) {
 
 // printMethods prints one row per method, errors in %.
 func printMethods(w io.Writer, r *calibrateReport, labelled bool) {
-	fmt.Fprintf(w, "\ntop-label ECE in %% (%d bins): raw (bias-corrected) [95%% basic bootstrap interval, %d resamples];\nlabel-free estimates from the importance-weighted source (%d-fold cross-fitted) and from the pseudo-target set\n", r.Bins, r.Bootstrap, r.EstimateFolds)
+	fmt.Fprintf(w, "\ntop-label ECE in %% (%d bins): raw → bias-corrected [95%% basic bootstrap interval, %d resamples, centred on\nthe bias-corrected value, which the raw one may lie above]; label-free estimates from the importance-weighted\nsource (%d-fold cross-fitted) and from the pseudo-target set\n", r.Bins, r.Bootstrap, r.EstimateFolds)
 	head := fmt.Sprintf("%-10s %-29s %-29s", "method", "est. IW source ECE", "est. pseudo-target ECE")
 	if labelled {
 		head += fmt.Sprintf(" %-29s %7s %7s %7s %7s", "true target ECE", "ACC", "CwECE", "NLL", "Brier")
@@ -654,7 +654,7 @@ func printMethods(w io.Writer, r *calibrateReport, labelled bool) {
 		if v.Reps == 0 {
 			return fmt.Sprintf("%6.2f", 100*v.Value)
 		}
-		return fmt.Sprintf("%6.2f (%5.2f) [%5.2f, %5.2f]", 100*v.Value, 100*v.Corrected, 100*v.Lo, 100*v.Hi)
+		return fmt.Sprintf("%6.2f → %5.2f [%5.2f, %5.2f]", 100*v.Value, 100*v.Corrected, 100*v.Lo, 100*v.Hi)
 	}
 	for _, m := range r.Methods {
 		line := fmt.Sprintf("%-10s %-29s %-29s", m.Method, iv(m.IWECE), iv(m.PseudoECE))

@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -311,14 +312,31 @@ func TestEvalIntervalsAndCompare(t *testing.T) {
 	pa, pb := writeFile(t, dir, "a.csv", []byte(a.String())), writeFile(t, dir, "b.csv", []byte(b.String()))
 	lp := writeFile(t, dir, "y.csv", []byte(ys.String()))
 	rep := evalJSON(t, "-probs", pa, "-probs2", pb, "-labels", lp, "-bootstrap", "100", "-kde")
-	for _, name := range []string{"acc", "ece", "mce", "ece_l2", "debiased_ece_l2", "cwece", "canonical_ece", "nll", "brier", "ece_kde_canonical", "ece_kde_top-label", "ece_kde_marginal"} {
+	for _, name := range []string{"acc", "ece", "mce", "ece_l2", "debiased_ece_l2", "cwece", "canonical_ece", "nll", "brier"} {
 		ci, ok := rep.CI[name]
 		if !ok || !(ci[0] <= ci[1]) || rep.CIMethod[name] == "" {
 			t.Errorf("%s: interval %v (%v), method %q", name, ci, ok, rep.CIMethod[name])
 		}
 	}
+	// ECE^KDE gets no interval (its bias swamps a bootstrap's), and a note
+	// says why; the two L2 lines get intervals of their own; MCE's holds
+	// the MCE.
+	for _, m := range kdeModes {
+		if ci, ok := rep.CI["ece_kde_"+m.name]; ok {
+			t.Errorf("ECE^KDE %s: interval %v", m.name, ci)
+		}
+	}
+	if !slices.Contains(rep.Notes, kdeNoInterval) {
+		t.Errorf("notes %q lack why ECE^KDE has no interval", rep.Notes)
+	}
+	if rep.CI["ece_l2"] == rep.CI["debiased_ece_l2"] {
+		t.Errorf("ECE L2 and debiased ECE L2 share the interval %v", rep.CI["ece_l2"])
+	}
+	if ci := rep.CI["mce"]; !(ci[0] <= rep.MCE && rep.MCE <= ci[1]) {
+		t.Errorf("MCE %v outside its interval %v", rep.MCE, ci)
+	}
 	for name, d := range rep.Debiased {
-		if ci := rep.CI[name]; !(ci[0] <= d && d <= ci[1]) || d > map[string]float64{"ece": rep.ECE, "cwece": rep.CwECE, "canonical_ece": rep.CanECE}[name] {
+		if ci := rep.CI[name]; !(ci[0] <= d && d <= ci[1]) || d > map[string]float64{"ece": rep.ECE, "cwece": rep.CwECE, "canonical_ece": rep.CanECE, "ece_l2": rep.ECEL2}[name] {
 			t.Errorf("%s: bias-corrected %v outside %v or above the plug-in", name, d, ci)
 		}
 	}

@@ -183,14 +183,77 @@ func unfold(a, s float64) float64 {
 	return (lo + hi) / 2
 }
 
+// chiMean is E‖X‖ for X ~ N(μ, s²·I_r) with ‖μ‖ = mu: the mean of a
+// noncentral chi distribution of r degrees of freedom,
+// s·√2·Γ((r+1)/2)/Γ(r/2)·M(−1/2, r/2, −λ/2), λ = (mu/s)², M Kummer's
+// function (computed as e^(−λ/2)·M(r/2 + 1/2, r/2, λ/2), a series of
+// positive terms); for λ > 400, where that series loses precision, its
+// expansion mu + (r−1)s²/(2mu) − (r−1)(r−3)s⁴/(8mu³). For r = 1 it is
+// foldedMean.
+func chiMean(mu, s float64, r int) float64 {
+	if !(s > 0) {
+		return mu
+	}
+	lam := (mu / s) * (mu / s)
+	if lam > 400 {
+		q := float64(r - 1)
+		return mu + q*s*s/(2*mu) - q*(q-2)*s*s*s*s/(8*mu*mu*mu)
+	}
+	a, b, z := float64(r)/2+0.5, float64(r)/2, lam/2
+	sum, term := 1.0, 1.0
+	for k := 0; k < 10000; k++ {
+		term *= (a + float64(k)) / (b + float64(k)) * z / float64(k+1)
+		sum += term
+		if term < 1e-17*sum {
+			break
+		}
+	}
+	lg1, _ := math.Lgamma(float64(r+1) / 2)
+	lg2, _ := math.Lgamma(float64(r) / 2)
+	return s * math.Sqrt2 * math.Exp(lg1-lg2-z) * sum
+}
+
+// unfoldVec returns the μ ≥ 0 with E‖N(μ, s²·I_r)‖ = a for ‖μ‖ = μ (the
+// method-of-moments estimate of a vector gap's norm from one observed norm
+// a, with noise of s² per each of r dimensions): 0 when a is at most the
+// pure-noise mean, a when s is 0. For r = 1 it is unfold.
+func unfoldVec(a, s float64, r int) float64 {
+	if r == 1 {
+		return unfold(a, s)
+	}
+	if !(s > 0) {
+		return a
+	}
+	if a <= chiMean(0, s, r) {
+		return 0
+	}
+	lo, hi := 0.0, a // chiMean(a, s, r) ≥ a
+	for range 50 {
+		m := (lo + hi) / 2
+		if chiMean(m, s, r) < a {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return (lo + hi) / 2
+}
+
 // debiasedBin is one bin's bias-corrected |gap| (see DebiasedL1) weighted
 // by count/n.
 func debiasedBin(count, n int, gap, variance float64) float64 {
+	return debiasedVecBin(count, n, gap, variance, 1)
+}
+
+// debiasedVecBin is one bin's bias-corrected gap norm weighted by count/n:
+// the gap a vector of r free dimensions whose sample mean has total
+// variance variance/(count − 1), taken as spread evenly over them.
+func debiasedVecBin(count, n int, gap, variance float64, r int) float64 {
 	w := float64(count) / float64(n)
 	if count < 2 {
 		return w * gap
 	}
-	return w * unfold(gap, math.Sqrt(max(variance, 0)/float64(count-1)))
+	return w * unfoldVec(gap, math.Sqrt(max(variance, 0)/float64(count-1)/float64(r)), r)
 }
 
 // DebiasedL1 returns a bias-corrected estimate of the L1 binned calibration
@@ -216,10 +279,14 @@ func DebiasedL1Classwise(cw Classwise, sum bool) float64 {
 }
 
 // DebiasedL1Canonical is DebiasedL1 for the canonical bins, with the norm
-// ‖conf_m − freq_m‖ in place of |gap_m| and the total variance
-// Σ_c freq_mc(1−freq_mc) in place of acc_m(1−acc_m). Exact for two classes
-// (the gap vector is (g, −g)); for more classes it corrects less than the
-// bias of a vector norm.
+// ‖conf_m − freq_m‖ in place of |gap_m|: the observed gap vector is taken
+// as the true one plus normal noise spread evenly over its K − 1 free
+// dimensions (the label frequencies sum to 1), of total variance
+// Σ_c freq_mc(1−freq_mc)/(|B_m| − 1), and the norm is corrected by
+// inverting the mean of the noncentral chi distribution (unfoldVec). For
+// two classes this is exact as for DebiasedL1 (the gap vector is (g, −g));
+// for more, the noise of a multinomial frequency vector is not quite even
+// over the dimensions, which the canonical K = 3 coverage test bounds.
 func DebiasedL1Canonical(c Canonical) float64 {
 	s := 0.0
 	for _, b := range c.Bins {
@@ -230,9 +297,68 @@ func DebiasedL1Canonical(c Canonical) float64 {
 		for _, f := range b.Freq {
 			v += f * (1 - f)
 		}
-		s += debiasedBin(b.Count, c.N, b.Err, v)
+		s += debiasedVecBin(b.Count, c.N, b.Err, v, max(c.K-1, 1))
 	}
 	return s
+}
+
+// MCEInterval returns an interval of the maximum calibration error of cal's
+// bins (the largest |gap| of a used bin) that covers it at the given level
+// or more: each used bin's accuracy gets a Wilson score interval at level
+// 1 − (1−level)/M, M the used bins (Bonferroni: all M hold together at
+// least at level), which bounds its gap conf − acc (the bin's mean
+// confidence is taken as known: its spread within a bin is small beside
+// the accuracy's); the maximum error then lies between the largest
+// distance of a bin's gap interval from 0 and the largest |bound|. A
+// bootstrap cannot do this: the bin holding the maximum changes between
+// resamples, and the basic interval reflected about a maximum put the
+// lower bound at 0 and the upper bound too low (the MCE coverage test).
+// Bins not used (empty, or below MinCount) have no data to bound their
+// gap and are left out, as from MCE itself.
+func MCEInterval(cal Calibration, level float64) (lo, hi float64) {
+	checkLevel("MCEInterval", level)
+	m := 0
+	for _, b := range cal.Bins {
+		if b.Used {
+			m++
+		}
+	}
+	if m == 0 {
+		return math.NaN(), math.NaN()
+	}
+	z := math.Sqrt2 * math.Erfinv(1-(1-level)/float64(m))
+	for _, b := range cal.Bins {
+		if !b.Used {
+			continue
+		}
+		n := float64(b.Count)
+		centre := (b.Acc + z*z/(2*n)) / (1 + z*z/n)
+		half := z / (1 + z*z/n) * math.Sqrt(b.Acc*(1-b.Acc)/n+z*z/(4*n*n))
+		gLo, gHi := b.Conf-(centre+half), b.Conf-(centre-half)
+		if gLo > 0 {
+			lo = max(lo, gLo)
+		} else if gHi < 0 {
+			lo = max(lo, -gHi)
+		}
+		hi = max(hi, math.Abs(gLo), math.Abs(gHi))
+	}
+	return lo, min(hi, 1)
+}
+
+// L2Interval returns an interval of the L2 binned calibration error from
+// the debiased squared error sq (DebiasedSquared) and its bootstrap values
+// sqVals: the normal interval of √max(sq, 0), its spread the bootstrap
+// values' √max(sq_b, 0), clipped at 0 and lowered to 0 where the normal
+// interval of sq reaches 0, as L1Interval does for the L1 error. It is
+// centred on the debiased estimate, not on the plug-in one, which is
+// biased upwards; DebiasedInterval is the other interval of the same
+// error, from the normal interval of its square.
+func L2Interval(sq float64, sqVals []float64, level float64) (lo, hi float64) {
+	roots := make([]float64, len(sqVals))
+	for i, v := range sqVals {
+		roots[i] = math.Sqrt(max(v, 0))
+	}
+	return L1Interval(math.Sqrt(max(sq, 0)), roots, sq, sqVals, level)
 }
 
 // L1Interval returns the interval of an L1 binned calibration error from its

@@ -56,7 +56,8 @@ func TestSlopeTruthByHand(t *testing.T) {
 
 // TestIntervalCoverage draws data with a known binned calibration error many
 // times and checks that the 95% intervals of ECE, class-wise ECE and
-// canonical ECE (L1Interval) and of the L2 error (DebiasedInterval) cover the
+// canonical ECE (L1Interval) and of the L2 error (DebiasedInterval, and
+// L2Interval as ece_l2_root) cover the
 // truth at least 90% of the time (measured 93% to 100%; the same held at
 // s = 0.3, n = 1000; s = 0.5, n = 2000; s = 0.2, n = 300), from perfectly calibrated (truth 0) to clearly over-confident;
 // the percentile interval of ECE, for comparison, must do worse where the
@@ -74,7 +75,7 @@ func TestIntervalCoverage(t *testing.T) {
 		pctMiss bool // the percentile interval is expected to fail here
 	}{{0, 500, 1, true}, {0.1, 400, 2, true}, {0.3, 600, 3, false}} {
 		l1, l2 := slopeTruth(tc.s, DefaultBins)
-		truth := map[string]float64{"ece": l1, "ece_l2": l2, "cwece": l1, "canonical": math.Sqrt2 * l1}
+		truth := map[string]float64{"ece": l1, "ece_l2": l2, "ece_l2_root": l2, "cwece": l1, "canonical": math.Sqrt2 * l1}
 		hits := map[string]int{}
 		pctHits := 0
 		rng := rand.New(rand.NewPCG(tc.seed, 99))
@@ -105,6 +106,7 @@ func TestIntervalCoverage(t *testing.T) {
 			eceVals := col(func(s stats) float64 { return s.ece })
 			iv["ece"] = pair(L1Interval(DebiasedL1(top), eceVals, est.sq, sq, level))
 			iv["ece_l2"] = pair(DebiasedInterval(est.sq, sq, level))
+			iv["ece_l2_root"] = pair(L2Interval(est.sq, sq, level))
 			iv["cwece"] = pair(L1Interval(DebiasedL1Classwise(cw, false), col(func(s stats) float64 { return s.cw }), est.cwSq, cwSq, level))
 			iv["canonical"] = pair(L1Interval(DebiasedL1Canonical(can), col(func(s stats) float64 { return s.can }), est.canSq, canSq, level))
 			for name, v := range iv {

@@ -3,9 +3,11 @@
 // equal-width or equal-mass bins and L1, L2 or max aggregation, plus a
 // debiased L2 estimate), the canonical binned error on simplex anchors, the
 // kernel estimate ECE^KDE of Popordanoska et al. (2022), NLL, Brier score and
-// accuracy, and bootstrap confidence intervals that correct the binned
-// errors' upward bias (L1Interval, DebiasedInterval; checked for coverage on
-// data with a known error).
+// accuracy, and confidence intervals that correct the binned errors'
+// upward bias (L1Interval, L2Interval, DebiasedInterval; MCEInterval from
+// per-bin Wilson bounds, which a bootstrap of a maximum cannot give; each
+// checked for coverage on data with a known error, canonical for K = 2
+// and 3; ECE^KDE's bootstrap intervals were measured to miss its truth).
 //
 // Probabilities are row-major: probs holds n rows of k class probabilities
 // (n = len(probs)/k) and labels the n class indices. Results are fractions
