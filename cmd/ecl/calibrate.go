@@ -57,6 +57,7 @@ type calibrateConfig struct {
 	pseudoBatch int
 	ecl         calib.ECLOptions
 	diagrams    bool
+	platt       calib.PlattTargets
 }
 
 // methodReport is one method's results; metrics are fractions.
@@ -113,6 +114,7 @@ func runCalibrate(args []string) error {
 	lambda := fs.Float64("odir-lambda", 1e-3, "matrix scaling and Dirichlet: off-diagonal penalty λ (Kull et al.'s ODIR)")
 	mu := fs.Float64("odir-mu", 1e-3, "vector, matrix scaling and Dirichlet: intercept penalty μ")
 	histBins := fs.Int("hist-bins", 15, "histogram binning: equal-mass bins per class")
+	plattTargets := fs.String("platt-targets", "labels", "what platt fits: labels (the 0/1 labels, maximum likelihood) or smoothed (Platt's 1999 targets (N₊+1)/(N₊+2) and 1/(N₋+2), as scikit-learn's CalibratedClassifierCV(method=\"sigmoid\"))")
 	pseudoBatch := fs.Int("pseudo-batch", 64, "pseudo-target estimate without -pseudo-logits: batch size of the mixup of target logits")
 	pseudoLogits := fs.String("pseudo-logits", "", "the model's outputs on mixed-up target inputs (PseudoCal; see docs/calibrate.md), same kind as -target (optional)")
 	pseudoLabels := fs.String("pseudo-labels", "", "the pseudo-labels of -pseudo-logits")
@@ -158,10 +160,14 @@ func runCalibrate(args []string) error {
 	if err != nil {
 		return fmt.Errorf("-ecl-paradigm: %w", err)
 	}
+	platt, err := calib.ParsePlattTargets(*plattTargets)
+	if err != nil {
+		return fmt.Errorf("-platt-targets %w", err)
+	}
 	cfg := calibrateConfig{bins: *nbins, reps: *reps, folds: *folds, seed: *seed, clip: *clip,
 		odir: calib.ODIR{Lambda: *lambda, Mu: *mu}, histBins: *histBins, pseudoBatch: *pseudoBatch,
 		ecl:      calib.ECLOptions{Head: *eclHead, Paradigm: par, Lambda: *eclLambda, Steps: *eclSteps},
-		diagrams: !*noDiagrams}
+		diagrams: !*noDiagrams, platt: platt}
 	src, err := readScores(*srcPath, *input)
 	if err != nil {
 		return err
@@ -431,7 +437,7 @@ func fitMethod(m string, f fitData, cfg calibrateConfig) (calib.Calibrator, erro
 	case "isotonic":
 		return calib.FitIsotonic(f.zs, k, f.ys)
 	case "platt":
-		return calib.FitPlatt(f.zs, k, f.ys)
+		return calib.FitPlattWith(f.zs, k, f.ys, cfg.platt)
 	case "beta":
 		return calib.FitBeta(f.zs, k, f.ys)
 	case "ecl":

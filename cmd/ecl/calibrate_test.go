@@ -385,3 +385,13 @@ func TestCalibrateBadInputs(t *testing.T) {
 		}
 	}
 }
+// -platt-targets names its accepted values when given another, before any
+// file is read.
+func TestCalibratePlattTargetsFlag(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "none.npy")
+	err := runCalibrate([]string{"-out", dir, "-source", missing, "-source-labels", missing, "-target", missing, "-platt-targets", "sigmoid"})
+	if err == nil || !strings.Contains(err.Error(), `-platt-targets "sigmoid": want labels or smoothed`) {
+		t.Errorf("error %v", err)
+	}
+}
