@@ -153,6 +153,8 @@ func runCalibrate(args []string) error {
 		return errors.New("-pseudo-logits and -pseudo-labels go together")
 	case *nbins < 1 || *histBins < 1:
 		return fmt.Errorf("-bins %d, -hist-bins %d: need at least 1", *nbins, *histBins)
+	case !(*clip >= 1) || math.IsInf(*clip, 1):
+		return fmt.Errorf("-clip %v: want a finite number ≥ 1 (the importance weights' upper clip)", *clip)
 	case *reps < 0 || *folds < 1 || *pseudoBatch < 2:
 		return fmt.Errorf("-bootstrap %d (≥ 0), -estimate-folds %d (≥ 1), -pseudo-batch %d (≥ 2)", *reps, *folds, *pseudoBatch)
 	}

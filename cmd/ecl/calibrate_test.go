@@ -385,6 +385,7 @@ func TestCalibrateBadInputs(t *testing.T) {
 		}
 	}
 }
+
 // -platt-targets names its accepted values when given another, before any
 // file is read.
 func TestCalibratePlattTargetsFlag(t *testing.T) {
@@ -393,5 +394,17 @@ func TestCalibratePlattTargetsFlag(t *testing.T) {
 	err := runCalibrate([]string{"-out", dir, "-source", missing, "-source-labels", missing, "-target", missing, "-platt-targets", "sigmoid"})
 	if err == nil || !strings.Contains(err.Error(), `-platt-targets "sigmoid": want labels or smoothed`) {
 		t.Errorf("error %v", err)
+	}
+}
+
+// A -clip below 1 is refused as the flag, with the values it takes.
+func TestCalibrateClipFlag(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "none.npy")
+	for _, v := range []string{"-1", "0.5", "NaN", "+Inf"} {
+		err := runCalibrate([]string{"-out", dir, "-source", missing, "-source-labels", missing, "-target", missing, "-clip", v})
+		if err == nil || !strings.HasPrefix(err.Error(), "-clip ") || !strings.Contains(err.Error(), "want a finite number ≥ 1") {
+			t.Errorf("-clip %s: error %v", v, err)
+		}
 	}
 }

@@ -86,6 +86,11 @@ func runReport(args []string) error {
 		if err := w(os.Stdout); err != nil {
 			return err
 		}
+	} else if len(rep.diffs) > 0 {
+		// -format none leaves out the tables, not what -compare asked for.
+		if err := rep.diffText(os.Stdout); err != nil {
+			return err
+		}
 	}
 	for _, m := range rep.missing {
 		fmt.Fprintln(os.Stderr, "missing:", m)
@@ -215,6 +220,17 @@ func pairedDiffs(rs []experiment.Result, a, b string, names []string, reps int, 
 	var order []key
 	pairs := map[key]map[uint64][2]*experiment.Result{}
 	ma, mb := experiment.ParseMethodID(a), experiment.ParseMethodID(b)
+	var have []string
+	for _, r := range rs {
+		if name := r.Method.String(); !slices.Contains(have, name) {
+			have = append(have, name)
+		}
+	}
+	for _, m := range []experiment.MethodID{ma, mb} {
+		if !slices.Contains(have, m.String()) {
+			return nil, fmt.Errorf("-compare: no method %s in these runs (want two of %s)", m, strings.Join(have, ", "))
+		}
+	}
 	for i := range rs {
 		r := &rs[i]
 		if r.Method != ma && r.Method != mb {
@@ -267,7 +283,7 @@ func pairedDiffs(rs []experiment.Result, a, b string, names []string, reps int, 
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("-compare: no seed with both %s and %s", a, b)
+		return nil, fmt.Errorf("-compare: no seed of the same shift and setup has both %s and %s", a, b)
 	}
 	return out, nil
 }
@@ -378,11 +394,20 @@ func (r report) text(w io.Writer) error {
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}
 	}
-	for _, d := range r.diffs {
-		fmt.Fprintf(&b, "\n%s − %s, %s, %s: %+.3f [%+.3f, %+.3f] (%d seeds, 95%% bootstrap)", d.b, d.a, d.shift, d.metric, scale(d.metric)*d.mean, scale(d.metric)*d.lo, scale(d.metric)*d.hi, d.seeds)
-	}
 	if len(r.diffs) > 0 {
 		b.WriteString("\n")
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return r.diffText(w)
+}
+
+// diffText writes the paired differences of -compare, one a line.
+func (r report) diffText(w io.Writer) error {
+	var b strings.Builder
+	for _, d := range r.diffs {
+		fmt.Fprintf(&b, "%s − %s, %s, %s: %+.3f [%+.3f, %+.3f] (%d seeds, 95%% bootstrap)\n", d.b, d.a, d.shift, d.metric, scale(d.metric)*d.mean, scale(d.metric)*d.lo, scale(d.metric)*d.hi, d.seeds)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

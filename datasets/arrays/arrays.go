@@ -213,8 +213,14 @@ func decodeNPY(f io.Reader, size int64, name string) (data []float64, shape []in
 		return fmt.Errorf("%s: offset %d: %s", name, off, fmt.Sprintf(format, a...))
 	}
 	var pre [8]byte
-	if _, err := io.ReadFull(f, pre[:]); err != nil || !bytes.Equal(pre[:6], npyMagic) {
-		return nil, nil, fail(0, "not a .npy file (bad magic)")
+	got, err := io.ReadFull(f, pre[:])
+	switch {
+	case got == 0:
+		return nil, nil, fmt.Errorf("%s: the file is empty (0 bytes), not a .npy array", name)
+	case !bytes.HasPrefix(pre[:got], npyMagic[:min(got, len(npyMagic))]):
+		return nil, nil, fmt.Errorf("%s: not a .npy file: it starts with %q, a .npy file with %q", name, pre[:got], npyMagic)
+	case err != nil:
+		return nil, nil, fmt.Errorf("%s: truncated: %d bytes, shorter than a .npy file's 10-byte preamble", name, got)
 	}
 	var off int64 // start of the header
 	var hlen int64
@@ -266,7 +272,7 @@ func decodeNPY(f io.Reader, size int64, name string) (data []float64, shape []in
 	start := off + hlen
 	body := size - start
 	if n > body/esize {
-		return nil, nil, fail(start, "shape %v of %s needs %d values, the file has %d bytes of data", h.shape, h.descr, n, body)
+		return nil, nil, fail(start, "truncated: shape %v of %s needs %d values (%d bytes), the file holds %d bytes of data", h.shape, h.descr, n, n*esize, body)
 	}
 	if body != n*esize {
 		return nil, nil, fail(start+n*esize, "%d bytes after the data of shape %v", body-n*esize, h.shape)
