@@ -161,13 +161,22 @@ func writeGrids(dir string, rs []experiment.Result, style diagramStyle) error {
 // gridDraws returns the functions that draw, for each setup, the first
 // seed's reliability diagrams as one figure, like the paper's: a row per
 // method, a column per paradigm (top-label, class-wise with the classes
-// pooled, and canonical for 3 classes), into dir/grid-SETUP.png and .svg.
+// pooled, and canonical for 3 classes, on one colour scale), into
+// dir/grid-SETUP.png and .svg.
 func gridDraws(dir string, rs []experiment.Result, style diagramStyle) ([]func() error, error) {
 	if len(rs) == 0 {
 		return nil, nil
 	}
 	var setups []string
 	rows := map[string]plot.Figure{}
+	// One colour scale for the canonical panels of a figure, so that
+	// their colours compare.
+	canTop := map[string]float64{}
+	for _, r := range rs {
+		if r.Seed == rs[0].Seed && r.Diagram != nil && r.Diagram.Canonical != nil {
+			canTop[r.Setup] = max(canTop[r.Setup], plot.CanonicalTop(*r.Diagram.Canonical))
+		}
+	}
 	for _, r := range rs {
 		if r.Seed != rs[0].Seed || r.Diagram == nil {
 			continue
@@ -186,7 +195,7 @@ func gridDraws(dir string, rs []experiment.Result, style diagramStyle) ([]func()
 		}
 		row := []*gplot.Plot{top, cw}
 		if r.Diagram.Canonical != nil {
-			can, err := plot.Canonical(*r.Diagram.Canonical, title)
+			can, err := plot.CanonicalOnScale(*r.Diagram.Canonical, title, canTop[r.Setup])
 			if err != nil {
 				return nil, err
 			}

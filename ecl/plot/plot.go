@@ -65,6 +65,11 @@ func rect(x0, x1, y0, y1 float64, c color.Color) (*plotter.Polygon, error) {
 
 // labels adds small centred text labels at the given points.
 func labels(p *plot.Plot, xys plotter.XYs, text []string) error {
+	return colouredLabels(p, xys, text, nil)
+}
+
+// colouredLabels is labels in the colours ink (black where ink is nil).
+func colouredLabels(p *plot.Plot, xys plotter.XYs, text []string, ink []color.Color) error {
 	if len(xys) == 0 {
 		return nil
 	}
@@ -76,9 +81,30 @@ func labels(p *plot.Plot, xys plotter.XYs, text []string) error {
 		l.TextStyle[i].Font.Size = vg.Points(6)
 		l.TextStyle[i].XAlign = draw.XCenter
 		l.TextStyle[i].YAlign = draw.YCenter
+		if ink != nil {
+			l.TextStyle[i].Color = ink[i]
+		}
 	}
 	p.Add(l)
 	return nil
+}
+
+// inkOn is the text colour readable on background c: white on a dark
+// colour, black on a light one (by relative luminance, WCAG's weights on
+// the linearised channels; the two contrasts cross near 0.18).
+func inkOn(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	lin := func(v uint32) float64 {
+		x := float64(v) / 0xffff
+		if x <= 0.04045 {
+			return x / 12.92
+		}
+		return math.Pow((x+0.055)/1.055, 2.4)
+	}
+	if 0.2126*lin(r)+0.7152*lin(g)+0.0722*lin(b) < 0.18 {
+		return color.White
+	}
+	return color.Black
 }
 
 // Layout of a reliability panel: the data occupy [0, 1]; the bin counts
@@ -237,6 +263,29 @@ func centroid(pts ...[3]float64) [3]float64 {
 // error ‖mean S − mean onehot(y)‖₂ on a blue–red scale shown beside the
 // triangle, grey where the bin is empty, and labelled with the bin count.
 func Canonical(c metrics.Canonical, title string) (*plot.Plot, error) {
+	return CanonicalOnScale(c, title, 0)
+}
+
+// CanonicalTop is the largest bin error of the diagrams cs: the top of a
+// colour scale that panels of one figure share (CanonicalOnScale), so
+// that their colours compare.
+func CanonicalTop(cs ...metrics.Canonical) float64 {
+	top := 0.0
+	for _, c := range cs {
+		for _, b := range c.Bins {
+			if b.Count > 0 {
+				top = max(top, b.Err)
+			}
+		}
+	}
+	return top
+}
+
+// CanonicalOnScale is Canonical with its colour scale from 0 to top (the
+// diagram's own largest bin error when top is smaller than that, as for 0).
+// The legend sits below the simplex, clear of the corner labels, and each
+// region's count is written in white on a dark colour, black on a light one.
+func CanonicalOnScale(c metrics.Canonical, title string, top float64) (*plot.Plot, error) {
 	if c.K != 3 {
 		return nil, fmt.Errorf("plot.Canonical: the simplex diagram needs K = 3 classes, got K = %d", c.K)
 	}
@@ -247,10 +296,7 @@ func Canonical(c metrics.Canonical, title string) (*plot.Plot, error) {
 	if len(grid) != len(c.Anchors) {
 		return nil, fmt.Errorf("plot.Canonical: %d bins is not the size of a simplex grid", len(c.Bins))
 	}
-	top := 0.0
-	for _, b := range c.Bins {
-		top = max(top, b.Err)
-	}
+	top = max(top, CanonicalTop(c))
 	cmap := moreland.SmoothBlueRed()
 	cmap.SetMin(0)
 	cmap.SetMax(max(top, 1e-9))
@@ -265,7 +311,7 @@ func Canonical(c metrics.Canonical, title string) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = heading(title, fmt.Sprintf("canonical ECE %.2f%%", 100*c.Error))
 	p.HideAxes()
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -0.08, 1.42, -0.1, 0.95
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -0.08, 1.42, -0.27, 0.95
 	m := n + 1 // the anchors are the centroids of the upward triangles of this grid
 	vertex := func(i, j int) [3]float64 {
 		return [3]float64{float64(m-i-j) / float64(m), float64(i) / float64(m), float64(j) / float64(m)}
@@ -319,15 +365,22 @@ func Canonical(c metrics.Canonical, title string) (*plot.Plot, error) {
 	}
 	var at plotter.XYs
 	var text []string
+	var ink []color.Color
 	for j, b := range c.Bins {
 		at = append(at, planar([3]float64(c.Anchors[3*j:3*j+3])))
 		text = append(text, strconv.Itoa(b.Count))
+		col, err := binColor([3]float64(c.Anchors[3*j : 3*j+3]))
+		if err != nil {
+			return nil, err
+		}
+		ink = append(ink, inkOn(col))
 	}
 	for k, xy := range corner {
 		at = append(at, plotter.XY{X: xy.X + []float64{-0.03, 0.03, 0}[k], Y: xy.Y + []float64{-0.04, -0.04, 0.04}[k]})
 		text = append(text, fmt.Sprintf("class %d", k))
+		ink = append(ink, color.Black)
 	}
-	if err := labels(p, at, text); err != nil {
+	if err := colouredLabels(p, at, text, ink); err != nil {
 		return nil, err
 	}
 	if err := colorBar(p, cmap, top); err != nil {
@@ -339,7 +392,7 @@ func Canonical(c metrics.Canonical, title string) (*plot.Plot, error) {
 	}
 	p.Legend.Add("empty bin", empty)
 	p.Legend.Add("numbers: samples in the region", stacked{})
-	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.Top, p.Legend.Left = false, true
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	return p, nil
 }

@@ -24,7 +24,8 @@ type meanStd struct {
 // SeedSpread draws one metric over seeds for several methods: each seed's
 // value as a dot (spread sideways so that equal values stay visible) and
 // the method's mean ± sample standard deviation as a red mark with
-// whiskers. values[i] holds method i's values; an empty one is left out.
+// whiskers, the key in a second line of the title. values[i] holds method
+// i's values; an empty one is left out.
 func SeedSpread(title, ylabel string, methods []string, values [][]float64) (*plot.Plot, error) {
 	if len(methods) == 0 || len(values) != len(methods) {
 		return nil, fmt.Errorf("plot.SeedSpread: %d methods and %d value lists", len(methods), len(values))
@@ -71,11 +72,8 @@ func SeedSpread(title, ylabel string, methods []string, values [][]float64) (*pl
 	}
 	bars.LineStyle.Color, bars.LineStyle.Width = meanColor, vg.Points(1.2)
 	p.Add(plotter.NewGrid(), sc, bars, mean)
-	// Head room for the legend above the highest value.
-	lo, hi := p.Y.Min, p.Y.Max
-	p.Y.Max = hi + 0.25*max(hi-lo, 1e-9)
-	p.Legend.Add("seed", sc)
-	p.Legend.Add("mean ± std", mean)
-	p.Legend.Top = true
+	// The key is a line of the title, outside the data: a legend inside
+	// the axes had its seed marker read as a value.
+	p.Title.Text += "\nblue circles: the seeds; red: mean ± std"
 	return p, nil
 }
