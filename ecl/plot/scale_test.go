@@ -74,7 +74,7 @@ func TestInkOnReadableColours(t *testing.T) {
 		bg   color.Color
 		want color.Color
 	}{
-		{color.RGBA{R: 180, G: 4, B: 38, A: 255}, color.White}, // the scale's dark red end
+		{color.RGBA{R: 180, G: 4, B: 38, A: 255}, color.White},  // the scale's dark red end
 		{color.RGBA{R: 59, G: 76, B: 192, A: 255}, color.White}, // its blue end
 		{emptyColor, color.Black},
 		{color.RGBA{R: 221, G: 221, B: 221, A: 255}, color.Black}, // its pale middle
