@@ -143,7 +143,7 @@ func (g grid) jobs(out string) ([]job, error) {
 func checkJobs(command string, jobs []job) error {
 	for _, j := range jobs {
 		if err := studies[command](j.Args[1:], true); err != nil {
-			return fmt.Errorf("sweep: job %d (%s) would fail: %w (its command line: ecl %s)", j.Index, j.Name, err, strings.Join(j.Args, " "))
+			return fmt.Errorf("job %d (%s) would fail: %w (its command line: ecl %s)", j.Index, j.Name, err, strings.Join(j.Args, " "))
 		}
 	}
 	return nil
@@ -323,7 +323,11 @@ func emitScript(w io.Writer, kind string, command func(i string) string, out str
 	switch kind {
 	case "list":
 		for i, j := range jobs {
-			fmt.Fprintf(&b, "%s  # job %d: %s\n", command(strconv.Itoa(i)), i, strings.Join(append(j.Settings[:len(j.Settings):len(j.Settings)], "-out", j.Dir), " "))
+			dir, err := filepath.Abs(j.Dir)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "%s  # job %d: %s\n", command(strconv.Itoa(i)), i, strings.Join(append(j.Settings[:len(j.Settings):len(j.Settings)], "-out", dir), " "))
 		}
 	case "slurm":
 		array := fmt.Sprintf("0-%d", n-1)
