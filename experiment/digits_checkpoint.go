@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/train"
@@ -66,10 +67,10 @@ func (st Store) removeCheckpoints(specs []runSpec) error {
 	return nil
 }
 
-// isNotEmpty tells whether err is removing a directory that is not empty.
+// isNotEmpty tells whether err is removing a directory that is not empty
+// (ENOTEMPTY, or EEXIST on the systems that say so).
 func isNotEmpty(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not empty")
+	return errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST)
 }
 
 // runCheckpoint is one digits run's checkpoint directory and the random
