@@ -51,6 +51,17 @@ type StageState struct {
 	Epoch int
 	First float64
 	Adam  optim.AdamState
+	// Loss is the state the stage's loss keeps between steps (a
+	// fine-tuning stage's: the adaptive weight's sums, then the ECL
+	// caches).
+	Loss []float64 `json:",omitempty"`
+}
+
+// lossState is the state a fine-tuning term keeps between steps (the ECL
+// caches), which the stage's checkpoints save and restore.
+type lossState struct {
+	save    func() []float64
+	restore func([]float64) error
 }
 
 // Recipe is the whole training procedure.
@@ -284,7 +295,20 @@ func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classi
 		return func(idx []int) *autograd.Var[T] { return autograd.Const(tensor.IndexSelect(all, 0, idx)) }
 	}
 	srcAux, tgtAux := estimate(src), estimate(tgt)
-	return finetune(rng, "ECL-"+p.String(), r, m, src, tgt, func(ps, pt *autograd.Var[T], _, _ datasets.Split[T], si, ti []int) *autograd.Var[T] {
+	caches := &lossState{
+		save: func() []float64 {
+			us, ut := mb.Cache()
+			return append(us, ut...)
+		},
+		restore: func(v []float64) error {
+			us, _ := mb.Cache()
+			if len(v) < len(us) {
+				return fmt.Errorf("train.ECL: a checkpoint of %d cache values", len(v))
+			}
+			return mb.SetCache(v[:len(us)], v[len(us):])
+		},
+	}
+	return finetune(rng, "ECL-"+p.String(), r, m, src, tgt, caches, func(ps, pt *autograd.Var[T], _, _ datasets.Split[T], si, ti []int) *autograd.Var[T] {
 		as, at := srcAux(si), tgtAux(ti)
 		if r.NonTrainable {
 			return ecl.SoftBinnedLoss(sb, ps, pt, as, at)
@@ -300,18 +324,20 @@ func Control[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T], src
 	if err := check("CE-finetune", src, tgt); err != nil {
 		return err
 	}
-	return finetune(rng, "CE-finetune", r, m, src, tgt, nil)
+	return finetune(rng, "CE-finetune", r, m, src, tgt, nil, nil)
 }
 
 // finetune runs stage 3 on the main head (and the backbone with
 // r.WholeNetwork): the loss is CE plus the weighted term extra(source
-// probs, target probs, batches, their rows) when extra is not nil. With
+// probs, target probs, batches, their rows) when extra is not nil; term,
+// when set, is the state extra keeps, saved and restored with the stage's
+// checkpoints (r.ECL.Checkpoint, Resume) beside the adaptive weight. With
 // r.Trace, the term and the
 // cross-entropy are backpropagated apart to the logits, for their gradient
 // norms, and their sum's gradient is assembled there (bit for bit as the
 // backward pass of the sum makes it) and backpropagated through the head:
 // the term's backward pass runs once per step, not twice.
-func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Classifier[T], src, tgt datasets.Split[T], extra func(ps, pt *autograd.Var[T], s, t datasets.Split[T], si, ti []int) *autograd.Var[T]) error {
+func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Classifier[T], src, tgt datasets.Split[T], term *lossState, extra func(ps, pt *autograd.Var[T], s, t datasets.Split[T], si, ti []int) *autograd.Var[T]) error {
 	var weight ecl.AdaptiveWeight
 	weight.Gamma = r.Gamma
 	params := m.Main.Params()
@@ -319,6 +345,28 @@ func finetune[T tensor.Float](rng *rand.Rand, stage string, r Recipe, m *ecl.Cla
 		params = m.Params()
 	}
 	st := r.ECL
+	// A checkpoint keeps the adaptive weight's sums and the term's state.
+	if res := st.Resume; res != nil && len(res.Loss) > 0 {
+		if len(res.Loss) < 2 {
+			return fmt.Errorf("train: resuming the %s stage: %d values of loss state", stage, len(res.Loss))
+		}
+		weight.SetState([2]float64(res.Loss[:2]))
+		if term != nil {
+			if err := term.restore(res.Loss[2:]); err != nil {
+				return err
+			}
+		}
+	}
+	if save := st.Checkpoint; save != nil {
+		st.Checkpoint = func(s StageState) error {
+			w := weight.State()
+			s.Loss = w[:]
+			if term != nil {
+				s.Loss = append(s.Loss, term.save()...)
+			}
+			return save(s)
+		}
+	}
 	var sum EpochTrace
 	var steps, ratios int
 	trace := r.Trace != nil && extra != nil
@@ -474,7 +522,7 @@ func Regularised[T tensor.Float](rng *rand.Rand, r Recipe, m *ecl.Classifier[T],
 		return err
 	}
 	r.Adaptive, r.LambdaCE = false, 1
-	return finetune(rng, "fine-tuning", r, m, src, tgt, func(ps, pt *autograd.Var[T], s, t datasets.Split[T], _, _ []int) *autograd.Var[T] {
+	return finetune(rng, "fine-tuning", r, m, src, tgt, nil, func(ps, pt *autograd.Var[T], s, t datasets.Split[T], _, _ []int) *autograd.Var[T] {
 		return term(ps, pt, s, t)
 	})
 }
