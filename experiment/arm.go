@@ -49,6 +49,12 @@ type arm[T tensor.Float] struct {
 	// the rows made so far after each step that results runs.
 	done      []Result
 	afterStep func(done []Result) error
+	// ck, when set, keeps the checkpoints of the training steps
+	// (training); step is the step results is running, and stepStream
+	// the random stream of a train-time baseline's step.
+	ck         *runCheckpoint
+	step       int
+	stepStream *rand.PCG
 }
 
 // modelFactory makes copies of a trained base model: a network built by
@@ -120,8 +126,9 @@ func (a *arm[T]) steps(methods []string, control bool, paradigms []ecl.Paradigm)
 			}
 			steps = append(steps, func() (row, error) {
 				rng := postHoc
+				a.stepStream = nil
 				if !m.PostHoc {
-					rng = rand.New(rand.NewPCG(a.seed, 4))
+					rng, a.stepStream = a.stream(4)
 				}
 				src, tgt, err := fitMethod(m, a, rng)
 				return row{method: Baseline(m.Name), src: src, tgt: tgt}, err
@@ -154,7 +161,12 @@ func (a *arm[T]) control() (row, error) {
 	if err != nil {
 		return row{}, err
 	}
-	if err := train.Control(rand.New(rand.NewPCG(a.seed, 4)), a.recipe, m, a.src, a.tgt); err != nil {
+	rng, pcg := a.stream(4)
+	r, _, err := a.training(a.recipe, m, pcg, nil)
+	if err != nil {
+		return row{}, err
+	}
+	if err := train.Control(rng, r, m, a.src, a.tgt); err != nil {
 		return row{}, err
 	}
 	return a.predict(Control, m), nil
@@ -166,6 +178,7 @@ func (a *arm[T]) control() (row, error) {
 func (a *arm[T]) results(steps []step, o metrics.Options, log func(Result)) ([]Result, error) {
 	var out []Result
 	for i, s := range steps {
+		a.step = i
 		if i < len(a.done) {
 			if log != nil {
 				log(a.done[i])
@@ -228,11 +241,18 @@ func (a *arm[T]) ecl(id MethodID, split string) (row, error) {
 	if err != nil {
 		return row{}, err
 	}
-	rng := rand.New(rand.NewPCG(a.seed, 4+uint64(p)))
-	if err := train.Aux(rng, a.recipe, p, m, auxSrc); err != nil {
+	rng, pcg := a.stream(4 + uint64(p))
+	d := &Diagnostics{AuxData: split}
+	r, resumed, err := a.training(a.recipe, m, pcg, &d.Epochs)
+	if err != nil {
 		return row{}, err
 	}
-	d := &Diagnostics{AuxData: split}
+	// A step resumed in its fine-tuning stage has its auxiliary head.
+	if resumed != "fine-tune" {
+		if err := train.Aux(rng, r, p, m, auxSrc); err != nil {
+			return row{}, err
+		}
+	}
 	for _, dom := range []struct {
 		name string
 		data datasets.Split[T]
@@ -240,7 +260,6 @@ func (a *arm[T]) ecl(id MethodID, split string) (row, error) {
 		est, act := train.AuxCheck(p, m, dom.data, a.classes)
 		d.Aux = append(d.Aux, AuxCheck{dom.name, est, act})
 	}
-	r := a.recipe
 	r.Trace = func(e train.EpochTrace) { d.Epochs = append(d.Epochs, e) }
 	if err := train.ECL(rng, r, p, m, a.src, a.tgt, a.classes); err != nil {
 		return row{}, err

@@ -77,8 +77,8 @@ type DigitsConfig struct {
 	BaseCache string `json:"-"`
 	// Log, when set, receives progress messages.
 	Log func(format string, args ...any) `json:"-"`
-	// CheckpointEvery is the base stage's checkpoint interval in epochs
-	// (with Store.Dir; 0 for 1): a killed run resumes from its last
+	// CheckpointEvery is the training stages' checkpoint interval in
+	// epochs (with Store.Dir; 0 for 1): a killed run resumes from its last
 	// checkpoint.
 	CheckpointEvery int `json:"-"`
 	// Progress, when set, is called after each run with the runs done and
@@ -366,7 +366,14 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 	if len(a.done) > 0 {
 		logf("seed %d: %d of %d rows from the checkpoint in %s", seed, len(a.done), len(steps), ck.dir)
 	}
-	a.afterStep = func(done []Result) error { return ck.saveSteps(a.postHoc, done) }
+	a.ck = ck
+	ck.logf = func(format string, args ...any) { logf("seed %d: "+format, append([]any{seed}, args...)...) }
+	a.afterStep = func(done []Result) error {
+		if err := ck.saveSteps(a.postHoc, done); err != nil {
+			return err
+		}
+		return ck.removeStep(len(done) - 1)
+	}
 	out, err := a.results(steps, c.Metrics, func(res Result) {
 		logf("seed %d: %-14s target ACC %.2f ECE %.2f CwECE %.2f%s", seed, res.Method, 100*res.Target.ACC, 100*res.Target.ECE, 100*res.Target.CwECE, res.Diag.summary())
 	})

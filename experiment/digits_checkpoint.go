@@ -24,14 +24,20 @@ import (
 //     optimiser's, the random streams that training and the network's
 //     dropout draw from);
 //   - steps.json: the rows of the steps done after the base stage, with
-//     the post-hoc methods' random stream.
+//     the post-hoc methods' random stream;
+//   - step-NN.json and its state file: the training step NN in progress,
+//     in its auxiliary-head or fine-tuning stage, after every
+//     CheckpointEvery epochs and after the stage's last (the model, the
+//     optimiser's state, the step's random stream, the loss's state and
+//     the ECL stage's trace so far), removed once its row is in
+//     steps.json.
 //
-// Each file is written atomically, the state file before the base.json
-// that names it (the previous state file is removed after), so a run
-// killed at any moment resumes from its last complete checkpoint and ends
-// bit for bit as an uninterrupted run. The directory is removed once the
-// study's records are written. A step after the base stage that was
-// running when the run stopped starts again from its beginning.
+// Each file is written atomically, a state file before the JSON file that
+// names it (the previous state file is removed after), so a run killed at
+// any moment resumes from its last complete checkpoint and ends bit for
+// bit as an uninterrupted run. The directory is removed once the study's
+// records are written. A post-hoc step (no epochs) that was running when
+// the run stopped starts again.
 
 // checkpointDir is the directory of run s's checkpoints ("" without a
 // Store directory).
@@ -82,6 +88,8 @@ type runCheckpoint struct {
 	// init is the stream the network was initialised from (its dropout
 	// layers draw from it), train the base stage's.
 	init, train *rand.PCG
+	// logf, when set, is told of each step resumed.
+	logf func(format string, args ...any)
 }
 
 // baseCheckpoint is base.json.

@@ -43,7 +43,11 @@ func regularised[T tensor.Float](r term[T]) func(a *arm[T], rng *rand.Rand) (src
 		}
 		k := a.classes
 		reg := func(ps, pt *autograd.Var[T], s, t datasets.Split[T]) *autograd.Var[T] { return r(k, ps, pt, s, t) }
-		if err := train.Regularised(rng, a.recipe, m, a.src, a.tgt, reg); err != nil {
+		rec, _, err := a.training(a.recipe, m, a.stepStream, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := train.Regularised(rng, rec, m, a.src, a.tgt, reg); err != nil {
 			return nil, nil, err
 		}
 		return probs(m, a.evalSrc, k), probs(m, a.evalTgt, k), nil
@@ -88,7 +92,11 @@ func fitDRL[T tensor.Float](a *arm[T], rng *rand.Rand) (src, tgt []float64, err 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := train.DRL(rng, a.recipe, m, a.src, rs); err != nil {
+	rec, _, err := a.training(a.recipe, m, a.stepStream, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := train.DRL(rng, rec, m, a.src, rs); err != nil {
 		return nil, nil, err
 	}
 	return train.ScaledProbs(m, a.evalSrc.X, es), train.ScaledProbs(m, a.evalTgt.X, et), nil

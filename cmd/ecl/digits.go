@@ -34,7 +34,7 @@ func digitsStudy(args []string, check bool) error {
 	fs.Float64Var(&c.Split.ValFraction, "val", 0.1, "fraction of the source held out for the post-hoc methods")
 	auxData := fs.String("aux-data", "heldout", "comma list of the source samples the auxiliary head is trained on, one ECL row each: heldout (the held-out source split, -val), train (the backbone's training split), oracle (the labelled target training split) or oracle-both (that and the held-out source); the oracles are diagnostics")
 	auxSoftECE := fs.Bool("aux-softece", true, "calibrate the top-label auxiliary head with Soft-ECE on the source, as the paper does")
-	fs.IntVar(&c.CheckpointEvery, "checkpoint-every", 1, "epochs between the base stage's checkpoints in -out/checkpoints (a killed run resumes from the last; the later stages checkpoint after each model)")
+	fs.IntVar(&c.CheckpointEvery, "checkpoint-every", 1, "epochs between the training stages' checkpoints in -out/checkpoints, each stage's last epoch checkpointed too (a killed run resumes from the last, bit for bit)")
 	fs.StringVar(&c.BaseCache, "base-cache", "", "directory of trained base networks, reused by runs with the same architecture, data, split, seed and base schedule (empty: none)")
 	fs.BoolVar(&c.WholeNetwork, "ecl-whole", false, "the ECL stage and the fine-tuning baselines train the backbone too, on the images (default: the main head alone on the frozen backbone's features, as the reference code)")
 	fs.BoolVar(&c.NonTrainable, "nontrainable", false, "use the soft-binned estimator on each mini-batch instead of Algorithm 1 (the paper's Table 7)")

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +28,7 @@ func TestDigitsKilledInsideARunResumesBitForBit(t *testing.T) {
 	bin := buildECL(t)
 	data := t.TempDir()
 	digitstest.Domains(t, data, 60)
-	args := []string{"digits", "-data", data, "-target", "mnist", "-sources", "usps", "-epochs", "8", "-aux-epochs", "2", "-ecl-epochs", "2",
+	args := []string{"digits", "-data", data, "-target", "mnist", "-sources", "usps", "-epochs", "8", "-aux-epochs", "3", "-ecl-epochs", "3",
 		"-batch", "10", "-lr", "0.01", "-max-test", "30", "-methods", "ts,pseudocal", "-paradigms", "toplabel,classwise", "-runs", "1",
 		"-diagram-dpi", "40", "-out", "out"}
 	ref := t.TempDir()
@@ -88,6 +89,36 @@ func TestDigitsKilledInsideARunResumesBitForBit(t *testing.T) {
 		if log := resume("killed after "+c.mark, dir); !strings.Contains(log, c.resumed) {
 			t.Errorf("killed after %q, the run did not resume (no %q):\n%s", c.mark, c.resumed, log)
 		}
+	}
+	// Killed as soon as a training step's checkpoint is there (the
+	// directory polled), the run resumes that step in its stage.
+	inStage := 0
+	for trial := range 2 {
+		dir := t.TempDir()
+		c := exec.Command(bin, args...)
+		c.Dir = dir
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		steps := filepath.Join(dir, "out", "checkpoints", "*", "step-*.json")
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if m, _ := filepath.Glob(steps); len(m) > 0 {
+				break
+			}
+		}
+		c.Process.Kill()
+		c.Wait()
+		left, _ := filepath.Glob(steps)
+		log := resume(fmt.Sprintf("killed in a training step, trial %d", trial), dir)
+		if len(left) > 0 {
+			inStage++
+			if !strings.Contains(log, "stage after epoch") {
+				t.Errorf("trial %d: killed with %v, the run did not resume the step:\n%s", trial, left, log)
+			}
+		}
+	}
+	if inStage == 0 {
+		t.Error("no run was killed inside a training step")
 	}
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 0))
