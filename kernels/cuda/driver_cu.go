@@ -5,6 +5,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"unsafe"
 
 	"gorgonia.org/cu"
@@ -18,6 +19,7 @@ type driver struct {
 	mods   map[string]cu.Module   // by module name, loaded on first use
 	fns    map[string]cu.Function // by kernel name with suffix
 	name   string
+	arch   int // compute capability, 10·major + minor
 }
 
 // open creates the context, current on the calling thread from now on, and
@@ -37,6 +39,7 @@ func (dr *driver) open() (name string, total int64, err error) {
 		return "", 0, fmt.Errorf("cuda: compute capability of device 0: %w", err)
 	}
 	dr.name, _ = dev.Name()
+	dr.arch = 10*major + minor
 	if major < 8 {
 		return "", 0, fmt.Errorf("cuda: %s has compute capability %d.%d; the embedded PTX targets compute_80 (sm_80 or newer)", dr.name, major, minor)
 	}
@@ -101,12 +104,16 @@ func (dr *driver) launch(k kernel, sfx string, g grid, args []uint64) error {
 	if !ok {
 		mod, ok := dr.mods[k.module]
 		if !ok {
-			src, err := ptxFiles.ReadFile("ptx/" + k.module + ".ptx")
+			path, virt := "ptx/"+k.module+".ptx", "compute_80"
+			if _, err := fs.Stat(ptxFiles, "ptx/sm_90/"+k.module+".ptx"); err == nil && dr.arch >= 90 {
+				path, virt = "ptx/sm_90/"+k.module+".ptx", "compute_90"
+			}
+			src, err := ptxFiles.ReadFile(path)
 			if err != nil {
 				return fmt.Errorf("module %s: %w", k.module, err)
 			}
 			if mod, err = cu.LoadData(string(src)); err != nil {
-				return fmt.Errorf("loading module %s (JIT of compute_80 PTX for %s): %w", k.module, dr.name, err)
+				return fmt.Errorf("loading module %s (JIT of %s PTX for %s): %w", k.module, virt, dr.name, err)
 			}
 			dr.mods[k.module] = mod
 		}

@@ -5,9 +5,11 @@ import (
 	"strings"
 )
 
-// ptxFiles holds ptx/<module>.ptx, compiled from src/<module>.cu by gen.sh.
+// ptxFiles holds ptx/<module>.ptx, compiled from src/<module>.cu by gen.sh
+// for compute_80, and ptx/sm_90/<module>.ptx, the same source compiled for
+// compute_90, for the modules with a Hopper path.
 //
-//go:embed ptx/*.ptx
+//go:embed ptx/*.ptx ptx/sm_90/*.ptx
 var ptxFiles embed.FS
 
 // kernel is one __global__ function of src/<module>.cu, instantiated as
