@@ -29,6 +29,7 @@ func def(module, name, params string) kernel {
 const (
 	gemmParams = "batch m n k *a sa0 sa1 sa2 *b sb0 sb1 sb2 *c sc0 sc1 sc2 beta. kc splits"
 	convParams = "c h w kh kw sh sw ph pw dh dw oh ow"
+	cgParams   = "n k *a *b *c gc gh gw gkh gkw gsh gsw gph gpw gdh gdw goh gow go kc splits"
 	poolParams = "planes h w kh kw sh sw ph pw oh ow"
 )
 
@@ -52,6 +53,13 @@ var (
 	kIm2col     = def("conv", "im2col", "nb *x *col "+convParams)
 	kCol2im     = def("conv", "col2im", "nb *col *dx "+convParams)
 	kMaxPoolFwd = def("conv", "maxpool_fwd", poolParams+" *x *y")
+
+	// The implicit-GEMM convolutions by tile (src/conv.cu, convTile).
+	kConv2D = [3]kernel{def("conv", "conv2d_m16", cgParams), def("conv", "conv2d_m32", cgParams), def("conv", "conv2d_m64", cgParams)}
+	kConv2DBackwardInput = [3]kernel{def("conv", "conv2d_backward_input_m16", cgParams), def("conv", "conv2d_backward_input_m32", cgParams),
+		def("conv", "conv2d_backward_input_m64", cgParams)}
+	kConv2DBackwardWeight = [3]kernel{def("conv", "conv2d_backward_weight_m16", cgParams), def("conv", "conv2d_backward_weight_m32", cgParams),
+		def("conv", "conv2d_backward_weight_m64", cgParams)}
 	kMaxPoolBwd = def("conv", "maxpool_bwd", poolParams+" *x *dy *dx")
 	kAvgPoolFwd = def("conv", "avgpool_fwd", poolParams+" *x *y")
 	kAvgPoolBwd = def("conv", "avgpool_bwd", poolParams+" *dy *dx")
@@ -82,6 +90,9 @@ var kernels = []kernel{
 	kBNForward, kBNBackward,
 	kGemmNaive, kGemmTiled, kGemmWide, kGemmBig,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,
+	kConv2D[0], kConv2D[1], kConv2D[2],
+	kConv2DBackwardInput[0], kConv2DBackwardInput[1], kConv2DBackwardInput[2],
+	kConv2DBackwardWeight[0], kConv2DBackwardWeight[1], kConv2DBackwardWeight[2],
 	kGather, kScatterAdd,
 	kAnchorAssign, kAnchorD4, kAnchorD10, kAnchorD16, kBinSumsPart, kBinSumsRows, kAssignBack, kStatsBack, kHardBinPart,
 	kAdam,

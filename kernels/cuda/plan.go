@@ -222,3 +222,32 @@ func gemmPlan(batch, m, n, k int) (kern gemmKernel, splits, kc int) {
 	kc = ((k+splits-1)/splits + 15) / 16 * 16 // whole slices of the kernels' depths (16 and 8)
 	return kern, (k + kc - 1) / kc, kc
 }
+
+// convTile chooses the implicit-GEMM convolution's tile for a product of m
+// rows (src/conv.cu: 16×256, 32×128 or 64×64, index 0, 1, 2), or -1 above
+// 64 rows, where the column matrix and the large GEMM kernel do better.
+func convTile(m int) int {
+	switch {
+	case m <= 16:
+		return 0
+	case m <= 32:
+		return 1
+	case m <= 64:
+		return 2
+	}
+	return -1
+}
+
+// convSplit cuts the depth k of an implicit-GEMM convolution whose output
+// has tiles tiles into splits slices of kc (a multiple of the kernel's
+// 16-deep slices) when the tiles alone would leave most of a 132-SM GPU
+// idle, as a weight gradient's deep product into an O×C·KH·KW matrix does.
+func convSplit(tiles, k int) (splits, kc int) {
+	const target = 528 // blocks: four per SM
+	if tiles >= target || k < 2048 {
+		return 1, k
+	}
+	splits = min((target+tiles-1)/tiles, k/1024)
+	kc = ((k+splits-1)/splits + 15) / 16 * 16
+	return (k + kc - 1) / kc, kc
+}

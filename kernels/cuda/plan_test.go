@@ -213,3 +213,25 @@ func TestGemmPlan(t *testing.T) {
 		}
 	}
 }
+
+func TestConvTileAndSplit(t *testing.T) {
+	for _, c := range []struct{ m, want int }{{1, 0}, {16, 0}, {17, 1}, {32, 1}, {33, 2}, {64, 2}, {65, -1}} {
+		if got := convTile(c.m); got != c.want {
+			t.Errorf("convTile(%d) = %d, want %d", c.m, got, c.want)
+		}
+	}
+	for _, c := range []struct{ tiles, k, splits, kc int }{
+		{1, 100, 1, 100},           // shallow: one pass
+		{600, 1 << 20, 1, 1 << 20}, // enough tiles
+		{1, 131072, 128, 1024},     // ResNet-20's first stage at batch 128: 128 slices of 1024
+		{3, 20000, 19, 1056},       // slices are whole multiples of 16 deep and cover k
+	} {
+		splits, kc := convSplit(c.tiles, c.k)
+		if splits != c.splits || kc != c.kc {
+			t.Errorf("convSplit(%d, %d) = %d, %d; want %d, %d", c.tiles, c.k, splits, kc, c.splits, c.kc)
+		}
+		if kc%16 != 0 && splits > 1 || splits*kc < c.k || (splits-1)*kc >= c.k {
+			t.Errorf("convSplit(%d, %d) = %d slices of %d do not cover the depth exactly", c.tiles, c.k, splits, kc)
+		}
+	}
+}

@@ -29,12 +29,6 @@ __device__ void mm_naive(MM_PARAMS(T)) {
   }
 }
 
-// vec is the 16-byte unit of the vectorised loads and stores.
-template <typename T>
-struct __align__(16) vec {
-  T v[16 / sizeof(T)];
-};
-
 // put writes a thread's V consecutive outputs x, row i and columns j.. of
 // the tile of C at pc, skipping those outside its first mr rows and nr
 // columns (the matrix's edge), adding them to C when beta is 1; one 16-byte
@@ -55,19 +49,6 @@ __device__ __forceinline__ void put(T* pc, int mr, int nr, i64 sc1, i64 sc2, boo
 #pragma unroll
     for (int w = 0; w < V; w++)
       if (j + w < nr) p[w * sc2] = beta != 0 ? x[w] + p[w * sc2] : x[w];
-  }
-}
-
-// read4 reads 4 consecutive elements of shared memory at a 16-byte
-// aligned p, in 16-byte loads.
-template <typename T>
-__device__ __forceinline__ void read4(const T* p, T f[4]) {
-  constexpr int V = 16 / sizeof(T);
-#pragma unroll
-  for (int h = 0; h < 4; h += V) {
-    vec<T> x = *(const vec<T>*)&p[h];
-#pragma unroll
-    for (int w = 0; w < V; w++) f[h + w] = x.v[w];
   }
 }
 
