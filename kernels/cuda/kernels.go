@@ -55,7 +55,7 @@ var (
 	kMaxPoolFwd = def("conv", "maxpool_fwd", poolParams+" *x *y")
 
 	// The implicit-GEMM convolutions by tile (src/conv.cu, convTile).
-	kConv2D = [3]kernel{def("conv", "conv2d_m16", cgParams), def("conv", "conv2d_m32", cgParams), def("conv", "conv2d_m64", cgParams)}
+	kConv2D              = [3]kernel{def("conv", "conv2d_m16", cgParams), def("conv", "conv2d_m32", cgParams), def("conv", "conv2d_m64", cgParams)}
 	kConv2DBackwardInput = [3]kernel{def("conv", "conv2d_backward_input_m16", cgParams), def("conv", "conv2d_backward_input_m32", cgParams),
 		def("conv", "conv2d_backward_input_m64", cgParams)}
 	kConv2DBackwardWeight = [3]kernel{def("conv", "conv2d_backward_weight_m16", cgParams), def("conv", "conv2d_backward_weight_m32", cgParams),
