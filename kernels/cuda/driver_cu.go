@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"unsafe"
 
 	"gorgonia.org/cu"
@@ -97,7 +98,11 @@ func (dr *driver) dtod(dst, src uint64, bytes int64) error {
 
 func (dr *driver) sync() error { return dr.stream.Synchronize() }
 
-// launch queues a kernel on the stream, loading its module on first use.
+// launch queues a kernel on the stream, loading its module on first use:
+// the compute_90 build where there is one and the device is sm_90 or newer
+// (unless the environment sets ECL_CUDA_PTX=compute_80, which loads the
+// compute_80 builds everywhere: to compare the two, or to step around a
+// driver's JIT), else the compute_80 build.
 func (dr *driver) launch(k kernel, sfx string, g grid, args []uint64) error {
 	name := k.name + sfx
 	f, ok := dr.fns[name]
@@ -105,7 +110,7 @@ func (dr *driver) launch(k kernel, sfx string, g grid, args []uint64) error {
 		mod, ok := dr.mods[k.module]
 		if !ok {
 			path, virt := "ptx/"+k.module+".ptx", "compute_80"
-			if _, err := fs.Stat(ptxFiles, "ptx/sm_90/"+k.module+".ptx"); err == nil && dr.arch >= 90 {
+			if _, err := fs.Stat(ptxFiles, "ptx/sm_90/"+k.module+".ptx"); err == nil && dr.arch >= 90 && os.Getenv("ECL_CUDA_PTX") != "compute_80" {
 				path, virt = "ptx/sm_90/"+k.module+".ptx", "compute_90"
 			}
 			src, err := ptxFiles.ReadFile(path)
