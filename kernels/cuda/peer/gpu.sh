@@ -43,6 +43,14 @@ for p in $parts; do
 		(cd kernels/cuda && timeout 120 "$bin/kernels.test" -test.run '^$' -test.bench 'TrainStep/resnet20' -test.benchtime 3s -test.cpuprofile "$out/train.prof" 2>&1 | grep Benchmark)
 		echo "profile rc=$?"
 		;;
+	ncu)
+		# Each kernel's GPU time over the first launches of the ResNet-20 step
+		# benchmark (its warm-up step and the next ones), one metric, no replay
+		# of sections; summarised per kernel name.
+		(cd kernels/cuda && timeout 150 ncu --clock-control none --metrics gpu__time_duration.sum -c "${NCU_LAUNCHES:-600}" --csv \
+			"$bin/kernels.test" -test.run '^$' -test.bench 'TrainStep/resnet20' -test.benchtime 3x >"$out/ncu.csv" 2>"$out/ncu.err")
+		echo "ncu rc=$?"
+		;;
 	digits)
 		for dev in cuda cpu; do
 			start=$(date +%s%N)
