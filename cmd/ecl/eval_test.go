@@ -47,13 +47,13 @@ func writeFile(t *testing.T, dir, name string, b []byte) string {
 }
 
 // evalJSON runs ecl eval with -json and decodes the report.
-func evalJSON(t *testing.T, args ...string) evalReport {
+func evalJSON(t *testing.T, args ...string) metrics.Report {
 	t.Helper()
 	out, err := captureStdout(t, func() error { return runEval(append(args, "-json")) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep evalReport
+	var rep metrics.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v in %q", err, out)
 	}
