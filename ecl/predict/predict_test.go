@@ -64,7 +64,6 @@ func TestReadScores(t *testing.T) {
 	}
 }
 
-
 func TestDetect(t *testing.T) {
 	for _, c := range []struct {
 		name  string
