@@ -1,7 +1,7 @@
 // Package train runs the training recipes of the ECL experiments: a base
 // classifier trained with cross-entropy (the uncalibrated model), an
 // auxiliary head trained on the frozen backbone, and the ECL fine-tuning of
-// the main head on paired source and target mini-batches (SPEC §1).
+// the main head on paired source and target mini-batches (docs/method.md, "The loss").
 //
 // Two recipes are offered. "notebook" follows the reference simulation
 // notebook: stage 1 Adam 0.01 for 200 epochs with the rate ×0.1 at epochs 100
