@@ -7,6 +7,7 @@ import (
 
 	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/ecl/metrics"
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/optim"
 	"github.com/ecl-go/ecl/tensor"
@@ -78,7 +79,7 @@ func Example_trainingLoop() {
 		p := nn.Predict[float64](m, x).Data()
 		right := 0
 		for i := range y {
-			if argmax(p[i*k:(i+1)*k]) == y[i] {
+			if metrics.Argmax(p[i*k:(i+1)*k]) == y[i] {
 				right++
 			}
 		}
@@ -89,14 +90,4 @@ func Example_trainingLoop() {
 	// Output:
 	// source cross-entropy fell below a third of its start: true
 	// accuracy above 80% on source and target: true
-}
-
-func argmax(row []float64) int {
-	best := 0
-	for j, v := range row {
-		if v > row[best] {
-			best = j
-		}
-	}
-	return best
 }

@@ -16,13 +16,7 @@ import (
 // ¼·0.1²) = 20.817%; NLL = −(ln 0.25 + ln 0.05 + ln 0.6 + ln 0.9)/4 =
 // 1.2496; Brier = (0.905 + 1.365 + 0.26 + 0.015)/4 = 63.625%.
 func ExampleNewReport() {
-	probs := []float64{
-		.25, .20, .55,
-		.55, .05, .40,
-		.10, .30, .60,
-		.90, .05, .05,
-	}
-	labels := []int{0, 1, 2, 0}
+	probs, labels := torchmetricsExample()
 	o := metrics.Options{Bins: 3}
 	canonical := metrics.CanonicalAffordable(o.Bins, 3)
 	r, _, err := metrics.NewReport(probs, 3, labels, o, false, canonical)
