@@ -13,5 +13,7 @@
 // logits for calibrators (ln p for probabilities), as "ecl calibrate"
 // reads them. Both record how the file was read and what was repaired, so
 // that a program can report it; errors are *FileError and name the file and
-// the offending row.
+// the offending row. Notes and errors name the modes as the ecl command's
+// -input flag spells them ("-input probs", "-input logits"), which are the
+// Mode values.
 package predict

@@ -194,3 +194,13 @@ func TestProbFloorIsCalibs(t *testing.T) {
 		t.Errorf("logits %v, want ln(calib.ProbFloor) = %v for the zero probabilities", s.Logits, want)
 	}
 }
+
+func TestUnknownMode(t *testing.T) {
+	var me *predict.ModeError
+	if _, err := predict.ReadScores("any.csv", "prob"); !errors.As(err, &me) || me.Mode != "prob" {
+		t.Errorf("ReadScores: error %v, want a ModeError", err)
+	}
+	if _, err := predict.ReadProbabilities("any.csv", "y.csv", []int{0}, ""); !errors.As(err, &me) || me.Mode != "" {
+		t.Errorf("ReadProbabilities: error %v, want a ModeError", err)
+	}
+}

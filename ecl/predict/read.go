@@ -25,6 +25,19 @@ const (
 	LogitsChecked Mode = "logits?"
 )
 
+// ModeError is a Mode that is none of Auto, Probs, Logits, LogitsChecked.
+type ModeError struct{ Mode Mode }
+
+func (e *ModeError) Error() string { return fmt.Sprintf("predict: unknown mode %q", string(e.Mode)) }
+
+func (m Mode) check() error {
+	switch m {
+	case Auto, Probs, Logits, LogitsChecked:
+		return nil
+	}
+	return &ModeError{Mode: m}
+}
+
 // FileError is an error about the contents of one input file.
 type FileError struct {
 	Path   string // the file
@@ -86,6 +99,9 @@ type Probabilities struct {
 // sum to 1 within RoundTol are renormalised, with a note; a single column
 // of probabilities P(y = 1) becomes the rows [1 − p, p].
 func ReadProbabilities(path, labelsPath string, labels []int, mode Mode) (Probabilities, error) {
+	if err := mode.check(); err != nil {
+		return Probabilities{}, err
+	}
 	m, err := arrays.Load(path)
 	if err != nil {
 		return Probabilities{}, err

@@ -32,6 +32,9 @@ type Scores struct {
 // outside [0, 1]; Logits (or LogitsChecked) takes the file as logits and
 // warns in How when it looks like probabilities.
 func ReadScores(path string, mode Mode) (Scores, error) {
+	if err := mode.check(); err != nil {
+		return Scores{}, err
+	}
 	data, rows, cols, err := arrays.Read(path)
 	if err != nil {
 		return Scores{}, err
