@@ -23,7 +23,7 @@ import (
 func calibrateRun(w io.Writer, src, tgt predict.Scores, ys, yt []int, fsrc, ftgt []float64, d int, pseudo *calib.PseudoSet, cfg calibrateConfig, dir string) (*calibrateReport, error) {
 	k := src.K
 	rep := &calibrateReport{Source: src, Target: tgt, Classes: k, Bins: cfg.bins, Bootstrap: cfg.reps, Seed: cfg.seed, EstimateFolds: cfg.folds}
-	f := calib.FitData{Logits: src.Logits, Labels: ys, Target: tgt.Logits, Features: fsrc, TargetF: ftgt, K: k, D: d}
+	f := calib.FitData{Logits: src.Logits, Labels: ys, Target: tgt.Logits, Features: fsrc, TargetFeatures: ftgt, K: k, D: d}
 	// The domain classifier reads the features, or else the logits.
 	ds, dt, dd := fsrc, ftgt, d
 	rep.DomainOn = "features"

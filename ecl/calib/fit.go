@@ -37,14 +37,14 @@ func (e *UnknownMethodError) Error() string { return fmt.Sprintf("unknown method
 // D] and the unlabelled target's logits [M, K] and features [M, D] (for
 // transcal and the ECL head; features may be nil).
 type FitData struct {
-	Logits    []float64
-	Labels    []int
-	W         []float64
-	WBalanced []float64
-	Features  []float64
-	Target    []float64
-	TargetF   []float64
-	K, D      int
+	Logits         []float64
+	Labels         []int
+	W              []float64
+	WBalanced      []float64
+	Features       []float64
+	Target         []float64
+	TargetFeatures []float64
+	K, D           int
 }
 
 // Subset returns the source rows idx of f (the target unchanged).
@@ -108,7 +108,7 @@ func Fit(m string, f FitData, o FitOptions) (Calibrator, error) {
 	case "beta":
 		return FitBeta(f.Logits, k, f.Labels)
 	case "ecl":
-		return FitECLHead(f.Logits, k, f.Labels, f.Target, f.Features, f.TargetF, f.D, o.ECL)
+		return FitECLHead(f.Logits, k, f.Labels, f.Target, f.Features, f.TargetFeatures, f.D, o.ECL)
 	}
 	return nil, &UnknownMethodError{Method: m}
 }
