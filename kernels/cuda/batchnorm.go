@@ -4,9 +4,9 @@ package cuda
 
 import "github.com/ecl-go/ecl/tensor"
 
-// bnBlock is the block size of the batch-norm kernels: one block per
-// channel, whose values (N·H·W of them) its threads stride through.
-const bnBlock = 1024
+// bnBlock is the block size of the batch-norm kernels: one block per chunk
+// of a channel's rows (bnChunks).
+const bnBlock = 256
 
 // bnSizes is N, C and the values per sample and channel of x [N, C, …].
 func bnSizes(s []int) (n, c, per int) {
@@ -17,13 +17,35 @@ func bnSizes(s []int) (n, c, per int) {
 	return s[0], s[1], per
 }
 
+// bnPart runs stats, which writes each chunk's partial statistics (width
+// doubles a chunk) into a scratch block, then apply, which reads them (on
+// the context thread).
+func (d *device[T]) bnPart(n, c, per, width int, stats, apply func(chunks int, part uint64) error) error {
+	chunks := bnChunks(n, c, per)
+	part, err := d.e.malloc(int64(c*chunks*width) * 8)
+	defer d.e.alloc.release(part)
+	if err != nil {
+		return err
+	}
+	if err := stats(chunks, part.ptr); err != nil {
+		return err
+	}
+	return apply(chunks, part.ptr)
+}
+
 // batchNorm is the device's body of tensor.BatchNormKernel: in x, γ, β
 // (contiguous), out y, μ, σ².
 func batchNorm[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], eps float64) {
 	n, c, per := bnSizes(in[0].Shape())
-	args := []uint64{uint64(n), uint64(c), uint64(per), d.ptr(in[0]), d.ptr(in[1]), d.ptr(in[2]), d.ptr(out[0]), d.ptr(out[1]), d.ptr(out[2]), f64(eps)}
 	must(d.e.do(func() error {
-		return d.e.launch(kBNForward, d.sfx, grid{x: min(c, gridCap), y: 1, z: 1, block: bnBlock}, args...)
+		return d.bnPart(n, c, per, 3, func(chunks int, part uint64) error {
+			return d.e.launch(kBNStats, d.sfx, grid{x: min(c*chunks, gridCap), y: 1, z: 1, block: bnBlock},
+				uint64(n), uint64(c), uint64(per), uint64(chunks), d.ptr(in[0]), part)
+		}, func(chunks int, part uint64) error {
+			return d.e.launch(kBNForward, d.sfx, grid{x: min(c*chunks, gridCap), y: 1, z: 1, block: bnBlock},
+				uint64(n), uint64(c), uint64(per), uint64(chunks), part, d.ptr(in[0]), d.ptr(in[1]), d.ptr(in[2]),
+				d.ptr(out[0]), d.ptr(out[1]), d.ptr(out[2]), f64(eps))
+		})
 	}))
 	keepAlive(append(in, out...)...)
 }
@@ -32,9 +54,15 @@ func batchNorm[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], eps fl
 // in g, x, γ, μ, σ² (contiguous), out dx, dγ, dβ.
 func batchNormBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], eps float64) {
 	n, c, per := bnSizes(in[1].Shape())
-	args := []uint64{uint64(n), uint64(c), uint64(per), d.ptr(in[0]), d.ptr(in[1]), d.ptr(in[2]), d.ptr(in[3]), d.ptr(in[4]), d.ptr(out[0]), d.ptr(out[1]), d.ptr(out[2]), f64(eps)}
 	must(d.e.do(func() error {
-		return d.e.launch(kBNBackward, d.sfx, grid{x: min(c, gridCap), y: 1, z: 1, block: bnBlock}, args...)
+		return d.bnPart(n, c, per, 2, func(chunks int, part uint64) error {
+			return d.e.launch(kBNBackwardSums, d.sfx, grid{x: min(c*chunks, gridCap), y: 1, z: 1, block: bnBlock},
+				uint64(n), uint64(c), uint64(per), uint64(chunks), d.ptr(in[0]), d.ptr(in[1]), d.ptr(in[3]), part)
+		}, func(chunks int, part uint64) error {
+			return d.e.launch(kBNBackward, d.sfx, grid{x: min(c*chunks, gridCap), y: 1, z: 1, block: bnBlock},
+				uint64(n), uint64(c), uint64(per), uint64(chunks), part, d.ptr(in[0]), d.ptr(in[1]), d.ptr(in[2]),
+				d.ptr(in[3]), d.ptr(in[4]), d.ptr(out[0]), d.ptr(out[1]), d.ptr(out[2]), f64(eps))
+		})
 	}))
 	keepAlive(append(in, out...)...)
 }

@@ -63,16 +63,34 @@ func (d *device[T]) im2col(c convPlan, nb int, x, col uint64) error {
 }
 
 // convGemm queues the implicit-GEMM convolution pass ks (src/conv.cu) with
-// tile convTile(m): an m×n product of depth k reading a and b, writing c,
-// the depth cut into splits slices of kc (on the context thread).
-func (d *device[T]) convGemm(ks [3]kernel, m, n, k int, a, b, c uint64, p tensor.Conv2DParams, splits, kc int) error {
+// tile convTile(m): an m×n product of depth k reading a and b, writing c
+// (on the context thread). When the tiles alone would leave the GPU idle
+// the depth is cut into slices (convSplit) whose products go to a scratch
+// block of partial outputs, then added in slice order into c.
+func (d *device[T]) convGemm(ks [3]kernel, m, n, k int, a, b, c uint64, p tensor.Conv2DParams) error {
 	tile := convTile(m)
 	tm := 16 << tile
 	tn := 4096 / tm
-	args := append([]uint64{uint64(n), uint64(k), a, b, c}, convArgs(p)...)
-	args = append(args, uint64(p.O), uint64(kc), uint64(splits))
-	g := grid{x: min((n+tn-1)/tn, gridCap), y: min((m+tm-1)/tm, gridCap), z: min(splits, gridCap), block: 256}
-	return d.e.launch(ks[tile], d.sfx, g, args...)
+	tiles := ((m + tm - 1) / tm) * ((n + tn - 1) / tn)
+	splits, kc := convSplit(tiles, k)
+	launch := func(dst uint64) error {
+		args := append([]uint64{uint64(n), uint64(k), a, b, dst}, convArgs(p)...)
+		args = append(args, uint64(p.O), uint64(kc), uint64(splits))
+		g := grid{x: min((n+tn-1)/tn, gridCap), y: min((m+tm-1)/tm, gridCap), z: min(splits, gridCap), block: 256}
+		return d.e.launch(ks[tile], d.sfx, g, args...)
+	}
+	if splits == 1 {
+		return launch(c)
+	}
+	part, err := d.e.malloc(int64(splits*m*n) * d.size)
+	defer d.e.alloc.release(part)
+	if err != nil {
+		return err
+	}
+	if err := launch(part.ptr); err != nil {
+		return err
+	}
+	return d.e.launch(kReduceStrip, d.sfx, linear(m*n), uint64(tensor.OpSum), 1, uint64(splits), uint64(m*n), uint64(splits), part.ptr, c)
 }
 
 // Conv2D: an implicit GEMM y [O, N·OH·OW] = W [O, rows] · columns for up to
@@ -83,7 +101,7 @@ func (d *device[T]) Conv2D(y, x, w *tensor.Tensor[T], p tensor.Conv2DParams) {
 	xp, wp, yp := d.ptr(x), d.ptr(w), d.ptr(y)
 	must(d.e.do(func() error {
 		if convTile(p.O) >= 0 {
-			return d.convGemm(kConv2D, p.O, p.N*c.hw, c.rows, wp, xp, yp, p, 1, c.rows)
+			return d.convGemm(kConv2D, p.O, p.N*c.hw, c.rows, wp, xp, yp, p)
 		}
 		return d.forChunks(c, 0, func(n0, nb int, col, _ uint64) error {
 			if err := d.im2col(c, nb, xp+uint64(n0*c.img)*uint64(d.size), col); err != nil {
@@ -106,8 +124,7 @@ func (d *device[T]) Conv2DBackwardInput(dx, dy, w *tensor.Tensor[T], p tensor.Co
 	dxp, dyp, wp := d.ptr(dx), d.ptr(dy), d.ptr(w)
 	must(d.e.do(func() error {
 		if p.StrideH == 1 && p.StrideW == 1 && convTile(p.C) >= 0 {
-			k := p.O * p.KH * p.KW
-			return d.convGemm(kConv2DBackwardInput, p.C, p.N*p.H*p.W, k, wp, dyp, dxp, p, 1, k)
+			return d.convGemm(kConv2DBackwardInput, p.C, p.N*p.H*p.W, p.O*p.KH*p.KW, wp, dyp, dxp, p)
 		}
 		return d.forChunks(c, 0, func(n0, nb int, col, _ uint64) error {
 			wt := mat{wp, 0, 1, c.rows}
@@ -124,8 +141,7 @@ func (d *device[T]) Conv2DBackwardInput(dx, dy, w *tensor.Tensor[T], p tensor.Co
 }
 
 // Conv2DBackwardWeight: for up to 64 output channels an implicit GEMM dw
-// [O, rows] = dy [O, N·OH·OW] · columnsᵀ, its depth split when the output
-// is small and the partial products added in order (deterministic); else
+// [O, rows] = dy [O, N·OH·OW] · columnsᵀ; else
 // dw = Σ over chunks of dyᵀ-chunk · colᵀ, with the chunk's dy [nb, O, OH·OW]
 // first permuted to [O, nb·OH·OW] so that one GEMM of depth nb·OH·OW covers
 // the chunk.
@@ -133,23 +149,10 @@ func (d *device[T]) Conv2DBackwardWeight(dw, x, dy *tensor.Tensor[T], p tensor.C
 	c := d.convPlan(p)
 	dwp, xp, dyp := d.ptr(dw), d.ptr(x), d.ptr(dy)
 	must(d.e.do(func() error {
-		if t := convTile(p.O); t >= 0 {
-			tm := 16 << t
-			k := p.N * c.hw
-			splits, kc := convSplit(((p.O+tm-1)/tm)*((c.rows+4096/tm-1)/(4096/tm)), k)
-			if splits == 1 {
-				return d.convGemm(kConv2DBackwardWeight, p.O, c.rows, k, dyp, xp, dwp, p, 1, k)
-			}
-			part, err := d.e.malloc(int64(splits*p.O*c.rows) * d.size)
-			defer d.e.alloc.release(part)
-			if err != nil {
-				return err
-			}
-			if err := d.convGemm(kConv2DBackwardWeight, p.O, c.rows, k, dyp, xp, part.ptr, p, splits, kc); err != nil {
-				return err
-			}
-			return d.e.launch(kReduceStrip, d.sfx, linear(p.O*c.rows), uint64(tensor.OpSum), 1, uint64(splits), uint64(p.O*c.rows), uint64(splits), part.ptr, dwp)
+		if convTile(p.O) >= 0 {
+			return d.convGemm(kConv2DBackwardWeight, p.O, c.rows, p.N*c.hw, dyp, xp, dwp, p)
 		}
+
 		if p.N == 0 {
 			return nil // dw is already zero
 		}

@@ -77,8 +77,10 @@ var (
 	kStatsBack    = def("ecl", "bin_stats_backward", "rows g b d *ds *w *p *dw *dp")
 	kHardBinPart  = def("ecl", "hard_bin_part", "n g b d *bin *v *part rpc")
 
-	kBNForward  = def("batchnorm", "bn_forward", "n c s *x *gamma *beta *y *mean *var eps.")
-	kBNBackward = def("batchnorm", "bn_backward", "n c s *g *x *gamma *mean *var *dx *dgamma *dbeta eps.")
+	kBNStats        = def("batchnorm", "bn_stats", "n c s chunks *x *part")
+	kBNForward      = def("batchnorm", "bn_forward", "n c s chunks *part *x *gamma *beta *y *mean *var eps.")
+	kBNBackwardSums = def("batchnorm", "bn_backward_sums", "n c s chunks *g *x *mean *part")
+	kBNBackward     = def("batchnorm", "bn_backward", "n c s chunks *part *g *x *gamma *mean *var *dx *dgamma *dbeta eps.")
 
 	kAdam = def("adam", "adam", "n *p *g *m *v b1. c1. b2. c2. vscale. eps. step. decay.")
 )
@@ -87,7 +89,7 @@ var (
 var kernels = []kernel{
 	kFill, kCopy, kUnary, kBinary, kWhere,
 	kReduceStrip, kReduceRow, kSoftmax, kLogSoftBack,
-	kBNForward, kBNBackward,
+	kBNStats, kBNForward, kBNBackwardSums, kBNBackward,
 	kGemmNaive, kGemmTiled, kGemmWide, kGemmBig,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,
 	kConv2D[0], kConv2D[1], kConv2D[2],

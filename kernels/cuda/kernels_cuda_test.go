@@ -66,14 +66,15 @@ func softmax[T tensor.Float](t *testing.T) {
 
 // TestBatchNorm: the device's batch-norm kernels against tensor's CPU
 // loops, forward (y, μ, σ²) and backward (dx, dγ, dβ), on shapes with one
-// value per channel, odd sizes, ResNet-20's largest layer, no channels and
-// a 2-D input.
+// value per channel, odd sizes, ResNet-20's largest layer, no channels, a
+// 2-D input, channels cut into chunks of short rows, and chunks of which
+// the last is empty (bnChunks).
 func TestBatchNorm(t *testing.T) { both(t, batchNorm[float32], batchNorm[float64]) }
 
 func batchNorm[T tensor.Float](t *testing.T) {
 	dev := gpu[T](t)
 	r := rand.New(rand.NewPCG(12, 12))
-	for _, s := range [][]int{{1, 1, 1, 1}, {3, 5, 7, 3}, {rows(dev, 128), 16, 32, 32}, {2, 0, 3, 3}, {9, 4}} {
+	for _, s := range [][]int{{1, 1, 1, 1}, {3, 5, 7, 3}, {rows(dev, 128), 16, 32, 32}, {2, 0, 3, 3}, {9, 4}, {600, 3, 5}, {7, 2, 40, 30}} {
 		c := s[1]
 		x := tensor.RandNormal[T](r, 1, 2, s...)
 		gamma, beta := tensor.RandNormal[T](r, 1, 0.5, c), tensor.RandNormal[T](r, 0, 0.5, c)

@@ -240,14 +240,25 @@ func convTile(m int) int {
 
 // convSplit cuts the depth k of an implicit-GEMM convolution whose output
 // has tiles tiles into splits slices of kc (a multiple of the kernel's
-// 16-deep slices) when the tiles alone would leave most of a 132-SM GPU
-// idle, as a weight gradient's deep product into an O×C·KH·KW matrix does.
+// 16-deep slices, at least 128 deep) when the tiles alone would leave a
+// 132-SM GPU short of four blocks a SM, as a weight gradient's deep product
+// into an O×C·KH·KW matrix does.
 func convSplit(tiles, k int) (splits, kc int) {
 	const target = 528 // blocks: four per SM
-	if tiles >= target || k < 2048 {
+	if tiles >= target || k < 256 {
 		return 1, k
 	}
-	splits = min((target+tiles-1)/tiles, k/1024)
+	splits = min((target+tiles-1)/tiles, k/128)
 	kc = ((k+splits-1)/splits + 15) / 16 * 16
 	return (k + kc - 1) / kc, kc
+}
+
+// bnChunks is the number of chunks the batch-norm kernels cut each of c
+// channels' n rows of per values into: enough blocks for four a SM of a
+// 132-SM GPU, at least 2048 values a chunk, at most n.
+func bnChunks(n, c, per int) int {
+	const target, least = 528, 2048
+	chunks := (target + c - 1) / max(c, 1)
+	chunks = min(chunks, (n*per+least-1)/least, n)
+	return max(chunks, 1)
 }

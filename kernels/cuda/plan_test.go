@@ -221,10 +221,12 @@ func TestConvTileAndSplit(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ tiles, k, splits, kc int }{
-		{1, 100, 1, 100},           // shallow: one pass
+		{1, 200, 1, 200},           // shallow: one pass
 		{600, 1 << 20, 1, 1 << 20}, // enough tiles
-		{1, 131072, 128, 1024},     // ResNet-20's first stage at batch 128: 128 slices of 1024
-		{3, 20000, 19, 1056},       // slices are whole multiples of 16 deep and cover k
+		{1, 131072, 512, 256},      // ResNet-20's first weight gradient at batch 128: 512 slices of 256
+		{77, 576, 4, 144},          // its third stage's forward pass at batch 100: 4 slices of 144
+		{3, 20000, 139, 144},       // 156 slices of 128.2 rounded up to 144: 139 cover k
+		{5, 1000, 7, 144},          // the last slice is short: 6·144 + 136
 	} {
 		splits, kc := convSplit(c.tiles, c.k)
 		if splits != c.splits || kc != c.kc {
