@@ -73,8 +73,8 @@ var (
 	kAnchorD16    = def("ecl", "anchor_assign_d16", "rows d b lanes *x *anchors *out scale.")
 	kBinSumsPart  = def("ecl", "bin_sums_part", "n g b d *w *p *part rpc")
 	kBinSumsRows  = def("ecl", "bin_sums_rows", "n g b d *w *p *part rpc")
-	kAssignBack   = def("ecl", "soft_assign_backward", "rows e b *dw *w *x *anchors *dx scale.")
-	kStatsBack    = def("ecl", "bin_stats_backward", "rows g b d *ds *w *p *dw *dp")
+	kAssignBack   = def("ecl", "soft_assign_backward", "rows e b *dw *w *x *anchors *dx scale. rpb")
+	kStatsBack    = def("ecl", "bin_stats_backward", "rows g b d *ds *w *p *dw *dp rpb")
 	kHardBinPart  = def("ecl", "hard_bin_part", "n g b d *bin *v *part rpc")
 
 	kBNStats        = def("batchnorm", "bn_stats", "n c s chunks *x *part")

@@ -262,3 +262,26 @@ func bnChunks(n, c, per int) int {
 	chunks = min(chunks, (n*per+least-1)/least, n)
 	return max(chunks, 1)
 }
+
+// stagedRows sizes a launch of the ECL backward kernels, which stage rows
+// of width elements of size bytes in shared memory: rows per block rpb (at
+// most 128, within 40 KiB), threads a block (one a row, a multiple of 32)
+// and the shared bytes; rpb = 0 (direct access, blocks of 256 threads a
+// row each) where one row does not fit.
+func stagedRows(width, size int) (rpb, threads, shared int) {
+	const budget = 40 << 10
+	rpb = min(128, budget/max(width*size, 1))
+	if rpb == 0 {
+		return 0, blockSize, 0
+	}
+	return rpb, (rpb + 31) / 32 * 32, rpb * width * size
+}
+
+// stagedPer is the rows a block of the ECL backward kernels takes: rpb, or
+// one a thread where rows are not staged.
+func stagedPer(rpb, threads int) int {
+	if rpb == 0 {
+		return threads
+	}
+	return rpb
+}

@@ -237,3 +237,17 @@ func TestConvTileAndSplit(t *testing.T) {
 		}
 	}
 }
+
+func TestStagedRows(t *testing.T) {
+	for _, c := range []struct{ width, size, rpb, threads, shared int }{
+		{2*55 + 2*10, 4, 78, 96, 78 * 130 * 4},  // canonical K = 10, float32: 40 KiB / 520 B
+		{2*15 + 2*1, 4, 128, 128, 128 * 32 * 4}, // class-wise: capped at 128 rows
+		{2*1000 + 2*10, 8, 2, 32, 2 * 2020 * 8}, // 1000 anchors of 10 in float64: 2 rows, one warp
+		{2*2560 + 2, 8, 0, 256, 0},              // a row beyond 40 KiB: direct access
+	} {
+		rpb, threads, shared := stagedRows(c.width, c.size)
+		if rpb != c.rpb || threads != c.threads || shared != c.shared {
+			t.Errorf("stagedRows(%d, %d) = %d, %d, %d; want %d, %d, %d", c.width, c.size, rpb, threads, shared, c.rpb, c.threads, c.shared)
+		}
+	}
+}
