@@ -78,9 +78,9 @@ var (
 	kHardBinPart  = def("ecl", "hard_bin_part", "n g b d *bin *v *part rpc")
 
 	kBNStats        = def("batchnorm", "bn_stats", "n c s chunks *x *part")
-	kBNForward      = def("batchnorm", "bn_forward", "n c s chunks *part *x *gamma *beta *y *mean *var eps.")
-	kBNBackwardSums = def("batchnorm", "bn_backward_sums", "n c s chunks *g *x *mean *part")
-	kBNBackward     = def("batchnorm", "bn_backward", "n c s chunks *part *g *x *gamma *mean *var *dx *dgamma *dbeta eps.")
+	kBNForward      = def("batchnorm", "bn_forward", "n c s chunks *part *x *gamma *beta *r relu *y *mean *var eps.")
+	kBNBackwardSums = def("batchnorm", "bn_backward_sums", "n c s chunks *gy *y *x *mean *dr *part")
+	kBNBackward     = def("batchnorm", "bn_backward", "n c s chunks *part *gy *y *x *gamma *mean *var *dx *dgamma *dbeta eps.")
 
 	kAdam = def("adam", "adam", "n *p *g *m *v b1. c1. b2. c2. vscale. eps. step. decay.")
 )

@@ -68,7 +68,9 @@ func softmax[T tensor.Float](t *testing.T) {
 // loops, forward (y, μ, σ²) and backward (dx, dγ, dβ), on shapes with one
 // value per channel, odd sizes, ResNet-20's largest layer, no channels, a
 // 2-D input, channels cut into chunks of short rows, and chunks of which
-// the last is empty (bnChunks).
+// the last is empty (bnChunks); and the same with a ReLU, with and without
+// a residual sum (tensor.BatchNormRelu), the backward pass taking the CPU's
+// output as the ReLU's mask.
 func TestBatchNorm(t *testing.T) { both(t, batchNorm[float32], batchNorm[float64]) }
 
 func batchNorm[T tensor.Float](t *testing.T) {
@@ -92,6 +94,27 @@ func batchNorm[T tensor.Float](t *testing.T) {
 		same(t, fmt.Sprintf("BatchNormBackward dx %v", s), dx, wdx, atol*n, rtol*n)
 		same(t, fmt.Sprintf("BatchNormBackward dgamma %v", s), dg, wdg, atol*n, rtol*n)
 		same(t, fmt.Sprintf("BatchNormBackward dbeta %v", s), db, wdb, atol*n, rtol*n)
+		// With the residual sum and ReLU, with and without a residual.
+		for _, res := range []*tensor.Tensor[T]{nil, tensor.RandNormal[T](r, 0, 1, s...)} {
+			var rg *tensor.Tensor[T]
+			if res != nil {
+				rg = tensor.To(res, dev)
+			}
+			what := fmt.Sprintf("%v residual %v", s, res != nil)
+			y, m, v := tensor.BatchNormRelu(tensor.To(x, dev), tensor.To(gamma, dev), tensor.To(beta, dev), rg, eps)
+			wy, wm, wv := tensor.BatchNormRelu(x, gamma, beta, res, eps)
+			sameDefault(t, "BatchNormRelu y "+what, y, wy)
+			sameDefault(t, "BatchNormRelu mean "+what, m, wm)
+			sameDefault(t, "BatchNormRelu variance "+what, v, wv)
+			dx, dg, db, dr := tensor.BatchNormReluBackward(tensor.To(g, dev), tensor.To(wy, dev), tensor.To(x, dev), tensor.To(gamma, dev), m, v, eps, res != nil)
+			wdx, wdg, wdb, wdr := tensor.BatchNormReluBackward(g, wy, x, gamma, wm, wv, eps, res != nil)
+			same(t, "BatchNormReluBackward dx "+what, dx, wdx, atol*n, rtol*n)
+			same(t, "BatchNormReluBackward dgamma "+what, dg, wdg, atol*n, rtol*n)
+			same(t, "BatchNormReluBackward dbeta "+what, db, wdb, atol*n, rtol*n)
+			if res != nil {
+				sameDefault(t, "BatchNormReluBackward dr "+what, dr, wdr)
+			}
+		}
 	}
 }
 

@@ -1,5 +1,7 @@
-// Batch normalisation in training mode, forward and backward:
-// tensor.BatchNormKernel and tensor.BatchNormBackwardKernel. Each channel's
+// Batch normalisation in training mode, forward and backward, with an
+// optional residual sum and ReLU: tensor.BatchNormKernel,
+// tensor.BatchNormBackwardKernel, tensor.BatchNormReluKernel and
+// tensor.BatchNormReluBackwardKernel. Each channel's
 // values (n rows of s, x being [n, c, s]) are cut into chunks of rows, one
 // block each, so that a few channels still fill the GPU: a first kernel
 // writes each chunk's partial statistics, a second combines a channel's
@@ -70,11 +72,12 @@ __device__ __forceinline__ void bn_combine(const double* p, i64 chunks, double& 
 }
 
 // bn_forward sets y = γ·(x − μ)/√(σ² + ε) + β from the partial statistics,
-// the first chunk's block writing μ and σ² to mean and var.
+// the first chunk's block writing μ and σ² to mean and var; with relu set,
+// y = max(that + r, 0) (r may be null: no residual), as affineAddRelu.
 template <typename T>
 __device__ void bn_forward(i64 n, i64 c, i64 s, i64 chunks, const double* __restrict__ part,
-                           const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta, T* y,
-                           T* mean, T* var, double eps) {
+                           const T* __restrict__ x, const T* __restrict__ gamma, const T* __restrict__ beta,
+                           const T* __restrict__ r, i64 relu, T* y, T* mean, T* var, double eps) {
   __shared__ double st[2];
   for (i64 b = blockIdx.x; b < c * chunks; b += gridDim.x) {
     const i64 ch = b / chunks;
@@ -89,15 +92,29 @@ __device__ void bn_forward(i64 n, i64 c, i64 s, i64 chunks, const double* __rest
     const T scale = (T)a, shift = (T)sub((double)beta[ch], mul(mu, a));
     i64 r0, r1;
     bn_chunk(n, chunks, b % chunks, r0, r1);
-    bn_rows(r0, r1, c, s, ch, [&](i64 o) { y[o] = add(mul(x[o], scale), shift); });
+    if (!relu)
+      bn_rows(r0, r1, c, s, ch, [&](i64 o) { y[o] = add(mul(x[o], scale), shift); });
+    else if (r == nullptr)
+      bn_rows(r0, r1, c, s, ch, [&](i64 o) { y[o] = go_max(add(mul(x[o], scale), shift), (T)0); });
+    else
+      bn_rows(r0, r1, c, s, ch, [&](i64 o) { y[o] = go_max(add(add(mul(x[o], scale), shift), r[o]), (T)0); });
   }
 }
 
-// bn_backward_sums writes each chunk's Σ g and Σ g·(x − μ) to part
-// [c, chunks, 2].
+// bn_grad is the gradient at the batch norm's output: gy, or where y (the
+// ReLU's output) is not null, gy where y > 0 and 0 elsewhere (NaN too).
 template <typename T>
-__device__ void bn_backward_sums(i64 n, i64 c, i64 s, i64 chunks, const T* __restrict__ g,
-                                 const T* __restrict__ x, const T* __restrict__ mean, double* part) {
+__device__ __forceinline__ T bn_grad(const T* __restrict__ gy, const T* __restrict__ y, i64 o) {
+  return y == nullptr || y[o] > 0 ? gy[o] : (T)0;
+}
+
+// bn_backward_sums writes each chunk's Σ g and Σ g·(x − μ) to part
+// [c, chunks, 2], g = bn_grad(gy, y), and g to dr where dr is not null (the
+// residual's gradient).
+template <typename T>
+__device__ void bn_backward_sums(i64 n, i64 c, i64 s, i64 chunks, const T* __restrict__ gy,
+                                 const T* __restrict__ y, const T* __restrict__ x, const T* __restrict__ mean,
+                                 T* dr, double* part) {
   for (i64 b = blockIdx.x; b < c * chunks; b += gridDim.x) {
     const i64 ch = b / chunks;
     const double mu = (double)mean[ch];
@@ -105,7 +122,9 @@ __device__ void bn_backward_sums(i64 n, i64 c, i64 s, i64 chunks, const T* __res
     bn_chunk(n, chunks, b % chunks, r0, r1);
     double sg = 0, sgx = 0;
     bn_rows(r0, r1, c, s, ch, [&](i64 o) {
-      const double gv = (double)g[o];
+      const T gt = bn_grad(gy, y, o);
+      if (dr != nullptr) dr[o] = gt;
+      const double gv = (double)gt;
       sg += gv;
       sgx = add(sgx, mul(gv, (double)x[o] - mu));
     });
@@ -115,12 +134,13 @@ __device__ void bn_backward_sums(i64 n, i64 c, i64 s, i64 chunks, const T* __res
   }
 }
 
-// bn_backward is the gradient for the output gradient g, from the
+// bn_backward is the gradient for the output gradient g = bn_grad(gy, y), from the
 // statistics and the partial sums: dβ = Σ g, dγ = Σ g·x̂ and
 // dx = a·g + kx·x + k0 with a = γ/√(σ² + ε) (batchNormBackwardCPU's form).
 template <typename T>
 __device__ void bn_backward(i64 n, i64 c, i64 s, i64 chunks, const double* __restrict__ part,
-                            const T* __restrict__ g, const T* __restrict__ x, const T* __restrict__ gamma,
+                            const T* __restrict__ gy, const T* __restrict__ y, const T* __restrict__ x,
+                            const T* __restrict__ gamma,
                             const T* __restrict__ mean, const T* __restrict__ var, T* dx, T* dgamma, T* dbeta,
                             double eps) {
   __shared__ double st[2];
@@ -143,7 +163,7 @@ __device__ void bn_backward(i64 n, i64 c, i64 s, i64 chunks, const double* __res
     const T ta = (T)a, tkx = (T)kx, tk0 = (T)k0;
     i64 r0, r1;
     bn_chunk(n, chunks, b % chunks, r0, r1);
-    bn_rows(r0, r1, c, s, ch, [&](i64 o) { dx[o] = add(add(mul(ta, g[o]), mul(tkx, x[o])), tk0); });
+    bn_rows(r0, r1, c, s, ch, [&](i64 o) { dx[o] = add(add(mul(ta, bn_grad(gy, y, o)), mul(tkx, x[o])), tk0); });
   }
 }
 
@@ -154,18 +174,20 @@ __device__ void bn_backward(i64 n, i64 c, i64 s, i64 chunks, const double* __res
   }                                                                                                             \
   extern "C" __global__ void bn_forward_##S(i64 n, i64 c, i64 s, i64 chunks, const double* __restrict__ part,    \
                                             const T* __restrict__ x, const T* __restrict__ gamma,               \
-                                            const T* __restrict__ beta, T* y, T* mean, T* var, double eps) {    \
-    bn_forward<T>(n, c, s, chunks, part, x, gamma, beta, y, mean, var, eps);                                    \
+                                            const T* __restrict__ beta, const T* __restrict__ r, i64 relu, T* y, \
+                                            T* mean, T* var, double eps) {                                      \
+    bn_forward<T>(n, c, s, chunks, part, x, gamma, beta, r, relu, y, mean, var, eps);                           \
   }                                                                                                             \
-  extern "C" __global__ void bn_backward_sums_##S(i64 n, i64 c, i64 s, i64 chunks, const T* __restrict__ g,      \
-                                                  const T* __restrict__ x, const T* __restrict__ mean,          \
-                                                  double* part) {                                               \
-    bn_backward_sums<T>(n, c, s, chunks, g, x, mean, part);                                                     \
+  extern "C" __global__ void bn_backward_sums_##S(i64 n, i64 c, i64 s, i64 chunks, const T* __restrict__ gy,     \
+                                                  const T* __restrict__ y, const T* __restrict__ x,             \
+                                                  const T* __restrict__ mean, T* dr, double* part) {            \
+    bn_backward_sums<T>(n, c, s, chunks, gy, y, x, mean, dr, part);                                             \
   }                                                                                                             \
   extern "C" __global__ void bn_backward_##S(i64 n, i64 c, i64 s, i64 chunks, const double* __restrict__ part,   \
-                                             const T* __restrict__ g, const T* __restrict__ x,                  \
-                                             const T* __restrict__ gamma, const T* __restrict__ mean,           \
-                                             const T* __restrict__ var, T* dx, T* dgamma, T* dbeta, double eps) { \
-    bn_backward<T>(n, c, s, chunks, part, g, x, gamma, mean, var, dx, dgamma, dbeta, eps);                      \
+                                             const T* __restrict__ gy, const T* __restrict__ y,                 \
+                                             const T* __restrict__ x, const T* __restrict__ gamma,              \
+                                             const T* __restrict__ mean, const T* __restrict__ var, T* dx,      \
+                                             T* dgamma, T* dbeta, double eps) {                                 \
+    bn_backward<T>(n, c, s, chunks, part, gy, y, x, gamma, mean, var, dx, dgamma, dbeta, eps);                  \
   }
 BOTH(BATCHNORM)
