@@ -12,16 +12,26 @@ import (
 // sharedLimit is the shared memory a block may use without opting in.
 const sharedLimit = 48 << 10
 
+// anchorAssign returns the soft assignment of x's rows to the anchors, in
+// a new tensor.
 func anchorAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*tensor.Tensor[T], error) {
 	d, err := on("AnchorAssign", x, anchors)
 	if err != nil {
 		return nil, err
 	}
-	rows, dim, b := anchorShapes(x.Shape(), anchors.Shape(), tau)
-	x, anchors = tensor.Contiguous(x), tensor.Contiguous(anchors)
+	_, _, b := anchorShapes(x.Shape(), anchors.Shape(), tau)
 	shape := x.Shape()
 	out := tensor.ZerosOn[T](d, append(shape[:len(shape)-1], b)...)
+	return out, anchorAssignInto(d, out, x, anchors, tau)
+}
+
+// anchorAssignInto writes the soft assignment of x's rows to the anchors
+// into out (contiguous, x's shape with b for its last axis), every element.
+func anchorAssignInto[T tensor.Float](d *device[T], out, x, anchors *tensor.Tensor[T], tau float64) error {
+	rows, dim, b := anchorShapes(x.Shape(), anchors.Shape(), tau)
+	x, anchors = tensor.Contiguous(x), tensor.Contiguous(anchors)
 	xp, ap, op := d.ptr(x), d.ptr(anchors), d.ptr(out)
+	var err error
 	if lanes := anchorLanes(b, dim); lanes > 0 {
 		k := kAnchorD16
 		if dim <= 4 {
@@ -33,8 +43,8 @@ func anchorAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*t
 		err = d.e.do(func() error {
 			return d.e.launch(k, d.sfx, g, uint64(rows), uint64(dim), uint64(b), uint64(lanes), xp, ap, op, f64(-1/tau))
 		})
-		keepAlive(x, anchors)
-		return out, err
+		keepAlive(x, anchors, out)
+		return err
 	}
 	g := linear(rows)
 	var shared uint64
@@ -44,8 +54,8 @@ func anchorAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*t
 	err = d.e.do(func() error {
 		return d.e.launch(kAnchorAssign, d.sfx, g, uint64(rows), uint64(dim), uint64(b), xp, ap, op, f64(-1/tau), shared)
 	})
-	keepAlive(x, anchors)
-	return out, err
+	keepAlive(x, anchors, out)
+	return err
 }
 
 // binPass runs a per-chunk kernel (one block per chunk of rpc rows) into a

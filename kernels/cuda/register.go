@@ -37,9 +37,7 @@ func registerKernels[T tensor.Float](d *device[T]) {
 		must(d.alongAxis(kLogSoftBack, out[0], in[1], in[0], axis, false))
 	})
 	tensor.Register(tensor.SoftAssignKernel, dev, func(out, in []*tensor.Tensor[T], sb tensor.SoftBins) {
-		w, err := anchorAssign(in[0], anchorsOn(d, sb), sb.Tau)
-		must(err)
-		tensor.CopyInto(out[0], w)
+		must(anchorAssignInto(d, out[0], in[0], anchorsOn(d, sb), sb.Tau))
 	})
 	tensor.Register(tensor.SoftAssignBackwardKernel, dev, func(out, in []*tensor.Tensor[T], sb tensor.SoftBins) {
 		must(softAssignBackward(d, out[0], in[0], in[1], in[2], sb))
