@@ -11,7 +11,7 @@
 # training step), digits.txt and digits-{cuda,cpu}.json (a LeNet-5 →MNIST
 # seed on each device) and sim.txt (one ecl sim seed on each device); join
 # go.txt and peer.txt with ratios.py. PARTS is any of test bench bench80
-# peer profile digits sim (default: all but bench80). BENCH (a -test.bench
+# peer profile ncu digits sim (default: all but bench80). BENCH (a -test.bench
 # pattern) limits bench; bench80 runs the GEMM rows again with the compute_80
 # modules (ECL_CUDA_PTX=compute_80) into go80.txt, to compare the sm_90
 # builds with them; PEER (peer.py's parts, e.g. "gemm conv") limits peer.
@@ -44,12 +44,14 @@ for p in $parts; do
 		echo "profile rc=$?"
 		;;
 	ncu)
-		# Each kernel's GPU time over the first launches of the ResNet-20 step
-		# benchmark (its warm-up step and the next ones), one metric, no replay
-		# of sections; summarised per kernel name.
+		# Each kernel's GPU time over the first launches of a benchmark
+		# (NCU_BENCH, default the ResNet-20 step: its warm-up step and the
+		# next ones), one metric, no replay of sections, into
+		# ncu-<benchmark>.csv; summarise with ncu.py.
+		nb=${NCU_BENCH:-TrainStep/resnet20}
 		(cd kernels/cuda && timeout 150 ncu --clock-control none --metrics gpu__time_duration.sum -c "${NCU_LAUNCHES:-600}" --csv \
-			"$bin/kernels.test" -test.run '^$' -test.bench 'TrainStep/resnet20' -test.benchtime 3x >"$out/ncu.csv" 2>"$out/ncu.err")
-		echo "ncu rc=$?"
+			"$bin/kernels.test" -test.run '^$' -test.bench "$nb" -test.benchtime 3x >"$out/ncu-${nb//\//-}.csv" 2>&1)
+		echo "ncu $nb rc=$?"
 		;;
 	digits)
 		for dev in cuda cpu; do
