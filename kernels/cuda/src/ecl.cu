@@ -268,20 +268,48 @@ __device__ __forceinline__ void unstage(T* dst, const T* src, i64 r0, i64 nr, i6
 
 // assign_back_row is one row of soft_assign_backward: with k2 = −2/τ,
 // dz_j = k2·w_j·(dw_j − Σ_l w_l·dw_l) and o = Σ_j dz_j·(x − a_j), skipping
-// the anchors of weight 0 (anchorSet.rowBackward's order).
-template <typename T>
+// the anchors of weight 0 (anchorSet.rowBackward's order). With E > 0
+// (e ≤ E) the sums are kept in registers, else in o.
+template <int E, typename T>
 __device__ __forceinline__ void assign_back_row(const T* wr, const T* dwr, const T* xr, const T* __restrict__ anchors,
                                                 T* o, i64 b, i64 e, T k2) {
   T dot = 0;
   for (i64 j = 0; j < b; j++)
     if (wr[j] != 0) dot = add(dot, mul(wr[j], dwr[j]));
-  for (i64 i = 0; i < e; i++) o[i] = 0;
-  for (i64 j = 0; j < b; j++) {
-    if (wr[j] == 0) continue;
-    const T dz = mul(mul(k2, wr[j]), sub(dwr[j], dot));
-    for (i64 i = 0; i < e; i++) o[i] = add(o[i], mul(dz, sub(xr[i], anchors[j * e + i])));
+  if (E > 0) {
+    T acc[E > 0 ? E : 1], xv[E > 0 ? E : 1];
+#pragma unroll
+    for (int i = 0; i < E; i++) acc[i] = 0, xv[i] = i < e ? xr[i] : (T)0;
+    for (i64 j = 0; j < b; j++) {
+      if (wr[j] == 0) continue;
+      const T dz = mul(mul(k2, wr[j]), sub(dwr[j], dot));
+#pragma unroll
+      for (int i = 0; i < E; i++)
+        if (i < e) acc[i] = add(acc[i], mul(dz, sub(xv[i], anchors[j * e + i])));
+    }
+#pragma unroll
+    for (int i = 0; i < E; i++)
+      if (i < e) o[i] = acc[i];
+  } else {
+    for (i64 i = 0; i < e; i++) o[i] = 0;
+    for (i64 j = 0; j < b; j++) {
+      if (wr[j] == 0) continue;
+      const T dz = mul(mul(k2, wr[j]), sub(dwr[j], dot));
+      for (i64 i = 0; i < e; i++) o[i] = add(o[i], mul(dz, sub(xr[i], anchors[j * e + i])));
+    }
   }
 }
+
+// ROW_BY_WIDTH(w, call) expands call(E) with the register width E for rows
+// of w values: 4, 16, or 0 (sums in memory) above 16.
+#define ROW_BY_WIDTH(w, call) \
+  if ((w) <= 4) {             \
+    call(4);                  \
+  } else if ((w) <= 16) {     \
+    call(16);                 \
+  } else {                    \
+    call(0);                  \
+  }
 
 // soft_assign_backward sets dx [rows, e] to the gradient of the soft
 // assignment w [rows, b] of the points x [rows, e] for its output gradient
@@ -292,7 +320,8 @@ __device__ void soft_assign_backward(i64 rows, i64 e, i64 b, const T* __restrict
                                      i64 rpb) {
   const T k2 = 2 * (T)scale;
   if (rpb == 0) {
-    FOR_EACH(r, rows) assign_back_row(w + r * b, dw + r * b, x + r * e, anchors, dx + r * e, b, e, k2);
+#define ASSIGN_DIRECT(E) FOR_EACH(r, rows) assign_back_row<E>(w + r * b, dw + r * b, x + r * e, anchors, dx + r * e, b, e, k2)
+    ROW_BY_WIDTH(e, ASSIGN_DIRECT)
     return;
   }
   DYNAMIC_SHARED(smem);
@@ -304,7 +333,10 @@ __device__ void soft_assign_backward(i64 rows, i64 e, i64 b, const T* __restrict
     stage(sdw, dw, r0, nr, b);
     stage(sx, x, r0, nr, e);
     __syncthreads();
-    if (t < nr) assign_back_row(sw + t * b, sdw + t * b, sx + t * e, anchors, so + t * e, b, e, k2);
+#define ASSIGN_STAGED(E) assign_back_row<E>(sw + t * b, sdw + t * b, sx + t * e, anchors, so + t * e, b, e, k2)
+    if (t < nr) {
+      ROW_BY_WIDTH(e, ASSIGN_STAGED)
+    }
     __syncthreads();
     unstage(dx, so, r0, nr, e);
   }
@@ -313,20 +345,42 @@ __device__ void soft_assign_backward(i64 rows, i64 e, i64 b, const T* __restrict
 // stats_back_row is one row of bin_stats_backward (statsRowBackward's
 // order): dw_j = ds_j0 + ds_j,d+1·‖p‖² + Σ_c ds_j,1+c·p_c and
 // dp_c = Σ_j w_j·(ds_j,1+c + 2·ds_j,d+1·p_c), s0 the row's group of ds.
-template <typename T>
+// With D > 0 (d ≤ D) p and the sums are kept in registers, else in memory.
+template <int D, typename T>
 __device__ __forceinline__ void stats_back_row(const T* wr, const T* pr, const T* __restrict__ s0, T* ow, T* o, i64 b,
                                                i64 d) {
   T pp = 0;
   for (i64 c = 0; c < d; c++) pp = add(pp, mul(pr[c], pr[c]));
-  for (i64 c = 0; c < d; c++) o[c] = 0;
-  for (i64 j = 0; j < b; j++) {
-    const T* sj = s0 + j * (d + 2);
-    T v = add(sj[0], mul(sj[d + 1], pp));
-    for (i64 c = 0; c < d; c++) {
-      v = add(v, mul(sj[1 + c], pr[c]));
-      o[c] = add(o[c], mul(wr[j], add(sj[1 + c], mul(mul((T)2, sj[d + 1]), pr[c]))));
+  if (D > 0) {
+    T acc[D > 0 ? D : 1], pv[D > 0 ? D : 1];
+#pragma unroll
+    for (int c = 0; c < D; c++) acc[c] = 0, pv[c] = c < d ? pr[c] : (T)0;
+    for (i64 j = 0; j < b; j++) {
+      const T* sj = s0 + j * (d + 2);
+      const T q = sj[d + 1], wj = wr[j];
+      T v = add(sj[0], mul(q, pp));
+#pragma unroll
+      for (int c = 0; c < D; c++)
+        if (c < d) {
+          v = add(v, mul(sj[1 + c], pv[c]));
+          acc[c] = add(acc[c], mul(wj, add(sj[1 + c], mul(mul((T)2, q), pv[c]))));
+        }
+      ow[j] = v;
     }
-    ow[j] = v;
+#pragma unroll
+    for (int c = 0; c < D; c++)
+      if (c < d) o[c] = acc[c];
+  } else {
+    for (i64 c = 0; c < d; c++) o[c] = 0;
+    for (i64 j = 0; j < b; j++) {
+      const T* sj = s0 + j * (d + 2);
+      T v = add(sj[0], mul(sj[d + 1], pp));
+      for (i64 c = 0; c < d; c++) {
+        v = add(v, mul(sj[1 + c], pr[c]));
+        o[c] = add(o[c], mul(wr[j], add(sj[1 + c], mul(mul((T)2, sj[d + 1]), pr[c]))));
+      }
+      ow[j] = v;
+    }
   }
 }
 
@@ -338,7 +392,9 @@ template <typename T>
 __device__ void bin_stats_backward(i64 rows, i64 g, i64 b, i64 d, const T* __restrict__ ds, const T* __restrict__ w,
                                    const T* __restrict__ p, T* dw, T* dp, i64 rpb) {
   if (rpb == 0) {
-    FOR_EACH(r, rows * g) stats_back_row(w + r * b, p + r * d, ds + (r % g) * b * (d + 2), dw + r * b, dp + r * d, b, d);
+#define STATS_DIRECT(D) \
+  FOR_EACH(r, rows * g) stats_back_row<D>(w + r * b, p + r * d, ds + (r % g) * b * (d + 2), dw + r * b, dp + r * d, b, d)
+    ROW_BY_WIDTH(d, STATS_DIRECT)
     return;
   }
   DYNAMIC_SHARED(smem);
@@ -349,7 +405,11 @@ __device__ void bin_stats_backward(i64 rows, i64 g, i64 b, i64 d, const T* __res
     stage(sw, w, r0, nr, b);
     stage(sp, p, r0, nr, d);
     __syncthreads();
-    if (t < nr) stats_back_row(sw + t * b, sp + t * d, ds + ((r0 + t) % g) * b * (d + 2), sdw + t * b, sdp + t * d, b, d);
+#define STATS_STAGED(D) \
+  stats_back_row<D>(sw + t * b, sp + t * d, ds + ((r0 + t) % g) * b * (d + 2), sdw + t * b, sdp + t * d, b, d)
+    if (t < nr) {
+      ROW_BY_WIDTH(d, STATS_STAGED)
+    }
     __syncthreads();
     unstage(dw, sdw, r0, nr, b);
     unstage(dp, sdp, r0, nr, d);
