@@ -27,11 +27,9 @@
 // tensor.Arena, as package train does, so that a step reuses the previous
 // step's buffers: outside one, Go collects them, and with a small live heap
 // and an idle core the runtime returns their pages to the kernel and the
-// next step faults them in again (top-label at N = 10⁴, K = 10 on two
-// cores: 0.26 ms per step in an arena, 0.32 ms outside next to 64 MB of
-// live data, 1.07 ms outside with the benchmark's ~1 MB heap alone, best
-// of three rounds; bench/peer/alternate.sh 3 '^ecl/.*/n10000/' with -arena,
-// -live 64 and neither).
+// next step faults them in again (bench/README.md has the measurements).
+// Example_trainingLoop is such a loop, with the auxiliary head trained
+// beside the main head.
 //
 // # Errors
 //

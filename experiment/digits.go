@@ -26,7 +26,7 @@ const DigitClasses = 10
 // Archs lists the digit networks.
 var Archs = []string{"lenet5", "resnet20", "densenet40"}
 
-// DigitsConfig configures the digit domain-shift study (SPEC §2): one
+// DigitsConfig configures the digit domain-shift study (docs/method.md, "Data"): one
 // target domain, the other domains merged as the source. The paper's
 // protocol is Epochs = 100, Batch = 100, LR = 1e-3 and 10 runs; smaller
 // settings make a CPU run practical.

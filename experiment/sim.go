@@ -204,8 +204,18 @@ type Result struct {
 // Evaluate computes the Scores of probabilities probs [N, k] against labels:
 // the columns of the studies' tables.
 func Evaluate(probs []float64, k int, labels []int, o metrics.Options) (Scores, error) {
-	m, err := Measure(probs, k, labels, o, true, metrics.KDECanonical)
-	return m.Scores(), err
+	m, err := metrics.Measure(probs, k, labels, o, true, metrics.KDECanonical)
+	return scoresOf(m), err
+}
+
+// scoresOf returns the studies' columns of m (CanECE 0 without the
+// canonical calibration, KDE the canonical ECE^KDE).
+func scoresOf(m metrics.Measurement) Scores {
+	s := Scores{ACC: m.ACC, ECE: m.Top.Error, CwECE: m.Classwise.Error, KDE: m.KDE[metrics.KDECanonical], NLL: m.NLL, Brier: m.Brier}
+	if m.Canonical != nil {
+		s.CanECE = m.Canonical.Error
+	}
+	return s
 }
 
 // simRun is one run of the simulation study: the models trained on one

@@ -1,15 +1,3 @@
-// Package train runs the training recipes of the ECL experiments: a base
-// classifier trained with cross-entropy (the uncalibrated model), an
-// auxiliary head trained on the frozen backbone, and the ECL fine-tuning of
-// the main head on paired source and target mini-batches (SPEC §1).
-//
-// Two recipes are offered. "notebook" follows the reference simulation
-// notebook: stage 1 Adam 0.01 for 200 epochs with the rate ×0.1 at epochs 100
-// and 150, stage 2 Adam 0.01 for 100 epochs, stage 3 Adam 1e-3 for 100 epochs
-// with the loss λ_ce·CE + ECL. "paper" follows the paper's text: Adam 1e-3,
-// 100 epochs and batch 100 in every stage; the paper's loss CE + λ·ECL with
-// the adaptive λ = β^γ is Recipe.Adaptive. In both, stage 3 updates only the
-// main head, as the reference code does.
 package train
 
 import (

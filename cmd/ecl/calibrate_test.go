@@ -46,7 +46,7 @@ func fakeModel(t *testing.T, dir, name string, rng *rand.Rand, n, k int, temp, s
 		data       []float64
 		rows, cols int
 	}{{logits, z, n, k}, {labels, y, n, 1}, {features, x, n, 2}} {
-		if err := writeNPY(f.path, f.data, f.rows, f.cols); err != nil {
+		if err := arrays.WriteNPY(f.path, f.data, f.rows, f.cols); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -100,10 +100,10 @@ func pseudoInputs(t *testing.T, dir string, rng *rand.Rand, x []float64, k int) 
 		y = append(y, float64(metrics.Argmax(mix)))
 	}
 	logits, labels = filepath.Join(dir, "pseudo_logits.npy"), filepath.Join(dir, "pseudo_labels.npy")
-	if err := writeNPY(logits, z, len(y), k); err != nil {
+	if err := arrays.WriteNPY(logits, z, len(y), k); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeNPY(labels, y, len(y), 1); err != nil {
+	if err := arrays.WriteNPY(labels, y, len(y), 1); err != nil {
 		t.Fatal(err)
 	}
 	return logits, labels
@@ -296,58 +296,6 @@ func TestCalibrateBinaryProbabilities(t *testing.T) {
 	}
 	if err := runCalibrate([]string{"-source", sp, "-source-labels", sy, "-target", tp, "-method", "platt,foo", "-out", out}); err == nil || !strings.Contains(err.Error(), `"foo"`) {
 		t.Errorf("unknown method: %v", err)
-	}
-}
-
-func TestReadScoresDetection(t *testing.T) {
-	dir := t.TempDir()
-	for _, c := range []struct {
-		name, csv, mode string
-		kind, how       string // want; how: a substring of the report
-		k               int
-		err             string
-	}{
-		{"rounded", "0.3333,0.3333,0.3333\n0.1,0.2,0.7\n", "auto", "probabilities", "renormalised", 3, ""},
-		{"logits", "2.5,-1,0.3\n0.1,4,0.2\n", "auto", "logits", "detected", 3, ""},
-		{"unit-not-simplex", "0.5,0.9,0.1\n0.2,0.2,0.2\n", "auto", "logits", "pass -input probs", 3, ""},
-		{"probs-as-logits", "0.2,0.8\n0.6,0.4\n", "logits", "logits", "warning", 2, ""},
-		{"binary-prob", "p\n0.2\n0.9\n", "auto", "probabilities", "one column", 2, ""},
-		{"binary-logit", "-2.5\n3\n", "auto", "logits", "one column", 2, ""},
-		{"forced-probs", "1.5,-0.5\n0.2,0.8\n", "probs", "", "", 0, "outside [0, 1]"},
-		{"header-only", "a,b\n", "auto", "", "", 0, "no numeric rows"},
-	} {
-		p := filepath.Join(dir, c.name+".csv")
-		if err := os.WriteFile(p, []byte(c.csv), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		s, err := readScores(p, c.mode)
-		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), c.name) {
-				t.Errorf("%s: error %v, want one naming the file and %q", c.name, err, c.err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if s.Kind != c.kind || s.k != c.k || !strings.Contains(s.How, c.how) {
-			t.Errorf("%s: %s, %d classes, %q; want %s, %d, containing %q", c.name, s.Kind, s.k, s.How, c.kind, c.k, c.how)
-		}
-	}
-	// Probabilities become logits whose softmax gives them back,
-	// renormalised: the rounded row (⅓ each to 4 decimals) is uniform.
-	s, _ := readScores(filepath.Join(dir, "rounded.csv"), "auto")
-	p := calib.Softmax(s.logits, 3)
-	for j, want := range []float64{1. / 3, 1. / 3, 1. / 3, 0.1, 0.2, 0.7} {
-		if math.Abs(p[j]-want) > 1e-12 {
-			t.Errorf("probabilities read back %v", p)
-			break
-		}
-	}
-	// A single column of P(class 1) gives [1 − p, p].
-	s, _ = readScores(filepath.Join(dir, "binary-prob.csv"), "auto")
-	if p := calib.Softmax(s.logits, 2); math.Abs(p[1]-0.2) > 1e-12 || math.Abs(p[3]-0.9) > 1e-12 {
-		t.Errorf("binary column read as %v", p)
 	}
 }
 

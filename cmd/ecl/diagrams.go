@@ -16,6 +16,7 @@ import (
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/ecl-go/ecl/ecl/metrics"
 	"github.com/ecl-go/ecl/ecl/plot"
 	"github.com/ecl-go/ecl/experiment"
 )
@@ -86,9 +87,9 @@ func writeStudyDiagrams(dir string, rs []experiment.Result, style diagramStyle) 
 		if r.Seed != first || r.Diagram == nil {
 			continue
 		}
-		c := calibrations{top: r.Diagram.TopLabel, cw: r.Diagram.Classwise}
+		c := metrics.Calibrations{Top: r.Diagram.TopLabel, Classwise: r.Diagram.Classwise}
 		if r.Diagram.Canonical != nil {
-			c.can = *r.Diagram.Canonical
+			c.Canonical = *r.Diagram.Canonical
 		}
 		prefix := fmt.Sprintf("%s-%s-", slug(r.Setup), r.Method)
 		draws = append(draws, func() error {

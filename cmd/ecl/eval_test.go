@@ -48,13 +48,13 @@ func writeFile(t *testing.T, dir, name string, b []byte) string {
 }
 
 // evalJSON runs ecl eval with -json and decodes the report.
-func evalJSON(t *testing.T, args ...string) evalReport {
+func evalJSON(t *testing.T, args ...string) metrics.Report {
 	t.Helper()
 	out, err := captureStdout(t, func() error { return runEval(append(args, "-json")) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep evalReport
+	var rep metrics.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v in %q", err, out)
 	}
@@ -71,7 +71,7 @@ func TestEvalJSONMatchesMetrics(t *testing.T) {
 	pp := writeFile(t, dir, "p.csv", []byte("p0,p1,p2\n0.25,0.20,0.55\n0.55,0.05,0.40\n0.10,0.30,0.60\n0.90,0.05,0.05\n"))
 	lp := writeFile(t, dir, "y.txt", []byte("0\n1\n2\n0\n"))
 	rep := evalJSON(t, "-probs", pp, "-labels", lp, "-bins", "3", "-out", filepath.Join(dir, "d"))
-	// The torchmetrics example of SPEC §5: 3 bins, L1 0.2000, max 0.2333.
+	// The torchmetrics example of docs/method.md, "Cross-check values": 3 bins, L1 0.2000, max 0.2333.
 	if math.Abs(rep.ECE-0.2) > 1e-4 || math.Abs(rep.MCE-0.2333) > 1e-4 {
 		t.Errorf("ECE %v, MCE %v, want 0.2 and 0.2333", rep.ECE, rep.MCE)
 	}
@@ -321,12 +321,15 @@ func TestEvalIntervalsAndCompare(t *testing.T) {
 	// ECE^KDE gets no interval (its bias swamps a bootstrap's), and a note
 	// says why; the two L2 lines get intervals of their own; MCE's holds
 	// the MCE.
-	for _, m := range kdeModes {
-		if ci, ok := rep.CI["ece_kde_"+m.name]; ok {
-			t.Errorf("ECE^KDE %s: interval %v", m.name, ci)
+	if len(rep.KDE) == 0 {
+		t.Errorf("-kde computed no ECE^KDE")
+	}
+	for mode := range rep.KDE {
+		if ci, ok := rep.CI["ece_kde_"+mode]; ok {
+			t.Errorf("ECE^KDE %s: interval %v", mode, ci)
 		}
 	}
-	if !slices.Contains(rep.Notes, kdeNoInterval) {
+	if !slices.Contains(rep.Notes, metrics.KDENoInterval) {
 		t.Errorf("notes %q lack why ECE^KDE has no interval", rep.Notes)
 	}
 	if rep.CI["ece_l2"] == rep.CI["debiased_ece_l2"] {

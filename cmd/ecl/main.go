@@ -21,12 +21,13 @@ import (
 
 // commands maps a subcommand's name to its entry point, which parses args.
 var commands = map[string]func(args []string) error{
-	"sim":    runSim,
-	"eval":   runEval,
-	"digits": runDigits,
-	"data":   runData,
-	"sweep":  runSweep,
-	"report": runReport,
+	"sim":       runSim,
+	"eval":      runEval,
+	"digits":    runDigits,
+	"calibrate": runCalibrate,
+	"data":      runData,
+	"sweep":     runSweep,
+	"report":    runReport,
 }
 
 func main() {

@@ -417,3 +417,30 @@ func checkShape(t *testing.T, data []float64, shape []int) {
 		t.Fatalf("shape %v for %d values", shape, len(data))
 	}
 }
+
+func TestWriteNPYRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.npy")
+	data := []float64{1, -2.5, 3, 0, 1e-300, math.Inf(1)}
+	if err := WriteNPY(path, data, 2, 3); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// NumPy's np.save of a small float64 array: a 128-byte preamble (magic,
+	// version 1.0, header length 118), then the values.
+	if len(b) != 128+8*6 || string(b[:8]) != "\x93NUMPY\x01\x00" || b[8] != 118 || b[9] != 0 || b[127] != '\n' {
+		t.Fatalf("preamble %q (%d bytes in all)", b[:min(len(b), 128)], len(b))
+	}
+	got, shape, err := ReadNPY(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(shape, []int{2, 3}) || !slices.Equal(got, data) {
+		t.Errorf("read back %v %v, want [2 3] %v", shape, got, data)
+	}
+	if err := WriteNPY(path, data, 4, 2); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("6 values as (4, 2): error %v, want one naming the file", err)
+	}
+}

@@ -19,7 +19,7 @@ import (
 var Domains = []string{"mnist", "usps", "svhn", "synth"}
 
 // InputSize is the side of the network input: every domain becomes
-// 3×28×28 (SPEC §2).
+// 3×28×28 (docs/method.md, "Data").
 const InputSize = 28
 
 // files names each domain's train and test files inside its folder of the

@@ -1,4 +1,4 @@
-// Package sim generates the paper's simulated covariate shift (SPEC §2): two
+// Package sim generates the paper's simulated covariate shift (docs/method.md, "Data"): two
 // features, three classes with a deterministic labelling function shared by
 // both domains, and source and target inputs drawn from shifted normal or
 // uniform distributions.

@@ -1,5 +1,5 @@
 // Package baselines holds the calibration methods ECL is compared with and
-// the parts they share (SPEC §4):
+// the parts they share (docs/method.md, "Baselines"):
 //
 //   - temperature scaling (Guo et al., ICML 2017): T = exp(s) minimising the
 //     negative log-likelihood of held-out source predictions, from T = 1.5;

@@ -9,6 +9,12 @@
 // checked for coverage on data with a known error, canonical for K = 2
 // and 3; ECE^KDE's bootstrap intervals were measured to miss its truth).
 //
+// Measure computes the metrics the studies report in one call; NewReport
+// adds the L∞ and L2 errors and per-bin values for "ecl eval" (a Report,
+// ready for JSON or WriteText), BootstrapReport their intervals, Compare the
+// sample-matched differences of two models, PairedDifference the per-seed
+// differences of two methods.
+//
 // Probabilities are row-major: probs holds n rows of k class probabilities
 // (n = len(probs)/k) and labels the n class indices. Results are fractions
 // (multiply by 100 for %). Binned results also carry per-bin statistics for

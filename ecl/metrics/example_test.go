@@ -7,15 +7,20 @@ import (
 	"github.com/ecl-go/ecl/ecl/metrics"
 )
 
-func Example() {
-	// Four samples, three classes (the torchmetrics documentation example).
-	probs := []float64{
+// torchmetricsExample returns the torchmetrics documentation example: four
+// samples, three classes.
+func torchmetricsExample() (probs []float64, labels []int) {
+	probs = []float64{
 		.25, .20, .55,
 		.55, .05, .40,
 		.10, .30, .60,
 		.90, .05, .05,
 	}
-	labels := []int{0, 1, 2, 0}
+	return probs, []int{0, 1, 2, 0}
+}
+
+func Example() {
+	probs, labels := torchmetricsExample()
 
 	ece, err := metrics.ECE(probs, 3, labels, metrics.Options{Bins: 3})
 	if err != nil {

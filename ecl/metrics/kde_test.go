@@ -26,7 +26,7 @@ func betaPDF(z, f, h float64) float64 {
 	return math.Pow(z, a-1) * math.Pow(1-z, b-1) * math.Gamma(a+b) / (math.Gamma(a) * math.Gamma(b))
 }
 
-// naiveKDE is SPEC §3's ECE^KDE written out directly, O(n²) kernel
+// naiveKDE is the ECE^KDE of docs/method.md, "Metrics", written out directly, O(n²) kernel
 // evaluations without log space, for inputs away from 0 and 1.
 func naiveKDE(probs []float64, k int, labels []int, mode KDEMode, h, p float64) float64 {
 	n := len(labels)

@@ -32,7 +32,7 @@ func must[T any](t *testing.T) func(T, error) T {
 }
 
 // The torchmetrics MulticlassCalibrationError / BinaryCalibrationError
-// documentation examples (SPEC §5), published to 4 decimals.
+// documentation examples (docs/method.md, "Cross-check values"), published to 4 decimals.
 func TestTorchmetricsExamples(t *testing.T) {
 	probs := []float64{.25, .20, .55, .55, .05, .40, .10, .30, .60, .90, .05, .05}
 	labels := []int{0, 1, 2, 0}

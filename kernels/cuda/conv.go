@@ -62,12 +62,47 @@ func (d *device[T]) im2col(c convPlan, nb int, x, col uint64) error {
 	return d.e.launch(kIm2col, d.sfx, linear(c.rows*nb*c.hw), args...)
 }
 
-// Conv2D: per image y_n [O, OH·OW] = W [O, rows] · col_n, where col_n is the
-// image's column block of col (row stride nb·OH·OW).
+// convGemm queues the implicit-GEMM convolution pass ks (src/conv.cu) with
+// tile convTile(m): an m×n product of depth k reading a and b, writing c
+// (on the context thread). When the tiles alone would leave the GPU idle
+// the depth is cut into slices (convSplit) whose products go to a scratch
+// block of partial outputs, then added in slice order into c.
+func (d *device[T]) convGemm(ks [3]kernel, m, n, k int, a, b, c uint64, p tensor.Conv2DParams) error {
+	tile := convTile(m)
+	tm := 16 << tile
+	tn := 4096 / tm
+	tiles := ((m + tm - 1) / tm) * ((n + tn - 1) / tn)
+	splits, kc := convSplit(tiles, k)
+	launch := func(dst uint64) error {
+		args := append([]uint64{uint64(n), uint64(k), a, b, dst}, convArgs(p)...)
+		args = append(args, uint64(p.O), uint64(kc), uint64(splits))
+		g := grid{x: min((n+tn-1)/tn, gridCap), y: min((m+tm-1)/tm, gridCap), z: min(splits, gridCap), block: 256}
+		return d.e.launch(ks[tile], d.sfx, g, args...)
+	}
+	if splits == 1 {
+		return launch(c)
+	}
+	part, err := d.e.malloc(int64(splits*m*n) * d.size)
+	defer d.e.alloc.release(part)
+	if err != nil {
+		return err
+	}
+	if err := launch(part.ptr); err != nil {
+		return err
+	}
+	return d.e.launch(kReduceStrip, d.sfx, linear(m*n), uint64(tensor.OpSum), 1, uint64(splits), uint64(m*n), uint64(splits), part.ptr, c)
+}
+
+// Conv2D: an implicit GEMM y [O, N·OH·OW] = W [O, rows] · columns for up to
+// 64 output channels; else per image y_n [O, OH·OW] = W [O, rows] · col_n,
+// where col_n is the image's column block of col (row stride nb·OH·OW).
 func (d *device[T]) Conv2D(y, x, w *tensor.Tensor[T], p tensor.Conv2DParams) {
 	c := d.convPlan(p)
 	xp, wp, yp := d.ptr(x), d.ptr(w), d.ptr(y)
 	must(d.e.do(func() error {
+		if convTile(p.O) >= 0 {
+			return d.convGemm(kConv2D, p.O, p.N*c.hw, c.rows, wp, xp, yp, p)
+		}
 		return d.forChunks(c, 0, func(n0, nb int, col, _ uint64) error {
 			if err := d.im2col(c, nb, xp+uint64(n0*c.img)*uint64(d.size), col); err != nil {
 				return err
@@ -81,11 +116,16 @@ func (d *device[T]) Conv2D(y, x, w *tensor.Tensor[T], p tensor.Conv2DParams) {
 	keepAlive(x, w, y)
 }
 
-// Conv2DBackwardInput: per image col_n = Wᵀ · dy_n, then col2im.
+// Conv2DBackwardInput: for unit strides and up to 64 input channels an
+// implicit GEMM dx [C, N·H·W] = Wᵀ-flipped · shifted dy; else per image
+// col_n = Wᵀ · dy_n, then col2im.
 func (d *device[T]) Conv2DBackwardInput(dx, dy, w *tensor.Tensor[T], p tensor.Conv2DParams) {
 	c := d.convPlan(p)
 	dxp, dyp, wp := d.ptr(dx), d.ptr(dy), d.ptr(w)
 	must(d.e.do(func() error {
+		if p.StrideH == 1 && p.StrideW == 1 && convTile(p.C) >= 0 {
+			return d.convGemm(kConv2DBackwardInput, p.C, p.N*p.H*p.W, p.O*p.KH*p.KW, wp, dyp, dxp, p)
+		}
 		return d.forChunks(c, 0, func(n0, nb int, col, _ uint64) error {
 			wt := mat{wp, 0, 1, c.rows}
 			dym := mat{dyp + uint64(n0*p.O*c.hw)*uint64(d.size), p.O * c.hw, c.hw, 1}
@@ -100,13 +140,19 @@ func (d *device[T]) Conv2DBackwardInput(dx, dy, w *tensor.Tensor[T], p tensor.Co
 	keepAlive(dx, dy, w)
 }
 
-// Conv2DBackwardWeight: dw [O, rows] = Σ over chunks of dyᵀ-chunk · colᵀ, with
-// the chunk's dy [nb, O, OH·OW] first permuted to [O, nb·OH·OW] so that one
-// GEMM of depth nb·OH·OW covers the chunk.
+// Conv2DBackwardWeight: for up to 64 output channels an implicit GEMM dw
+// [O, rows] = dy [O, N·OH·OW] · columnsᵀ; else
+// dw = Σ over chunks of dyᵀ-chunk · colᵀ, with the chunk's dy [nb, O, OH·OW]
+// first permuted to [O, nb·OH·OW] so that one GEMM of depth nb·OH·OW covers
+// the chunk.
 func (d *device[T]) Conv2DBackwardWeight(dw, x, dy *tensor.Tensor[T], p tensor.Conv2DParams) {
 	c := d.convPlan(p)
 	dwp, xp, dyp := d.ptr(dw), d.ptr(x), d.ptr(dy)
 	must(d.e.do(func() error {
+		if convTile(p.O) >= 0 {
+			return d.convGemm(kConv2DBackwardWeight, p.O, c.rows, p.N*c.hw, dyp, xp, dwp, p)
+		}
+
 		if p.N == 0 {
 			return nil // dw is already zero
 		}

@@ -291,7 +291,9 @@ func matmul[T tensor.Float](t *testing.T) {
 }
 
 // convCases cover stride, padding, dilation, pointwise kernels, LeNet's and
-// ResNet's layers, and a batch large enough for a split weight-gradient GEMM.
+// ResNet's layers, a batch large enough for a split weight-gradient product,
+// each tile of the implicit-GEMM kernels (up to 16, 32 and 64 channels on
+// the product's rows) and more than 64 channels (the column-matrix path).
 var convCases = []struct {
 	x, w []int
 	o    tensor.ConvOptions
@@ -304,6 +306,9 @@ var convCases = []struct {
 	{[]int{16, 1, 28, 28}, []int{6, 1, 5, 5}, tensor.ConvOptions{}},
 	{[]int{32, 16, 16, 16}, []int{32, 16, 3, 3}, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1}},
 	{[]int{64, 16, 32, 32}, []int{16, 16, 3, 3}, tensor.ConvOptions{PadH: 1, PadW: 1}},
+	{[]int{2, 40, 5, 7}, []int{50, 40, 3, 3}, tensor.ConvOptions{PadH: 1, PadW: 1}},
+	{[]int{3, 20, 6, 6}, []int{70, 20, 3, 3}, tensor.ConvOptions{PadW: 2, DilW: 2}},
+	{[]int{3, 70, 6, 5}, []int{20, 70, 2, 3}, tensor.ConvOptions{PadH: 1}},
 }
 
 func TestConv2D(t *testing.T) { both(t, conv2D[float32], conv2D[float64]) }

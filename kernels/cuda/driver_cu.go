@@ -5,6 +5,8 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"unsafe"
 
 	"gorgonia.org/cu"
@@ -18,6 +20,7 @@ type driver struct {
 	mods   map[string]cu.Module   // by module name, loaded on first use
 	fns    map[string]cu.Function // by kernel name with suffix
 	name   string
+	arch   int // compute capability, 10·major + minor
 }
 
 // open creates the context, current on the calling thread from now on, and
@@ -37,6 +40,7 @@ func (dr *driver) open() (name string, total int64, err error) {
 		return "", 0, fmt.Errorf("cuda: compute capability of device 0: %w", err)
 	}
 	dr.name, _ = dev.Name()
+	dr.arch = 10*major + minor
 	if major < 8 {
 		return "", 0, fmt.Errorf("cuda: %s has compute capability %d.%d; the embedded PTX targets compute_80 (sm_80 or newer)", dr.name, major, minor)
 	}
@@ -94,19 +98,27 @@ func (dr *driver) dtod(dst, src uint64, bytes int64) error {
 
 func (dr *driver) sync() error { return dr.stream.Synchronize() }
 
-// launch queues a kernel on the stream, loading its module on first use.
+// launch queues a kernel on the stream, loading its module on first use:
+// the compute_90 build where there is one and the device is sm_90 or newer
+// (unless the environment sets ECL_CUDA_PTX=compute_80, which loads the
+// compute_80 builds everywhere: to compare the two, or to step around a
+// driver's JIT), else the compute_80 build.
 func (dr *driver) launch(k kernel, sfx string, g grid, args []uint64) error {
 	name := k.name + sfx
 	f, ok := dr.fns[name]
 	if !ok {
 		mod, ok := dr.mods[k.module]
 		if !ok {
-			src, err := ptxFiles.ReadFile("ptx/" + k.module + ".ptx")
+			path, virt := "ptx/"+k.module+".ptx", "compute_80"
+			if _, err := fs.Stat(ptxFiles, "ptx/sm_90/"+k.module+".ptx"); err == nil && dr.arch >= 90 && os.Getenv("ECL_CUDA_PTX") != "compute_80" {
+				path, virt = "ptx/sm_90/"+k.module+".ptx", "compute_90"
+			}
+			src, err := ptxFiles.ReadFile(path)
 			if err != nil {
 				return fmt.Errorf("module %s: %w", k.module, err)
 			}
 			if mod, err = cu.LoadData(string(src)); err != nil {
-				return fmt.Errorf("loading module %s (JIT of compute_80 PTX for %s): %w", k.module, dr.name, err)
+				return fmt.Errorf("loading module %s (JIT of %s PTX for %s): %w", k.module, virt, dr.name, err)
 			}
 			dr.mods[k.module] = mod
 		}

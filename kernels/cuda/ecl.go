@@ -12,16 +12,26 @@ import (
 // sharedLimit is the shared memory a block may use without opting in.
 const sharedLimit = 48 << 10
 
+// anchorAssign returns the soft assignment of x's rows to the anchors, in
+// a new tensor.
 func anchorAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*tensor.Tensor[T], error) {
 	d, err := on("AnchorAssign", x, anchors)
 	if err != nil {
 		return nil, err
 	}
-	rows, dim, b := anchorShapes(x.Shape(), anchors.Shape(), tau)
-	x, anchors = tensor.Contiguous(x), tensor.Contiguous(anchors)
+	_, _, b := anchorShapes(x.Shape(), anchors.Shape(), tau)
 	shape := x.Shape()
 	out := tensor.ZerosOn[T](d, append(shape[:len(shape)-1], b)...)
+	return out, anchorAssignInto(d, out, x, anchors, tau)
+}
+
+// anchorAssignInto writes the soft assignment of x's rows to the anchors
+// into out (contiguous, x's shape with b for its last axis), every element.
+func anchorAssignInto[T tensor.Float](d *device[T], out, x, anchors *tensor.Tensor[T], tau float64) error {
+	rows, dim, b := anchorShapes(x.Shape(), anchors.Shape(), tau)
+	x, anchors = tensor.Contiguous(x), tensor.Contiguous(anchors)
 	xp, ap, op := d.ptr(x), d.ptr(anchors), d.ptr(out)
+	var err error
 	if lanes := anchorLanes(b, dim); lanes > 0 {
 		k := kAnchorD16
 		if dim <= 4 {
@@ -33,8 +43,8 @@ func anchorAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*t
 		err = d.e.do(func() error {
 			return d.e.launch(k, d.sfx, g, uint64(rows), uint64(dim), uint64(b), uint64(lanes), xp, ap, op, f64(-1/tau))
 		})
-		keepAlive(x, anchors)
-		return out, err
+		keepAlive(x, anchors, out)
+		return err
 	}
 	g := linear(rows)
 	var shared uint64
@@ -44,8 +54,8 @@ func anchorAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*t
 	err = d.e.do(func() error {
 		return d.e.launch(kAnchorAssign, d.sfx, g, uint64(rows), uint64(dim), uint64(b), xp, ap, op, f64(-1/tau), shared)
 	})
-	keepAlive(x, anchors)
-	return out, err
+	keepAlive(x, anchors, out)
+	return err
 }
 
 // binPass runs a per-chunk kernel (one block per chunk of rpc rows) into a
@@ -163,8 +173,10 @@ func softAssignBackward[T tensor.Float](d *device[T], dx, dw, w, x *tensor.Tenso
 	e, b := sb.Dim, len(sb.Anchors)/sb.Dim
 	rows := x.Len() / max(e, 1)
 	anchors := anchorsOn(d, sb)
-	args := []uint64{uint64(rows), uint64(e), uint64(b), d.ptr(dw), d.ptr(w), d.ptr(x), d.ptr(anchors), d.ptr(dx), f64(-1 / sb.Tau)}
-	err := d.e.do(func() error { return d.e.launch(kAssignBack, d.sfx, linear(rows), args...) })
+	rpb, threads, shared := stagedRows(2*b+2*e, int(d.size))
+	g := grid{x: blocks(rows, stagedPer(rpb, threads)), y: 1, z: 1, block: threads, shared: shared}
+	args := []uint64{uint64(rows), uint64(e), uint64(b), d.ptr(dw), d.ptr(w), d.ptr(x), d.ptr(anchors), d.ptr(dx), f64(-1 / sb.Tau), uint64(rpb)}
+	err := d.e.do(func() error { return d.e.launch(kAssignBack, d.sfx, g, args...) })
 	keepAlive(dx, dw, w, x, anchors)
 	return err
 }
@@ -174,8 +186,10 @@ func softAssignBackward[T tensor.Float](d *device[T], dx, dw, w, x *tensor.Tenso
 func binStatsBackward[T tensor.Float](d *device[T], dw, dp, ds, w, p *tensor.Tensor[T]) error {
 	s := w.Shape()
 	n, g, b, dim := s[0], s[1], s[2], p.Shape()[2]
-	args := []uint64{uint64(n), uint64(g), uint64(b), uint64(dim), d.ptr(ds), d.ptr(w), d.ptr(p), d.ptr(dw), d.ptr(dp)}
-	err := d.e.do(func() error { return d.e.launch(kStatsBack, d.sfx, linear(n*g), args...) })
+	rpb, threads, shared := stagedRows(2*b+2*dim, int(d.size))
+	gr := grid{x: blocks(n*g, stagedPer(rpb, threads)), y: 1, z: 1, block: threads, shared: shared}
+	args := []uint64{uint64(n), uint64(g), uint64(b), uint64(dim), d.ptr(ds), d.ptr(w), d.ptr(p), d.ptr(dw), d.ptr(dp), uint64(rpb)}
+	err := d.e.do(func() error { return d.e.launch(kStatsBack, d.sfx, gr, args...) })
 	keepAlive(dw, dp, ds, w, p)
 	return err
 }

@@ -90,8 +90,10 @@ var gemmCases = []struct {
 }
 
 func TestGemmLayouts(t *testing.T) {
-	t.Run("float32", gemmLayouts[float32])
-	t.Run("float64", gemmLayouts[float64])
+	forArchs(func(arch string) {
+		t.Run(arch+"/float32", gemmLayouts[float32])
+		t.Run(arch+"/float64", gemmLayouts[float64])
+	})
 }
 
 func gemmLayouts[T tensor.Float](t *testing.T) {

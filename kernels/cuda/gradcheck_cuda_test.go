@@ -93,6 +93,12 @@ func TestGradientsOnDevice(t *testing.T) {
 		{"BatchNorm", in(u(3, 2, 2, 3), pos(2), u(2)), func(x []V) V {
 			return autograd.BatchNorm(x[0], x[1], x[2], 1e-5, nil, nil)
 		}},
+		{"BatchNormRelu", in(u(3, 2, 2, 3), pos(2), u(2)), func(x []V) V {
+			return autograd.BatchNormRelu(x[0], x[1], x[2], nil, 1e-5, nil, nil)
+		}},
+		{"BatchNormRelu+residual", in(u(3, 2, 2, 3), pos(2), u(2), u(3, 2, 2, 3)), func(x []V) V {
+			return autograd.BatchNormRelu(x[0], x[1], x[2], x[3], 1e-5, nil, nil)
+		}},
 		{"AvgPool2D", in(u(1, 1, 5, 5)), un(func(x V) V {
 			return autograd.AvgPool2D(x, 3, 3, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1})
 		})},

@@ -5,9 +5,11 @@ import (
 	"strings"
 )
 
-// ptxFiles holds ptx/<module>.ptx, compiled from src/<module>.cu by gen.sh.
+// ptxFiles holds ptx/<module>.ptx, compiled from src/<module>.cu by gen.sh
+// for compute_80, and ptx/sm_90/<module>.ptx, the same source compiled for
+// compute_90, for the modules with a Hopper path.
 //
-//go:embed ptx/*.ptx
+//go:embed ptx/*.ptx ptx/sm_90/*.ptx
 var ptxFiles embed.FS
 
 // kernel is one __global__ function of src/<module>.cu, instantiated as
@@ -27,6 +29,7 @@ func def(module, name, params string) kernel {
 const (
 	gemmParams = "batch m n k *a sa0 sa1 sa2 *b sb0 sb1 sb2 *c sc0 sc1 sc2 beta. kc splits"
 	convParams = "c h w kh kw sh sw ph pw dh dw oh ow"
+	cgParams   = "n k *a *b *c gc gh gw gkh gkw gsh gsw gph gpw gdh gdw goh gow go kc splits"
 	poolParams = "planes h w kh kw sh sw ph pw oh ow"
 )
 
@@ -50,6 +53,13 @@ var (
 	kIm2col     = def("conv", "im2col", "nb *x *col "+convParams)
 	kCol2im     = def("conv", "col2im", "nb *col *dx "+convParams)
 	kMaxPoolFwd = def("conv", "maxpool_fwd", poolParams+" *x *y")
+
+	// The implicit-GEMM convolutions by tile (src/conv.cu, convTile).
+	kConv2D              = [3]kernel{def("conv", "conv2d_m16", cgParams), def("conv", "conv2d_m32", cgParams), def("conv", "conv2d_m64", cgParams)}
+	kConv2DBackwardInput = [3]kernel{def("conv", "conv2d_backward_input_m16", cgParams), def("conv", "conv2d_backward_input_m32", cgParams),
+		def("conv", "conv2d_backward_input_m64", cgParams)}
+	kConv2DBackwardWeight = [3]kernel{def("conv", "conv2d_backward_weight_m16", cgParams), def("conv", "conv2d_backward_weight_m32", cgParams),
+		def("conv", "conv2d_backward_weight_m64", cgParams)}
 	kMaxPoolBwd = def("conv", "maxpool_bwd", poolParams+" *x *dy *dx")
 	kAvgPoolFwd = def("conv", "avgpool_fwd", poolParams+" *x *y")
 	kAvgPoolBwd = def("conv", "avgpool_bwd", poolParams+" *dy *dx")
@@ -63,12 +73,14 @@ var (
 	kAnchorD16    = def("ecl", "anchor_assign_d16", "rows d b lanes *x *anchors *out scale.")
 	kBinSumsPart  = def("ecl", "bin_sums_part", "n g b d *w *p *part rpc")
 	kBinSumsRows  = def("ecl", "bin_sums_rows", "n g b d *w *p *part rpc")
-	kAssignBack   = def("ecl", "soft_assign_backward", "rows e b *dw *w *x *anchors *dx scale.")
-	kStatsBack    = def("ecl", "bin_stats_backward", "rows g b d *ds *w *p *dw *dp")
+	kAssignBack   = def("ecl", "soft_assign_backward", "rows e b *dw *w *x *anchors *dx scale. rpb")
+	kStatsBack    = def("ecl", "bin_stats_backward", "rows g b d *ds *w *p *dw *dp rpb")
 	kHardBinPart  = def("ecl", "hard_bin_part", "n g b d *bin *v *part rpc")
 
-	kBNForward  = def("batchnorm", "bn_forward", "n c s *x *gamma *beta *y *mean *var eps.")
-	kBNBackward = def("batchnorm", "bn_backward", "n c s *g *x *gamma *mean *var *dx *dgamma *dbeta eps.")
+	kBNStats        = def("batchnorm", "bn_stats", "n c s chunks *x *part")
+	kBNForward      = def("batchnorm", "bn_forward", "n c s chunks *part *x *gamma *beta *r relu *y *mean *var eps.")
+	kBNBackwardSums = def("batchnorm", "bn_backward_sums", "n c s chunks *gy *y *x *mean *dr *part")
+	kBNBackward     = def("batchnorm", "bn_backward", "n c s chunks *part *gy *y *x *gamma *mean *var *dx *dgamma *dbeta eps.")
 
 	kAdam = def("adam", "adam", "n *p *g *m *v b1. c1. b2. c2. vscale. eps. step. decay.")
 )
@@ -77,9 +89,12 @@ var (
 var kernels = []kernel{
 	kFill, kCopy, kUnary, kBinary, kWhere,
 	kReduceStrip, kReduceRow, kSoftmax, kLogSoftBack,
-	kBNForward, kBNBackward,
+	kBNStats, kBNForward, kBNBackwardSums, kBNBackward,
 	kGemmNaive, kGemmTiled, kGemmWide, kGemmBig,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,
+	kConv2D[0], kConv2D[1], kConv2D[2],
+	kConv2DBackwardInput[0], kConv2DBackwardInput[1], kConv2DBackwardInput[2],
+	kConv2DBackwardWeight[0], kConv2DBackwardWeight[1], kConv2DBackwardWeight[2],
 	kGather, kScatterAdd,
 	kAnchorAssign, kAnchorD4, kAnchorD10, kAnchorD16, kBinSumsPart, kBinSumsRows, kAssignBack, kStatsBack, kHardBinPart,
 	kAdam,

@@ -66,14 +66,17 @@ func softmax[T tensor.Float](t *testing.T) {
 
 // TestBatchNorm: the device's batch-norm kernels against tensor's CPU
 // loops, forward (y, μ, σ²) and backward (dx, dγ, dβ), on shapes with one
-// value per channel, odd sizes, ResNet-20's largest layer, no channels and
-// a 2-D input.
+// value per channel, odd sizes, ResNet-20's largest layer, no channels, a
+// 2-D input, channels cut into chunks of short rows, and chunks of which
+// the last is empty (bnChunks); and the same with a ReLU, with and without
+// a residual sum (tensor.BatchNormRelu), the backward pass taking the CPU's
+// output as the ReLU's mask.
 func TestBatchNorm(t *testing.T) { both(t, batchNorm[float32], batchNorm[float64]) }
 
 func batchNorm[T tensor.Float](t *testing.T) {
 	dev := gpu[T](t)
 	r := rand.New(rand.NewPCG(12, 12))
-	for _, s := range [][]int{{1, 1, 1, 1}, {3, 5, 7, 3}, {rows(dev, 128), 16, 32, 32}, {2, 0, 3, 3}, {9, 4}} {
+	for _, s := range [][]int{{1, 1, 1, 1}, {3, 5, 7, 3}, {rows(dev, 128), 16, 32, 32}, {2, 0, 3, 3}, {9, 4}, {600, 3, 5}, {7, 2, 40, 30}} {
 		c := s[1]
 		x := tensor.RandNormal[T](r, 1, 2, s...)
 		gamma, beta := tensor.RandNormal[T](r, 1, 0.5, c), tensor.RandNormal[T](r, 0, 0.5, c)
@@ -91,6 +94,27 @@ func batchNorm[T tensor.Float](t *testing.T) {
 		same(t, fmt.Sprintf("BatchNormBackward dx %v", s), dx, wdx, atol*n, rtol*n)
 		same(t, fmt.Sprintf("BatchNormBackward dgamma %v", s), dg, wdg, atol*n, rtol*n)
 		same(t, fmt.Sprintf("BatchNormBackward dbeta %v", s), db, wdb, atol*n, rtol*n)
+		// With the residual sum and ReLU, with and without a residual.
+		for _, res := range []*tensor.Tensor[T]{nil, tensor.RandNormal[T](r, 0, 1, s...)} {
+			var rg *tensor.Tensor[T]
+			if res != nil {
+				rg = tensor.To(res, dev)
+			}
+			what := fmt.Sprintf("%v residual %v", s, res != nil)
+			y, m, v := tensor.BatchNormRelu(tensor.To(x, dev), tensor.To(gamma, dev), tensor.To(beta, dev), rg, eps)
+			wy, wm, wv := tensor.BatchNormRelu(x, gamma, beta, res, eps)
+			sameDefault(t, "BatchNormRelu y "+what, y, wy)
+			sameDefault(t, "BatchNormRelu mean "+what, m, wm)
+			sameDefault(t, "BatchNormRelu variance "+what, v, wv)
+			dx, dg, db, dr := tensor.BatchNormReluBackward(tensor.To(g, dev), tensor.To(wy, dev), tensor.To(x, dev), tensor.To(gamma, dev), m, v, eps, res != nil)
+			wdx, wdg, wdb, wdr := tensor.BatchNormReluBackward(g, wy, x, gamma, wm, wv, eps, res != nil)
+			same(t, "BatchNormReluBackward dx "+what, dx, wdx, atol*n, rtol*n)
+			same(t, "BatchNormReluBackward dgamma "+what, dg, wdg, atol*n, rtol*n)
+			same(t, "BatchNormReluBackward dbeta "+what, db, wdb, atol*n, rtol*n)
+			if res != nil {
+				sameDefault(t, "BatchNormReluBackward dr "+what, dr, wdr)
+			}
+		}
 	}
 }
 

@@ -42,6 +42,39 @@ func ptxEntries(t *testing.T) map[string][]string {
 	return entries
 }
 
+// TestHopperModules checks that each module compiled for compute_90 has
+// the same entries, with the same parameters, as its compute_80 build.
+func TestHopperModules(t *testing.T) {
+	files, err := fs.Glob(ptxFiles, "ptx/sm_90/*.ptx")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no embedded compute_90 PTX (%v): run ./gen.sh", err)
+	}
+	for _, f := range files {
+		src80, err := ptxFiles.ReadFile("ptx/" + strings.TrimPrefix(f, "ptx/sm_90/"))
+		if err != nil {
+			t.Errorf("%s has no compute_80 build: %v", f, err)
+			continue
+		}
+		src90, err := ptxFiles.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src90), "Cuda compilation tools, release 11.8") || !strings.Contains(string(src90), ".target sm_90") {
+			t.Errorf("%s: not compiled by nvcc 11.8 for compute_90", f)
+		}
+		e80, e90 := entryRE.FindAllStringSubmatch(string(src80), -1), entryRE.FindAllStringSubmatch(string(src90), -1)
+		if len(e80) != len(e90) {
+			t.Errorf("%s: %d entries, its compute_80 build %d", f, len(e90), len(e80))
+			continue
+		}
+		for i := range e80 {
+			if e80[i][1] != e90[i][1] || strings.Join(paramRE.FindAllString(e80[i][2], -1), ",") != strings.Join(paramRE.FindAllString(e90[i][2], -1), ",") {
+				t.Errorf("%s: entry %d is %s(%d parameters), in the compute_80 build %s(%d)", f, i, e90[i][1], len(paramRE.FindAllString(e90[i][2], -1)), e80[i][1], len(paramRE.FindAllString(e80[i][2], -1)))
+			}
+		}
+	}
+}
+
 // TestKernelTable checks the launcher's kernel table against the PTX: every
 // kernel exists for both element types, with as many parameters as the
 // table lists, each 8 bytes wide and of the listed kind; and every PTX entry

@@ -222,3 +222,66 @@ func gemmPlan(batch, m, n, k int) (kern gemmKernel, splits, kc int) {
 	kc = ((k+splits-1)/splits + 15) / 16 * 16 // whole slices of the kernels' depths (16 and 8)
 	return kern, (k + kc - 1) / kc, kc
 }
+
+// convTile chooses the implicit-GEMM convolution's tile for a product of m
+// rows (src/conv.cu: 16×256, 32×128 or 64×64, index 0, 1, 2), or -1 above
+// 64 rows, where the column matrix and the large GEMM kernel do better.
+func convTile(m int) int {
+	switch {
+	case m <= 16:
+		return 0
+	case m <= 32:
+		return 1
+	case m <= 64:
+		return 2
+	}
+	return -1
+}
+
+// convSplit cuts the depth k of an implicit-GEMM convolution whose output
+// has tiles tiles into splits slices of kc (a multiple of the kernel's
+// 16-deep slices, at least 128 deep) when the tiles alone would leave a
+// 132-SM GPU short of four blocks a SM, as a weight gradient's deep product
+// into an O×C·KH·KW matrix does.
+func convSplit(tiles, k int) (splits, kc int) {
+	const target = 528 // blocks: four per SM
+	if tiles >= target || k < 256 {
+		return 1, k
+	}
+	splits = min((target+tiles-1)/tiles, k/128)
+	kc = ((k+splits-1)/splits + 15) / 16 * 16
+	return (k + kc - 1) / kc, kc
+}
+
+// bnChunks is the number of chunks the batch-norm kernels cut each of c
+// channels' n rows of per values into: enough blocks for four a SM of a
+// 132-SM GPU, at least 2048 values a chunk, at most n.
+func bnChunks(n, c, per int) int {
+	const target, least = 528, 2048
+	chunks := (target + c - 1) / max(c, 1)
+	chunks = min(chunks, (n*per+least-1)/least, n)
+	return max(chunks, 1)
+}
+
+// stagedRows sizes a launch of the ECL backward kernels, which stage rows
+// of width elements of size bytes in shared memory: rows per block rpb (at
+// most 128, within 40 KiB), threads a block (one a row, a multiple of 32)
+// and the shared bytes; rpb = 0 (direct access, blocks of 256 threads a
+// row each) where one row does not fit.
+func stagedRows(width, size int) (rpb, threads, shared int) {
+	const budget = 40 << 10
+	rpb = min(128, budget/max(width*size, 1))
+	if rpb == 0 {
+		return 0, blockSize, 0
+	}
+	return rpb, (rpb + 31) / 32 * 32, rpb * width * size
+}
+
+// stagedPer is the rows a block of the ECL backward kernels takes: rpb, or
+// one a thread where rows are not staged.
+func stagedPer(rpb, threads int) int {
+	if rpb == 0 {
+		return threads
+	}
+	return rpb
+}

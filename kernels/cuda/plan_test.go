@@ -213,3 +213,41 @@ func TestGemmPlan(t *testing.T) {
 		}
 	}
 }
+
+func TestConvTileAndSplit(t *testing.T) {
+	for _, c := range []struct{ m, want int }{{1, 0}, {16, 0}, {17, 1}, {32, 1}, {33, 2}, {64, 2}, {65, -1}} {
+		if got := convTile(c.m); got != c.want {
+			t.Errorf("convTile(%d) = %d, want %d", c.m, got, c.want)
+		}
+	}
+	for _, c := range []struct{ tiles, k, splits, kc int }{
+		{1, 200, 1, 200},           // shallow: one pass
+		{600, 1 << 20, 1, 1 << 20}, // enough tiles
+		{1, 131072, 512, 256},      // ResNet-20's first weight gradient at batch 128: 512 slices of 256
+		{77, 576, 4, 144},          // its third stage's forward pass at batch 100: 4 slices of 144
+		{3, 20000, 139, 144},       // 156 slices of 128.2 rounded up to 144: 139 cover k
+		{5, 1000, 7, 144},          // the last slice is short: 6·144 + 136
+	} {
+		splits, kc := convSplit(c.tiles, c.k)
+		if splits != c.splits || kc != c.kc {
+			t.Errorf("convSplit(%d, %d) = %d, %d; want %d, %d", c.tiles, c.k, splits, kc, c.splits, c.kc)
+		}
+		if kc%16 != 0 && splits > 1 || splits*kc < c.k || (splits-1)*kc >= c.k {
+			t.Errorf("convSplit(%d, %d) = %d slices of %d do not cover the depth exactly", c.tiles, c.k, splits, kc)
+		}
+	}
+}
+
+func TestStagedRows(t *testing.T) {
+	for _, c := range []struct{ width, size, rpb, threads, shared int }{
+		{2*55 + 2*10, 4, 78, 96, 78 * 130 * 4},  // canonical K = 10, float32: 40 KiB / 520 B
+		{2*15 + 2*1, 4, 128, 128, 128 * 32 * 4}, // class-wise: capped at 128 rows
+		{2*1000 + 2*10, 8, 2, 32, 2 * 2020 * 8}, // 1000 anchors of 10 in float64: 2 rows, one warp
+		{2*2560 + 2, 8, 0, 256, 0},              // a row beyond 40 KiB: direct access
+	} {
+		rpb, threads, shared := stagedRows(c.width, c.size)
+		if rpb != c.rpb || threads != c.threads || shared != c.shared {
+			t.Errorf("stagedRows(%d, %d) = %d, %d, %d; want %d, %d, %d", c.width, c.size, rpb, threads, shared, c.rpb, c.threads, c.shared)
+		}
+	}
+}

@@ -6,8 +6,8 @@ import "github.com/ecl-go/ecl/tensor"
 
 // registerKernels plugs d's fused kernels into tensor's kernel mechanism:
 // Adam's update (tensor.AdamKernel, which optim.Adam calls), batch
-// normalisation and its gradient (tensor.BatchNormKernel and
-// tensor.BatchNormBackwardKernel, which nn.BatchNorm2d reaches), log-softmax
+// normalisation and its gradient, alone and with a residual sum and ReLU
+// (tensor.BatchNorm(Relu)(Backward)Kernel, which nn.BatchNorm2d reaches), log-softmax
 // and its gradient (one warp per row), the soft
 // assignment (AnchorAssign) and the bin statistics (BinSums, twice: for the
 // weighted sums and for q) of the ECL loss, and the backward passes of both.
@@ -19,9 +19,15 @@ func registerKernels[T tensor.Float](d *device[T]) {
 		must(adamStep(in[0], in[1], in[2], in[3], h))
 	})
 	tensor.Register(tensor.BatchNormKernel, dev, func(out, in []*tensor.Tensor[T], eps float64) {
-		batchNorm(d, out, in, eps)
+		batchNorm(d, out, in, eps, false)
+	})
+	tensor.Register(tensor.BatchNormReluKernel, dev, func(out, in []*tensor.Tensor[T], eps float64) {
+		batchNorm(d, out, in, eps, true)
 	})
 	tensor.Register(tensor.BatchNormBackwardKernel, dev, func(out, in []*tensor.Tensor[T], eps float64) {
+		batchNormBackward(d, out, in, eps)
+	})
+	tensor.Register(tensor.BatchNormReluBackwardKernel, dev, func(out, in []*tensor.Tensor[T], eps float64) {
 		batchNormBackward(d, out, in, eps)
 	})
 	tensor.Register(tensor.LogSoftmaxKernel, dev, func(out, in []*tensor.Tensor[T], axis int) {
@@ -31,9 +37,7 @@ func registerKernels[T tensor.Float](d *device[T]) {
 		must(d.alongAxis(kLogSoftBack, out[0], in[1], in[0], axis, false))
 	})
 	tensor.Register(tensor.SoftAssignKernel, dev, func(out, in []*tensor.Tensor[T], sb tensor.SoftBins) {
-		w, err := anchorAssign(in[0], anchorsOn(d, sb), sb.Tau)
-		must(err)
-		tensor.CopyInto(out[0], w)
+		must(anchorAssignInto(d, out[0], in[0], anchorsOn(d, sb), sb.Tau))
 	})
 	tensor.Register(tensor.SoftAssignBackwardKernel, dev, func(out, in []*tensor.Tensor[T], sb tensor.SoftBins) {
 		must(softAssignBackward(d, out[0], in[0], in[1], in[2], sb))

@@ -44,7 +44,9 @@ func kernelsRegistered[T tensor.Float](t *testing.T) {
 // TestSoftBinningBackward: the device's backward bodies of the soft
 // assignment and the bin statistics against tensor's CPU loops, for the
 // three paradigms' layouts (canonical [N, 1, K], class-wise [N, K, 1],
-// top-label [N, 1, 1]) on 0, 1, 7 and many samples, and through
+// top-label [N, 1, 1]), rows too wide to stage in shared memory in float64
+// (2,600 anchors) and points of 17 coordinates (sums kept in memory, not
+// registers) on 0, 1, 7 and many samples, and through
 // SoftBinStatsBackward.
 func TestSoftBinningBackward(t *testing.T) {
 	both(t, softBinningBackward[float32], softBinningBackward[float64])
@@ -53,7 +55,7 @@ func TestSoftBinningBackward(t *testing.T) {
 func softBinningBackward[T tensor.Float](t *testing.T) {
 	dev := gpu[T](t)
 	r := rand.New(rand.NewPCG(18, 18))
-	for _, c := range []struct{ g, e, d, b int }{{1, 3, 3, 15}, {1, 10, 10, 55}, {10, 1, 1, 15}, {1, 1, 1, 15}} {
+	for _, c := range []struct{ g, e, d, b int }{{1, 3, 3, 15}, {1, 10, 10, 55}, {10, 1, 1, 15}, {1, 1, 1, 15}, {1, 2, 2, 2600}, {1, 17, 17, 15}} {
 		for _, n := range []int{0, 1, 7, rows(dev, 20_011)} {
 			x := tensor.Reshape(probs[T](r, n*c.g, c.e), n, c.g, c.e)
 			p := tensor.RandUniform[T](r, 0, 1, n, c.g, c.d)

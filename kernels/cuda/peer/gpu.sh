@@ -10,13 +10,16 @@
 # test.txt, go.txt, peer.txt, train.prof (a CPU profile of the ResNet-20
 # training step), digits.txt and digits-{cuda,cpu}.json (a LeNet-5 →MNIST
 # seed on each device) and sim.txt (one ecl sim seed on each device); join
-# go.txt and peer.txt with ratios.py. PARTS is any of test bench peer
-# profile digits sim (default: all).
+# go.txt and peer.txt with ratios.py. PARTS is any of test bench bench80
+# peer profile ncu digits sim (default: all but bench80). BENCH (a -test.bench
+# pattern) limits bench; bench80 runs the GEMM rows again with the compute_80
+# modules (ECL_CUDA_PTX=compute_80) into go80.txt, to compare the sm_90
+# builds with them; PEER (peer.py's parts, e.g. "gemm conv") limits peer.
 set -uo pipefail
 bin=$(realpath "$1") out=$(realpath "$2")
 parts=${3:-test bench peer profile digits sim}
 root=$(pwd)
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
 for p in $parts; do
 	case $p in
 	test)
@@ -28,13 +31,27 @@ for p in $parts; do
 		(cd kernels/cuda && timeout 300 "$bin/kernels.test" -test.run '^$' -test.bench "${BENCH:-.}" -test.benchtime 0.3s -test.benchmem >"$out/go.txt" 2>&1)
 		echo "bench rc=$?"
 		;;
+	bench80)
+		(cd kernels/cuda && ECL_CUDA_PTX=compute_80 timeout 120 "$bin/kernels.test" -test.run '^$' -test.bench "${BENCH80:-GEMM}" -test.benchtime 0.3s -test.benchmem >"$out/go80.txt" 2>&1)
+		echo "bench80 rc=$?"
+		;;
 	peer)
-		PYTHONUNBUFFERED=1 timeout 300 python3 kernels/cuda/peer/peer.py >"$out/peer.txt" 2>&1
+		PYTHONUNBUFFERED=1 timeout 300 python3 kernels/cuda/peer/peer.py ${PEER:-} >"$out/peer.txt" 2>&1
 		echo "peer rc=$?"
 		;;
 	profile)
 		(cd kernels/cuda && timeout 120 "$bin/kernels.test" -test.run '^$' -test.bench 'TrainStep/resnet20' -test.benchtime 3s -test.cpuprofile "$out/train.prof" 2>&1 | grep Benchmark)
 		echo "profile rc=$?"
+		;;
+	ncu)
+		# Each kernel's GPU time over the first launches of a benchmark
+		# (NCU_BENCH, default the ResNet-20 step: its warm-up step and the
+		# next ones), one metric, no replay of sections, into
+		# ncu-<benchmark>.csv; summarise with ncu.py.
+		nb=${NCU_BENCH:-TrainStep/resnet20}
+		(cd kernels/cuda && timeout 150 ncu --clock-control none --metrics gpu__time_duration.sum -c "${NCU_LAUNCHES:-600}" --csv \
+			"$bin/kernels.test" -test.run '^$' -test.bench "$nb" -test.benchtime 3x >"$out/ncu-${nb//\//-}.csv" 2>&1)
+		echo "ncu $nb rc=$?"
 		;;
 	digits)
 		for dev in cuda cpu; do
@@ -53,5 +70,6 @@ for p in $parts; do
 		;;
 	esac
 done
-[ -s "$out/go.txt" ] && [ -s "$out/peer.txt" ] && python3 "$root/kernels/cuda/peer/ratios.py" "$out/go.txt" "$out/peer.txt"
+[ -s "$out/go.txt" ] && [ -s "$out/peer.txt" ] && python3 "$root/kernels/cuda/peer/ratios.py" "$out/go.txt" "$out/peer.txt" | tee "$out/ratios.md"
+[ -s "$out/go80.txt" ] && [ -s "$out/peer.txt" ] && echo "compute_80 modules:" && python3 "$root/kernels/cuda/peer/ratios.py" "$out/go80.txt" "$out/peer.txt"
 exit 0

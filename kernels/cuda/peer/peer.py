@@ -10,10 +10,18 @@ two outputs can be joined into ratios:
     ./kernels.test -test.run '^$' -test.bench . > go.txt
 
 Every iteration waits for the GPU (torch.cuda.synchronize), as the Go
-benchmarks do (cuda.Sync). TF32 is disabled: the Go kernels compute in full
-float32, so cuBLAS and cuDNN do too. Needs torch with CUDA.
+benchmarks do (cuda.Sync). After 5 warm-up calls each call is timed alone;
+ns/op is the median, and the best call follows as best-ns/op (Go's rows are
+means, so a ratio against the median does not favour Go). TF32 is disabled:
+the Go kernels compute in full float32, so cuBLAS and cuDNN do too. The
+peers are eager PyTorch at full strength: cuDNN's autotuner on
+(cudnn.benchmark), fused Adam, and the fastest ECL formulation we can write
+(bench/peer/ecl.py's MiniBatchFast); the reference code's ECL form and
+PyTorch's default settings are printed beside as ...Reference and
+...Default rows. Needs torch with CUDA.
 """
 import os
+import statistics
 import sys
 import time
 
@@ -21,29 +29,31 @@ import torch
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
+torch.backends.cudnn.benchmark = True
 dev = torch.device("cuda")
 gen = torch.Generator(device=dev).manual_seed(1)
 
 
 def bench(name, f, metric=None):
-    """Runs f until 1 s has passed (after a warm-up) and prints a row;
-    metric(ns_per_op) gives (value, unit) for the extra column."""
-    f()
+    """Times f call by call for 1 s (at least 10 calls) after 5 warm-up
+    calls and prints a row: the median as ns/op, metric(median) (a value
+    and unit) and the best call as best-ns/op."""
+    for _ in range(5):
+        f()
     torch.cuda.synchronize()
-    n, start = 0, time.perf_counter()
-    while True:
+    times, total = [], 0.0
+    while total < 1.0 or len(times) < 10:
+        start = time.perf_counter()
         f()
         torch.cuda.synchronize()
-        n += 1
-        el = time.perf_counter() - start
-        if el >= 1.0 and n >= 3:
-            break
-    ns = el / n * 1e9
-    row = f"{name}\t{n}\t{ns:.0f} ns/op"
+        times.append(time.perf_counter() - start)
+        total += times[-1]
+    ns = statistics.median(times) * 1e9
+    row = f"{name}\t{len(times)}\t{ns:.0f} ns/op"
     if metric:
         v, unit = metric(ns)
         row += f"\t{v:.4g} {unit}"
-    print(row, flush=True)
+    print(row + f"\t{min(times) * 1e9:.0f} best-ns/op", flush=True)
 
 
 def gflops(flop):
@@ -131,39 +141,45 @@ ECL_LOSS_N = (10_000, 1_000_000)
 
 
 def eclloss():
-    """The mini-batch ECL loss forward and backward (bench/peer/ecl.py's
-    PyTorch version, as the reference code writes it) on two domains of N
-    samples on the GPU, rows named as BenchmarkECLLoss."""
+    """The mini-batch ECL loss forward and backward (bench/peer/ecl.py) on two
+    domains of N samples on the GPU, rows named as BenchmarkECLLoss: the
+    fast formulation, then the reference code's as BenchmarkECLLossReference."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../bench/peer"))
     import ecl as ecl_peer
 
     for n in ECL_LOSS_N:
         for k in (3, 10):
             for p in ecl_peer.PARADIGMS:
-                bench(f"BenchmarkECLLoss/{p}/k{k}/n{n}", ecl_peer.case(p, k, n, chunk=n, device=dev), rows(2 * n))
-                torch.cuda.empty_cache()
+                for form, row in (("fast", "ECLLoss"), ("reference", "ECLLossReference")):
+                    bench(f"Benchmark{row}/{p}/k{k}/n{n}", ecl_peer.case(p, k, n, chunk=n, device=dev, form=form), rows(2 * n))
+                    torch.cuda.empty_cache()
 
 
 def train():
     """Training steps of bench/peer/train.py's networks (the CPU peer's, which
     are nn/'s), moved to the GPU: batch 100 of random 3x28x28 images,
-    cross-entropy, Adam (PyTorch's default implementation on CUDA)."""
+    cross-entropy, Adam: fused Adam with cuDNN's autotuner (the rows named
+    as the Go benchmarks), then PyTorch's defaults (foreach Adam, no
+    autotuner) as BenchmarkTrainStepDefault."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../bench/peer"))
     import train as cpu_peer
 
-    for net in ("lenet5", "resnet20"):
-        torch.manual_seed(1)
-        m = cpu_peer.NETS[net][0]().to(dev)
-        x = torch.rand(100, 3, 28, 28, device=dev, generator=gen)
-        y = torch.randint(0, 10, (100,), device=dev, generator=gen)
-        opt = torch.optim.Adam(m.parameters(), lr=1e-3, weight_decay=0)
-        F = torch.nn.functional
+    for row, fused in (("TrainStep", True), ("TrainStepDefault", False)):
+        torch.backends.cudnn.benchmark = fused
+        for net in ("lenet5", "resnet20"):
+            torch.manual_seed(1)
+            m = cpu_peer.NETS[net][0]().to(dev)
+            x = torch.rand(100, 3, 28, 28, device=dev, generator=gen)
+            y = torch.randint(0, 10, (100,), device=dev, generator=gen)
+            opt = torch.optim.Adam(m.parameters(), lr=1e-3, weight_decay=0, fused=fused)
+            F = torch.nn.functional
 
-        def step():
-            opt.zero_grad()
-            F.cross_entropy(m(x), y).backward()
-            opt.step()
-        bench(f"BenchmarkTrainStep/{net}", step, lambda ns: (100 / (ns * 1e-9), "images/s"))
+            def step():
+                opt.zero_grad()
+                F.cross_entropy(m(x), y).backward()
+                opt.step()
+            bench(f"Benchmark{row}/{net}", step, lambda ns: (100 / (ns * 1e-9), "images/s"))
+    torch.backends.cudnn.benchmark = True
 
 
 if __name__ == "__main__":

@@ -124,3 +124,22 @@ __device__ T block_reduce(i64 op, T v) {
   __syncthreads();
   return part[0];
 }
+
+// vec is the 16-byte unit of the vectorised loads and stores.
+template <typename T>
+struct __align__(16) vec {
+  T v[16 / sizeof(T)];
+};
+
+// read4 reads 4 consecutive elements of shared memory at a 16-byte
+// aligned p, in 16-byte loads.
+template <typename T>
+__device__ __forceinline__ void read4(const T* p, T f[4]) {
+  constexpr int V = 16 / sizeof(T);
+#pragma unroll
+  for (int h = 0; h < 4; h += V) {
+    vec<T> x = *(const vec<T>*)&p[h];
+#pragma unroll
+    for (int w = 0; w < V; w++) f[h + w] = x.v[w];
+  }
+}

@@ -119,9 +119,200 @@ __device__ void avgpool_bwd(POOL_ARGS, const T* __restrict__ dy, T* dx) {
   }
 }
 
+// Implicit-GEMM convolution: the three passes as GEMMs C [M, N] = A [M, K] ·
+// B [K, N] whose operands are read from the tensors where they lie, so that
+// no column matrix is written or read. Each pass (a "mode" below) says how
+// its GEMM indices map to addresses:
+//   - a depth l (the GEMM's k) gives aoff, boff and a shift (dy, dx): A[i][l]
+//     = a[i·sa + aoff], B[l][j] = b[bbase + boff] where 0 ≤ y0 + dy < bh and
+//     0 ≤ x0 + dx < bw (zero padding otherwise);
+//   - a column j gives bbase, (y0, x0) and cbase: C[i][j] = c[cbase + i·sc].
+// A block computes a TM×TN tile of C (TM·TN = 4096, 256 threads of 4×4
+// outputs, a warp 4 row groups by 8 column groups so that its shared-memory
+// reads are 16-byte broadcasts), stepping through the depth in slices of
+// CK, whose depth table the first CK threads fill. grid z splits the depth
+// into slices of kc: slice z of the product goes to matrix z of c.
+#define CK 16
+
+struct cgeom {
+  i64 c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, o;
+};
+
+// kent is a depth's entry of the table.
+struct kent {
+  i64 aoff, boff;
+  int dy, dx;
+};
+
+// colinfo is a column's addresses.
+struct colinfo {
+  i64 bbase, cbase;
+  int y0, x0;
+};
+
+// conv_fwd: y = conv(x, w). M = O, N = images·OH·OW, K = C·KH·KW; A = w,
+// B = x, C = y.
+struct conv_fwd {
+  cgeom g;
+  __device__ i64 M() const { return g.o; }
+  __device__ i64 K() const { return g.c * g.kh * g.kw; }
+  __device__ i64 sa() const { return K(); }
+  __device__ i64 sc() const { return g.oh * g.ow; }
+  __device__ int bh() const { return int(g.h); }
+  __device__ int bw() const { return int(g.w); }
+  __device__ kent depth(i64 l) const {
+    i64 kk = g.kh * g.kw, ch = l / kk, r = l % kk;
+    int dy = int((r / g.kw) * g.dh - g.ph), dx = int((r % g.kw) * g.dw - g.pw);
+    return {l, ch * g.h * g.w + dy * g.w + dx, dy, dx};
+  }
+  __device__ colinfo col(i64 j) const {
+    i64 hw = g.oh * g.ow, img = j / hw, p = j % hw;
+    int y0 = int(p / g.ow * g.sh), x0 = int(p % g.ow * g.sw);
+    return {img * g.c * g.h * g.w + y0 * g.w + x0, img * g.o * hw + p, y0, x0};
+  }
+};
+
+// conv_bwd_input: dx = the adjoint of conv_fwd in x, for unit strides.
+// M = C, N = images·H·W, K = O·KH·KW; A[c][(o, ky, kx)] = w[o][c][ky][kx],
+// B[(o, ky, kx)][(n, iy, ix)] = dy[n][o][iy + ph − ky·dh][ix + pw − kx·dw].
+struct conv_bwd_input {
+  cgeom g;
+  __device__ i64 M() const { return g.c; }
+  __device__ i64 K() const { return g.o * g.kh * g.kw; }
+  __device__ i64 sa() const { return g.kh * g.kw; }
+  __device__ i64 sc() const { return g.h * g.w; }
+  __device__ int bh() const { return int(g.oh); }
+  __device__ int bw() const { return int(g.ow); }
+  __device__ kent depth(i64 l) const {
+    i64 kk = g.kh * g.kw, oc = l / kk, r = l % kk;
+    int dy = int(g.ph - (r / g.kw) * g.dh), dx = int(g.pw - (r % g.kw) * g.dw);
+    return {oc * g.c * kk + r, oc * g.oh * g.ow + dy * g.ow + dx, dy, dx};
+  }
+  __device__ colinfo col(i64 j) const {
+    i64 hw = g.h * g.w, img = j / hw, p = j % hw;
+    int y0 = int(p / g.w), x0 = int(p % g.w);
+    return {img * g.o * g.oh * g.ow + y0 * g.ow + x0, img * g.c * hw + p, y0, x0};
+  }
+};
+
+// conv_bwd_weight: dw = the adjoint of conv_fwd in w. M = O, N = C·KH·KW,
+// K = images·OH·OW; A = dy, B[(n, oy, ox)][(c, ky, kx)] = x[n][c][oy·sh −
+// ph + ky·dh][ox·sw − pw + kx·dw], C = dw (or a split's partial sums).
+struct conv_bwd_weight {
+  cgeom g;
+  __device__ i64 M() const { return g.o; }
+  __device__ i64 sa() const { return g.oh * g.ow; }
+  __device__ i64 sc() const { return g.c * g.kh * g.kw; }
+  __device__ int bh() const { return int(g.h); }
+  __device__ int bw() const { return int(g.w); }
+  __device__ kent depth(i64 l) const {
+    i64 hw = g.oh * g.ow, img = l / hw, p = l % hw;
+    int dy = int(p / g.ow * g.sh), dx = int(p % g.ow * g.sw);
+    return {img * g.o * hw + p, img * g.c * g.h * g.w + dy * g.w + dx, dy, dx};
+  }
+  __device__ colinfo col(i64 j) const {
+    i64 kk = g.kh * g.kw, ch = j / kk, r = j % kk;
+    int y0 = int((r / g.kw) * g.dh - g.ph), x0 = int((r % g.kw) * g.dw - g.pw);
+    return {ch * g.h * g.w + y0 * g.w + x0, j, y0, x0};
+  }
+};
+
+template <typename T, typename Mode, int TM, int TN>
+__device__ void conv_gemm(const Mode md, i64 n, i64 k, const T* __restrict__ a, const T* __restrict__ b, T* c,
+                          i64 kc, i64 splits) {
+  static_assert(TM * TN == 4096 && TM >= 16 && TN >= 64, "256 threads of 4×4 outputs, warps of 4×8");
+  __align__(16) __shared__ T as[CK][TM + 4];
+  __align__(16) __shared__ T bs[CK][TN + 4];
+  __shared__ kent kt[CK];
+  constexpr int RB = TM / 16;  // warps along the rows
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int ty = (warp % RB) * 4 + lane / 8, tx = (warp / RB) * 8 + lane % 8;
+  const i64 m = md.M(), sa = md.sa(), sc = md.sc();
+  const int bh = md.bh(), bw = md.bw();
+  for (i64 z = blockIdx.z; z < splits; z += gridDim.z)
+    for (i64 by = blockIdx.y; by * TM < m; by += gridDim.y)
+      for (i64 bx = blockIdx.x; bx * TN < n; bx += gridDim.x) {
+        const i64 row0 = by * TM, col0 = bx * TN, kbeg = z * kc, kend = min(k, kbeg + kc);
+        // The column this thread loads B for (the same at every depth).
+        const i64 lj = col0 + tid % TN;
+        const bool jin = lj < n;
+        const colinfo ci = md.col(jin ? lj : 0);
+        T acc[4][4];
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+#pragma unroll
+          for (int v = 0; v < 4; v++) acc[u][v] = 0;
+        for (i64 k0 = kbeg; k0 < kend; k0 += CK) {
+          if (tid < CK) {
+            kent e = md.depth(min(k0 + tid, kend - 1));
+            if (k0 + tid >= kend) e.dy = 1 << 30;  // beyond the slice: every B read is padding
+            kt[tid] = e;
+          }
+          __syncthreads();
+#pragma unroll
+          for (int q = 0; q < TM * CK / 256; q++) {
+            int e = tid + 256 * q, i = e / CK, l = e % CK;
+            as[l][i] = row0 + i < m && k0 + l < kend ? a[(row0 + i) * sa + kt[l].aoff] : (T)0;
+          }
+#pragma unroll
+          for (int q = 0; q < TN * CK / 256; q++) {
+            int l = tid / TN + (256 / TN) * q;
+            const kent e = kt[l];
+            bool in = jin && (unsigned)(ci.y0 + e.dy) < (unsigned)bh && (unsigned)(ci.x0 + e.dx) < (unsigned)bw;
+            bs[l][tid % TN] = in ? b[ci.bbase + e.boff] : (T)0;
+          }
+          __syncthreads();
+#pragma unroll
+          for (int l = 0; l < CK; l++) {
+            T ra[4], rb[4];
+            read4(&as[l][4 * ty], ra);
+            read4(&bs[l][4 * tx], rb);
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+#pragma unroll
+              for (int v = 0; v < 4; v++) acc[u][v] += ra[u] * rb[v];
+          }
+          __syncthreads();
+        }
+#pragma unroll
+        for (int v = 0; v < 4; v++) {
+          i64 j = col0 + 4 * tx + v;
+          if (j >= n) continue;
+          i64 base = md.col(j).cbase + z * m * n;  // splits > 1: n = sc, partial matrices [splits, m, n]
+#pragma unroll
+          for (int u = 0; u < 4; u++) {
+            i64 i = row0 + 4 * ty + u;
+            if (i < m) c[base + i * sc] = acc[u][v];
+          }
+        }
+      }
+}
+
 #define CONV_ARGS i64 c, i64 h, i64 w, i64 kh, i64 kw, i64 sh, i64 sw, i64 ph, i64 pw, i64 dh, i64 dw, i64 oh, i64 ow
 #define CONV_PASS c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow
 #define POOL_PASS planes, h, w, kh, kw, sh, sw, ph, pw, oh, ow
+
+#define CG_PARAMS(T)                                                                                       \
+  i64 n, i64 k, const T *__restrict__ a, const T *__restrict__ b, T *c, i64 gc, i64 gh, i64 gw, i64 gkh, i64 gkw, \
+      i64 gsh, i64 gsw, i64 gph, i64 gpw, i64 gdh, i64 gdw, i64 goh, i64 gow, i64 go, i64 kc, i64 splits
+#define CG_GEOM {gc, gh, gw, gkh, gkw, gsh, gsw, gph, gpw, gdh, gdw, goh, gow, go}
+// CONV_GEMM(S, T, name, Mode) defines name_m16, name_m32 and name_m64: the
+// tiles 16×256, 32×128 and 64×64, for M ≤ 16, ≤ 32 and more.
+#define CONV_GEMM(S, T, name, Mode)                                                                          \
+  extern "C" __global__ void __launch_bounds__(256) name##_m16_##S(CG_PARAMS(T)) {                         \
+    conv_gemm<T, Mode, 16, 256>(Mode{CG_GEOM}, n, k, a, b, c, kc, splits);                                   \
+  }                                                                                                          \
+  extern "C" __global__ void __launch_bounds__(256) name##_m32_##S(CG_PARAMS(T)) {                         \
+    conv_gemm<T, Mode, 32, 128>(Mode{CG_GEOM}, n, k, a, b, c, kc, splits);                                   \
+  }                                                                                                          \
+  extern "C" __global__ void __launch_bounds__(256) name##_m64_##S(CG_PARAMS(T)) {                         \
+    conv_gemm<T, Mode, 64, 64>(Mode{CG_GEOM}, n, k, a, b, c, kc, splits);                                    \
+  }
+#define CONV_GEMMS(S, T)                                  \
+  CONV_GEMM(S, T, conv2d, conv_fwd)                       \
+  CONV_GEMM(S, T, conv2d_backward_input, conv_bwd_input)  \
+  CONV_GEMM(S, T, conv2d_backward_weight, conv_bwd_weight)
+BOTH(CONV_GEMMS)
 
 #define CONV(S, T)                                                                                             \
   extern "C" __global__ void im2col_##S(i64 nb, const T* __restrict__ x, T* col, CONV_ARGS) {                   \

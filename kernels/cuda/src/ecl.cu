@@ -246,21 +246,51 @@ __device__ void hard_bin_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
   for (i64 s = threadIdx.x; s <= S; s += blockDim.x) part[blockIdx.x * (S + 1) + s] = h[s];
 }
 
-// soft_assign_backward sets dx [rows, e] to the gradient of the soft
-// assignment w [rows, b] of the points x [rows, e] for its output gradient
-// dw, one thread per row: with k = −1/τ (scale), dz_j = 2k·w_j·(dw_j − Σ_l
-// w_l·dw_l) and dx = Σ_j dz_j·(x − a_j), skipping the anchors of weight 0,
-// in tensor's CPU order (anchorSet.rowBackward).
+// The backward kernels take one thread per row, in tensor's CPU order, on
+// rows staged in shared memory: a block copies its rows' inputs there with
+// consecutive threads reading consecutive addresses, computes, and copies
+// the outputs back the same way (a thread walking its own row in global
+// memory would touch a cache line per lane at every step). A block has
+// blockDim.x ≥ rpb threads and rpb rows; the dynamic shared memory holds
+// the staged arrays one after another (stagedRows sizes it). rpb = 0, for
+// rows too wide for shared memory, reads and writes global memory directly.
+
+// stage copies rows [r0, r0 + nr) of src [·, width] to dst [nr, width];
+// unstage copies them back.
 template <typename T>
-__device__ void soft_assign_backward(i64 rows, i64 e, i64 b, const T* __restrict__ dw, const T* __restrict__ w,
-                                     const T* __restrict__ x, const T* __restrict__ anchors, T* dx, double scale) {
-  const T k2 = 2 * (T)scale;
-  FOR_EACH(r, rows) {
-    const T *wr = w + r * b, *dwr = dw + r * b, *xr = x + r * e;
-    T* o = dx + r * e;
-    T dot = 0;
-    for (i64 j = 0; j < b; j++)
-      if (wr[j] != 0) dot = add(dot, mul(wr[j], dwr[j]));
+__device__ __forceinline__ void stage(T* dst, const T* __restrict__ src, i64 r0, i64 nr, i64 width) {
+  for (i64 i = threadIdx.x; i < nr * width; i += blockDim.x) dst[i] = src[r0 * width + i];
+}
+template <typename T>
+__device__ __forceinline__ void unstage(T* dst, const T* src, i64 r0, i64 nr, i64 width) {
+  for (i64 i = threadIdx.x; i < nr * width; i += blockDim.x) dst[r0 * width + i] = src[i];
+}
+
+// assign_back_row is one row of soft_assign_backward: with k2 = −2/τ,
+// dz_j = k2·w_j·(dw_j − Σ_l w_l·dw_l) and o = Σ_j dz_j·(x − a_j), skipping
+// the anchors of weight 0 (anchorSet.rowBackward's order). With E > 0
+// (e ≤ E) the sums are kept in registers, else in o.
+template <int E, typename T>
+__device__ __forceinline__ void assign_back_row(const T* wr, const T* dwr, const T* xr, const T* __restrict__ anchors,
+                                                T* o, i64 b, i64 e, T k2) {
+  T dot = 0;
+  for (i64 j = 0; j < b; j++)
+    if (wr[j] != 0) dot = add(dot, mul(wr[j], dwr[j]));
+  if (E > 0) {
+    T acc[E > 0 ? E : 1], xv[E > 0 ? E : 1];
+#pragma unroll
+    for (int i = 0; i < E; i++) acc[i] = 0, xv[i] = i < e ? xr[i] : (T)0;
+    for (i64 j = 0; j < b; j++) {
+      if (wr[j] == 0) continue;
+      const T dz = mul(mul(k2, wr[j]), sub(dwr[j], dot));
+#pragma unroll
+      for (int i = 0; i < E; i++)
+        if (i < e) acc[i] = add(acc[i], mul(dz, sub(xv[i], anchors[j * e + i])));
+    }
+#pragma unroll
+    for (int i = 0; i < E; i++)
+      if (i < e) o[i] = acc[i];
+  } else {
     for (i64 i = 0; i < e; i++) o[i] = 0;
     for (i64 j = 0; j < b; j++) {
       if (wr[j] == 0) continue;
@@ -270,19 +300,77 @@ __device__ void soft_assign_backward(i64 rows, i64 e, i64 b, const T* __restrict
   }
 }
 
-// bin_stats_backward sets dw [n, g, b] and dp [n, g, d] to the gradient of
-// the bin statistics [g, b, d+2] (count, sums, squared norm) of p under w
-// for their gradient ds, one thread per sample and group, in tensor's CPU
-// order (statsRowBackward): dw_j = ds_j0 + ds_j,d+1·‖p‖² + Σ_c ds_j,1+c·p_c
-// and dp_c = Σ_j w_j·(ds_j,1+c + 2·ds_j,d+1·p_c).
+// ROW_BY_WIDTH(w, call) expands call(E) with the register width E for rows
+// of w values: 4, 16, or 0 (sums in memory) above 16.
+#define ROW_BY_WIDTH(w, call) \
+  if ((w) <= 4) {             \
+    call(4);                  \
+  } else if ((w) <= 16) {     \
+    call(16);                 \
+  } else {                    \
+    call(0);                  \
+  }
+
+// soft_assign_backward sets dx [rows, e] to the gradient of the soft
+// assignment w [rows, b] of the points x [rows, e] for its output gradient
+// dw (scale = −1/τ). Shared: w, dw [rpb, b], x, dx [rpb, e].
 template <typename T>
-__device__ void bin_stats_backward(i64 rows, i64 g, i64 b, i64 d, const T* __restrict__ ds, const T* __restrict__ w,
-                                   const T* __restrict__ p, T* dw, T* dp) {
-  FOR_EACH(r, rows * g) {
-    const T *wr = w + r * b, *pr = p + r * d, *s0 = ds + (r % g) * b * (d + 2);
-    T* o = dp + r * d;
-    T pp = 0;
-    for (i64 c = 0; c < d; c++) pp = add(pp, mul(pr[c], pr[c]));
+__device__ void soft_assign_backward(i64 rows, i64 e, i64 b, const T* __restrict__ dw, const T* __restrict__ w,
+                                     const T* __restrict__ x, const T* __restrict__ anchors, T* dx, double scale,
+                                     i64 rpb) {
+  const T k2 = 2 * (T)scale;
+  if (rpb == 0) {
+#define ASSIGN_DIRECT(E) FOR_EACH(r, rows) assign_back_row<E>(w + r * b, dw + r * b, x + r * e, anchors, dx + r * e, b, e, k2)
+    ROW_BY_WIDTH(e, ASSIGN_DIRECT)
+    return;
+  }
+  DYNAMIC_SHARED(smem);
+  T *sw = (T*)smem, *sdw = sw + rpb * b, *sx = sdw + rpb * b, *so = sx + rpb * e;
+  for (i64 r0 = blockIdx.x * rpb; r0 < rows; r0 += gridDim.x * rpb) {
+    const i64 nr = min(rpb, rows - r0), t = threadIdx.x;
+    __syncthreads();  // the previous rows' outputs are copied out
+    stage(sw, w, r0, nr, b);
+    stage(sdw, dw, r0, nr, b);
+    stage(sx, x, r0, nr, e);
+    __syncthreads();
+#define ASSIGN_STAGED(E) assign_back_row<E>(sw + t * b, sdw + t * b, sx + t * e, anchors, so + t * e, b, e, k2)
+    if (t < nr) {
+      ROW_BY_WIDTH(e, ASSIGN_STAGED)
+    }
+    __syncthreads();
+    unstage(dx, so, r0, nr, e);
+  }
+}
+
+// stats_back_row is one row of bin_stats_backward (statsRowBackward's
+// order): dw_j = ds_j0 + ds_j,d+1·‖p‖² + Σ_c ds_j,1+c·p_c and
+// dp_c = Σ_j w_j·(ds_j,1+c + 2·ds_j,d+1·p_c), s0 the row's group of ds.
+// With D > 0 (d ≤ D) p and the sums are kept in registers, else in memory.
+template <int D, typename T>
+__device__ __forceinline__ void stats_back_row(const T* wr, const T* pr, const T* __restrict__ s0, T* ow, T* o, i64 b,
+                                               i64 d) {
+  T pp = 0;
+  for (i64 c = 0; c < d; c++) pp = add(pp, mul(pr[c], pr[c]));
+  if (D > 0) {
+    T acc[D > 0 ? D : 1], pv[D > 0 ? D : 1];
+#pragma unroll
+    for (int c = 0; c < D; c++) acc[c] = 0, pv[c] = c < d ? pr[c] : (T)0;
+    for (i64 j = 0; j < b; j++) {
+      const T* sj = s0 + j * (d + 2);
+      const T q = sj[d + 1], wj = wr[j];
+      T v = add(sj[0], mul(q, pp));
+#pragma unroll
+      for (int c = 0; c < D; c++)
+        if (c < d) {
+          v = add(v, mul(sj[1 + c], pv[c]));
+          acc[c] = add(acc[c], mul(wj, add(sj[1 + c], mul(mul((T)2, q), pv[c]))));
+        }
+      ow[j] = v;
+    }
+#pragma unroll
+    for (int c = 0; c < D; c++)
+      if (c < d) o[c] = acc[c];
+  } else {
     for (i64 c = 0; c < d; c++) o[c] = 0;
     for (i64 j = 0; j < b; j++) {
       const T* sj = s0 + j * (d + 2);
@@ -291,8 +379,40 @@ __device__ void bin_stats_backward(i64 rows, i64 g, i64 b, i64 d, const T* __res
         v = add(v, mul(sj[1 + c], pr[c]));
         o[c] = add(o[c], mul(wr[j], add(sj[1 + c], mul(mul((T)2, sj[d + 1]), pr[c]))));
       }
-      dw[r * b + j] = v;
+      ow[j] = v;
     }
+  }
+}
+
+// bin_stats_backward sets dw [n, g, b] and dp [n, g, d] to the gradient of
+// the bin statistics [g, b, d+2] (count, sums, squared norm) of p under w
+// for their gradient ds, a row per sample and group. Shared: w, dw
+// [rpb, b], p, dp [rpb, d].
+template <typename T>
+__device__ void bin_stats_backward(i64 rows, i64 g, i64 b, i64 d, const T* __restrict__ ds, const T* __restrict__ w,
+                                   const T* __restrict__ p, T* dw, T* dp, i64 rpb) {
+  if (rpb == 0) {
+#define STATS_DIRECT(D) \
+  FOR_EACH(r, rows * g) stats_back_row<D>(w + r * b, p + r * d, ds + (r % g) * b * (d + 2), dw + r * b, dp + r * d, b, d)
+    ROW_BY_WIDTH(d, STATS_DIRECT)
+    return;
+  }
+  DYNAMIC_SHARED(smem);
+  T *sw = (T*)smem, *sdw = sw + rpb * b, *sp = sdw + rpb * b, *sdp = sp + rpb * d;
+  for (i64 r0 = blockIdx.x * rpb; r0 < rows * g; r0 += gridDim.x * rpb) {
+    const i64 nr = min(rpb, rows * g - r0), t = threadIdx.x;
+    __syncthreads();
+    stage(sw, w, r0, nr, b);
+    stage(sp, p, r0, nr, d);
+    __syncthreads();
+#define STATS_STAGED(D) \
+  stats_back_row<D>(sw + t * b, sp + t * d, ds + ((r0 + t) % g) * b * (d + 2), sdw + t * b, sdp + t * d, b, d)
+    if (t < nr) {
+      ROW_BY_WIDTH(d, STATS_STAGED)
+    }
+    __syncthreads();
+    unstage(dw, sdw, r0, nr, b);
+    unstage(dp, sdp, r0, nr, d);
   }
 }
 
@@ -325,13 +445,14 @@ __device__ void bin_stats_backward(i64 rows, i64 g, i64 b, i64 d, const T* __res
   }                                                                                                             \
   extern "C" __global__ void soft_assign_backward_##S(i64 rows, i64 e, i64 b, const T* __restrict__ dw,           \
                                                      const T* __restrict__ w, const T* __restrict__ x,           \
-                                                     const T* __restrict__ anchors, T* dx, double scale) {       \
-    soft_assign_backward<T>(rows, e, b, dw, w, x, anchors, dx, scale);                                          \
+                                                     const T* __restrict__ anchors, T* dx, double scale,         \
+                                                     i64 rpb) {                                                  \
+    soft_assign_backward<T>(rows, e, b, dw, w, x, anchors, dx, scale, rpb);                                     \
   }                                                                                                             \
   extern "C" __global__ void bin_stats_backward_##S(i64 rows, i64 g, i64 b, i64 d, const T* __restrict__ ds,     \
                                                    const T* __restrict__ w, const T* __restrict__ p, T* dw,      \
-                                                   T* dp) {                                                      \
-    bin_stats_backward<T>(rows, g, b, d, ds, w, p, dw, dp);                                                     \
+                                                   T* dp, i64 rpb) {                                             \
+    bin_stats_backward<T>(rows, g, b, d, ds, w, p, dw, dp, rpb);                                                \
   }                                                                                                             \
   extern "C" __global__ void hard_bin_part_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ bin,            \
                                                const T* __restrict__ v, T* part, i64 rpc) {                     \

@@ -29,12 +29,6 @@ __device__ void mm_naive(MM_PARAMS(T)) {
   }
 }
 
-// vec is the 16-byte unit of the vectorised loads and stores.
-template <typename T>
-struct __align__(16) vec {
-  T v[16 / sizeof(T)];
-};
-
 // put writes a thread's V consecutive outputs x, row i and columns j.. of
 // the tile of C at pc, skipping those outside its first mr rows and nr
 // columns (the matrix's edge), adding them to C when beta is 1; one 16-byte
@@ -55,19 +49,6 @@ __device__ __forceinline__ void put(T* pc, int mr, int nr, i64 sc1, i64 sc2, boo
 #pragma unroll
     for (int w = 0; w < V; w++)
       if (j + w < nr) p[w * sc2] = beta != 0 ? x[w] + p[w * sc2] : x[w];
-  }
-}
-
-// read4 reads 4 consecutive elements of shared memory at a 16-byte
-// aligned p, in 16-byte loads.
-template <typename T>
-__device__ __forceinline__ void read4(const T* p, T f[4]) {
-  constexpr int V = 16 / sizeof(T);
-#pragma unroll
-  for (int h = 0; h < 4; h += V) {
-    vec<T> x = *(const vec<T>*)&p[h];
-#pragma unroll
-    for (int w = 0; w < V; w++) f[h + w] = x.v[w];
   }
 }
 
@@ -359,6 +340,94 @@ struct dmma {
   }
 };
 
+// dmma16 is dmma for sm_90 (Hopper), whose FP64 tensor cores take the
+// m16n8k8 shape (SASS DMMA.16x8x8; m8n8k4 also runs there, at a lower rate):
+// each warp computes the same 64×32 part of the block's tile as 4×4 products
+// of 16×8 tiles, one k8 step a slice. With g = L/4 and t = L%4, lane L holds
+// A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4]; B[t][g], B[t+4][g]; and
+// C[g][2t + {0, 1}], C[g+8][2t + {0, 1}].
+struct dmma16 {
+  double acc[4][4][4];
+  int lane, r0, c0;
+
+  __device__ __forceinline__ dmma16() : lane(threadIdx.x % 32) {
+    int w = threadIdx.x / 32;
+    r0 = 64 * (w / 4);
+    c0 = 32 * (w % 4);
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+#pragma unroll
+        for (int h = 0; h < 4; h++) acc[i][j][h] = 0;
+  }
+
+  // step loads B's four fragments, then A's tile by tile, each followed by
+  // its four products (fewer fragments live at once: no spills).
+  // step loads B's four fragments, then A's tile by tile, each followed by
+  // its four products (fewer fragments live at once).
+  __device__ __forceinline__ void step(const double (*as)[RL], const double (*bs)[RL]) {
+    static_assert(BK == 8, "one m16n8k8 step a slice");
+    const int g = lane / 4, t = lane % 4;
+    double fb[4][2];
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      fb[j][0] = bs[t][c0 + 8 * j + g];
+      fb[j][1] = bs[t + 4][c0 + 8 * j + g];
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+      const double fa[4] = {as[t][r0 + 16 * i + g], as[t][r0 + 16 * i + g + 8], as[t + 4][r0 + 16 * i + g],
+                            as[t + 4][r0 + 16 * i + g + 8]};
+#pragma unroll
+      for (int j = 0; j < 4; j++) mma(acc[i][j], fa, fb[j]);
+    }
+  }
+
+#ifndef CUDA_EMULATOR
+  __device__ __forceinline__ static void mma(double c[4], const double a[4], const double b[2]) {
+#if __CUDA_ARCH__ >= 900
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};"
+        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#else
+    __trap();  // not reached: the compute_80 build never takes dmma16 (big_acc)
+#endif
+  }
+#else
+  // The emulator's mma, as dmma's: the lanes publish their fragments, each
+  // computes its outputs C[g + 8·(h/2)][2t + h%2] from the lanes holding
+  // A[row][kk] (lane 4·(row%8) + kk%4, element row/8 + 2·(kk/4)) and
+  // B[kk][col] (lane 4·col + kk%4, element kk/4), then waits for the warp.
+  void mma(double c[4], const double a[4], const double b[2]) {
+    static double sa[8][4][32], sb[8][2][32];  // [warp][element][lane]
+    int w = threadIdx.x / 32;
+    for (int e = 0; e < 4; e++) sa[w][e][lane] = a[e];
+    for (int e = 0; e < 2; e++) sb[w][e][lane] = b[e];
+    emu::exchange(0, 0);
+    const int g = lane / 4, t = lane % 4;
+    for (int h = 0; h < 4; h++) {
+      int row = g + 8 * (h / 2), col = 2 * t + h % 2;
+      for (int kk = 0; kk < 8; kk++)
+        c[h] += sa[w][row / 8 + 2 * (kk / 4)][4 * (row % 8) + kk % 4] * sb[w][kk / 4][4 * col + kk % 4];
+    }
+    emu::exchange(0, 0);
+  }
+#endif
+
+  template <typename Put>
+  __device__ __forceinline__ void store(Put put) const {
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+      for (int j = 0; j < 4; j++) {
+        put(r0 + 16 * i + lane / 4, c0 + 8 * j + 2 * (lane % 4), &acc[i][j][0]);
+        put(r0 + 16 * i + lane / 4 + 8, c0 + 8 * j + 2 * (lane % 4), &acc[i][j][2]);
+      }
+  }
+};
+
 // mm_big runs the large kernel with the arithmetic of Acc (simt or dmma).
 template <typename T, typename Acc>
 __device__ void mm_big(MM_PARAMS(T)) {
@@ -412,11 +481,45 @@ __device__ void mm_big(MM_PARAMS(T)) {
 #endif
 #define BIG_BLOCKS_f32 2
 #define BIG_BLOCKS_f64 1
-#define BIG_ACC_f32 simt<float>
-#define BIG_ACC_f64 dmma
+
+// big_acc is the large kernel's arithmetic: simt for float; for double dmma,
+// or dmma16 where the module is compiled for sm_90 (gen.sh compiles this
+// file for compute_80 and compute_90; the driver loads the one the device
+// runs best). The emulator takes the architecture it emulates at run time
+// (emu::arch), so that its tests run both.
+template <typename A>
+struct tag {
+  typedef A type;
+};
+template <typename T>
+struct big_acc {
+  template <typename F>
+  __device__ __forceinline__ static void run(F f) {
+    f(tag<simt<T>>());
+  }
+};
+template <>
+struct big_acc<double> {
+  template <typename F>
+  __device__ __forceinline__ static void run(F f) {
+#ifdef CUDA_EMULATOR
+    if (emu::arch() >= 90)
+      f(tag<dmma16>());
+    else
+      f(tag<dmma>());
+#elif __CUDA_ARCH__ >= 900
+    f(tag<dmma16>());
+#else
+    f(tag<dmma>());
+#endif
+  }
+};
+
 #define MATMUL(S, T)                                                                                   \
   extern "C" __global__ void matmul_naive_##S(MM_PARAMS(T)) { mm_naive<T>(MM_PASS); }                     \
   extern "C" __global__ void __launch_bounds__(256) matmul_tiled_##S(MM_PARAMS(T)) { mm_tiled<T, 64, 64>(MM_PASS); } \
   extern "C" __global__ void __launch_bounds__(256) matmul_wide_##S(MM_PARAMS(T)) { mm_tiled<T, 32, 128>(MM_PASS); } \
-  extern "C" __global__ void BIG_BOUNDS(S) matmul_big_##S(MM_PARAMS(T)) { mm_big<T, BIG_ACC_##S>(MM_PASS); }
+  extern "C" __global__ void BIG_BOUNDS(S) matmul_big_##S(MM_PARAMS(T)) {                                 \
+    big_acc<T>::run([&](auto t) { mm_big<T, typename decltype(t)::type>(MM_PASS); });                              \
+  }
 BOTH(MATMUL)

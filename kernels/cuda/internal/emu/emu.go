@@ -19,6 +19,8 @@ package emu
 // void emu_fill(uint64_t p, int byte, int64_t bytes);
 // void emu_to_device(uint64_t dst, const void* src, int64_t bytes);
 // void emu_to_host(void* dst, uint64_t src, int64_t bytes);
+// void emu_set_arch(int a);
+// int emu_arch(void);
 import "C"
 
 import (
@@ -70,3 +72,11 @@ func Zero(p uint64, bytes int64) { C.emu_zero(C.uint64_t(p), C.int64_t(bytes)) }
 
 // Fill sets bytes bytes of device memory at p to b.
 func Fill(p uint64, b byte, bytes int64) { C.emu_fill(C.uint64_t(p), C.int(b), C.int64_t(bytes)) }
+
+// Arch is the compute capability the kernels see (10·major + minor; 90 at
+// start, a Hopper GPU).
+func Arch() int { return int(C.emu_arch()) }
+
+// SetArch sets the compute capability the kernels see, for kernels with a
+// path per architecture.
+func SetArch(a int) { C.emu_set_arch(C.int(a)) }

@@ -57,6 +57,11 @@ T shfl(T v, int src) {
 
 inline int lane() { return int(cur->idx.x & 31); }
 
+// arch is the compute capability the kernels see, as 10·major + minor (the
+// emulator's stand-in for __CUDA_ARCH__ / 10): kernels that differ by
+// architecture take their path from it, so that the tests run each.
+int arch();
+
 // kernel is a registered __global__ function: how many 8-byte parameters it
 // takes and how to call it with them.
 struct kernel {

@@ -17,6 +17,9 @@ namespace emu {
 thread* cur;
 dim3 block_dim, grid_dim;
 
+int emulated_arch = 90;
+int arch() { return emulated_arch; }
+
 namespace {
 
 std::map<std::string, kernel>& registry() {
@@ -234,3 +237,6 @@ void emu_to_host(void* dst, uint64_t src, int64_t bytes) {
   memcpy(dst, reinterpret_cast<const void*>(src), size_t(bytes));
 }
 }
+
+extern "C" void emu_set_arch(int a) { emu::emulated_arch = a; }
+extern "C" int emu_arch() { return emu::emulated_arch; }

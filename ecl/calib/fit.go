@@ -1,0 +1,157 @@
+package calib
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Methods are the names Fit knows, in the order "ecl calibrate" reports
+// them: temperature, vector and matrix scaling, Dirichlet calibration,
+// histogram binning, isotonic regression, Platt and beta calibration (two
+// classes only), and the methods made for covariate shift: importance
+// weighted temperature scaling, CPCS, TransCal and the ECL head.
+var Methods = []string{"ts", "vs", "ms", "dirichlet", "hist", "isotonic", "platt", "beta", "iwts", "cpcs", "transcal", "ecl"}
+
+// BinaryOnly are the methods defined for two classes only.
+var BinaryOnly = map[string]bool{"platt": true, "beta": true}
+
+// MethodsFor returns the Methods defined for k classes, in order.
+func MethodsFor(k int) []string {
+	var ms []string
+	for _, m := range Methods {
+		if k == 2 || !BinaryOnly[m] {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
+// UnknownMethodError is Fit's error for a name it does not know.
+type UnknownMethodError struct{ Method string }
+
+func (e *UnknownMethodError) Error() string { return fmt.Sprintf("unknown method %q", e.Method) }
+
+// FitData is what a method may fit on: source logits [N, K] with labels,
+// importance weights of the source samples (W for iwts and cpcs, WBalanced
+// from balanced domains for transcal; DomainWeights), source features [N,
+// D] and the unlabelled target's logits [M, K] and features [M, D] (for
+// transcal and the ECL head; features may be nil).
+type FitData struct {
+	Logits         []float64
+	Labels         []int
+	W              []float64
+	WBalanced      []float64
+	Features       []float64
+	Target         []float64
+	TargetFeatures []float64
+	K, D           int
+}
+
+// Subset returns the source rows idx of f (the target unchanged).
+func (f FitData) Subset(idx []int) FitData {
+	g := f
+	pick := func(x []float64, width int) []float64 {
+		if x == nil {
+			return nil
+		}
+		out := make([]float64, 0, len(idx)*width)
+		for _, i := range idx {
+			out = append(out, x[i*width:(i+1)*width]...)
+		}
+		return out
+	}
+	g.Logits, g.W, g.WBalanced, g.Features = pick(f.Logits, f.K), pick(f.W, 1), pick(f.WBalanced, 1), pick(f.Features, f.D)
+	g.Labels = make([]int, len(idx))
+	for j, i := range idx {
+		g.Labels[j] = f.Labels[i]
+	}
+	return g
+}
+
+// FitOptions are the settings of the methods that have any.
+type FitOptions struct {
+	// ODIR regularises vs (Mu only), ms and dirichlet.
+	ODIR ODIR
+	// HistBins is the number of equal-mass bins per class of hist.
+	HistBins int
+	// Platt chooses what platt fits: the labels (the zero value) or Platt's
+	// smoothed targets (FitPlattWith).
+	Platt PlattTargets
+	// ECL configures the ECL head.
+	ECL ECLOptions
+}
+
+// Fit fits the method named m (one of Methods, or "uncal", the identity:
+// temperature 1) on f.
+func Fit(m string, f FitData, o FitOptions) (Calibrator, error) {
+	k := f.K
+	switch m {
+	case "uncal":
+		return &Temperature{T: 1}, nil
+	case "ts":
+		return FitTemperature(f.Logits, k, f.Labels, nil)
+	case "iwts":
+		return FitTemperature(f.Logits, k, f.Labels, f.W)
+	case "cpcs":
+		return FitCPCS(f.Logits, k, f.Labels, f.W)
+	case "transcal":
+		return FitTransCal(f.Logits, k, f.Labels, f.WBalanced, f.Target)
+	case "vs":
+		return FitVectorScaling(f.Logits, k, f.Labels, o.ODIR.Mu)
+	case "ms":
+		return FitMatrixScaling(f.Logits, k, f.Labels, o.ODIR)
+	case "dirichlet":
+		return FitDirichlet(f.Logits, k, f.Labels, o.ODIR)
+	case "hist":
+		return FitHistogram(f.Logits, k, f.Labels, o.HistBins, true)
+	case "isotonic":
+		return FitIsotonic(f.Logits, k, f.Labels)
+	case "platt":
+		return FitPlattWith(f.Logits, k, f.Labels, o.Platt)
+	case "beta":
+		return FitBeta(f.Logits, k, f.Labels)
+	case "ecl":
+		return FitECLHead(f.Logits, k, f.Labels, f.Target, f.Features, f.TargetFeatures, f.D, o.ECL)
+	}
+	return nil, &UnknownMethodError{Method: m}
+}
+
+// Folds assigns n samples to k cross-fitting folds at random from seed,
+// as evenly as possible.
+func Folds(n, k int, seed uint64) []int {
+	fold := make([]int, n)
+	for i, j := range rand.New(rand.NewPCG(seed, 0xf01d)).Perm(n) {
+		fold[j] = i % k
+	}
+	return fold
+}
+
+// CrossFit returns out-of-fold source probabilities [N, K] of method m:
+// the rows of each fold g (fold[i] == g, g < folds) calibrated by m fitted
+// on the other folds. An error in a fold names it.
+func CrossFit(m string, f FitData, fold []int, folds int, o FitOptions) ([]float64, error) {
+	k := f.K
+	ps := make([]float64, len(f.Logits))
+	for g := range folds {
+		var in, out []int
+		for i, fg := range fold {
+			if fg == g {
+				out = append(out, i)
+			} else {
+				in = append(in, i)
+			}
+		}
+		cg, err := Fit(m, f.Subset(in), o)
+		if err != nil {
+			return nil, fmt.Errorf("estimate fold %d: %w", g+1, err)
+		}
+		pg, err := cg.Apply(f.Subset(out).Logits, k)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range out {
+			copy(ps[i*k:(i+1)*k], pg[j*k:(j+1)*k])
+		}
+	}
+	return ps, nil
+}

@@ -1,0 +1,106 @@
+package calib
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestMethodsFor(t *testing.T) {
+	if got := MethodsFor(2); !slices.Equal(got, Methods) {
+		t.Errorf("two classes: %v, want every method %v", got, Methods)
+	}
+	want := []string{"ts", "vs", "ms", "dirichlet", "hist", "isotonic", "iwts", "cpcs", "transcal", "ecl"}
+	if got := MethodsFor(3); !slices.Equal(got, want) {
+		t.Errorf("three classes: %v, want %v", got, want)
+	}
+}
+
+func TestFitUnknownMethod(t *testing.T) {
+	_, err := Fit("nope", FitData{K: 2}, FitOptions{})
+	var u *UnknownMethodError
+	if !errors.As(err, &u) || u.Method != "nope" || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("error %v, want an UnknownMethodError naming the method", err)
+	}
+}
+
+func TestFolds(t *testing.T) {
+	fold := Folds(10, 3, 7)
+	count := make([]int, 3)
+	for _, f := range fold {
+		count[f]++
+	}
+	slices.Sort(count)
+	if !slices.Equal(count, []int{3, 3, 4}) {
+		t.Errorf("fold sizes %v, want 3, 3 and 4", count)
+	}
+	if !slices.Equal(fold, Folds(10, 3, 7)) || slices.Equal(fold, Folds(10, 3, 8)) {
+		t.Errorf("folds not a function of the seed: %v", fold)
+	}
+}
+
+func TestSubsetPicksRows(t *testing.T) {
+	f := FitData{Logits: []float64{0, 1, 2, 3, 4, 5}, Labels: []int{0, 1, 0}, W: []float64{.5, 1, 2},
+		Features: []float64{10, 11, 12}, Target: []float64{9, 9}, K: 2, D: 1}
+	g := f.Subset([]int{2, 0})
+	if !slices.Equal(g.Logits, []float64{4, 5, 0, 1}) || !slices.Equal(g.Labels, []int{0, 0}) ||
+		!slices.Equal(g.W, []float64{2, .5}) || !slices.Equal(g.Features, []float64{12, 10}) ||
+		g.WBalanced != nil || !slices.Equal(g.Target, f.Target) {
+		t.Errorf("subset %+v", g)
+	}
+}
+
+// The identity calibrator cross-fitted is the softmax of every row, each
+// row predicted from the other folds; a method that fails names its fold.
+func TestCrossFit(t *testing.T) {
+	z := []float64{0, 0, 0, math.Log(3), math.Log(3), 0, 1, 1, 2, 2, -1, 0}
+	f := FitData{Logits: z, Labels: []int{0, 1, 0, 1, 0, 1}, K: 2}
+	p, err := CrossFit("uncal", f, Folds(6, 2, 1), 2, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rows (0, 0), (0, ln 3), (ln 3, 0): ½, ¼ and ¾ for class 0.
+	for i, want := range []float64{.5, .25, .75} {
+		if math.Abs(p[2*i]-want) > 1e-15 || math.Abs(p[2*i]+p[2*i+1]-1) > 1e-15 {
+			t.Errorf("row %d: %v, want %v for class 0", i, p[2*i:2*i+2], want)
+		}
+	}
+	f3 := FitData{Logits: make([]float64, 9), Labels: []int{0, 1, 2}, K: 3}
+	if _, err := CrossFit("platt", f3, []int{0, 1, 0}, 2, FitOptions{}); err == nil || !strings.Contains(err.Error(), "estimate fold 1") {
+		t.Errorf("Platt on three classes: error %v, want one naming the fold", err)
+	}
+}
+
+// Fit's platt fits the targets FitOptions.Platt names: the labels by
+// default, Platt's smoothed targets with SmoothedTargets (what "ecl
+// calibrate -platt-targets smoothed" passes).
+func TestFitPlattTargets(t *testing.T) {
+	var z []float64
+	var y []int
+	for i := range 40 {
+		s := float64(i%10) / 3
+		z = append(z, 0, s)
+		y = append(y, (i*7)%3%2)
+	}
+	f := FitData{Logits: z, Labels: y, K: 2}
+	for _, tg := range []PlattTargets{LabelTargets, SmoothedTargets} {
+		c, err := Fit("platt", f, FitOptions{Platt: tg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := FitPlattWith(z, 2, y, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.(*Platt); *got != *want {
+			t.Errorf("targets %s: Fit gave %+v, FitPlattWith %+v", PlattTargetNames[tg], *got, *want)
+		}
+	}
+	a, _ := Fit("platt", f, FitOptions{})
+	b, _ := Fit("platt", f, FitOptions{Platt: SmoothedTargets})
+	if *a.(*Platt) == *b.(*Platt) {
+		t.Errorf("label and smoothed targets gave the same fit %+v", *a.(*Platt))
+	}
+}
