@@ -313,41 +313,19 @@ func tileData(tensors []stTensor, dataSize int64) error {
 
 // matchSafetensors returns the tensor of the file for each of want, checking
 // that the file holds exactly those (num_batches_tracked aside), each of
-// want's shape and of a float dtype.
+// want's shape and of a float dtype (matchState).
 func matchSafetensors[T tensor.Float](tensors []stTensor, want []Named[T]) ([]stTensor, error) {
-	byName := map[string]stTensor{}
-	for _, t := range tensors {
-		byName[t.name] = t
+	file := make([]fileTensor, len(tensors))
+	for i, t := range tensors {
+		file[i] = fileTensor{t.name, t.shape, t.dtype}
 	}
-	inModel := map[string]bool{}
-	var missing, unexpected []string
+	idx, err := matchState(file, want, nil)
+	if err != nil {
+		return nil, err
+	}
 	found := make([]stTensor, len(want))
-	for i, w := range want {
-		if inModel[w.Name] {
-			return nil, fmt.Errorf("the model has two tensors named %q", w.Name)
-		}
-		inModel[w.Name] = true
-		t, ok := byName[w.Name]
-		if !ok {
-			missing = append(missing, w.Name)
-			continue
-		}
-		if !slices.Equal(t.shape, int64s(w.Value().Shape())) {
-			return nil, fmt.Errorf("tensor %q: file has shape %v, the model %v", t.name, t.shape, w.Value().Shape())
-		}
-		if !slices.Contains([]string{"F16", "BF16", "F32", "F64"}, t.dtype) {
-			return nil, fmt.Errorf("tensor %q: dtype %s, want F16, BF16, F32 or F64", t.name, t.dtype)
-		}
-		found[i] = t
-	}
-	for _, t := range tensors {
-		if !inModel[t.name] && t.name != "num_batches_tracked" && !strings.HasSuffix(t.name, ".num_batches_tracked") {
-			unexpected = append(unexpected, t.name)
-		}
-	}
-	if len(missing)+len(unexpected) > 0 {
-		return nil, fmt.Errorf("a different model: %s", strings.Join(slices.DeleteFunc([]string{
-			listed("missing from the file", missing), listed("not in the model", unexpected)}, func(s string) bool { return s == "" }), "; "))
+	for i, j := range idx {
+		found[i] = tensors[j]
 	}
 	return found, nil
 }
