@@ -1,0 +1,162 @@
+package nn
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// tinyInput is make_fixtures.py's input: x[n, c, h, w] = ((7n + 5c + 3h +
+// 11w) mod 17 − 8) / 8, n < 2, of size×size pixels.
+func tinyInput[T tensor.Float](size int) *tensor.Tensor[T] {
+	d := make([]T, 2*3*size*size)
+	for i := range d {
+		n, c, h, w := i/(3*size*size), i/(size*size)%3, i/size%size, i%size
+		d[i] = T(((7*n+5*c+3*h+11*w)%17 - 8)) / 8
+	}
+	return tensor.FromSlice(d, 2, 3, size, size)
+}
+
+// tinyLogits is the entry of tiny_logits.json for a fixture: torchvision's
+// logits, computed in float64, on tinyInput.
+func tinyLogits(t testing.TB, name string) (size int, logits [][]float64) {
+	b, err := os.ReadFile("testdata/tiny_logits.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all map[string]struct {
+		Input  []int
+		Logits [][]float64
+	}
+	if err := json.Unmarshal(b, &all); err != nil {
+		t.Fatal(err)
+	}
+	e, ok := all[name]
+	if !ok {
+		t.Fatalf("no logits for %s", name)
+	}
+	return e.Input[2], e.Logits
+}
+
+// logitsError is max |got − want| / max |want|.
+func logitsError[T tensor.Float](got *tensor.Tensor[T], want [][]float64) float64 {
+	g := got.Data()
+	var diff, scale float64
+	for i, row := range want {
+		for k, w := range row {
+			diff = max(diff, math.Abs(float64(g[i*len(row)+k])-w))
+			scale = max(scale, math.Abs(w))
+		}
+	}
+	return diff / scale
+}
+
+// matchTorchvision loads the fixture name.pth into the model build makes,
+// in float64 and float32, and compares its evaluation-mode logits with
+// torchvision's: within tol64 and 1e-4 of the largest logit.
+func matchTorchvision(t *testing.T, name string, tol64 float64, build64 func() Module[float64], build32 func() Module[float32]) {
+	size, want := tinyLogits(t, name)
+	m64, m32 := build64(), build32()
+	for _, err := range []error{LoadPyTorch("testdata/"+name+".pth", m64, nil), LoadPyTorch("testdata/"+name+".pth", m32, nil)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	e64 := logitsError(Predict(m64, tinyInput[float64](size)), want)
+	e32 := logitsError(Predict(m32, tinyInput[float32](size)), want)
+	t.Logf("%s: relative error %.2e in float64, %.2e in float32", name, e64, e32)
+	if e64 > tol64 || e32 > 1e-4 {
+		t.Errorf("%s: relative error %.2e in float64 (want ≤ %.0e), %.2e in float32 (want ≤ 1e-4)", name, e64, tol64, e32)
+	}
+}
+
+// The tiny bottleneck ResNets of make_fixtures.py (torchvision's ResNet
+// and Bottleneck at 1/32 of the width, layer1 of two blocks, one of them
+// without downsample; width_per_group 64 and 128) give torchvision's
+// logits: resnet_tiny.pth holds float64 weights, so the float64 model
+// agrees to rounding; wide_tiny.pth float32 weights, whose float64 logits
+// the float64 model also reproduces.
+func TestResNetMatchesTorchvision(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  ResNetConfig
+	}{
+		{"resnet_tiny", ResNetConfig{Blocks: [4]int{2, 1, 1, 1}, Stem: 2, WidthPerGroup: 64, Classes: 5}},
+		{"wide_tiny", ResNetConfig{Blocks: [4]int{1, 1, 1, 1}, Stem: 2, WidthPerGroup: 128, Classes: 5}},
+	} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		matchTorchvision(t, c.name, 1e-10,
+			func() Module[float64] { return NewResNet(NewVars[float64](), rng, c.cfg) },
+			func() Module[float32] { return NewResNet(NewVars[float32](), rng, c.cfg) })
+	}
+}
+
+// torchvisionNames is torchvision_names.json.gz: each model's state_dict
+// names and shapes, in order.
+func torchvisionNames(t testing.TB) map[string][][2]any {
+	f, err := os.Open("testdata/torchvision_names.json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string][][2]any
+	if err := json.NewDecoder(zr).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// sameState checks that st has the names and shapes of torchvision's
+// state_dict want, in order, num_batches_tracked aside.
+func sameState[T tensor.Float](t *testing.T, model string, st []Named[T], want [][2]any) {
+	var w []string
+	for _, e := range want {
+		if name := e[0].(string); !strings.HasSuffix(name, ".num_batches_tracked") {
+			w = append(w, fmt.Sprint(name, e[1]))
+		}
+	}
+	g := make([]string, len(st))
+	for i, n := range st {
+		g[i] = fmt.Sprint(n.Name, n.Value().Shape())
+	}
+	if slices.Equal(g, w) {
+		return
+	}
+	for i := range max(len(g), len(w)) {
+		if i >= len(g) || i >= len(w) || g[i] != w[i] {
+			t.Errorf("%s: %d tensors, torchvision %d; first difference at %d: %q, torchvision %q", model, len(g), len(w), i, at(g, i), at(w, i))
+			return
+		}
+	}
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "(none)"
+}
+
+// ResNet50, ResNet152 and WideResNet50x2 have torchvision's state_dict
+// names and shapes, in its order, so that its ImageNet .pth files load.
+func TestResNetNamesMatchTorchvision(t *testing.T) {
+	names := torchvisionNames(t)
+	rng := rand.New(rand.NewPCG(1, 3))
+	for name, build := range map[string]func(Vars[float32], *rand.Rand, int) *ResNet[float32]{
+		"resnet50": ResNet50[float32], "resnet152": ResNet152[float32], "wide_resnet50_2": WideResNet50x2[float32],
+	} {
+		sameState(t, name, build(NewVars[float32](), rng, 1000).State(), names[name])
+	}
+}
