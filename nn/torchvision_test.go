@@ -160,3 +160,26 @@ func TestResNetNamesMatchTorchvision(t *testing.T) {
 		sameState(t, name, build(NewVars[float32](), rng, 1000).State(), names[name])
 	}
 }
+
+// The tiny DenseNet of make_fixtures.py (torchvision's DenseNet, growth
+// 4, blocks (2, 2, 2, 2), 8 initial features, bn_size 2) gives
+// torchvision's logits.
+func TestDenseNetMatchesTorchvision(t *testing.T) {
+	cfg := DenseNetConfig{Growth: 4, Blocks: []int{2, 2, 2, 2}, Init: 8, BNSize: 2, Classes: 5}
+	rng := rand.New(rand.NewPCG(1, 4))
+	matchTorchvision(t, "densenet_tiny", 1e-10,
+		func() Module[float64] { return NewDenseNet(NewVars[float64](), rng, cfg) },
+		func() Module[float32] { return NewDenseNet(NewVars[float32](), rng, cfg) })
+}
+
+// DenseNet121 and DenseNet161 have torchvision's state_dict names and
+// shapes, in its order.
+func TestDenseNetNamesMatchTorchvision(t *testing.T) {
+	names := torchvisionNames(t)
+	rng := rand.New(rand.NewPCG(1, 5))
+	for name, build := range map[string]func(Vars[float32], *rand.Rand, int) *DenseNet[float32]{
+		"densenet121": DenseNet121[float32], "densenet161": DenseNet161[float32],
+	} {
+		sameState(t, name, build(NewVars[float32](), rng, 1000).State(), names[name])
+	}
+}
