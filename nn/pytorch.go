@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -63,6 +64,27 @@ type PyTorchOptions struct {
 	// size, or without one, such as an ImageNet model (fc of 1000
 	// classes) into a 7-class model.
 	Skip []string
+	// Rename, if set, maps each of the file's names to the model's
+	// before matching, such as TorchvisionDenseNetName for torchvision's
+	// published DenseNet weights.
+	Rename func(name string) string
+}
+
+// denseNetLegacy is the pattern of the names in torchvision's published
+// DenseNet weights, saved before its layers were renamed
+// ("denselayer1.norm.1.weight" for "denselayer1.norm1.weight").
+var denseNetLegacy = regexp.MustCompile(`^(.*denselayer\d+\.(?:norm|relu|conv))\.((?:[12])\.(?:weight|bias|running_mean|running_var))$`)
+
+// TorchvisionDenseNetName maps a name of torchvision's published DenseNet
+// weight files (densenet121-a639ec97.pth, densenet161-8d451a50.pth) to
+// the name its DenseNet has, as torchvision's own loader does
+// ("features.denseblock1.denselayer1.norm.1.weight" →
+// "features.denseblock1.denselayer1.norm1.weight"); other names are kept.
+func TorchvisionDenseNetName(name string) string {
+	if m := denseNetLegacy.FindStringSubmatch(name); m != nil {
+		return m[1] + m[2]
+	}
+	return name
 }
 
 // skips reports whether name lies under one of the skipped paths.
@@ -86,7 +108,8 @@ func (o *PyTorchOptions) skips(name string) bool {
 // each of m's tensors, of its shape and of dtype float16, bfloat16,
 // float32 or float64 (converted to T; any strides and storage offset),
 // and no other tensor than the num_batches_tracked counters of
-// BatchNorm layers, which are skipped; opt (nil for none) may skip a head.
+// BatchNorm layers, which are skipped; opt (nil for none) may skip a head
+// or rename the file's tensors.
 // Python is not needed: the pickle is read, not run.
 //
 // The whole file is checked and every value read before m changes. A bad
@@ -121,6 +144,9 @@ func loadPyTorch[T tensor.Float](path string, r io.ReaderAt, size int64, m Modul
 	st := m.State()
 	file := make([]fileTensor, len(names))
 	for i, n := range names {
+		if opt != nil && opt.Rename != nil {
+			n = opt.Rename(n)
+		}
 		t := tensors[i]
 		file[i] = fileTensor{n, t.shape, t.storage.dtype}
 	}

@@ -113,6 +113,22 @@ func TestLoadPyTorchNames(t *testing.T) {
 	if m[0].Value().Data()[0] != fixtureValue(0, 0) || m[1].Value().Data()[0] != 7 {
 		t.Errorf("a.weight %v, head.weight %v", m[0].Value().Data()[:1], m[1].Value().Data())
 	}
+	renamed := stateList[float64]{named("x.weight", tensor.Full(7.0, 3, 4)), named("a.bias", tensor.Full(7.0, 4))}
+	rename := func(n string) string { return strings.Replace(n, "a.weight", "x.weight", 1) }
+	if err := LoadPyTorch("testdata/reader_model.pth", renamed, &PyTorchOptions{Rename: rename}); err != nil || renamed[0].Value().Data()[1] != fixtureValue(0, 1) {
+		t.Errorf("renamed: error %v, x.weight %v", err, renamed[0].Value().Data())
+	}
+	for in, want := range map[string]string{
+		"features.denseblock1.denselayer1.norm.1.weight":       "features.denseblock1.denselayer1.norm1.weight",
+		"features.denseblock4.denselayer16.conv.2.weight":      "features.denseblock4.denselayer16.conv2.weight",
+		"features.denseblock2.denselayer3.norm.2.running_mean": "features.denseblock2.denselayer3.norm2.running_mean",
+		"features.denseblock1.denselayer1.norm1.weight":        "features.denseblock1.denselayer1.norm1.weight",
+		"features.transition1.norm.weight":                     "features.transition1.norm.weight",
+	} {
+		if got := TorchvisionDenseNetName(in); got != want {
+			t.Errorf("TorchvisionDenseNetName(%q) = %q, want %q", in, got, want)
+		}
+	}
 	wrong := stateList[float64]{named("a.weight", tensor.Full(7.0, 4, 3)), named("a.bias", tensor.Full(7.0, 4))}
 	if err := LoadPyTorch("testdata/reader_model.pth", wrong, nil); err == nil || !strings.Contains(err.Error(), `tensor "a.weight": file has shape [3 4], the model [4 3]`) {
 		t.Errorf("transposed shape: error %v", err)
