@@ -183,3 +183,35 @@ func TestDenseNetNamesMatchTorchvision(t *testing.T) {
 		sameState(t, name, build(NewVars[float32](), rng, 1000).State(), names[name])
 	}
 }
+
+// The tiny ViT of make_fixtures.py (torchvision's VisionTransformer,
+// image 16, patch 4, 2 layers, 2 heads, width 8, MLP 16) gives
+// torchvision's logits.
+func TestViTMatchesTorchvision(t *testing.T) {
+	cfg := ViTConfig{Image: 16, Patch: 4, Layers: 2, Heads: 2, Hidden: 8, MLP: 16, Classes: 5}
+	rng := rand.New(rand.NewPCG(1, 6))
+	matchTorchvision(t, "vit_tiny", 1e-10,
+		func() Module[float64] { return NewViT(NewVars[float64](), rng, cfg) },
+		func() Module[float32] { return NewViT(NewVars[float32](), rng, cfg) })
+}
+
+// ViTB16 has torchvision's vit_b_16 state_dict names and shapes, in its
+// order; a narrow ViT of ViT-L/16's depth and heads has vit_l_16's names
+// (its full size, 304M parameters, is too large to build in a test).
+func TestViTNamesMatchTorchvision(t *testing.T) {
+	names := torchvisionNames(t)
+	rng := rand.New(rand.NewPCG(1, 7))
+	sameState(t, "vit_b_16", ViTB16[float32](NewVars[float32](), rng, 1000).State(), names["vit_b_16"])
+	cfg := ViTL16Config(1000)
+	cfg.Hidden, cfg.MLP, cfg.Image = 16, 4, 32
+	var got, want []string
+	for _, n := range NewViT(NewVars[float32](), rng, cfg).State() {
+		got = append(got, n.Name)
+	}
+	for _, e := range names["vit_l_16"] {
+		want = append(want, e[0].(string))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("vit_l_16: names differ: %d, torchvision %d", len(got), len(want))
+	}
+}
