@@ -84,7 +84,8 @@ func (b *EncoderBlock[T]) attention(h *autograd.Var[T]) *autograd.Var[T] {
 	n, seq, d := s[0], s[1], s[2]
 	dh := d / b.Heads
 	qkv := autograd.Add(autograd.MatMul(h, autograd.Transpose(b.InProjW, 0, 1)), b.InProjB) // [N, S, 3D]
-	split := func(i int) *autograd.Var[T] {                                                 // [N, heads, S, dh]
+	// split is the queries (0), keys (1) or values (2), [N, heads, S, dh].
+	split := func(i int) *autograd.Var[T] {
 		return autograd.Permute(autograd.Reshape(autograd.Narrow(qkv, 2, i*d, d), n, seq, b.Heads, dh), 0, 2, 1, 3)
 	}
 	o := autograd.Attention(split(0), split(1), split(2), T(1/math.Sqrt(float64(dh))))
