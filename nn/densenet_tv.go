@@ -144,8 +144,7 @@ func DenseNet161[T tensor.Float](vb Vars[T], rng *rand.Rand, classes int) *Dense
 
 // Features maps x [N, 3, H, W] to the pooled features [N, Width].
 func (d *DenseNet[T]) Features(x *autograd.Var[T]) *autograd.Var[T] {
-	h := d.Norm0.ForwardRelu(d.Conv0.Forward(x), nil)
-	h = autograd.MaxPool2D(h, 3, 3, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1})
+	h := imageNetStem(d.Conv0, d.Norm0, x)
 	for b, block := range d.Blocks {
 		for _, l := range block {
 			h = l.Forward(h)
@@ -159,9 +158,5 @@ func (d *DenseNet[T]) Features(x *autograd.Var[T]) *autograd.Var[T] {
 
 // Forward is classifier(Features(x)), or Features(x) without classifier.
 func (d *DenseNet[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
-	f := d.Features(x)
-	if d.Classifier == nil {
-		return f
-	}
-	return d.Classifier.Forward(f)
+	return headOn(d.Features(x), d.Classifier)
 }

@@ -153,8 +153,7 @@ func WideResNet50x2[T tensor.Float](vb Vars[T], rng *rand.Rand, classes int) *Re
 
 // Features maps x [N, 3, H, W] to the pooled features [N, Width].
 func (r *ResNet[T]) Features(x *autograd.Var[T]) *autograd.Var[T] {
-	h := r.BN1.ForwardRelu(r.Conv1.Forward(x), nil)
-	h = autograd.MaxPool2D(h, 3, 3, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1})
+	h := imageNetStem(r.Conv1, r.BN1, x)
 	for _, stage := range r.Stages {
 		for _, b := range stage {
 			h = b.Forward(h)
@@ -165,9 +164,20 @@ func (r *ResNet[T]) Features(x *autograd.Var[T]) *autograd.Var[T] {
 
 // Forward is fc(Features(x)), or Features(x) without fc.
 func (r *ResNet[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
-	f := r.Features(x)
-	if r.FC == nil {
+	return headOn(r.Features(x), r.FC)
+}
+
+// imageNetStem is the stem of torchvision's ResNets and DenseNets:
+// conv (7×7/2), batch norm, ReLU and max pooling 3×3/2 padded by 1.
+func imageNetStem[T tensor.Float](conv *Conv2d[T], bn *BatchNorm2d[T], x *autograd.Var[T]) *autograd.Var[T] {
+	h := bn.ForwardRelu(conv.Forward(x), nil)
+	return autograd.MaxPool2D(h, 3, 3, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1})
+}
+
+// headOn is head(f), or f for a nil head.
+func headOn[T tensor.Float](f *autograd.Var[T], head *Linear[T]) *autograd.Var[T] {
+	if head == nil {
 		return f
 	}
-	return r.FC.Forward(f)
+	return head.Forward(f)
 }

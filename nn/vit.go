@@ -192,9 +192,5 @@ func (v *ViT[T]) Features(x *autograd.Var[T]) *autograd.Var[T] {
 
 // Forward is heads.head(Features(x)), or Features(x) without a head.
 func (v *ViT[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
-	f := v.Features(x)
-	if v.Head == nil {
-		return f
-	}
-	return v.Head.Forward(f)
+	return headOn(v.Features(x), v.Head)
 }

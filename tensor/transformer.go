@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math"
+	"slices"
 )
 
 // The fused kernels of a transformer block: layer normalisation, the exact
@@ -238,7 +239,7 @@ func geluBackwardCPU[T Float](out, in []*Tensor[T], _ struct{}) {
 func attnShape[T Float](op string, q, k, v *Tensor[T]) (bh, n, m, dh int) {
 	qs, ks, vs := q.Shape(), k.Shape(), v.Shape()
 	r := len(qs)
-	ok := r >= 2 && len(ks) == r && len(vs) == r && equalInts(ks, vs) && equalInts(qs[:r-2], ks[:r-2]) && qs[r-1] == ks[r-1]
+	ok := r >= 2 && len(ks) == r && len(vs) == r && slices.Equal(ks, vs) && slices.Equal(qs[:r-2], ks[:r-2]) && qs[r-1] == ks[r-1]
 	if !ok {
 		panic(shapeError(op, [][]int{qs, ks, vs}, "queries %v, keys %v and values %v, want [..., N, D], [..., M, D] and [..., M, D]", qs, ks, vs))
 	}
@@ -248,18 +249,6 @@ func attnShape[T Float](op string, q, k, v *Tensor[T]) (bh, n, m, dh int) {
 		bh *= s
 	}
 	return bh, qs[r-2], ks[r-2], qs[r-1]
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Attention is scaled dot-product attention softmax(q·kᵀ·scale)·v for

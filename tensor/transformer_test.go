@@ -3,6 +3,7 @@ package tensor
 import (
 	"errors"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -10,7 +11,7 @@ import (
 // more than rel·max(1, |want|).
 func closeAll[T Float](t *testing.T, name string, got, want *Tensor[T], rel float64) {
 	t.Helper()
-	if !equalInts(got.Shape(), want.Shape()) {
+	if !slices.Equal(got.Shape(), want.Shape()) {
 		t.Errorf("%s: shape %v, want %v", name, got.Shape(), want.Shape())
 		return
 	}
