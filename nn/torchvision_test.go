@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -213,5 +214,64 @@ func TestViTNamesMatchTorchvision(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("vit_l_16: names differ: %d, torchvision %d", len(got), len(want))
+	}
+}
+
+// In training mode (batch statistics in the ResNet's and DenseNet's batch
+// norms), the gradient of the cross-entropy with respect to all the
+// parameters of the tiny models agrees with a float64 central difference
+// along a random direction: the layers' gradients compose.
+func TestTorchvisionModelsTrain(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		size  int
+		build func(*rand.Rand) Module[float64]
+	}{
+		{"resnet", 36, func(r *rand.Rand) Module[float64] {
+			return NewResNet(NewVars[float64](), r, ResNetConfig{Blocks: [4]int{2, 1, 1, 1}, Stem: 2, WidthPerGroup: 64, Classes: 5})
+		}},
+		{"densenet", 36, func(r *rand.Rand) Module[float64] {
+			return NewDenseNet(NewVars[float64](), r, DenseNetConfig{Growth: 4, Blocks: []int{2, 2}, Init: 8, BNSize: 2, Classes: 5})
+		}},
+		{"vit", 16, func(r *rand.Rand) Module[float64] {
+			v := NewViT(NewVars[float64](), r, ViTConfig{Image: 16, Patch: 4, Layers: 2, Heads: 2, Hidden: 8, MLP: 16, Classes: 5})
+			for _, p := range v.Params() { // away from the zero head and class token
+				tensor.CopyInto(p.Value, tensor.Add(p.Value, tensor.RandUniform(r, -0.3, 0.3, p.Value.Shape()...)))
+			}
+			return v
+		}},
+	} {
+		r := rand.New(rand.NewPCG(9, 9))
+		m := c.build(r)
+		x := autograd.Const(tinyInput[float64](c.size))
+		loss := func() float64 { return CrossEntropy(m.Forward(x), []int{1, 3}).Value.Item() }
+		ZeroGrad(m)
+		l := CrossEntropy(m.Forward(x), []int{1, 3})
+		l.Backward()
+		var analytic float64
+		dirs := make([]*tensor.Tensor[float64], len(m.Params()))
+		for i, p := range m.Params() {
+			dirs[i] = tensor.RandUniform[float64](r, -1, 1, p.Value.Shape()...)
+			if p.Grad == nil {
+				t.Fatalf("%s: parameter %d has no gradient", c.name, i)
+			}
+			analytic += tensor.SumAll(tensor.Mul(p.Grad, dirs[i])).Item()
+		}
+		const eps = 1e-5
+		move := func(s float64) {
+			for i, p := range m.Params() {
+				tensor.CopyInto(p.Value, tensor.Add(p.Value, tensor.Scale(dirs[i], s)))
+			}
+		}
+		move(eps)
+		up := loss()
+		move(-2 * eps)
+		down := loss()
+		move(eps)
+		numeric := (up - down) / (2 * eps)
+		t.Logf("%s: directional derivative %.10g, central difference %.10g", c.name, analytic, numeric)
+		if math.Abs(numeric-analytic) > 1e-6*max(1, math.Abs(numeric)) {
+			t.Errorf("%s: directional derivative %.10g, central difference %.10g", c.name, analytic, numeric)
+		}
 	}
 }
