@@ -727,6 +727,19 @@ func (t *pyTensor) extent() (int64, error) {
 	return last + 1, nil
 }
 
+// contiguous reports whether the tensor's strides are row-major for its
+// shape (a dimension of size 1 may have any stride).
+func (t *pyTensor) contiguous() bool {
+	want := int64(1)
+	for i := len(t.shape) - 1; i >= 0; i-- {
+		if t.shape[i] != 1 && t.stride[i] != want {
+			return false
+		}
+		want *= t.shape[i]
+	}
+	return true
+}
+
 // int64Tuple is a tuple of integers.
 func int64Tuple(v any) ([]int64, error) {
 	t, ok := v.(pyTuple)

@@ -399,11 +399,18 @@ func readTorchTensor[T tensor.Float](a *torchArchive, t *pyTensor) ([]T, error) 
 	for _, d := range t.shape {
 		elems *= int(d)
 	}
+	dec := floatDecoder[T](t.storage.dtype)
 	vals := make([]T, elems)
+	if t.contiguous() {
+		for i := range vals {
+			vals[i] = dec(span[int64(i)*size:])
+		}
+		return vals, nil
+	}
 	idx := make([]int64, len(t.shape))
 	var pos int64
 	for i := range vals {
-		vals[i] = decodeFloat[T](t.storage.dtype, span[pos*size:])
+		vals[i] = dec(span[pos*size:])
 		// Advance the row-major index, the last axis fastest.
 		for k := len(idx) - 1; k >= 0; k-- {
 			idx[k]++

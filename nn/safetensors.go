@@ -354,6 +354,7 @@ func int64s(s []int) []int64 {
 // starts at data.
 func readSafetensor[T tensor.Float](r io.ReaderAt, data int64, t stTensor) ([]T, error) {
 	size := safetensorsDTypes[t.dtype]
+	dec := floatDecoder[T](t.dtype)
 	vals := make([]T, (t.end-t.begin)/size)
 	buf := make([]byte, min(t.end-t.begin, 1<<16))
 	for at := 0; at < len(vals); {
@@ -363,7 +364,7 @@ func readSafetensor[T tensor.Float](r io.ReaderAt, data int64, t stTensor) ([]T,
 			return nil, err
 		}
 		for i := range k {
-			vals[at+i] = decodeFloat[T](t.dtype, b[i*int(size):])
+			vals[at+i] = dec(b[i*int(size):])
 		}
 		at += k
 	}
@@ -371,17 +372,21 @@ func readSafetensor[T tensor.Float](r io.ReaderAt, data int64, t stTensor) ([]T,
 }
 
 // decodeFloat is the little-endian value of dtype at the start of b.
-func decodeFloat[T tensor.Float](dtype string, b []byte) T {
+func decodeFloat[T tensor.Float](dtype string, b []byte) T { return floatDecoder[T](dtype)(b) }
+
+// floatDecoder returns the function that reads a little-endian value of
+// dtype (F64, F32, BF16 or F16) from the start of a slice, as T.
+func floatDecoder[T tensor.Float](dtype string) func(b []byte) T {
 	le := binary.LittleEndian
 	switch dtype {
 	case "F64":
-		return T(math.Float64frombits(le.Uint64(b)))
+		return func(b []byte) T { return T(math.Float64frombits(le.Uint64(b))) }
 	case "F32":
-		return T(math.Float32frombits(le.Uint32(b)))
+		return func(b []byte) T { return T(math.Float32frombits(le.Uint32(b))) }
 	case "BF16":
-		return T(math.Float32frombits(uint32(le.Uint16(b)) << 16))
+		return func(b []byte) T { return T(math.Float32frombits(uint32(le.Uint16(b)) << 16)) }
 	default: // F16
-		return T(halfToFloat32(le.Uint16(b)))
+		return func(b []byte) T { return T(halfToFloat32(le.Uint16(b))) }
 	}
 }
 
