@@ -275,3 +275,48 @@ func TestTorchvisionModelsTrain(t *testing.T) {
 		}
 	}
 }
+
+// TestFullSizeTorchvision loads the full-size models that
+// testdata/make_fullsize.py wrote to $ECL_FULLSIZE_DIR (too large to
+// commit; the test is skipped without it) and compares their float32
+// logits with torchvision's, within 1e-5 of the largest.
+func TestFullSizeTorchvision(t *testing.T) {
+	dir := os.Getenv("ECL_FULLSIZE_DIR")
+	if dir == "" {
+		t.Skip("ECL_FULLSIZE_DIR is not set (see testdata/make_fullsize.py)")
+	}
+	b, err := os.ReadFile(dir + "/logits.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string][]float64
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 8))
+	build := map[string]func() Module[float32]{
+		"resnet50":        func() Module[float32] { return ResNet50[float32](NewVars[float32](), rng, 1000) },
+		"resnet152":       func() Module[float32] { return ResNet152[float32](NewVars[float32](), rng, 1000) },
+		"wide_resnet50_2": func() Module[float32] { return WideResNet50x2[float32](NewVars[float32](), rng, 1000) },
+		"densenet121":     func() Module[float32] { return DenseNet121[float32](NewVars[float32](), rng, 1000) },
+		"densenet161":     func() Module[float32] { return DenseNet161[float32](NewVars[float32](), rng, 1000) },
+		"vit_b_16":        func() Module[float32] { return ViTB16[float32](NewVars[float32](), rng, 1000) },
+		"vit_l_16":        func() Module[float32] { return ViTL16[float32](NewVars[float32](), rng, 1000) },
+	}
+	x := tensor.Narrow(tinyInput[float32](224), 0, 0, 1)
+	for name, logits := range want {
+		m := build[name]()
+		var opt *PyTorchOptions
+		if strings.HasPrefix(name, "densenet") {
+			opt = &PyTorchOptions{Rename: TorchvisionDenseNetName}
+		}
+		if err := LoadPyTorch(dir+"/"+name+".pth", m, opt); err != nil {
+			t.Fatal(err)
+		}
+		e := logitsError(Predict(m, tensor.Contiguous(x)), [][]float64{logits})
+		t.Logf("%s: relative error %.2e in float32", name, e)
+		if e > 1e-5 {
+			t.Errorf("%s: relative error %.2e, want ≤ 1e-5", name, e)
+		}
+	}
+}
