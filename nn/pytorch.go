@@ -295,6 +295,9 @@ func (a *torchArchive) stateDict() ([]string, []*pyTensor, error) {
 		if !ok {
 			return nil, nil, fail(fmt.Errorf("storage %q has no entry %sdata/%s", s.key, a.stem, s.key))
 		}
+		if f.UncompressedSize64 > uint64(a.size) || f.Method == zip.Store && f.CompressedSize64 != f.UncompressedSize64 {
+			return nil, nil, &PyTorchError{a.path, f.Name, -1, fmt.Errorf("%d bytes (%d stored), beyond the file's %d or not as stored", f.UncompressedSize64, f.CompressedSize64, a.size)}
+		}
 		if need := uint64(s.numel) * uint64(torchStorageSize(s.dtype)); f.UncompressedSize64 < need {
 			return nil, nil, &PyTorchError{a.path, f.Name, -1, fmt.Errorf("%d bytes, but its storage has %d elements of %s", f.UncompressedSize64, s.numel, s.dtype)}
 		}

@@ -151,7 +151,12 @@ func (p *pk) global(mod, name string) *pk {
 	return p
 }
 
+// int is BININT, or LONG1 of 8 bytes beyond int32, as Python pickles ints.
 func (p *pk) int(v int) *pk {
+	if v != int(int32(v)) {
+		p.op(0x8a, 8).Write(binary.LittleEndian.AppendUint64(nil, uint64(v)))
+		return p
+	}
 	p.op('J').Write(binary.LittleEndian.AppendUint32(nil, uint32(int32(v))))
 	return p
 }
@@ -250,6 +255,28 @@ func TestLoadPyTorchBad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A storage entry whose header claims 1 TiB, and a tensor whose strides
+	// reach 5·2^30 elements into it: nothing of that size may be allocated.
+	var forged bytes.Buffer
+	zw := zip.NewWriter(&forged)
+	for _, e := range []struct {
+		name string
+		data []byte
+		size uint64
+	}{{"data.pkl", stateDict(func(p *pk) { p.str("a").tensor("FloatStorage", "0", 1<<38, 0, []int{2, 3}, []int{1 << 30, 1 << 31}) }), 0}, {"data/0", f32s(4), 1 << 40}} {
+		h := &zip.FileHeader{Name: "archive/" + e.name, Method: zip.Store, CompressedSize64: uint64(len(e.data)), UncompressedSize64: uint64(len(e.data))}
+		if e.size > 0 {
+			h.UncompressedSize64 = e.size
+		}
+		w, err := zw.CreateRaw(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(e.data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	badTensor := func(offset int, shape, stride []int) []byte {
 		return torchZip(stateDict(func(p *pk) { p.str("a").tensor("FloatStorage", "0", 8, offset, shape, stride) }), st)
 	}
@@ -266,6 +293,7 @@ func TestLoadPyTorchBad(t *testing.T) {
 		{"safetensors", safetensors, "", -1, "a safetensors file, not a torch.save archive: use nn.LoadSafetensors"},
 		{"cut", reader[:len(reader)/2], "", -1, "not a readable zip archive"},
 		{"no data.pkl", torchZip(nil, nil)[:0], "", -1, "not a torch.save file"},
+		{"forged storage size", forged.Bytes(), "archive/data/0", -1, "1099511627776 bytes (16 stored), beyond the file's"},
 		{"missing storage", torchZip(goodAB("1"), st), "archive/data.pkl", -1, `storage "1" has no entry archive/data/1`},
 		{"short storage", torchZip(goodAB("0"), map[string][]byte{"0": f32s(7)}), "archive/data/0", -1, "28 bytes, but its storage has 8 elements of F32"},
 		{"offset beyond", badTensor(3, []int{2, 3}, []int{3, 1}), "archive/data.pkl", -2, "size [2 3], stride [3 1] and offset 3 reach beyond the storage's 8 elements"},
