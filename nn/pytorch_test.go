@@ -17,11 +17,15 @@ import (
 )
 
 // readerSpec is reader.json, written by make_fixtures.py: the names,
-// shapes and dtypes of reader.pth's state_dict, in order.
-type readerSpec []struct {
+// shapes and dtypes of reader.pth's state_dict, in order, and the index T
+// of fixtureValue that gives each tensor's values.
+type readerSpec []readerTensor
+
+type readerTensor struct {
 	Name  string
 	Shape []int
 	DType string
+	T     int
 }
 
 func loadReaderSpec(t testing.TB) readerSpec {
@@ -55,18 +59,13 @@ func readerModel[T tensor.Float](spec readerSpec) stateList[T] {
 // under "state_dict" beside an argparse Namespace, an optimizer's state
 // and other values, loads with every value as written: float32, float16,
 // bfloat16 and float64 storages, a transposed view, a slice at a storage
-// offset, rows sharing a storage, a 0-d tensor; the int64 counter skipped.
+// offset, rows sharing a storage, a channels-last convolution weight, a
+// 0-d tensor; the int64 counter skipped.
 func TestLoadPyTorchReader(t *testing.T) {
 	spec := loadReaderSpec(t)
 	check := func(name string, st []Named[float64]) {
 		for _, n := range st {
-			ti := slices.IndexFunc(spec, func(s struct {
-				Name  string
-				Shape []int
-				DType string
-			}) bool {
-				return s.Name == n.Name
-			})
+			ti := spec[slices.IndexFunc(spec, func(s readerTensor) bool { return s.Name == n.Name })].T
 			for j, v := range n.Value().Data() {
 				if w := fixtureValue(ti, j); v != w {
 					t.Fatalf("%s: %s[%d] = %v, written %v", name, n.Name, j, v, w)

@@ -13,10 +13,11 @@ checked against torchvision's code path, not a copy of it.
    Namespace), "optimizer" (an SGD state_dict)} whose state_dict holds
    float32, float16, bfloat16 and float64 tensors, a transposed view
    (strides (1, 3)), a slice of a larger tensor (storage offset 8, the
-   whole 30-element storage saved), two rows sharing that storage, a 0-d
-   int64 num_batches_tracked and a 0-d float. Tensor t's element j (in
+   whole 30-element storage saved), two rows sharing that storage, a
+   channels-last convolution weight (strides (12, 1, 6, 3)), a 0-d int64
+   num_batches_tracked and a 0-d float. Tensor t's element j (in
    row-major order of its shape) is ((37 j + 101 t) mod 255 - 127) / 1024,
-   exact in every dtype; reader.json lists names, shapes and dtypes.
+   exact in every dtype; reader.json lists names, shapes, dtypes and t.
 2. reader_model.pth: {"model": state_dict} with every name prefixed by
    "module." (torch.nn.DataParallel's), the first two tensors of reader.pth.
 3. legacy.pth: a tensor saved with _use_new_zipfile_serialization=False.
@@ -67,19 +68,19 @@ def reader_fixture():
     sd = collections.OrderedDict()
     specs = []  # name, shape, dtype; t is the index
 
-    def add(name, tensor, dtype):
+    def add(name, tensor, dtype, t):
         sd[name] = tensor
-        specs.append({"name": name, "shape": list(tensor.shape), "dtype": dtype})
+        specs.append({"name": name, "shape": list(tensor.shape), "dtype": dtype, "t": t})
 
-    add("a.weight", values(0, [3, 4], torch.float32), "F32")
-    add("a.bias", values(1, [4], torch.float16), "F16")
-    add("b.weight", values(2, [2, 3], torch.bfloat16), "BF16")
-    add("b.bias", values(3, [5], torch.float64), "F64")
+    add("a.weight", values(0, [3, 4], torch.float32), "F32", 0)
+    add("a.bias", values(1, [4], torch.float16), "F16", 1)
+    add("b.weight", values(2, [2, 3], torch.bfloat16), "BF16", 2)
+    add("b.bias", values(3, [5], torch.float64), "F64", 3)
     # A transposed view: logical [3, 4], strides (1, 3).
     base = values(4, [3, 4], torch.float32).t().contiguous()
     view = base.t()
     assert view.stride() == (1, 3)
-    add("t.weight", view, "F32")
+    add("t.weight", view, "F32", 4)
     # A slice of a larger tensor: rows 1..3, columns 2..4 of a 5×6 tensor
     # (offset 8, strides (6, 1)); two more views of the same storage.
     big = torch.full((5, 6), 9.0, dtype=torch.float32)
@@ -88,11 +89,16 @@ def reader_fixture():
     big[4, :] = values(7, [6], torch.float32)
     n = big[1:4, 2:5]
     assert n.storage_offset() == 8 and n.stride() == (6, 1)
-    add("n.weight", n, "F32")
-    add("s.first", big[0], "F32")
-    add("s.last", big[4], "F32")
-    add("bn.num_batches_tracked", torch.tensor(7, dtype=torch.int64), "I64")
-    add("scalar", values(9, [], torch.float32), "F32")
+    add("n.weight", n, "F32", 5)
+    add("s.first", big[0], "F32", 6)
+    add("s.last", big[4], "F32", 7)
+    # A channels-last convolution weight: logical [2, 3, 2, 2], strides
+    # (12, 1, 6, 3), the layout a model moved to torch.channels_last saves.
+    cl = values(8, [2, 3, 2, 2], torch.float32).contiguous(memory_format=torch.channels_last)
+    assert cl.stride() == (12, 1, 6, 3)
+    add("cl.weight", cl, "F32", 8)
+    add("bn.num_batches_tracked", torch.tensor(7, dtype=torch.int64), "I64", -1)
+    add("scalar", values(9, [], torch.float32), "F32", 9)
     lin = nn.Linear(2, 2)
     opt = torch.optim.SGD(lin.parameters(), lr=0.1, momentum=0.9)
     lin(torch.ones(1, 2)).sum().backward()
