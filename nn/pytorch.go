@@ -160,7 +160,11 @@ func loadPyTorch[T tensor.Float](path string, r io.ReaderAt, size int64, m Modul
 			continue
 		}
 		if vals[i], err = readTorchTensor[T](a, tensors[j]); err != nil {
-			return fmt.Errorf("tensor %q: %w", names[j], err)
+			if pe, ok := err.(*PyTorchError); ok {
+				pe.Err = fmt.Errorf("tensor %q: %w", names[j], pe.Err)
+				return pe
+			}
+			return fmt.Errorf("nn.LoadPyTorch %s: tensor %q: %w", path, names[j], err)
 		}
 	}
 	for i, n := range st {
@@ -442,6 +446,9 @@ type fileTensor struct {
 func matchState[T tensor.Float](file []fileTensor, want []Named[T], opt *PyTorchOptions) ([]int, error) {
 	byName := map[string]int{}
 	for i, t := range file {
+		if _, dup := byName[t.name]; dup {
+			return nil, fmt.Errorf("the file has two tensors named %q", t.name)
+		}
 		byName[t.name] = i
 	}
 	inModel := map[string]bool{}

@@ -128,6 +128,10 @@ func TestLoadPyTorchNames(t *testing.T) {
 			t.Errorf("TorchvisionDenseNetName(%q) = %q, want %q", in, got, want)
 		}
 	}
+	merge := func(n string) string { return "a.weight" }
+	if err := LoadPyTorch("testdata/reader_model.pth", renamed, &PyTorchOptions{Rename: merge}); err == nil || !strings.Contains(err.Error(), `the file has two tensors named "a.weight"`) {
+		t.Errorf("two names renamed to one: error %v", err)
+	}
 	wrong := stateList[float64]{named("a.weight", tensor.Full(7.0, 4, 3)), named("a.bias", tensor.Full(7.0, 4))}
 	if err := LoadPyTorch("testdata/reader_model.pth", wrong, nil); err == nil || !strings.Contains(err.Error(), `tensor "a.weight": file has shape [3 4], the model [4 3]`) {
 		t.Errorf("transposed shape: error %v", err)
@@ -191,10 +195,15 @@ func stateDict(entries ...func(*pk)) []byte {
 
 // torchZip is a torch.save archive of the pickle pkl and the storages.
 func torchZip(pkl []byte, storages map[string][]byte) []byte {
+	return torchZipMethod(zip.Store, pkl, storages)
+}
+
+// torchZipMethod is torchZip with its entries compressed by method.
+func torchZipMethod(method uint16, pkl []byte, storages map[string][]byte) []byte {
 	var b bytes.Buffer
 	w := zip.NewWriter(&b)
 	add := func(name string, data []byte) {
-		f, err := w.CreateHeader(&zip.FileHeader{Name: "archive/" + name, Method: zip.Store})
+		f, err := w.CreateHeader(&zip.FileHeader{Name: "archive/" + name, Method: method})
 		if err != nil {
 			panic(err)
 		}
@@ -276,6 +285,28 @@ func TestLoadPyTorchBad(t *testing.T) {
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// A deflated storage whose stream is garbage.
+	var garbled bytes.Buffer
+	zw = zip.NewWriter(&garbled)
+	for _, e := range []struct {
+		name   string
+		data   []byte
+		method uint16
+		size   uint64
+	}{{"data.pkl", goodAB("0"), zip.Store, 0}, {"data/0", []byte("not a deflate stream"), zip.Deflate, 32}} {
+		h := &zip.FileHeader{Name: "archive/" + e.name, Method: e.method, CompressedSize64: uint64(len(e.data)), UncompressedSize64: uint64(len(e.data))}
+		if e.size > 0 {
+			h.UncompressedSize64 = e.size
+		}
+		w, err := zw.CreateRaw(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(e.data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	badTensor := func(offset int, shape, stride []int) []byte {
 		return torchZip(stateDict(func(p *pk) { p.str("a").tensor("FloatStorage", "0", 8, offset, shape, stride) }), st)
 	}
@@ -287,6 +318,8 @@ func TestLoadPyTorchBad(t *testing.T) {
 		want  string
 	}{
 		{"good", good, "", 0, ""},
+		{"deflated", torchZipMethod(zip.Deflate, goodAB("0"), st), "", 0, ""},
+		{"garbled storage", garbled.Bytes(), "archive/data/0", -1, `tensor "a": flate: corrupt input`},
 		{"empty", nil, "", -1, "not a torch.save file: it is not a zip archive"},
 		{"legacy", legacy, "", -1, "a legacy torch.save file (PyTorch < 1.6"},
 		{"safetensors", safetensors, "", -1, "a safetensors file, not a torch.save archive: use nn.LoadSafetensors"},
