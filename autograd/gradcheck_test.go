@@ -173,6 +173,12 @@ var gradCases = []gradCase{
 	{"SoftBinStats", in(uniform(4, 3, 1), transposed(4, 3, 2)), bin(func(x, p V64) V64 { return SoftBinStats(x, p, softBins(1, 5)) })},
 	{"TopLabelStats", in(uniform(6, 3), uniform(6)), bin(func(s, p V64) V64 { return TopLabelStats(s, p, softBins(1, 5)) })},
 	{"TopLabelStats", in(transposed(5, 4), narrowed(5)), bin(func(s, p V64) V64 { return TopLabelStats(s, p, softBins(1, 4)) })},
+	{"LayerNorm", in(uniform(2, 3, 5), positive(5), uniform(5)), func(x []V64) V64 { return LayerNorm(x[0], x[1], x[2], 1e-6) }},
+	{"LayerNorm", in(transposed(4, 3), uniform(3), uniform(3)), func(x []V64) V64 { return LayerNorm(x[0], x[1], x[2], 1e-5) }},
+	{"GELU", in(uniform(3, 4)), un(GELU[float64])},
+	{"GELU", in(transposed(2, 5)), un(func(x V64) V64 { return GELU(Scale(x, 3)) })},
+	{"Attention", in(uniform(2, 2, 3, 4), uniform(2, 2, 5, 4), uniform(2, 2, 5, 4)), func(x []V64) V64 { return Attention(x[0], x[1], x[2], 0.5) }},
+	{"Attention", in(uniform(1, 3, 2), transposed(1, 70, 2), narrowed(1, 70, 2)), func(x []V64) V64 { return Attention(x[0], x[1], x[2], 1.5) }},
 	{"DenseBlock", in(uniform(2, 1, 4, 3), positive(1), uniform(1), uniform(1, 1, 3, 3), positive(2), uniform(2), uniform(2, 2, 1, 1)), func(x []V64) V64 {
 		return DenseBlock(x[0], []DenseUnit[float64]{{x[1], x[2], x[3], false}, {x[4], x[5], x[6], true}}, 1e-5, nil)
 	}},

@@ -429,3 +429,36 @@ func gradTopLabelStats[T tensor.Float](sb tensor.SoftBins) rule[T] {
 		return grads[T]{ds, dp}
 	}
 }
+
+// Transformer blocks (transformer.go).
+var (
+	opLayerNorm = def("layernorm")
+	opGELU      = def("gelu")
+	opAttention = def("attention")
+)
+
+// layernorm: y = γ·x̂ + β with x̂ = (x − μ)·r, r = 1/√(var + ε) per row
+// of the last axis; ∂γ = Σ g·x̂, ∂β = Σ g over the rows,
+// ∂x = r·(g·γ − mean(g·γ) − x̂·mean(g·γ·x̂)) (tensor.LayerNormBackward),
+// from the saved mu and rstd.
+func gradLayerNorm[T tensor.Float](mu, rstd *tensor.Tensor[T]) rule[T] {
+	return func(g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
+		dx, dgamma, dbeta := tensor.LayerNormBackward(g, x[0].Value, x[1].Value, mu, rstd)
+		return grads[T]{dx, dgamma, dbeta}
+	}
+}
+
+// gelu: y = x·Φ(x); ∂x = g·(Φ(x) + x·φ(x)) (tensor.GELUBackward).
+func gradGELU[T tensor.Float](g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
+	return grads[T]{tensor.GELUBackward(g, x[0].Value)}
+}
+
+// attention: y = softmax(q·kᵀ·s)·v = p·v; ∂v = pᵀ·g, ∂q = s·ds·k,
+// ∂k = s·dsᵀ·q with ds = p·(g·vᵀ − rowsum(g·y)), p recomputed from the
+// saved log-sum-exp lse (tensor.AttentionBackward).
+func gradAttention[T tensor.Float](lse *tensor.Tensor[T], scale T) rule[T] {
+	return func(g, y *tensor.Tensor[T], x []*Var[T]) grads[T] {
+		dq, dk, dv := tensor.AttentionBackward(g, x[0].Value, x[1].Value, x[2].Value, y, lse, scale)
+		return grads[T]{dq, dk, dv}
+	}
+}

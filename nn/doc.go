@@ -25,6 +25,11 @@
 // and LoadSafetensors use the safetensors format instead, matching tensors
 // by name, so that a state_dict saved from the same PyTorch model (with
 // safetensors.torch.save_file) loads here, and the other way round.
+// LoadPyTorch reads torch.save's own .pth files (a state_dict or a
+// checkpoint) without Python, so that torchvision's published weights load
+// into ResNet (resnet50, resnet152, wide_resnet50_2), DenseNet
+// (densenet121, densenet161) and ViT (vit_b_16, vit_l_16), built under
+// torchvision's state_dict names (docs/pretrained.md).
 //
 // # Errors
 //

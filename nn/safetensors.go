@@ -313,41 +313,19 @@ func tileData(tensors []stTensor, dataSize int64) error {
 
 // matchSafetensors returns the tensor of the file for each of want, checking
 // that the file holds exactly those (num_batches_tracked aside), each of
-// want's shape and of a float dtype.
+// want's shape and of a float dtype (matchState).
 func matchSafetensors[T tensor.Float](tensors []stTensor, want []Named[T]) ([]stTensor, error) {
-	byName := map[string]stTensor{}
-	for _, t := range tensors {
-		byName[t.name] = t
+	file := make([]fileTensor, len(tensors))
+	for i, t := range tensors {
+		file[i] = fileTensor{t.name, t.shape, t.dtype}
 	}
-	inModel := map[string]bool{}
-	var missing, unexpected []string
+	idx, err := matchState(file, want, nil)
+	if err != nil {
+		return nil, err
+	}
 	found := make([]stTensor, len(want))
-	for i, w := range want {
-		if inModel[w.Name] {
-			return nil, fmt.Errorf("the model has two tensors named %q", w.Name)
-		}
-		inModel[w.Name] = true
-		t, ok := byName[w.Name]
-		if !ok {
-			missing = append(missing, w.Name)
-			continue
-		}
-		if !slices.Equal(t.shape, int64s(w.Value().Shape())) {
-			return nil, fmt.Errorf("tensor %q: file has shape %v, the model %v", t.name, t.shape, w.Value().Shape())
-		}
-		if !slices.Contains([]string{"F16", "BF16", "F32", "F64"}, t.dtype) {
-			return nil, fmt.Errorf("tensor %q: dtype %s, want F16, BF16, F32 or F64", t.name, t.dtype)
-		}
-		found[i] = t
-	}
-	for _, t := range tensors {
-		if !inModel[t.name] && t.name != "num_batches_tracked" && !strings.HasSuffix(t.name, ".num_batches_tracked") {
-			unexpected = append(unexpected, t.name)
-		}
-	}
-	if len(missing)+len(unexpected) > 0 {
-		return nil, fmt.Errorf("a different model: %s", strings.Join(slices.DeleteFunc([]string{
-			listed("missing from the file", missing), listed("not in the model", unexpected)}, func(s string) bool { return s == "" }), "; "))
+	for i, j := range idx {
+		found[i] = tensors[j]
 	}
 	return found, nil
 }
@@ -376,6 +354,7 @@ func int64s(s []int) []int64 {
 // starts at data.
 func readSafetensor[T tensor.Float](r io.ReaderAt, data int64, t stTensor) ([]T, error) {
 	size := safetensorsDTypes[t.dtype]
+	dec := floatDecoder[T](t.dtype)
 	vals := make([]T, (t.end-t.begin)/size)
 	buf := make([]byte, min(t.end-t.begin, 1<<16))
 	for at := 0; at < len(vals); {
@@ -385,7 +364,7 @@ func readSafetensor[T tensor.Float](r io.ReaderAt, data int64, t stTensor) ([]T,
 			return nil, err
 		}
 		for i := range k {
-			vals[at+i] = decodeFloat[T](t.dtype, b[i*int(size):])
+			vals[at+i] = dec(b[i*int(size):])
 		}
 		at += k
 	}
@@ -393,17 +372,21 @@ func readSafetensor[T tensor.Float](r io.ReaderAt, data int64, t stTensor) ([]T,
 }
 
 // decodeFloat is the little-endian value of dtype at the start of b.
-func decodeFloat[T tensor.Float](dtype string, b []byte) T {
+func decodeFloat[T tensor.Float](dtype string, b []byte) T { return floatDecoder[T](dtype)(b) }
+
+// floatDecoder returns the function that reads a little-endian value of
+// dtype (F64, F32, BF16 or F16) from the start of a slice, as T.
+func floatDecoder[T tensor.Float](dtype string) func(b []byte) T {
 	le := binary.LittleEndian
 	switch dtype {
 	case "F64":
-		return T(math.Float64frombits(le.Uint64(b)))
+		return func(b []byte) T { return T(math.Float64frombits(le.Uint64(b))) }
 	case "F32":
-		return T(math.Float32frombits(le.Uint32(b)))
+		return func(b []byte) T { return T(math.Float32frombits(le.Uint32(b))) }
 	case "BF16":
-		return T(math.Float32frombits(uint32(le.Uint16(b)) << 16))
+		return func(b []byte) T { return T(math.Float32frombits(uint32(le.Uint16(b)) << 16)) }
 	default: // F16
-		return T(halfToFloat32(le.Uint16(b)))
+		return func(b []byte) T { return T(halfToFloat32(le.Uint16(b))) }
 	}
 }
 

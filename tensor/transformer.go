@@ -1,0 +1,426 @@
+package tensor
+
+import (
+	"math"
+	"slices"
+)
+
+// The fused kernels of a transformer block: layer normalisation, the exact
+// (erf) GELU and scaled dot-product attention. Each has a CPU body (loops
+// over host slices, rows split over cores, sums in float64) and a version
+// for devices without a body: composed of tensor ops for layer norm and
+// attention (also the CPU bodies' tested reference), a round trip through
+// the CPU for GELU, whose erf no elementwise op computes.
+
+// LayerNormKernel reads x [R, D], γ, β [D] and writes y [R, D], μ and
+// 1/σ [R] (σ = √(var + ε), the variance biased); LayerNormBackwardKernel
+// reads dy, x, γ, μ, 1/σ and writes dx, dγ, dβ. The attribute is ε.
+// GELUKernel reads x and writes y; GELUBackwardKernel reads dy, x and
+// writes dx. AttentionKernel reads q, k, v [BH, N, Dh] (the batch and
+// head axes flattened) and writes o [BH, N, Dh] and the row log-sum-exp
+// lse [BH, N]; AttentionBackwardKernel reads do, q, k, v, o, lse and
+// writes dq, dk, dv. The attribute is the scale of the scores.
+var (
+	LayerNormKernel         = NewKernel[float64]("layer_norm")
+	LayerNormBackwardKernel = NewKernel[float64]("layer_norm_backward")
+	GELUKernel              = NewKernel[struct{}]("gelu")
+	GELUBackwardKernel      = NewKernel[struct{}]("gelu_backward")
+	AttentionKernel         = NewKernel[float64]("attention")
+	AttentionBackwardKernel = NewKernel[float64]("attention_backward")
+)
+
+func init() {
+	registerCPU(LayerNormKernel, layerNormCPU[float32], layerNormCPU[float64])
+	registerCPU(LayerNormBackwardKernel, layerNormBackwardCPU[float32], layerNormBackwardCPU[float64])
+	registerCPU(GELUKernel, geluCPU[float32], geluCPU[float64])
+	registerCPU(GELUBackwardKernel, geluBackwardCPU[float32], geluBackwardCPU[float64])
+	registerCPU(AttentionKernel, attentionCPU[float32], attentionCPU[float64])
+	registerCPU(AttentionBackwardKernel, attentionBackwardCPU[float32], attentionBackwardCPU[float64])
+}
+
+// lnShape checks x [..., D] against γ and β [D] and returns the number of
+// rows and D.
+func lnShape[T Float](op string, x, gamma, beta *Tensor[T]) (rows, d int) {
+	sh := x.Shape()
+	if len(sh) < 1 || gamma.Dims() != 1 || beta.Dims() != 1 || gamma.Dim(0) != sh[len(sh)-1] || beta.Dim(0) != sh[len(sh)-1] {
+		panic(shapeError(op, [][]int{sh, gamma.Shape(), beta.Shape()}, "input %v with scale %v and shift %v, want [..., D] and [D]", sh, gamma.Shape(), beta.Shape()))
+	}
+	sameDevice(op, x, gamma, beta)
+	d = sh[len(sh)-1]
+	if d == 0 {
+		return 0, 0
+	}
+	return x.Len() / d, d
+}
+
+// LayerNorm normalises each row of x [..., D] (its last axis) with the
+// row's mean μ and biased variance, then scales and shifts: y = γ·(x −
+// μ)/√(var + ε) + β, γ and β [D]. It returns y and, for the backward
+// pass, μ and 1/√(var + ε) (of x's shape without the last axis).
+func LayerNorm[T Float](x, gamma, beta *Tensor[T], eps T) (y, mean, rstd *Tensor[T]) {
+	rows, _ := lnShape("LayerNorm", x, gamma, beta)
+	if eps <= 0 {
+		panic(argumentError("LayerNorm", "ε = %v, want > 0", eps))
+	}
+	sh := x.Shape()
+	dev := x.Device()
+	body, ok := Lookup(LayerNormKernel, dev)
+	if !ok || rows == 0 {
+		return layerNormComposed(x, gamma, beta, eps)
+	}
+	y, mean, rstd = outputOn(dev, sh...), outputOn(dev, sh[:len(sh)-1]...), outputOn(dev, sh[:len(sh)-1]...)
+	body([]*Tensor[T]{y, mean, rstd}, []*Tensor[T]{Contiguous(x), Contiguous(gamma), Contiguous(beta)}, float64(eps))
+	return y, mean, rstd
+}
+
+// LayerNormBackward is the gradient of LayerNorm at x for the output
+// gradient dy, from the μ and 1/σ it returned: with x̂ = (x − μ)/σ and
+// g = dy·γ, dx = (g − mean(g) − x̂·mean(g·x̂))/σ per row, dγ = Σ dy·x̂ and
+// dβ = Σ dy over the rows.
+func LayerNormBackward[T Float](dy, x, gamma, mean, rstd *Tensor[T]) (dx, dgamma, dbeta *Tensor[T]) {
+	rows, d := lnShape("LayerNormBackward", x, gamma, gamma)
+	sh := x.Shape()
+	sameShape("LayerNormBackward", sh, dy)
+	sameShape("LayerNormBackward", sh[:len(sh)-1], mean, rstd)
+	dev := x.Device()
+	body, ok := Lookup(LayerNormBackwardKernel, dev)
+	if !ok || rows == 0 {
+		return layerNormBackwardComposed(dy, x, gamma, mean, rstd)
+	}
+	dx, dgamma, dbeta = outputOn(dev, sh...), outputOn(dev, d), outputOn(dev, d)
+	body([]*Tensor[T]{dx, dgamma, dbeta}, []*Tensor[T]{Contiguous(dy), Contiguous(x), Contiguous(gamma), Contiguous(mean), Contiguous(rstd)}, 0)
+	return dx, dgamma, dbeta
+}
+
+// layerNormComposed is LayerNorm in tensor ops.
+func layerNormComposed[T Float](x, gamma, beta *Tensor[T], eps T) (y, mean, rstd *Tensor[T]) {
+	mu := Mean(x, -1, true)
+	xc := Sub(x, mu)
+	r := Div(FullOn[T](x.Device(), 1), Sqrt(AddScalar(Mean(Mul(xc, xc), -1, true), eps)))
+	y = Add(Mul(Mul(xc, r), gamma), beta)
+	return y, Squeeze(mu, -1), Squeeze(r, -1)
+}
+
+// layerNormBackwardComposed is LayerNormBackward in tensor ops.
+func layerNormBackwardComposed[T Float](dy, x, gamma, mean, rstd *Tensor[T]) (dx, dgamma, dbeta *Tensor[T]) {
+	d := x.Dim(-1)
+	r := Unsqueeze(rstd, -1)
+	xh := Mul(Sub(x, Unsqueeze(mean, -1)), r)
+	g := Mul(dy, gamma)
+	dx = Mul(Sub(Sub(g, Mean(g, -1, true)), Mul(xh, Mean(Mul(g, xh), -1, true))), r)
+	flat := func(t *Tensor[T]) *Tensor[T] { return Reshape(Contiguous(t), -1, d) }
+	return dx, Sum(flat(Mul(dy, xh)), 0, false), Sum(flat(dy), 0, false)
+}
+
+// layerNormCPU is LayerNorm's CPU body: each row's mean and variance in
+// float64 (two passes), then its affine map.
+func layerNormCPU[T Float](out, in []*Tensor[T], eps float64) {
+	rows, d := lnShape("LayerNorm", in[0], in[1], in[2])
+	xs, gs, bs := HostData(in[0]), HostData(in[1]), HostData(in[2])
+	ys, ms, rs := HostData(out[0]), HostData(out[1]), HostData(out[2])
+	parallelFor(rows, 4*d, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			x, y := xs[i*d:(i+1)*d], ys[i*d:(i+1)*d]
+			var s float64
+			for _, v := range x {
+				s += float64(v)
+			}
+			mu := s / float64(d)
+			var q float64
+			for _, v := range x {
+				c := float64(v) - mu
+				q += c * c
+			}
+			r := 1 / math.Sqrt(q/float64(d)+eps)
+			for j, v := range x {
+				y[j] = T((float64(v)-mu)*r*float64(gs[j]) + float64(bs[j]))
+			}
+			ms[i], rs[i] = T(mu), T(r)
+		}
+	})
+}
+
+// layerNormBackwardCPU is LayerNormBackward's CPU body: dx row by row, then
+// dγ and dβ column by column (each column's sum over the rows in row
+// order, so the result does not depend on the number of cores).
+func layerNormBackwardCPU[T Float](out, in []*Tensor[T], _ float64) {
+	dys, xs, gs, ms, rs := HostData(in[0]), HostData(in[1]), HostData(in[2]), HostData(in[3]), HostData(in[4])
+	dxs, dgs, dbs := HostData(out[0]), HostData(out[1]), HostData(out[2])
+	d := len(gs)
+	rows := len(xs) / d
+	parallelFor(rows, 6*d, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dy, x, dx := dys[i*d:(i+1)*d], xs[i*d:(i+1)*d], dxs[i*d:(i+1)*d]
+			mu, r := float64(ms[i]), float64(rs[i])
+			var sg, sgx float64
+			for j := range x {
+				g := float64(dy[j]) * float64(gs[j])
+				sg += g
+				sgx += g * (float64(x[j]) - mu) * r
+			}
+			sg, sgx = sg/float64(d), sgx/float64(d)
+			for j := range x {
+				g := float64(dy[j]) * float64(gs[j])
+				dx[j] = T((g - sg - (float64(x[j])-mu)*r*sgx) * r)
+			}
+		}
+	})
+	parallelFor(d, 3*rows, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			var sg, sb float64
+			for i := range rows {
+				dy := float64(dys[i*d+j])
+				sg += dy * (float64(xs[i*d+j]) - float64(ms[i])) * float64(rs[i])
+				sb += dy
+			}
+			dgs[j], dbs[j] = T(sg), T(sb)
+		}
+	})
+}
+
+// GELU is the Gaussian error linear unit x·Φ(x) = x·(1 + erf(x/√2))/2,
+// exact (PyTorch's approximate='none'), elementwise.
+func GELU[T Float](x *Tensor[T]) *Tensor[T] {
+	return viaKernel(GELUKernel, "GELU", x.Shape(), x)
+}
+
+// GELUBackward is the gradient of GELU at x for the output gradient dy:
+// dy·(Φ(x) + x·φ(x)).
+func GELUBackward[T Float](dy, x *Tensor[T]) *Tensor[T] {
+	sameShape("GELUBackward", x.Shape(), dy)
+	return viaKernel(GELUBackwardKernel, "GELUBackward", x.Shape(), dy, x)
+}
+
+// viaKernel runs the one-output kernel k on ins, on the CPU when their
+// device has no body (copying there and back).
+func viaKernel[T Float](k *Kernel[struct{}], op string, shape []int, ins ...*Tensor[T]) *Tensor[T] {
+	dev := sameDevice(op, ins...)
+	body, ok := Lookup(k, dev)
+	if !ok {
+		cpu := make([]*Tensor[T], len(ins))
+		for i, t := range ins {
+			cpu[i] = To(t, Device[T](CPU[T]{}))
+		}
+		return To(viaKernel(k, op, shape, cpu...), dev)
+	}
+	out := outputOn(dev, shape...)
+	cont := make([]*Tensor[T], len(ins))
+	for i, t := range ins {
+		cont[i] = Contiguous(t)
+	}
+	body([]*Tensor[T]{out}, cont, struct{}{})
+	return out
+}
+
+func geluCPU[T Float](out, in []*Tensor[T], _ struct{}) {
+	xs, ys := HostData(in[0]), HostData(out[0])
+	parallelFor(len(xs), 32, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			x := float64(xs[i])
+			ys[i] = T(x * 0.5 * (1 + math.Erf(x/math.Sqrt2)))
+		}
+	})
+}
+
+func geluBackwardCPU[T Float](out, in []*Tensor[T], _ struct{}) {
+	dys, xs, dxs := HostData(in[0]), HostData(in[1]), HostData(out[0])
+	parallelFor(len(xs), 48, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			x := float64(xs[i])
+			cdf := 0.5 * (1 + math.Erf(x/math.Sqrt2))
+			pdf := math.Exp(-x*x/2) / math.Sqrt(2*math.Pi)
+			dxs[i] = T(float64(dys[i]) * (cdf + x*pdf))
+		}
+	})
+}
+
+// attnShape checks q [..., N, Dh] and k, v [..., M, Dh] (the same leading
+// axes) and returns the product of the leading axes, N, M and Dh.
+func attnShape[T Float](op string, q, k, v *Tensor[T]) (bh, n, m, dh int) {
+	qs, ks, vs := q.Shape(), k.Shape(), v.Shape()
+	r := len(qs)
+	ok := r >= 2 && len(ks) == r && len(vs) == r && slices.Equal(ks, vs) && slices.Equal(qs[:r-2], ks[:r-2]) && qs[r-1] == ks[r-1]
+	if !ok {
+		panic(shapeError(op, [][]int{qs, ks, vs}, "queries %v, keys %v and values %v, want [..., N, D], [..., M, D] and [..., M, D]", qs, ks, vs))
+	}
+	sameDevice(op, q, k, v)
+	bh = 1
+	for _, s := range qs[:r-2] {
+		bh *= s
+	}
+	return bh, qs[r-2], ks[r-2], qs[r-1]
+}
+
+// Attention is scaled dot-product attention softmax(q·kᵀ·scale)·v for
+// queries q [..., N, Dh], keys and values k, v [..., M, Dh]; it returns
+// the output [..., N, Dh] and each query's log-sum-exp of its scores
+// [..., N], which the backward pass uses. The CPU body is flash-style
+// (Dao et al. 2022): each query runs over the keys a tile at a time with
+// an online softmax (a running maximum and sum rescaling the
+// accumulated output), so that no [N, M] matrix of scores is held, only
+// one tile of M. Devices without a body compose it of tensor ops, which
+// do hold the scores.
+func Attention[T Float](q, k, v *Tensor[T], scale T) (o, lse *Tensor[T]) {
+	bh, n, m, dh := attnShape("Attention", q, k, v)
+	dev := q.Device()
+	body, ok := Lookup(AttentionKernel, dev)
+	if !ok || bh*n*m*dh == 0 {
+		return attentionComposed(q, k, v, scale)
+	}
+	sh := q.Shape()
+	o, lse = outputOn(dev, sh...), outputOn(dev, sh[:len(sh)-1]...)
+	body([]*Tensor[T]{Reshape(o, bh, n, dh), Reshape(lse, bh, n)}, []*Tensor[T]{
+		Reshape(Contiguous(q), bh, n, dh), Reshape(Contiguous(k), bh, m, dh), Reshape(Contiguous(v), bh, m, dh)}, float64(scale))
+	return o, lse
+}
+
+// AttentionBackward is the gradient of Attention with respect to q, k and
+// v for the output gradient do, from the output o and log-sum-exp lse it
+// returned: with p = exp(q·kᵀ·scale − lse) recomputed a tile at a time
+// and D = rowsum(do·o), dv = pᵀ·do, ds = p·(do·vᵀ − D), dq = ds·k·scale
+// and dk = dsᵀ·q·scale.
+func AttentionBackward[T Float](do, q, k, v, o, lse *Tensor[T], scale T) (dq, dk, dv *Tensor[T]) {
+	bh, n, m, dh := attnShape("AttentionBackward", q, k, v)
+	sh := q.Shape()
+	sameShape("AttentionBackward", sh, do, o)
+	sameShape("AttentionBackward", sh[:len(sh)-1], lse)
+	dev := q.Device()
+	body, ok := Lookup(AttentionBackwardKernel, dev)
+	if !ok || bh*n*m*dh == 0 {
+		return attentionBackwardComposed(do, q, k, v, o, lse, scale)
+	}
+	dq, dk, dv = outputOn(dev, sh...), outputOn(dev, k.Shape()...), outputOn(dev, v.Shape()...)
+	r3 := func(t *Tensor[T], rows int) *Tensor[T] { return Reshape(Contiguous(t), bh, rows, dh) }
+	body([]*Tensor[T]{r3(dq, n), r3(dk, m), r3(dv, m)}, []*Tensor[T]{
+		r3(do, n), r3(q, n), r3(k, m), r3(v, m), r3(o, n), Reshape(Contiguous(lse), bh, n)}, float64(scale))
+	return dq, dk, dv
+}
+
+// attentionComposed is Attention in tensor ops, holding the scores.
+func attentionComposed[T Float](q, k, v *Tensor[T], scale T) (o, lse *Tensor[T]) {
+	s := Scale(MatMul(q, Transpose(k, -1, -2)), scale)
+	return MatMul(Softmax(s, -1), v), LogSumExp(s, -1, false)
+}
+
+// attentionBackwardComposed is AttentionBackward in tensor ops.
+func attentionBackwardComposed[T Float](do, q, k, v, o, lse *Tensor[T], scale T) (dq, dk, dv *Tensor[T]) {
+	p := Exp(Sub(Scale(MatMul(q, Transpose(k, -1, -2)), scale), Unsqueeze(lse, -1)))
+	dv = MatMul(Transpose(p, -1, -2), do)
+	dd := Sum(Mul(do, o), -1, true)
+	ds := Mul(p, Sub(MatMul(do, Transpose(v, -1, -2)), dd))
+	return Scale(MatMul(ds, k), scale), Scale(MatMul(Transpose(ds, -1, -2), q), scale), dv
+}
+
+// attnTile is the number of keys whose scores the CPU bodies hold at a
+// time, per query.
+const attnTile = 64
+
+// attentionCPU is Attention's CPU body: each (batch·head, query) row runs
+// over the keys in tiles of attnTile with an online softmax, in float64.
+func attentionCPU[T Float](out, in []*Tensor[T], scale float64) {
+	qs, ks, vs := in[0].Shape(), in[1].Shape(), in[2]
+	bh, n, dh, m := qs[0], qs[1], qs[2], ks[1]
+	q, k, v := HostData(in[0]), HostData(in[1]), HostData(vs)
+	o, lse := HostData(out[0]), HostData(out[1])
+	parallelFor(bh*n, 4*m*dh, func(lo, hi int) {
+		s := make([]float64, attnTile)
+		acc := make([]float64, dh)
+		for row := lo; row < hi; row++ {
+			b := row / n
+			qr := q[row*dh : (row+1)*dh]
+			kb, vb := k[b*m*dh:(b+1)*m*dh], v[b*m*dh:(b+1)*m*dh]
+			clear(acc)
+			mx, l := math.Inf(-1), 0.0
+			for t0 := 0; t0 < m; t0 += attnTile {
+				t1 := min(t0+attnTile, m)
+				tmax := math.Inf(-1)
+				for j := t0; j < t1; j++ {
+					var dot float64
+					for c, kv := range kb[j*dh : (j+1)*dh] {
+						dot += float64(qr[c]) * float64(kv)
+					}
+					s[j-t0] = dot * scale
+					tmax = max(tmax, s[j-t0])
+				}
+				nm := max(mx, tmax)
+				if c := math.Exp(mx - nm); c != 1 {
+					l *= c
+					for i := range acc {
+						acc[i] *= c
+					}
+				}
+				mx = nm
+				for j := t0; j < t1; j++ {
+					p := math.Exp(s[j-t0] - mx)
+					l += p
+					for c, vv := range vb[j*dh : (j+1)*dh] {
+						acc[c] += p * float64(vv)
+					}
+				}
+			}
+			or := o[row*dh : (row+1)*dh]
+			for c := range or {
+				or[c] = T(acc[c] / l)
+			}
+			lse[row] = T(mx + math.Log(l))
+		}
+	})
+}
+
+// attentionBackwardCPU is AttentionBackward's CPU body, one batch·head at
+// a time on each core (which owns that slice of dk and dv): for each
+// query, a tile of keys at a time, p from the saved log-sum-exp, then its
+// contributions to dq, dk and dv, in float64.
+func attentionBackwardCPU[T Float](out, in []*Tensor[T], scale float64) {
+	qs, ks := in[1].Shape(), in[2].Shape()
+	bh, n, dh, m := qs[0], qs[1], qs[2], ks[1]
+	dO, q, k, v, o, lse := HostData(in[0]), HostData(in[1]), HostData(in[2]), HostData(in[3]), HostData(in[4]), HostData(in[5])
+	dq, dk, dv := HostData(out[0]), HostData(out[1]), HostData(out[2])
+	parallelFor(bh, 6*n*m*dh, func(lo, hi int) {
+		p := make([]float64, attnTile)
+		dqr := make([]float64, dh)
+		dkb, dvb := make([]float64, m*dh), make([]float64, m*dh)
+		for b := lo; b < hi; b++ {
+			kb, vb := k[b*m*dh:(b+1)*m*dh], v[b*m*dh:(b+1)*m*dh]
+			clear(dkb)
+			clear(dvb)
+			for i := b * n; i < (b+1)*n; i++ {
+				qr, dor, orow := q[i*dh:(i+1)*dh], dO[i*dh:(i+1)*dh], o[i*dh:(i+1)*dh]
+				var dd float64
+				for c := range dor {
+					dd += float64(dor[c]) * float64(orow[c])
+				}
+				clear(dqr)
+				for t0 := 0; t0 < m; t0 += attnTile {
+					t1 := min(t0+attnTile, m)
+					for j := t0; j < t1; j++ {
+						var dot float64
+						for c, kv := range kb[j*dh : (j+1)*dh] {
+							dot += float64(qr[c]) * float64(kv)
+						}
+						p[j-t0] = math.Exp(dot*scale - float64(lse[i]))
+					}
+					for j := t0; j < t1; j++ {
+						pj := p[j-t0]
+						var dp float64
+						for c, vv := range vb[j*dh : (j+1)*dh] {
+							dp += float64(dor[c]) * float64(vv)
+							dvb[j*dh+c] += pj * float64(dor[c])
+						}
+						ds := pj * (dp - dd) * scale
+						for c, kv := range kb[j*dh : (j+1)*dh] {
+							dqr[c] += ds * float64(kv)
+							dkb[j*dh+c] += ds * float64(qr[c])
+						}
+					}
+				}
+				for c, g := range dqr {
+					dq[i*dh+c] = T(g)
+				}
+			}
+			for i := range dkb {
+				dk[b*m*dh+i], dv[b*m*dh+i] = T(dkb[i]), T(dvb[i])
+			}
+		}
+	})
+}
