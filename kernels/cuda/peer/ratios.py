@@ -6,13 +6,19 @@
 Prints, per benchmark present in both files, the Go and PyTorch times per
 operation and the speed ratio PyTorch time / Go time (above 1: Go is
 faster). Go's -GOMAXPROCS suffix is dropped from the names; where a file
-holds a row more than once (several -count runs), the median is used.
+holds a row more than once (several -count runs), the median is used. Where
+peer.py timed a row in several forms (BenchmarkECLLoss/… and
+BenchmarkECLLossReference/…, BenchmarkTrainStep/… and
+BenchmarkTrainStepDefault/…), the ratio is taken against the fastest, which
+the last column names ("main": the row as named, peer.py's full-strength
+form).
 """
 import re
 import statistics
 import sys
 
 ROW = re.compile(r"^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op")
+FORMS = ("Reference", "Default")  # peer.py's other forms of a row
 
 
 def read(path):
@@ -33,10 +39,13 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     go, peer = read(sys.argv[1]), read(sys.argv[2])
-    print(f"| benchmark | Go | PyTorch | PyTorch/Go |\n|---|---|---|---|")
+    print(f"| benchmark | Go | PyTorch | PyTorch/Go | PyTorch form |\n|---|---|---|---|---|")
     for name, g in go.items():
-        if name in peer:
-            print(f"| {name.removeprefix('Benchmark')} | {fmt(g)} | {fmt(peer[name])} | {peer[name] / g:.2f}× |")
+        head, _, rest = name.partition("/")
+        forms = [(peer[n], f or "main") for f in ("",) + FORMS if (n := f"{head}{f}/{rest}") in peer]
+        if forms:
+            t, form = min(forms)
+            print(f"| {name.removeprefix('Benchmark')} | {fmt(g)} | {fmt(t)} | {t / g:.2f}× | {form} |")
 
 
 if __name__ == "__main__":
