@@ -66,7 +66,7 @@ type calibrateReport struct {
 // or with -apply, apply a saved calibrator to new predictions.
 func runCalibrate(args []string) error {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
-	srcPath := fs.String("source", "", "source-validation predictions [N, K] or binary [N]: logits or probabilities (.npy or CSV)")
+	srcPath := fs.String("source", "", "source-validation predictions [N, K] or binary [N]: logits or probabilities (.npy, .npz[:array] or CSV)")
 	srcLabels := fs.String("source-labels", "", "source-validation labels [N]")
 	tgtPath := fs.String("target", "", "target predictions [M, K] (unlabelled)")
 	tgtLabels := fs.String("target-labels", "", "target labels [M], only to report the true metrics beside the estimates (optional)")
@@ -75,7 +75,7 @@ func runCalibrate(args []string) error {
 	input := fs.String("input", "auto", "what the prediction files hold: auto (detect), logits or probs")
 	methodList := fs.String("method", "all", "comma-separated methods from "+strings.Join(calib.Methods, ",")+", or all")
 	out := fs.String("out", "", "output directory (required)")
-	nbins := fs.Int("bins", metrics.DefaultBins, "bins of the ECE estimates and metrics")
+	nbins := fs.Int("bins", metrics.DefaultBins, fmt.Sprintf("bins of the ECE estimates and metrics, at most %d", metrics.MaxBins))
 	reps := fs.Int("bootstrap", 200, "bootstrap resamples of the ECE intervals (0: none)")
 	folds := fs.Int("estimate-folds", 2, "cross-fitting folds of the importance-weighted estimate (1: on the fitting samples)")
 	seed := fs.Uint64("seed", 1, "seed of every random choice")
@@ -120,8 +120,10 @@ func runCalibrate(args []string) error {
 		return errors.New("-source-features and -target-features go together")
 	case (*pseudoLogits == "") != (*pseudoLabels == ""):
 		return errors.New("-pseudo-logits and -pseudo-labels go together")
-	case *nbins < 1 || *histBins < 1:
-		return fmt.Errorf("-bins %d, -hist-bins %d: need at least 1", *nbins, *histBins)
+	case *nbins < 1 || *nbins > metrics.MaxBins:
+		return fmt.Errorf("-bins %d: want 1 to %d", *nbins, metrics.MaxBins)
+	case *histBins < 1:
+		return fmt.Errorf("-hist-bins %d: need at least 1", *histBins)
 	case !(*clip >= 1) || math.IsInf(*clip, 1):
 		return fmt.Errorf("-clip %v: want a finite number ≥ 1 (the importance weights' upper clip)", *clip)
 	case *reps < 0 || *folds < 1 || *pseudoBatch < 2:
@@ -147,6 +149,8 @@ func runCalibrate(args []string) error {
 	if err != nil {
 		return err
 	}
+	warn(src.Warnings)
+	warn(tgt.Warnings)
 	if src.K != tgt.K {
 		return fmt.Errorf("%s has %d classes, %s has %d", src.Path, src.K, tgt.Path, tgt.K)
 	}
@@ -176,6 +180,7 @@ func runCalibrate(args []string) error {
 		if err != nil {
 			return err
 		}
+		warn(ps.Warnings)
 		if ps.K != src.K {
 			return fmt.Errorf("%s has %d classes, %s has %d", ps.Path, ps.K, src.Path, src.K)
 		}

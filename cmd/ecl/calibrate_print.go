@@ -45,7 +45,7 @@ func printShift(w io.Writer, r *calibrateReport) {
 
 // printMethods prints one row per method, errors in %.
 func printMethods(w io.Writer, r *calibrateReport, labelled bool) {
-	fmt.Fprintf(w, "\ntop-label ECE in %% (%d bins): raw → bias-corrected [95%% basic bootstrap interval, %d resamples, centred on\nthe bias-corrected value, which the raw one may lie above]; label-free estimates from the importance-weighted\nsource (%d-fold cross-fitted) and from the pseudo-target set\n", r.Bins, r.Bootstrap, r.EstimateFolds)
+	fmt.Fprintf(w, "\ntop-label ECE in %% (%d bins): raw → bias-corrected [95%% basic bootstrap interval, %d resamples, centred on\nthe bias-corrected value, which the raw one may lie above]; label-free estimates from the importance-weighted\nsource (%d-fold cross-fitted) and from the pseudo-target set; ACC, CwECE and Brier in %%, NLL as is\n", r.Bins, r.Bootstrap, r.EstimateFolds)
 	head := fmt.Sprintf("%-10s %-29s %-29s", "method", "est. IW source ECE", "est. pseudo-target ECE")
 	if labelled {
 		head += fmt.Sprintf(" %-29s %7s %7s %7s %7s", "true target ECE", "ACC", "CwECE", "NLL", "Brier")
@@ -60,7 +60,7 @@ func printMethods(w io.Writer, r *calibrateReport, labelled bool) {
 	for _, m := range r.Methods {
 		line := fmt.Sprintf("%-10s %-29s %-29s", m.Method, iv(m.IWECE), iv(m.PseudoECE))
 		if m.Target != nil {
-			line += fmt.Sprintf(" %-29s %7.2f %7.2f %7.4f %7.4f", iv(*m.TargetECE), 100*m.Target.ACC, 100*m.Target.CwECE, m.Target.NLL, m.Target.Brier)
+			line += fmt.Sprintf(" %-29s %7.2f %7.2f %7.4f %7.2f", iv(*m.TargetECE), 100*m.Target.ACC, 100*m.Target.CwECE, m.Target.NLL, 100*m.Target.Brier)
 		}
 		fmt.Fprintln(w, line)
 	}

@@ -172,6 +172,7 @@ func applySaved(w io.Writer, paramsPath, probsPath, labelsPath, mode, dir string
 	if err != nil {
 		return err
 	}
+	warn(s.Warnings)
 	if s.K != saved.Classes {
 		return fmt.Errorf("%s has %d classes, the calibrator in %s was fitted on %d", probsPath, s.K, paramsPath, saved.Classes)
 	}
@@ -207,7 +208,7 @@ func applySaved(w io.Writer, paramsPath, probsPath, labelsPath, mode, dir string
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "  %-6s ACC %6.2f%%  ECE %6.2f%%  CwECE %6.2f%%  NLL %.4f  Brier %.4f\n", row.name, 100*r.ACC, 100*r.ECE, 100*r.CwECE, r.NLL, r.Brier)
+		fmt.Fprintf(w, "  %-6s ACC %6.2f%%  ECE %6.2f%%  CwECE %6.2f%%  NLL %.4f  Brier %6.2f%%\n", row.name, 100*r.ACC, 100*r.ECE, 100*r.CwECE, r.NLL, 100*r.Brier)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -207,10 +208,15 @@ func TestCalibrateEndToEnd(t *testing.T) {
 
 	// -apply brings back the same probabilities.
 	out2 := filepath.Join(dir, "applied")
-	if _, err := captureStdout(t, func() error {
+	printed, err = captureStdout(t, func() error {
 		return runCalibrate([]string{"-apply", filepath.Join(out, "params_dirichlet.json"), "-probs", tz, "-labels", ty, "-out", out2})
-	}); err != nil {
+	})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// Brier in %, as ecl eval and the study tables print it.
+	if !regexp.MustCompile(`Brier +\d+\.\d\d%`).MatchString(printed) {
+		t.Errorf("-apply printed %q, want Brier in %%", printed)
 	}
 	a, _, err := arrays.ReadNPY(filepath.Join(out2, "calibrated_dirichlet.npy"))
 	if err != nil {

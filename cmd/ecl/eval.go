@@ -13,7 +13,6 @@ import (
 
 // Limits checked before anything is allocated from a flag.
 const (
-	maxBins = 100_000
 	// maxClassBins caps K×bins, the bins of the class-wise error.
 	maxClassBins = 2_000_000
 	// kdeAutoWork is the N²K up to which -kde auto computes ECE^KDE (about
@@ -49,7 +48,7 @@ func runEval(args []string) error {
 	labelsPath := fs.String("labels", "", "class labels [N]: CSV, text (one per line), .npy or .npz[:array] (required)")
 	input := fs.String("input", "auto", "what the files hold: `auto` (detected and reported), probs, or logits (softmax; sigmoid for one column)")
 	logits := fs.Bool("logits", false, "the predictions are logits (refused when they look like probabilities: use -input logits to force)")
-	nbins := fs.Int("bins", metrics.DefaultBins, fmt.Sprintf("number of bins, at most %d (canonical: anchors requested)", maxBins))
+	nbins := fs.Int("bins", metrics.DefaultBins, fmt.Sprintf("number of bins, at most %d (canonical: anchors requested)", metrics.MaxBins))
 	scheme := fs.String("scheme", "width", "bins of equal `width` or equal mass")
 	reference := fs.Bool("reference", false, "the reference metrics.py conventions (bins with ≤5 samples left out, confidence 0 in no bin, float32 anchors): -convention reference")
 	convention := fs.String("convention", "ours", "binning rules of a library: ours, reference (ECL metrics.py), torchmetrics, netcal, kumar (see docs/conventions.md)")
@@ -68,8 +67,8 @@ func runEval(args []string) error {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	case *probsPath == "" || *labelsPath == "":
 		return errors.New("-probs and -labels are required")
-	case *nbins < 1 || *nbins > maxBins:
-		return fmt.Errorf("-bins %d: want 1 to %d", *nbins, maxBins)
+	case *nbins < 1 || *nbins > metrics.MaxBins:
+		return fmt.Errorf("-bins %d: want 1 to %d", *nbins, metrics.MaxBins)
 	case *boot < 0 || *boot > 1_000_000:
 		return fmt.Errorf("-bootstrap %d: want 0 to 1000000", *boot)
 	case *input != "auto" && *input != "probs" && *input != "logits":
@@ -130,7 +129,8 @@ func runEval(args []string) error {
 	}
 	rep.AddBins(cals)
 	rep.Probs, rep.Labels, rep.Scheme, rep.Reference, rep.Convention = *probsPath, *labelsPath, *scheme, conv == metrics.ReferenceECL, *convention
-	rep.Input, rep.Notes = p1.Input, p1.Notes
+	rep.Input, rep.Notes = p1.Input, append(p1.Notes, p1.Warnings...)
+	warn(p1.Warnings)
 	if !canonical {
 		rep.CanonicalSkipped = true
 		rep.Notes = append(rep.Notes, fmt.Sprintf("canonical ECE skipped: the simplex for %d bins and %d classes has more than %d anchor values", o.Bins, p1.K, metrics.MaxAnchorValues))
@@ -145,7 +145,8 @@ func runEval(args []string) error {
 		if rep.Compare, err = metrics.Compare(p1.Probs, p2.Probs, p1.K, labels, o, rep.KDEBandwidth, canonical); err != nil {
 			return err
 		}
-		rep.Compare.Probs, rep.Compare.Input, rep.Compare.Notes = *probs2Path, p2.Input, p2.Notes
+		rep.Compare.Probs, rep.Compare.Input, rep.Compare.Notes = *probs2Path, p2.Input, append(p2.Notes, p2.Warnings...)
+		warn(p2.Warnings)
 	}
 	if *boot > 0 {
 		rep.Bootstrap, rep.Seed = *boot, *seed

@@ -149,7 +149,7 @@ func TestEvalLogitsNPY(t *testing.T) {
 	if auto.Input != "logits" || !near(auto.ECE, ece.Error) || len(auto.Notes) != 1 || !strings.Contains(auto.Notes[0], "read as logits") {
 		t.Errorf("auto: input %q ECE %v notes %q", auto.Input, auto.ECE, auto.Notes)
 	}
-	if _, err := captureStdout(t, func() error { return runEval([]string{"-probs", pp, "-labels", lp, "-input", "probs"}) }); err == nil || !strings.Contains(err.Error(), "z.npy: row 1, column 1: 2 is not a probability") {
+	if _, err := captureStdout(t, func() error { return runEval([]string{"-probs", pp, "-labels", lp, "-input", "probs"}) }); err == nil || !strings.Contains(err.Error(), "z.npy: -input probs, but row 1, column 1: 2 is not a probability") {
 		t.Errorf("-input probs on logits: error %v", err)
 	}
 }
@@ -204,7 +204,7 @@ func TestEvalErrors(t *testing.T) {
 	}{
 		{[]string{"-probs", good, "-labels", one}, "one.csv: 1 labels for the 2 rows of " + good},
 		{[]string{"-probs", good, "-labels", big}, "big.csv: row 2: label 2 outside [0, 2)"},
-		{[]string{"-probs", pp, "-labels", two}, "p.csv: row 2 sums to 1.2"},
+		{[]string{"-probs", pp, "-labels", two}, "p.csv: every entry lies in [0, 1] but row 2 sums to 1.2, not 1"},
 		{[]string{"-probs", filepath.Join(dir, "none.csv"), "-labels", two}, "none.csv"},
 		{[]string{"-probs", good, "-labels", two, "-scheme", "quantile"}, "-scheme"},
 		{[]string{"-probs", good, "-labels", two, "-bins", "0"}, "-bins"},

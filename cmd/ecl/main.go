@@ -52,3 +52,11 @@ func usage() {
 	sort.Strings(names)
 	fmt.Fprintf(os.Stderr, "usage: ecl COMMAND [flags]\ncommands: %v\nrun 'ecl COMMAND -h' for a command's flags\n", names)
 }
+
+// warn prints each warning to standard error, before any result, so that a
+// forced choice that makes the results doubtful is seen first.
+func warn(warnings []string) {
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, "ecl: warning:", w)
+	}
+}

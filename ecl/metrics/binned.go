@@ -34,6 +34,10 @@ const (
 // DefaultBins is the number of bins used when Options.Bins is 0.
 const DefaultBins = 15
 
+// MaxBins is the most bins the commands accept for one error (a flag is
+// checked against it before anything is allocated).
+const MaxBins = 100_000
+
 // Options configures the binned metrics. The zero value is the paper's
 // setting: 15 equal-width bins, L1, no minimum count, mean over classes.
 type Options struct {

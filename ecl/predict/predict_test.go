@@ -22,11 +22,13 @@ func TestReadScores(t *testing.T) {
 	}{
 		{"rounded", "0.3333,0.3333,0.3333\n0.1,0.2,0.7\n", "auto", "probabilities", "renormalised", 3, ""},
 		{"logits", "2.5,-1,0.3\n0.1,4,0.2\n", "auto", "logits", "detected", 3, ""},
-		{"unit-not-simplex", "0.5,0.9,0.1\n0.2,0.2,0.2\n", "auto", "logits", "pass -input probs", 3, ""},
+		{"unit-not-simplex", "0.5,0.9,0.1\n0.2,0.2,0.2\n", "auto", "", "", 0, "row 1 sums to 1.5, not 1"},
+		{"unit-not-simplex-probs", "0.5,0.9,0.1\n0.2,0.2,0.2\n", "probs", "probabilities", "renormalised", 3, ""},
+		{"percent", "20,30,50\n10,10,80\n", "auto", "", "", 0, "divide the file by 100"},
 		{"probs-as-logits", "0.2,0.8\n0.6,0.4\n", "logits", "logits", "warning", 2, ""},
 		{"binary-prob", "p\n0.2\n0.9\n", "auto", "probabilities", "one column", 2, ""},
 		{"binary-logit", "-2.5\n3\n", "auto", "logits", "one column", 2, ""},
-		{"forced-probs", "1.5,-0.5\n0.2,0.8\n", "probs", "", "", 0, "outside [0, 1]"},
+		{"forced-probs", "1.5,-0.5\n0.2,0.8\n", "probs", "", "", 0, "1.5 is not a probability"},
 		{"header-only", "a,b\n", "auto", "", "", 0, "no numeric rows"},
 	} {
 		p := filepath.Join(dir, c.name+".csv")
@@ -89,41 +91,48 @@ func TestDetect(t *testing.T) {
 	}
 }
 
-// Both readers follow the one detector: a file whose rows sum to 1 within
-// RoundTol is probabilities for each of them.
+// Both readers follow Classify's rules: the same kind, the same error (a
+// FileError naming the file and the row), the same warning.
 func TestReadersAgree(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name, csv string
-		kind      string
+		mode      predict.Mode
+		kind      string // or the error's text
+		warn      bool
 	}{
-		{"near", "0.5,0.505\n0.3,0.7\n", "probabilities"},
-		{"far", "0.5,0.55\n0.3,0.7\n", "logits"},
-		{"logits", "2,-1\n0.5,3\n", "logits"},
+		{"near", "0.5,0.505\n0.3,0.7\n", predict.Auto, "probabilities", false},
+		{"logits", "2,-1\n0.5,3\n", predict.Auto, "logits", false},
+		{"far", "0.5,0.55\n0.3,0.7\n", predict.Auto, "row 1 sums to 1.05, not 1", false},
+		{"far-probs", "0.5,0.55\n0.3,0.7\n", predict.Probs, "probabilities", false},
+		{"sigmoid", "0.9,0.8,0.1\n0.7,0.9,0.95\n", predict.Auto, "a sigmoid per class", false},
+		{"percent", "25,75\n60,40\n", predict.Auto, "row 1 sums to 100 with entries in [0, 100]", false},
+		{"percent-probs", "25,75\n60,40\n", predict.Probs, "divide the file by 100", false},
+		{"forced-logits", "0.25,0.75\n0.6,0.4\n", predict.Logits, "logits", true},
 	} {
 		p := filepath.Join(dir, c.name+".csv")
 		if err := os.WriteFile(p, []byte(c.csv), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		s, err := predict.ReadScores(p, predict.Auto)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pr, err := predict.ReadProbabilities(p, "y", []int{0, 1}, predict.Auto)
-		if c.kind == "probabilities" || c.name == "logits" {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s.Kind != c.kind || pr.Input != c.kind {
-				t.Errorf("%s: ReadScores %s, ReadProbabilities %s, want %s", c.name, s.Kind, pr.Input, c.kind)
+		s, serr := predict.ReadScores(p, c.mode)
+		pr, perr := predict.ReadProbabilities(p, "y", []int{0, 1}, c.mode)
+		if c.kind != "probabilities" && c.kind != "logits" {
+			for _, err := range []error{serr, perr} {
+				var fe *predict.FileError
+				if !errors.As(err, &fe) || fe.Path != p || !strings.Contains(fe.Reason, c.kind) {
+					t.Errorf("%s: error %v, want a FileError naming the file and %q", c.name, err, c.kind)
+				}
 			}
 			continue
 		}
-		// In [0, 1] but far from summing to 1: scores read logits, the
-		// metrics reader refuses to guess.
-		var fe *predict.FileError
-		if s.Kind != c.kind || !errors.As(err, &fe) || fe.Path != p || !strings.Contains(fe.Reason, "row 1 sums to 1.05") {
-			t.Errorf("%s: ReadScores %s, ReadProbabilities error %v", c.name, s.Kind, err)
+		if serr != nil || perr != nil {
+			t.Fatalf("%s: %v, %v", c.name, serr, perr)
+		}
+		if s.Kind != c.kind || pr.Input != c.kind {
+			t.Errorf("%s: ReadScores %s, ReadProbabilities %s, want %s", c.name, s.Kind, pr.Input, c.kind)
+		}
+		if (len(s.Warnings) > 0) != c.warn || (len(pr.Warnings) > 0) != c.warn {
+			t.Errorf("%s: warnings %q and %q, want some: %v", c.name, s.Warnings, pr.Warnings, c.warn)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package predict
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/ecl-go/ecl/datasets/arrays"
 	"github.com/ecl-go/ecl/tensor"
@@ -88,16 +87,19 @@ type Probabilities struct {
 	Probs []float64
 	K     int
 	// Input is "probabilities" or "logits" (softmax applied), Notes what
-	// was detected or repaired on the way.
-	Input string
-	Notes []string
+	// was detected or repaired on the way, Warnings what a command prints
+	// before its results (Classify).
+	Input    string
+	Notes    []string
+	Warnings []string
 }
 
 // ReadProbabilities reads the predictions in path for labels (read from
-// labelsPath, which errors name) as checked [N, K] probabilities. Logits
-// get a softmax (a single column the sigmoid); rows of probabilities that
-// sum to 1 within RoundTol are renormalised, with a note; a single column
-// of probabilities P(y = 1) becomes the rows [1 − p, p].
+// labelsPath, which errors name) as checked [N, K] probabilities, read as
+// Classify decides. Logits get a softmax (a single column the sigmoid);
+// rows of probabilities not summing to 1 exactly are renormalised, with a
+// note; a single column of probabilities P(y = 1) becomes the rows
+// [1 − p, p].
 func ReadProbabilities(path, labelsPath string, labels []int, mode Mode) (Probabilities, error) {
 	if err := mode.check(); err != nil {
 		return Probabilities{}, err
@@ -116,32 +118,18 @@ func ReadProbabilities(path, labelsPath string, labels []int, mode Mode) (Probab
 	if err := checkFinite(path, p.Probs, p.K); err != nil {
 		return p, err
 	}
-	d := Detect(p.Probs, p.K)
+	c, err := Classify(path, p.Probs, p.K, mode)
+	if err != nil {
+		return p, err
+	}
+	p.Input, p.Notes, p.Warnings = string(c.Kind), append(p.Notes, c.Notes...), c.Warnings
 	switch {
-	case mode == LogitsChecked && d.Probabilities:
-		return p, fileErr(path, "-logits, but every row is already probabilities (entries in [0, 1]%s); softmax would flatten them: drop -logits, or pass -input logits to force", map[bool]string{true: "", false: ", rows summing to 1"}[p.K == 1])
-	case mode == Logits || mode == LogitsChecked || (mode == Auto && !d.InUnit):
-		p.Input = "logits"
-		if mode == Auto {
-			p.Notes = append(p.Notes, fmt.Sprintf("%s: values outside [0, 1]: read as logits (softmax applied; -input probs to refuse)", path))
-		}
+	case c.Kind == KindLogits:
 		p.Probs, p.K = SoftmaxRows(p.Probs, p.K), max(p.K, 2)
-	default:
-		p.Input = "probabilities"
-		if !d.InUnit {
-			i := slices.IndexFunc(p.Probs, func(v float64) bool { return v < 0 || v > 1 })
-			return p, fileErr(path, "row %d, column %d: %v is not a probability (-input logits for logits)", i/p.K+1, i%p.K+1, p.Probs[i])
-		}
-		if d.Dev > RoundTol {
-			return p, fileErr(path, "row %d sums to %v, not 1 (-input logits for logits)", d.Worst+1, rowSum(p.Probs, p.K, d.Worst))
-		}
-		if d.Dev > 1e-9 {
-			renormalise(p.Probs, p.K)
-			p.Notes = append(p.Notes, fmt.Sprintf("%s: rows sum to 1 only within %.2g (rounded values?): renormalised", path, d.Dev))
-		}
-		if p.K == 1 {
-			p.Probs, p.K = binaryColumns(p.Probs), 2
-		}
+	case p.K == 1:
+		p.Probs, p.K = binaryColumns(p.Probs), 2
+	case c.Detection.Dev > 1e-9:
+		renormalise(p.Probs, p.K)
 	}
 	if p.K == 2 && m.Cols == 1 {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s: one column, read as the binary P(y = 1)", path))

@@ -24,14 +24,18 @@ type Scores struct {
 	// a single column becomes two classes.
 	Logits []float64 `json:"-"`
 	K      int       `json:"-"`
+	// Warnings are Classify's: what a command prints before its results.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ReadScores reads the predictions in path as logits: probabilities p
 // become ln p (rows renormalised), a single column is P(class 1) or the
-// logit of class 1. Mode Auto decides with Detect; Probs refuses entries
-// outside [0, 1]; Logits (or LogitsChecked) takes the file as logits and
-// warns in How when it looks like probabilities.
+// logit of class 1. What the file holds is decided by Classify, the rules
+// ReadProbabilities follows too (LogitsChecked reads as Logits here).
 func ReadScores(path string, mode Mode) (Scores, error) {
+	if mode == LogitsChecked {
+		mode = Logits
+	}
 	if err := mode.check(); err != nil {
 		return Scores{}, err
 	}
@@ -46,31 +50,20 @@ func ReadScores(path string, mode Mode) (Scores, error) {
 	if err := checkFinite(path, data, cols); err != nil {
 		return s, err
 	}
-	d := Detect(data, cols)
-	switch mode {
-	case Auto:
-		s.How = "detected"
-		if d.Probabilities {
-			s.Kind = "probabilities"
-		} else {
-			s.Kind = "logits"
-		}
-		if d.InUnit && !d.Probabilities {
-			s.How = fmt.Sprintf("detected: values in [0, 1] but rows sum to 1 only within %.3g, so read as logits; pass -input probs to renormalise", d.Dev)
-		}
-	case Probs:
-		if !d.InUnit {
-			return s, fileErr(path, "-input probs, but values lie outside [0, 1] (logits?)")
-		}
-		s.Kind, s.How = "probabilities", "-input probs"
-	default:
-		s.Kind, s.How = "logits", "-input logits"
-		if d.Probabilities {
-			s.How += " (warning: every row looks like probabilities; the softmax of probabilities is nearly uniform)"
-		}
+	c, err := Classify(path, data, cols, mode)
+	if err != nil {
+		return s, err
 	}
-	if s.Kind == "probabilities" && cols > 1 && d.Dev > 1e-12 {
-		s.How += fmt.Sprintf("; rows renormalised (largest |sum − 1| = %.2g)", d.Dev)
+	s.Kind, s.Warnings = string(c.Kind), c.Warnings
+	s.How = "detected"
+	if mode != Auto {
+		s.How = "-input " + map[Kind]string{KindProbabilities: "probs", KindLogits: "logits"}[c.Kind]
+	}
+	if len(c.Warnings) > 0 {
+		s.How += " (warning: every row looks like probabilities; the softmax of probabilities is nearly uniform)"
+	}
+	if s.Kind == string(KindProbabilities) && cols > 1 && c.Detection.Dev > 1e-12 {
+		s.How += fmt.Sprintf("; rows renormalised (largest |sum − 1| = %.2g)", c.Detection.Dev)
 	}
 	s.K = max(cols, 2)
 	s.Logits = make([]float64, rows*s.K)
