@@ -143,3 +143,20 @@ __device__ __forceinline__ void read4(const T* p, T f[4]) {
     for (int w = 0; w < V; w++) f[h + w] = x.v[w];
   }
 }
+
+// fma4x4 adds the products of a K-deep pair of k-major tiles in shared
+// memory (as [K][LA], bs [K][LB]) to a thread's 4×4 outputs acc: rows
+// 4·ty + {0..3}, columns 4·tx + {0..3}, read with 16-byte loads.
+template <typename T, int K, int LA, int LB>
+__device__ __forceinline__ void fma4x4(const T (*as)[LA], const T (*bs)[LB], int ty, int tx, T acc[4][4]) {
+#pragma unroll
+  for (int l = 0; l < K; l++) {
+    T ra[4], rb[4];
+    read4(&as[l][4 * ty], ra);
+    read4(&bs[l][4 * tx], rb);
+#pragma unroll
+    for (int u = 0; u < 4; u++)
+#pragma unroll
+      for (int v = 0; v < 4; v++) acc[u][v] += ra[u] * rb[v];
+  }
+}

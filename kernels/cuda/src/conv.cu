@@ -262,16 +262,7 @@ __device__ void conv_gemm(const Mode md, i64 n, i64 k, const T* __restrict__ a, 
             bs[l][tid % TN] = in ? b[ci.bbase + e.boff] : (T)0;
           }
           __syncthreads();
-#pragma unroll
-          for (int l = 0; l < CK; l++) {
-            T ra[4], rb[4];
-            read4(&as[l][4 * ty], ra);
-            read4(&bs[l][4 * tx], rb);
-#pragma unroll
-            for (int u = 0; u < 4; u++)
-#pragma unroll
-              for (int v = 0; v < 4; v++) acc[u][v] += ra[u] * rb[v];
-          }
+          fma4x4<T, CK, TM + 4, TN + 4>(as, bs, ty, tx, acc);
           __syncthreads();
         }
 #pragma unroll

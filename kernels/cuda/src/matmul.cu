@@ -96,16 +96,7 @@ __device__ void mm_tiled(MM_PARAMS(T)) {
             bs[l][j] = gj < n && gl < kend ? pb[gl * sb1 + gj * sb2] : (T)0;
           }
           __syncthreads();
-#pragma unroll
-          for (int l = 0; l < TK; l++) {
-            T ra[4], rb[4];
-            read4(&as[l][4 * ty], ra);
-            read4(&bs[l][4 * tx], rb);
-#pragma unroll
-            for (int u = 0; u < 4; u++)
-#pragma unroll
-              for (int v = 0; v < 4; v++) acc[u][v] += ra[u] * rb[v];
-          }
+          fma4x4<T, TK, TM + 4, TN + 4>(as, bs, ty, tx, acc);
           __syncthreads();
         }
         // Element stores: 16-byte ones cost this kernel registers (spills).
@@ -277,14 +268,18 @@ struct simt {
 // part of the block's tile (warp w: rows 64·(w / 4), columns 32·(w % 4)) as
 // 8×4 products of 8×8 tiles. In an m8n8k4 product lane L holds A[L/4][L%4],
 // B[L%4][L/4] and C[L/4][2·(L%4) + {0, 1}].
-struct dmma {
-  double acc[8][4][2];
+// warp64x32 is a warp's part of the 128×128 tile for the tensor-core
+// arithmetic: warp w takes rows r0 = 64·(w / 4) and columns c0 = 32·(w % 4).
+struct warp64x32 {
   int lane, r0, c0;
+  __device__ __forceinline__ warp64x32()
+      : lane(threadIdx.x % 32), r0(64 * (threadIdx.x / 32 / 4)), c0(32 * (threadIdx.x / 32 % 4)) {}
+};
 
-  __device__ __forceinline__ dmma() : lane(threadIdx.x % 32) {
-    int w = threadIdx.x / 32;
-    r0 = 64 * (w / 4);
-    c0 = 32 * (w % 4);
+struct dmma : warp64x32 {
+  double acc[8][4][2];
+
+  __device__ __forceinline__ dmma() {
 #pragma unroll
     for (int i = 0; i < 8; i++)
 #pragma unroll
@@ -346,14 +341,10 @@ struct dmma {
 // of 16×8 tiles, one k8 step a slice. With g = L/4 and t = L%4, lane L holds
 // A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4]; B[t][g], B[t+4][g]; and
 // C[g][2t + {0, 1}], C[g+8][2t + {0, 1}].
-struct dmma16 {
+struct dmma16 : warp64x32 {
   double acc[4][4][4];
-  int lane, r0, c0;
 
-  __device__ __forceinline__ dmma16() : lane(threadIdx.x % 32) {
-    int w = threadIdx.x / 32;
-    r0 = 64 * (w / 4);
-    c0 = 32 * (w % 4);
+  __device__ __forceinline__ dmma16() {
 #pragma unroll
     for (int i = 0; i < 4; i++)
 #pragma unroll
