@@ -265,48 +265,15 @@ func TestLoadPyTorchBad(t *testing.T) {
 	}
 	// A storage entry whose header claims 1 TiB, and a tensor whose strides
 	// reach 5·2^30 elements into it: nothing of that size may be allocated.
-	var forged bytes.Buffer
-	zw := zip.NewWriter(&forged)
-	for _, e := range []struct {
-		name string
-		data []byte
-		size uint64
-	}{{"data.pkl", stateDict(func(p *pk) { p.str("a").tensor("FloatStorage", "0", 1<<38, 0, []int{2, 3}, []int{1 << 30, 1 << 31}) }), 0}, {"data/0", f32s(4), 1 << 40}} {
-		h := &zip.FileHeader{Name: "archive/" + e.name, Method: zip.Store, CompressedSize64: uint64(len(e.data)), UncompressedSize64: uint64(len(e.data))}
-		if e.size > 0 {
-			h.UncompressedSize64 = e.size
-		}
-		w, err := zw.CreateRaw(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(e.data)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	forged := rawZip(t, []rawEntry{
+		{"data.pkl", stateDict(func(p *pk) { p.str("a").tensor("FloatStorage", "0", 1<<38, 0, []int{2, 3}, []int{1 << 30, 1 << 31}) }), zip.Store, 0},
+		{"data/0", f32s(4), zip.Store, 1 << 40},
+	})
 	// A deflated storage whose stream is garbage.
-	var garbled bytes.Buffer
-	zw = zip.NewWriter(&garbled)
-	for _, e := range []struct {
-		name   string
-		data   []byte
-		method uint16
-		size   uint64
-	}{{"data.pkl", goodAB("0"), zip.Store, 0}, {"data/0", []byte("not a deflate stream"), zip.Deflate, 32}} {
-		h := &zip.FileHeader{Name: "archive/" + e.name, Method: e.method, CompressedSize64: uint64(len(e.data)), UncompressedSize64: uint64(len(e.data))}
-		if e.size > 0 {
-			h.UncompressedSize64 = e.size
-		}
-		w, err := zw.CreateRaw(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(e.data)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	garbled := rawZip(t, []rawEntry{
+		{"data.pkl", goodAB("0"), zip.Store, 0},
+		{"data/0", []byte("not a deflate stream"), zip.Deflate, 32},
+	})
 	badTensor := func(offset int, shape, stride []int) []byte {
 		return torchZip(stateDict(func(p *pk) { p.str("a").tensor("FloatStorage", "0", 8, offset, shape, stride) }), st)
 	}
@@ -406,4 +373,36 @@ func FuzzLoadPyTorch(f *testing.F) {
 			t.Fatalf("loaded tensors of %d and %d values", m[0].Value().Len(), m[1].Value().Len())
 		}
 	})
+}
+
+// rawEntry is an entry of rawZip: its bytes as stored, its method, and the
+// uncompressed size its header claims (0: the stored length).
+type rawEntry struct {
+	name   string
+	data   []byte
+	method uint16
+	size   uint64
+}
+
+// rawZip writes a torch.save archive ("archive/" + each name) whose
+// headers say what the entries give, true or not.
+func rawZip(t *testing.T, entries []rawEntry) *bytes.Buffer {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for _, e := range entries {
+		h := &zip.FileHeader{Name: "archive/" + e.name, Method: e.method, CompressedSize64: uint64(len(e.data)), UncompressedSize64: uint64(len(e.data))}
+		if e.size > 0 {
+			h.UncompressedSize64 = e.size
+		}
+		w, err := zw.CreateRaw(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(e.data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return &b
 }

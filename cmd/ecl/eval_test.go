@@ -21,19 +21,25 @@ import (
 )
 
 // captureStdout runs f and returns what it printed.
-func captureStdout(t *testing.T, f func() error) (string, error) {
+func captureStdout(t *testing.T, f func() error) (string, error) { return capture(t, &os.Stdout, f) }
+
+// captureStderr runs f and returns what it wrote to standard error.
+func captureStderr(t *testing.T, f func() error) (string, error) { return capture(t, &os.Stderr, f) }
+
+// capture runs f with *file replaced by a pipe and returns what f wrote.
+func capture(t *testing.T, file **os.File, f func() error) (string, error) {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := os.Stdout
-	os.Stdout = w
+	old := *file
+	*file = w
 	done := make(chan []byte)
 	go func() { b, _ := io.ReadAll(r); done <- b }()
 	err = f()
 	w.Close()
-	os.Stdout = old
+	*file = old
 	return string(<-done), err
 }
 

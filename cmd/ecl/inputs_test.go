@@ -1,29 +1,10 @@
 package main
 
 import (
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// captureStderr runs f and returns what it wrote to standard error.
-func captureStderr(t *testing.T, f func() error) (string, error) {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stderr
-	os.Stderr = w
-	done := make(chan []byte)
-	go func() { b, _ := io.ReadAll(r); done <- b }()
-	err = f()
-	w.Close()
-	os.Stderr = old
-	return string(<-done), err
-}
 
 // ecl eval and ecl calibrate read one file by the same rules (the findings
 // of issue 32, 2 and 3): a multi-label sigmoid file and a file of
