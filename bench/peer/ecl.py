@@ -4,15 +4,18 @@
 It prints the same row names (ecl/PARADIGM/kK/nN/float32) and the time of
 one forward and backward pass of the mini-batch ECL (Algorithm 1: soft
 assignment to the anchors, per-bin sums, proximal steps on the detached
-sums, the fixed-u loss summed over samples, backward), written in PyTorch as
-the reference code writes it (broadcast [N, G, B, D] distances), on a source
-and a target domain of N samples, float32, the main head's and auxiliary
-probabilities being the differentiated inputs. Rows whose broadcast tensors
-would pass --chunk samples run in chunks of that many samples: the sums
-first (without gradients), then the loss chunk by chunk with backward, as a
-PyTorch user must to fit in memory.
+sums, the fixed-u loss summed over samples, backward) on a source and a
+target domain of N samples, float32, the main head's and auxiliary
+probabilities being the differentiated inputs, in two forms: as the
+reference code writes it (MiniBatch: broadcast [N, G, B, D] distances) and
+the fastest we could write (MiniBatchFast: distances through a matrix
+product, sums and cross terms as batched products). ms/op is the faster
+form's median of calls timed alone after 5 warm-ups; each form's best call
+follows. Rows whose broadcast tensors would pass --chunk samples run in
+chunks of that many samples: the sums first (without gradients), then the
+loss chunk by chunk with backward, as a PyTorch user must to fit in memory.
 
-    /usr/bin/python3 bench/peer/ecl.py [--run REGEXP] [--threads N]
+    /usr/bin/python3 bench/peer/ecl.py [--run REGEXP] [--threads N] [--forms fast,reference]
 
 Optional: `go test` never needs it.
 """
@@ -21,6 +24,7 @@ import itertools
 import math
 import os
 import re
+import statistics
 import time
 
 import torch
@@ -175,15 +179,17 @@ def case(paradigm, k, n, chunk, device="cpu", form="reference"):
     return run
 
 
-def measure(run, seconds=1.0):
-    run()
-    start, count = time.perf_counter(), 0
-    while True:
+def measure(run, seconds=1.0, warmup=5, least=5):
+    """Median and best seconds per call of run, each call timed alone, after
+    warmup calls, over at least least calls and seconds seconds."""
+    for _ in range(warmup):
         run()
-        count += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return elapsed / count
+    times = []
+    while len(times) < least or sum(times) < seconds:
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), min(times)
 
 
 def main():
@@ -191,19 +197,22 @@ def main():
     ap.add_argument("--run", default=".", help="regular expression selecting rows by name")
     ap.add_argument("--threads", type=int, default=os.cpu_count(), help="torch threads (default: every core, as the Go side uses)")
     ap.add_argument("--chunk", type=int, default=100_000, help="samples per chunk for large N")
+    ap.add_argument("--forms", default="fast,reference", help="comma-separated forms to time (fast: MiniBatchFast; reference: the reference code's broadcast form)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     pattern = re.compile(args.run)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads")
-    print(f"{'workload':<34} {'ms/op':>10}")
+    print(f"{'workload':<34} {'ms/op':>10} {'fast':>10} {'reference':>10}  (ms/op: the faster form's median; best of each form beside)")
     for n in (100, 10_000, 1_000_000, 10_000_000):
         for k in (3, 10):
             for p in PARADIGMS:
                 name = f"ecl/{p}/k{k}/n{n}/float32"
                 if not pattern.search(name):
                     continue
-                per = measure(case(p, k, n, args.chunk))
-                print(f"{name:<34} {per * 1e3:10.3f}", flush=True)
+                forms = {f: measure(case(p, k, n, args.chunk, form=f)) for f in args.forms.split(",")}
+                med = min(m for m, _ in forms.values())
+                cols = " ".join(f"{forms[f][1] * 1e3:10.3f}" if f in forms else f"{'-':>10}" for f in ("fast", "reference"))
+                print(f"{name:<34} {med * 1e3:10.3f} {cols}", flush=True)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,11 @@
 #	bench/peer/gemm.sh [rounds [threads]]    (defaults 5 rounds, 2 threads)
 #
 # Needs a C compiler and OpenBLAS (Debian: apt-get install libopenblas-dev).
-# GOMAXPROCS is set to the OpenBLAS thread count.
+# GOMAXPROCS is set to the OpenBLAS thread count. OpenBLAS runs at full
+# strength: OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE, which this workplace's
+# environment sets (OpenBLAS then runs its Haswell kernels), are unset for
+# it, so it picks its own (AVX-512 on this CPU); the header line names the
+# kernel core it chose.
 set -eu
 cd "$(dirname "$0")/../.."
 rounds=${1:-5}
@@ -19,7 +23,7 @@ i=1
 while [ "$i" -le "$rounds" ]; do
 	echo "round $i/$rounds" >&2
 	GOMAXPROCS=$threads "$dir/benchtable" -run '^matmul/' | awk '/^matmul\//{print "go", $1, $3}' >>"$dir/rows"
-	OPENBLAS_NUM_THREADS=$threads "$dir/gemm" "$threads" >"$dir/peer"
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=$threads "$dir/gemm" "$threads" >"$dir/peer"
 	awk '/^matmul\//{print "blas", $1, $3}' "$dir/peer" >>"$dir/rows"
 	i=$((i + 1))
 done

@@ -20,6 +20,7 @@ needs this script.
 """
 import argparse
 import re
+import statistics
 import time
 
 import torch
@@ -129,17 +130,18 @@ NETS = {"lenet5": (LeNet5, 62006), "resnet20": (ResNet20, 269722), "densenet40":
 CONVS = {"lenet5": (100, 6, 12, 12, 16, 5, 0), "resnet20": (100, 16, 32, 32, 16, 3, 1)}
 
 
-def measure(f, min_time=1.0, min_runs=1):
-    """Mean seconds per call of f after one warm-up call, over at least
-    min_runs calls and min_time seconds (as Go's testing.Benchmark)."""
-    f()
-    n, start = 0, time.perf_counter()
-    while True:
+def measure(f, min_time=1.0, min_runs=10, warmup=5):
+    """Median and best seconds per call of f, each call timed alone, after
+    warmup calls (oneDNN's primitive creation, Adam's first steps), over at
+    least min_runs calls and min_time seconds."""
+    for _ in range(warmup):
         f()
-        n += 1
-        el = time.perf_counter() - start
-        if n >= min_runs and el >= min_time:
-            return el / n
+    times = []
+    while len(times) < min_runs or sum(times) < min_time:
+        start = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), min(times)
 
 
 def train_step(net):
@@ -183,19 +185,19 @@ def main():
     torch.set_num_interop_threads(1)
     re_run = re.compile(args.run)
     print(f"torch {torch.__version__} CPU, {torch.get_num_threads()} threads")
-    print(f"{'workload':<34} {'ms/op':>10} {'GFLOP/s':>9}")
+    print(f"{'workload':<34} {'ms/op':>10} {'GFLOP/s':>9} {'best ms':>9}  (ms/op: median of calls timed alone after 5 warm-ups)")
     for name in CONVS:
         for dtype, dn in ((torch.float32, "float32"), (torch.float64, "float64")):
             row = f"conv2d-fwd+bwd/{dn}/{name}"
             if re_run.search(row):
                 run, flops = conv_case(name, dtype)
-                s = measure(run)
-                print(f"{row:<34} {s * 1e3:10.3f} {flops / s / 1e9:9.2f}", flush=True)
+                s, best = measure(run)
+                print(f"{row:<34} {s * 1e3:10.3f} {flops / s / 1e9:9.2f} {best * 1e3:9.3f}", flush=True)
     for net in NETS:
         row = f"{net}-train-step/float32"
         if re_run.search(row):
-            s = measure(train_step(net))
-            print(f"{row:<34} {s * 1e3:10.3f} {'':>9}  ({100 / s:.0f} images/s, batch 100, Adam)", flush=True)
+            s, best = measure(train_step(net))
+            print(f"{row:<34} {s * 1e3:10.3f} {'':>9} {best * 1e3:9.3f}  ({100 / s:.0f} images/s, batch 100, Adam)", flush=True)
 
 
 if __name__ == "__main__":
