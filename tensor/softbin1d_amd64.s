@@ -48,46 +48,47 @@ loop: \
 // and ρ_{j+1} = ρ_j·γ with ρ_j = e^{k(h² − 2h(x − a_j))}, γ = e^{2kh²}: it
 // sets t = t_0 and r = ρ_0 (u² from the nearest anchor), and BX to the
 // mask of the lanes whose first and last exponents of t and ρ lie within
-// ±40 (no term underflows, no product of two ratios overflows; the table
-// at R8 puts +∞ for −40 when the anchors are not equally spaced): the
+// ±40 (no term underflows, no product of two ratios overflows; the
+// constants at R8, a softConsts, have lo = +∞ in place of −40 when the
+// anchors are not equally spaced): the
 // vector takes the generic path unless it is 0xffff. The kernels run it
 // for the next vector before the current one's bins, so that its chain of
 // dependent instructions overlaps their work (x past the last vector is
 // the last one again). It uses a–d, K1, K2.
 #define PRELUDE(x, t, r, a, b, c, d) \
-	VBROADCASTSS 48(R8), t; \
+	VBROADCASTSS softConsts_a0(R8), t; \
 	VSUBPS       t, x, t; \
-	VBROADCASTSS 52(R8), r; \
+	VBROADCASTSS softConsts_invStep(R8), r; \
 	VMULPS       r, t, r; \
 	VRNDSCALEPS  $0, r, r; \
 	VXORPS       a, a, a; \
 	VMAXPS       a, r, r; \
-	VBROADCASTSS 60(R8), a; \
+	VBROADCASTSS softConsts_lastBin(R8), a; \
 	VMINPS       a, r, r; \
-	VBROADCASTSS 56(R8), a; \
+	VBROADCASTSS softConsts_step(R8), a; \
 	VMOVAPS      t, b; \
 	VFNMADD231PS a, r, b; \
 	VMULPS       b, b, b; \
 	VMULPS       t, t, c; \
 	VSUBPS       b, c, c; \
 	VMULPS       Z20, c, c; \
-	VBROADCASTSS 84(R8), r; \
+	VBROADCASTSS softConsts_aLast(R8), r; \
 	VSUBPS       r, x, r; \
 	VMULPS       r, r, r; \
 	VSUBPS       b, r, r; \
 	VMULPS       Z20, r, r; \
 	VMINPS       r, c, r; \
-	VBROADCASTSS 64(R8), d; \
-	VBROADCASTSS 68(R8), a; \
+	VBROADCASTSS softConsts_kh2(R8), d; \
+	VBROADCASTSS softConsts_m2kh(R8), a; \
 	VFMADD231PS  a, t, d; \
-	VBROADCASTSS 88(R8), a; \
+	VBROADCASTSS softConsts_span(R8), a; \
 	VADDPS       d, a, a; \
 	VMINPS       d, r, r; \
 	VMINPS       a, r, r; \
 	VMAXPS       d, a, a; \
-	VBROADCASTSS 76(R8), b; \
+	VBROADCASTSS softConsts_lo(R8), b; \
 	VCMPPS       $29, b, r, K1; \
-	VBROADCASTSS 80(R8), b; \
+	VBROADCASTSS softConsts_hi(R8), b; \
 	VCMPPS       $18, b, a, K2; \
 	KANDW        K1, K2, K1; \
 	KMOVW        K1, BX; \
@@ -146,7 +147,7 @@ loop: \
 	VFMADD231PS Z2, Z6, Z7; \
 	VMOVUPS     Z7, o2(DX)
 
-// func softBinFwd16(x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, acc, tmp *float32) int
+// func softBinFwd16(x, p *float32, rounds, ng int, a *float32, b int, c *softConsts, acc, tmp *float32) int
 //
 // Adds each sample's w_j, w_j·p and w_j·p² to the per-vector sums at acc;
 // tmp holds b vectors of terms. On equally spaced anchors the terms follow
@@ -174,7 +175,7 @@ TEXT ·softBinFwd16(SB), NOSPLIT, $8-80
 fround:
 	CMPQ AX, rounds+16(FP)
 	JGE  fdone
-	FINITEXP(fdone, R9, R9, fcheckx, fcheckp)
+	FINITEXP(fdone, R9, R9)
 	MOVQ R12, DX
 	MOVQ R9, R14
 
@@ -294,7 +295,7 @@ fdone:
 	VXORPS Z14, Z14, Z14; \
 	VXORPS Z15, Z15, Z15
 
-// func softBinBwd16(dx, dp, x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, tab *float32) int
+// func softBinBwd16(dx, dp, x, p *float32, rounds, ng int, a *float32, b int, c *softConsts, tab *float32) int
 //
 // Adds to dx and dp the gradients of each sample's statistics for the
 // per-vector table tab of their gradients and the anchors, [g][b][4][16]
@@ -321,7 +322,7 @@ TEXT ·softBinBwd16(SB), NOSPLIT, $8-88
 bround:
 	CMPQ   AX, rounds+32(FP)
 	JGE    bdone
-	FINITEXP(bdone, R9, R9, bcheckx, bcheckp)
+	FINITEXP(bdone, R9, R9)
 	MOVQ     tab+72(FP), DX
 	MOVQ     R9, R14
 

@@ -10,7 +10,7 @@ import "math"
 // then fold the lanes into the float64 partial sums.
 type soft1D struct {
 	a    []float32
-	c    [softConsts]float32
+	c    softConsts
 	g, b int
 	// group[v·16 + l] is the group of lane l of a round's vector v.
 	group []int
@@ -28,9 +28,9 @@ func newSoft1D[T Float](as *anchorSet[T], g, d int) *soft1D {
 	v.c = softConstants(k)
 	if h, b := as.step, len(as.a); h > 0 {
 		kf, hf := float64(k), float64(float32(h))
-		v.c[12], v.c[13], v.c[14], v.c[15] = v.a[0], float32(1/h), float32(h), float32(b-1)
-		v.c[16], v.c[17], v.c[18] = float32(kf*hf*hf), float32(-2*kf*hf), float32(math.Exp(2*kf*hf*hf))
-		v.c[19], v.c[20], v.c[21], v.c[22] = -40, 40, v.a[b-1], float32(float64(b-2)*2*kf*hf*hf)
+		v.c.a0, v.c.invStep, v.c.step, v.c.lastBin = v.a[0], float32(1/h), float32(h), float32(b-1)
+		v.c.kh2, v.c.m2kh, v.c.gamma = float32(kf*hf*hf), float32(-2*kf*hf), float32(math.Exp(2*kf*hf*hf))
+		v.c.lo, v.c.hi, v.c.aLast, v.c.span = -40, 40, v.a[b-1], float32(float64(b-2)*2*kf*hf*hf)
 	}
 	for i := range v.group {
 		v.group[i] = i % g

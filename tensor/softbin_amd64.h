@@ -2,25 +2,28 @@
 // (softbin1d_amd64.s, softbincanon_amd64.s): the constant table, e^x and
 // the check for non-finite inputs.
 //
-// The constants at c (softConsts): k, log2 e, ln 2 in two parts, the six
-// coefficients of Cephes' expf polynomial, 1 and the lower clamp of the
-// exponent, loaded into Z20–Z31, and γ (see PRELUDE, softbin1d_amd64.s)
-// into Z16.
+// The constants at c are a softConsts (softbin_vec.go), each field at the
+// offset softConsts_<field> that the compiler writes to go_asm.h: k,
+// log2 e, ln 2 in two parts, the six coefficients of Cephes' expf
+// polynomial, 1 and the lower clamp of the exponent, loaded into Z20–Z31,
+// and γ (see PRELUDE, softbin1d_amd64.s) into Z16.
+
+#include "go_asm.h"
 
 #define LOADCONSTS(c) \
-	VBROADCASTSS 0(c), Z20; \
-	VBROADCASTSS 4(c), Z21; \
-	VBROADCASTSS 8(c), Z22; \
-	VBROADCASTSS 12(c), Z23; \
-	VBROADCASTSS 16(c), Z24; \
-	VBROADCASTSS 20(c), Z25; \
-	VBROADCASTSS 24(c), Z26; \
-	VBROADCASTSS 28(c), Z27; \
-	VBROADCASTSS 32(c), Z28; \
-	VBROADCASTSS 36(c), Z29; \
-	VBROADCASTSS 40(c), Z30; \
-	VBROADCASTSS 44(c), Z31; \
-	VBROADCASTSS 72(c), Z16
+	VBROADCASTSS softConsts_k(c), Z20; \
+	VBROADCASTSS softConsts_log2e(c), Z21; \
+	VBROADCASTSS softConsts_ln2Hi(c), Z22; \
+	VBROADCASTSS softConsts_ln2Lo(c), Z23; \
+	VBROADCASTSS softConsts_p0(c), Z24; \
+	VBROADCASTSS softConsts_p1(c), Z25; \
+	VBROADCASTSS softConsts_p2(c), Z26; \
+	VBROADCASTSS softConsts_p3(c), Z27; \
+	VBROADCASTSS softConsts_p4(c), Z28; \
+	VBROADCASTSS softConsts_p5(c), Z29; \
+	VBROADCASTSS softConsts_one(c), Z30; \
+	VBROADCASTSS softConsts_expMin(c), Z31; \
+	VBROADCASTSS softConsts_gamma(c), Z16
 
 // EXP sets v = e^v for v ≤ 0: n = round(v·log2 e), r = v − n·ln 2,
 // e^r ≈ 1 + r + r²·P(r), scaled by 2^n. n, r are scratch.
@@ -56,11 +59,13 @@ loop: \
 	JNZ     loop
 
 // FINITEXP jumps to stop unless the nx vectors of points at SI and the np
-// vectors of values at DI are all finite; it uses R8, CX, Z0, Z1, K1.
-#define FINITEXP(stop, nx, np, lx, lp) \
+// vectors of values at DI are all finite; it uses R8, CX, Z0, Z1, K1. A
+// kernel expands it once (its labels are the kernel's: the assembler
+// scopes labels by function).
+#define FINITEXP(stop, nx, np) \
 	VXORPS   Z0, Z0, Z0; \
-	NONFINITE(SI, nx, lx); \
-	NONFINITE(DI, np, lp); \
+	NONFINITE(SI, nx, finitex); \
+	NONFINITE(DI, np, finitep); \
 	VCMPPS   $7, Z0, Z0, K1; \
 	KORTESTW K1, K1; \
 	JCC      stop

@@ -12,7 +12,7 @@ import (
 // the float64 partial sums.
 type softCanon struct {
 	e, d, b int
-	c       [softConsts]float32
+	c       softConsts
 	// cf holds per anchor k‖a_j‖², then −2k(a_j − o)_c at its nonzero
 	// coordinates c; nz their count, then 64c for each.
 	cf  []float32

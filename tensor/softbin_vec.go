@@ -10,23 +10,35 @@ import (
 // interface the CPU bodies call, the driver of their rounds and their
 // scratch.
 
-// softConsts is the length of soft1D's constant table: k = −1/τ, log2 e,
-// ln 2 in two parts (Cephes' C1, C2), the six coefficients of Cephes'
-// expf polynomial, 1, and −104, below which e^x is 0 in float32; then,
-// for equally spaced anchors a_j = a_0 + j·h (the kernels' recurrence,
-// see PRELUDE in softbin1d_amd64.s): a_0, 1/h, h, B − 1, kh², −2kh,
-// γ = e^{2kh²}, the lower bound −40 of the exponents (+∞ when the anchors
-// are not equally spaced: the upper bound is then unused), their upper
-// bound 40, a_{B−1} and (B − 2)·2kh².
-const softConsts = 23
+// softConsts is the vector kernels' constant table. The assembly reads
+// each field at the offset the compiler writes to go_asm.h as
+// softConsts_<field> (softbin_amd64.h), so the two cannot disagree.
+type softConsts struct {
+	k            float32 // −1/τ
+	log2e        float32
+	ln2Hi, ln2Lo float32 // ln 2 in two parts (Cephes' C1, C2)
+	// The coefficients of Cephes' expf polynomial, highest degree first.
+	p0, p1, p2, p3, p4, p5 float32
+	one                    float32
+	expMin                 float32 // −104, below which e^x is 0 in float32
+	// For equally spaced anchors a_j = a_0 + j·h (soft1D's recurrence, see
+	// PRELUDE in softbin1d_amd64.s): a_0, 1/h, h, B − 1, kh², −2kh,
+	// γ = e^{2kh²}, the lower bound −40 of the exponents (+∞ when the
+	// anchors are not equally spaced: the upper bound is then unused),
+	// their upper bound 40, a_{B−1} and (B − 2)·2kh².
+	a0, invStep, step, lastBin float32
+	kh2, m2kh, gamma           float32
+	lo, hi                     float32
+	aLast, span                float32
+}
 
 // softConstants is the constant table for k = −1/τ, with no equally spaced
 // anchors.
-func softConstants(k float32) [softConsts]float32 {
-	return [softConsts]float32{k, math.Log2E, 0.693359375, -2.12194440e-4,
-		1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1,
-		1, -104,
-		0, 0, 0, 0, 0, 0, 0, float32(math.Inf(1)), 80, 0, 0}
+func softConstants(k float32) softConsts {
+	return softConsts{k: k, log2e: math.Log2E, ln2Hi: 0.693359375, ln2Lo: -2.12194440e-4,
+		p0: 1.9875691500e-4, p1: 1.3981999507e-3, p2: 8.3334519073e-3, p3: 4.1665795894e-2, p4: 1.6666665459e-1, p5: 5.0000001201e-1,
+		one: 1, expMin: -104,
+		lo: float32(math.Inf(1)), hi: 80}
 }
 
 // soft1DRounds bounds the rounds summed in float32 before a fold.

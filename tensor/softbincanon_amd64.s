@@ -91,30 +91,31 @@ ld:
 // CINPUT transposes the round's points at SI and values at DI (the
 // first two tables at trans) to the scratch at R13: x [E][16], then P
 // [D+2][16] = 1, p, ‖p‖²; it sets BX to the scratch after them and uses
-// R8, R11, R14, R15, CX, DX, Z0–Z4, Z7, K1.
-#define CINPUT(trans, l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11) \
+// R8, R11, R14, R15, CX, DX, Z0–Z4, Z7, K1. Like CLATTICE and CTERMS, a
+// kernel expands it once (the labels are the kernel's).
+#define CINPUT(trans) \
 	MOVQ        trans, DX; \
 	MOVQ        SI, R8; \
 	MOVQ        R13, R14; \
-	CTRANS(R9, CGATHERONE, l1, l2, l3, l4, l5); \
+	CTRANS(R9, CGATHERONE, inxperm, inxsrc, inxgather, inxgloop, inxdone); \
 	MOVQ        R9, R8; \
 	SHLQ        $6, R8; \
 	ADDQ        R13, R8; \
 	VMOVUPS     Z30, (R8); \
 	LEAQ        64(R8), R14; \
 	MOVQ        DI, R8; \
-	CTRANS(R10, CGATHERONE, l6, l7, l8, l9, l10); \
+	CTRANS(R10, CGATHERONE, inpperm, inpsrc, inpgather, inpgloop, inpdone); \
 	MOVQ        R9, R8; \
 	SHLQ        $6, R8; \
 	LEAQ        64(R13)(R8*1), R8; \
 	MOVQ        R10, CX; \
 	VXORPS      Z2, Z2, Z2; \
-l11: \
+inpnorm: \
 	VMOVUPS     (R8), Z1; \
 	VFMADD231PS Z1, Z1, Z2; \
 	ADDQ        $64, R8; \
 	DECQ        CX; \
-	JNZ         l11; \
+	JNZ         inpnorm; \
 	VMOVUPS     Z2, (R8); \
 	LEAQ        64(R8), BX
 
@@ -130,28 +131,28 @@ l11: \
 // it falls through, having set nothing, when some lane is below it or γ
 // is 0 (no lattice). It uses R8, R11, R12, R14, R15, DX, SI, DI, Z3, Z4,
 // Z6, Z7, K1.
-#define CLATTICE(lat, pw, done, lmm, lc, lpd, lp, lj, lnz, lno) \
+#define CLATTICE(lat, pw, done) \
 	MOVQ           lat, R12; \
 	MOVL           (R12), R8; \
 	TESTL          R8, R8; \
-	JZ             lno; \
+	JZ             latnone; \
 	MOVQ           R13, R8; \
 	VMOVUPS        (R8), Z3; \
 	VMOVAPS        Z3, Z4; \
 	MOVQ           R9, R11; \
 	DECQ           R11; \
-lmm: \
+latrange: \
 	ADDQ           $64, R8; \
 	VMAXPS         (R8), Z3, Z3; \
 	VMINPS         (R8), Z4, Z4; \
 	DECQ           R11; \
-	JNZ            lmm; \
+	JNZ            latrange; \
 	VSUBPS         Z3, Z4, Z4; \
 	VMULPS.BCST    (R12), Z4, Z4; \
 	VCMPPS.BCST    $0x1d, 4(R12), Z4, K1; \
 	KMOVW          K1, R8; \
 	CMPL           R8, $0xffff; \
-	JNE            lno; \
+	JNE            latnone; \
 	MOVQ           CX, SI; \
 	SHLQ           $6, SI; \
 	ADDQ           BX, SI; \
@@ -161,7 +162,7 @@ lmm: \
 	MOVQ           R13, R8; \
 	MOVQ           SI, R15; \
 	MOVQ           R9, R14; \
-lc: \
+latcoord: \
 	VMOVUPS        (R8), Z4; \
 	VSUBPS         Z3, Z4, Z4; \
 	VMULPS.BCST    (R12), Z4, Z4; \
@@ -171,80 +172,83 @@ lc: \
 	VMOVAPS        Z4, Z7; \
 	MOVQ           R11, DX; \
 	DECQ           DX; \
-	JZ             lpd; \
-lp: \
+	JZ             latpowsdone; \
+latpow: \
 	VMULPS         Z4, Z7, Z7; \
 	VMOVUPS        Z7, (R15); \
 	ADDQ           $64, R15; \
 	DECQ           DX; \
-	JNZ            lp; \
-lpd: \
+	JNZ            latpow; \
+latpowsdone: \
 	ADDQ           $64, R8; \
 	DECQ           R14; \
-	JNZ            lc; \
+	JNZ            latcoord; \
 	ADDQ           $8, R12; \
 	MOVQ           BX, R8; \
 	MOVQ           CX, R14; \
 	VXORPS         Z5, Z5, Z5; \
-lj: \
+latanchor: \
 	VBROADCASTSS   (R12), Z4; \
 	ADDQ           $4, R12; \
 	MOVLQSX        (DI), DX; \
 	ADDQ           $4, DI; \
-lnz: \
+latnz: \
 	MOVLQSX        (DI), R11; \
 	VMULPS         (SI)(R11*1), Z4, Z4; \
 	ADDQ           $4, DI; \
 	DECQ           DX; \
-	JNZ            lnz; \
+	JNZ            latnz; \
 	VMOVUPS        Z4, (R8); \
 	VADDPS         Z4, Z5, Z5; \
 	ADDQ           $64, R8; \
 	DECQ           R14; \
-	JNZ            lj; \
+	JNZ            latanchor; \
 	MOVQ           R8, R15; \
 	JMP            done; \
-lno:
+latnone:
 
-// CTERMS sets the terms t_j, [B][16] at BX, for the tables cf (DX) and nz
-// (R14) of the B (CX) anchors (or lat and pw, CLATTICE), Z5 = Σ t and R15
-// to the scratch after the terms; it uses R8, R11, R12, R14, CX, DX, SI,
-// DI, Z3, Z4, Z6, Z7, K1.
-#define CTERMS(lat, pw, lz, lnz, lnzd, lm, le, t1, t2, t3, t4, t5, t6, t7, t8) \
-	CLATTICE(lat, pw, t8, t1, t2, t3, t4, t5, t6, t7); \
+// CTERMS sets the terms t_j, [B][16] at BX, for the tables cf and nz
+// (loaded into DX and R14) of the b anchors (or lat and pw, CLATTICE),
+// Z5 = Σ t and R15 to the scratch after the terms; it uses R8, R11, R12,
+// R14, CX, DX, SI, DI, Z3, Z4, Z6, Z7, K1.
+#define CTERMS(cf, nz, b, lat, pw) \
+	MOVQ             cf, DX; \
+	MOVQ             nz, R14; \
+	MOVQ             b, CX; \
+	CLATTICE(lat, pw, termsdone); \
 	MOVQ             BX, R8; \
 	MOVQ             CX, R11; \
-lz: \
+termlogit: \
 	VBROADCASTSS     (DX), Z4; \
 	ADDQ             $4, DX; \
 	MOVLQSX          (R14), R15; \
 	ADDQ             $4, R14; \
 	TESTQ            R15, R15; \
-	JZ               lnzd; \
-lnz: \
+	JZ               termnzdone; \
+termnz: \
 	MOVLQSX          (R14), CX; \
 	VMOVUPS          (R13)(CX*1), Z6; \
 	VFMADD231PS.BCST (DX), Z6, Z4; \
 	ADDQ             $4, DX; \
 	ADDQ             $4, R14; \
 	DECQ             R15; \
-	JNZ              lnz; \
-lnzd: \
+	JNZ              termnz; \
+termnzdone: \
 	VMOVUPS          Z4, (R8); \
 	ADDQ             $64, R8; \
 	DECQ             R11; \
-	JNZ              lz; \
+	JNZ              termlogit; \
 	MOVQ             R8, R15; \
 	MOVQ             BX, R8; \
 	VMOVUPS          (BX), Z3; \
-lm: \
+termmax: \
 	VMAXPS           (R8), Z3, Z3; \
 	ADDQ             $64, R8; \
 	CMPQ             R8, R15; \
-	JNE              lm; \
+	JNE              termmax; \
 	MOVQ             BX, R8; \
 	VXORPS           Z5, Z5, Z5; \
-le: \
+termexp: \
 	VMOVUPS          (R8), Z4; \
 	VSUBPS           Z3, Z4, Z4; \
 	EXP(Z4, Z6, Z7); \
@@ -252,8 +256,8 @@ le: \
 	VADDPS           Z4, Z5, Z5; \
 	ADDQ             $64, R8; \
 	CMPQ             R8, R15; \
-	JNE              le; \
-t8:
+	JNE              termexp; \
+termsdone:
 
 // CROUND points SI and DI at round AX of the points x and values p, and
 // loads E, D into R9, R10.
@@ -276,19 +280,6 @@ t8:
 	LOADCONSTS(CX); \
 	MOVQ      tmp, R13; \
 	XORQ      AX, AX
-
-// CTOP starts round AX (CROUND), jumps to done for a non-finite one
-// (FINITEXP) and transposes it (CINPUT), then sets its terms (CTERMS) and
-// Z5 = 1/Σ t.
-#define CTOP(done, x, p, e, d, cf, nz, b, trans, lat, pw, l1, l2, l3, l4, l5, l6, l7, l8, l9, g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11, t1, t2, t3, t4, t5, t6, t7, t8) \
-	CROUND(x, p, e, d); \
-	FINITEXP(done, R9, R10, l1, l2); \
-	CINPUT(trans, g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11); \
-	MOVQ   cf, DX; \
-	MOVQ   nz, R14; \
-	MOVQ   b, CX; \
-	CTERMS(lat, pw, l5, l6, l7, l8, l9, t1, t2, t3, t4, t5, t6, t7, t8); \
-	VDIVPS Z5, Z30, Z5
 
 // CZERO zeroes CX vectors from R8.
 #define CZERO(l) \
@@ -390,7 +381,7 @@ lj1: \
 	JMP   l1; \
 ld:
 
-// func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, trans *int32, acc, tmp, lat *float32, pw *int32) int
+// func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *softConsts, trans *int32, acc, tmp, lat *float32, pw *int32) int
 //
 // Adds each sample's w_j, w_j·p and w_j·‖p‖² to the per-lane sums at acc,
 // [B][D+2][16], four rounds at a time: round r's x, P/Σ t and t in frame
@@ -404,7 +395,11 @@ cfround:
 	CMPQ  AX, rounds+16(FP)
 	JGE   cfend
 	CFRAME(AX, e+24(FP), d+32(FP), b+56(FP), tmp+88(FP))
-	CTOP(cfend, x+0(FP), p+8(FP), e+24(FP), d+32(FP), cf+40(FP), nz+48(FP), b+56(FP), trans+72(FP), lat+96(FP), pw+104(FP), cf1, cf2, cf3, cf4, cf5, cf6, cf7, cf8, cf9, cfg1, cfg2, cfg3, cfg4, cfg5, cfg6, cfg7, cfg8, cfg9, cfg10, cfg11, cft1, cft2, cft3, cft4, cft5, cft6, cft7, cft8)
+	CROUND(x+0(FP), p+8(FP), e+24(FP), d+32(FP))
+	FINITEXP(cfend, R9, R10)
+	CINPUT(trans+72(FP))
+	CTERMS(cf+40(FP), nz+48(FP), b+56(FP), lat+96(FP), pw+104(FP))
+	VDIVPS Z5, Z30, Z5
 	MOVQ  R9, R8
 	SHLQ  $6, R8
 	ADDQ  R13, R8
@@ -478,7 +473,7 @@ cfdone:
 	ADDQ  base, R14; \
 	CTRANS(n, CSCATTERONE, l1, l2, l3, l4, l5)
 
-// func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, trans *int32, tab, off, tmp, lat *float32, pw *int32) int
+// func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *softConsts, trans *int32, tab, off, tmp, lat *float32, pw *int32) int
 //
 // Sets dx and dp to the gradients of each sample's statistics for their
 // gradient ds [B][D+2] (dn, dm, dq per anchor) and the anchors' common
@@ -500,7 +495,11 @@ TEXT ·softCanonBwd16(SB), NOSPLIT, $0-144
 cbround:
 	CMPQ AX, rounds+32(FP)
 	JGE  cbdone
-	CTOP(cbdone, x+16(FP), p+24(FP), e+40(FP), d+48(FP), cf+56(FP), nz+64(FP), b+72(FP), trans+88(FP), lat+120(FP), pw+128(FP), cb1, cb2, cb3, cb4, cb5, cb6, cb7, cb8, cb9, cbg1, cbg2, cbg3, cbg4, cbg5, cbg6, cbg7, cbg8, cbg9, cbg10, cbg11, cbt11, cbt12, cbt13, cbt14, cbt15, cbt16, cbt17, cbt18)
+	CROUND(x+16(FP), p+24(FP), e+40(FP), d+48(FP))
+	FINITEXP(cbdone, R9, R10)
+	CINPUT(trans+88(FP))
+	CTERMS(cf+56(FP), nz+64(FP), b+72(FP), lat+120(FP), pw+128(FP))
+	VDIVPS Z5, Z30, Z5
 
 	// t is zero from B to B'; dz at SI (after t), S at DI (after dz).
 	MOVQ   b+72(FP), R12
