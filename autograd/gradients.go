@@ -152,10 +152,9 @@ func gradLgamma[T tensor.Float](g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
 
 // Reductions (reduce.go).
 var (
-	opSum        = def("sum")
-	opMax        = def("max")
-	opMin        = def("min")
-	opLogSoftmax = def("log_softmax")
+	opSum = def("sum")
+	opMax = def("max")
+	opMin = def("min")
 )
 
 // sum: y = Σ x along axis; ∂x = g broadcast back along axis.
@@ -163,14 +162,6 @@ func gradSum[T tensor.Float](axis int) rule[T] {
 	return func(g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
 		shape := x[0].Value.Shape()
 		return grads[T]{tensor.Expand(keptDims(g, shape, axis), shape...)}
-	}
-}
-
-// log_softmax: y = x − log Σ exp(x) along axis; ∂x = g − softmax(x)·Σ g
-// (tensor.LogSoftmaxBackward, which recomputes the softmax from x).
-func gradLogSoftmax[T tensor.Float](axis int) rule[T] {
-	return func(g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
-		return grads[T]{tensor.LogSoftmaxBackward(g, x[0].Value, axis)}
 	}
 }
 
@@ -192,6 +183,17 @@ func keptDims[T tensor.Float](g *tensor.Tensor[T], shape []int, axis int) *tenso
 		return g
 	}
 	return tensor.Unsqueeze(g, axis)
+}
+
+// Softmax (softmax.go).
+var opLogSoftmax = def("log_softmax")
+
+// log_softmax: y = x − log Σ exp(x) along axis; ∂x = g − softmax(x)·Σ g
+// (tensor.LogSoftmaxBackward, which recomputes the softmax from x).
+func gradLogSoftmax[T tensor.Float](axis int) rule[T] {
+	return func(g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
+		return grads[T]{tensor.LogSoftmaxBackward(g, x[0].Value, axis)}
+	}
 }
 
 // Shapes (shape.go).

@@ -19,7 +19,7 @@ func TestCheckCatchesWrongGradient(t *testing.T) {
 		}, x)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	rep, err := Check("wrong", un(square), []T64{uni(r, 3, 2)}, CheckOptions{})
+	rep, err := Check("wrong", unary(square), []T64{uni(r, 3, 2)}, CheckOptions{})
 	if err == nil {
 		t.Fatalf("Check accepted a wrong gradient: %v", rep)
 	}

@@ -1,458 +1,7 @@
 //go:build !noasm
 
 #include "textflag.h"
-
-// The AVX-512 kernels of the 1-D soft bins (softbin_amd64.go), float32, 16
-// samples per vector. The points x and values p are [rows, g] flat; a round
-// is 16 rows, g vectors, vector v of a round holding the flat elements
-// 16v…16v+15, so that its lane l belongs to group (16v + l) mod g whatever
-// the round: the per-bin sums and the gradient table are laid out per
-// vector of a round, [g][b][3][16] (soft count, weighted sum, weighted
-// square). Each round is first checked for non-finite x or p; the kernels
-// stop before such a round and return the rounds done, for the caller to
-// take it on the scalar path.
-//
-// Per sample: u² = min_j (x − a_j)², t_j = e^{k((x − a_j)² − u²)} (the
-// largest term is 1), w_j = t_j/Σ t. The constants at c (softConsts): k,
-// log2 e, ln 2 in two parts, the six coefficients of Cephes' expf
-// polynomial, 1 and the lower clamp of the exponent, loaded into Z20–Z31,
-// and γ (see PRELUDE) into Z16.
-
-#define LOADCONSTS(c) \
-	VBROADCASTSS 0(c), Z20; \
-	VBROADCASTSS 4(c), Z21; \
-	VBROADCASTSS 8(c), Z22; \
-	VBROADCASTSS 12(c), Z23; \
-	VBROADCASTSS 16(c), Z24; \
-	VBROADCASTSS 20(c), Z25; \
-	VBROADCASTSS 24(c), Z26; \
-	VBROADCASTSS 28(c), Z27; \
-	VBROADCASTSS 32(c), Z28; \
-	VBROADCASTSS 36(c), Z29; \
-	VBROADCASTSS 40(c), Z30; \
-	VBROADCASTSS 44(c), Z31; \
-	VBROADCASTSS 72(c), Z16
-
-// EXP sets v = e^v for v ≤ 0: n = round(v·log2 e), r = v − n·ln 2,
-// e^r ≈ 1 + r + r²·P(r), scaled by 2^n. n, r are scratch.
-#define EXP(v, n, r) \
-	VMAXPS       Z31, v, v; \
-	VMULPS       Z21, v, n; \
-	VRNDSCALEPS  $0, n, n; \
-	VMOVAPS      v, r; \
-	VFNMADD231PS Z22, n, r; \
-	VFNMADD231PS Z23, n, r; \
-	VMOVAPS      Z24, v; \
-	VFMADD213PS  Z25, r, v; \
-	VFMADD213PS  Z26, r, v; \
-	VFMADD213PS  Z27, r, v; \
-	VFMADD213PS  Z28, r, v; \
-	VFMADD213PS  Z29, r, v; \
-	VMULPS       r, v, v; \
-	VFMADD213PS  r, r, v; \
-	VADDPS       Z30, v, v; \
-	VSCALEFPS    n, v, v
-
-// NONFINITE adds to Z0 v − v for the n vectors from ptr (NaN where one is
-// not finite); it uses R8, CX, Z1.
-#define NONFINITE(ptr, n, loop) \
-	MOVQ    ptr, R8; \
-	MOVQ    n, CX; \
-loop: \
-	VMOVUPS (R8), Z1; \
-	VSUBPS  Z1, Z1, Z1; \
-	VADDPS  Z1, Z0, Z0; \
-	ADDQ    $64, R8; \
-	DECQ    CX; \
-	JNZ     loop
-
-// FINITEXP jumps to stop unless the nx vectors of points at SI and the np
-// vectors of values at DI are all finite; it uses R8, CX, Z0, Z1, K1.
-#define FINITEXP(stop, nx, np, lx, lp) \
-	VXORPS   Z0, Z0, Z0; \
-	NONFINITE(SI, nx, lx); \
-	NONFINITE(DI, np, lp); \
-	VCMPPS   $7, Z0, Z0, K1; \
-	KORTESTW K1, K1; \
-	JCC      stop
-
-// MINSQ sets Z3 = u² = min_j (x − a_j)² for x in Z0 over the b (R11)
-// anchors at R10; it uses R15, CX, Z4.
-#define MINSQ(loop) \
-	VBROADCASTSS (R10), Z3; \
-	VSUBPS       Z3, Z0, Z3; \
-	VMULPS       Z3, Z3, Z3; \
-	MOVQ         R10, R15; \
-	MOVQ         R11, CX; \
-loop: \
-	VBROADCASTSS (R15), Z4; \
-	VSUBPS       Z4, Z0, Z4; \
-	VMULPS       Z4, Z4, Z4; \
-	VMINPS       Z4, Z3, Z3; \
-	ADDQ         $4, R15; \
-	DECQ         CX; \
-	JNZ          loop
-
-// TERM sets Z4 = t_j = e^{k((x − a_j)² − u²)} for the anchor at R15, x in
-// Z0 and u² in Z3; it uses Z6, Z7.
-#define TERM \
-	VBROADCASTSS (R15), Z4; \
-	VSUBPS       Z4, Z0, Z4; \
-	VMULPS       Z4, Z4, Z4; \
-	VSUBPS       Z3, Z4, Z4; \
-	VMULPS       Z20, Z4, Z4; \
-	EXP(Z4, Z6, Z7)
-
-// PRELUDE starts the vector of points in x on equally spaced anchors (a_j =
-// a_0 + j·h), where the terms follow from one another, t_{j+1} = t_j·ρ_j
-// and ρ_{j+1} = ρ_j·γ with ρ_j = e^{k(h² − 2h(x − a_j))}, γ = e^{2kh²}: it
-// sets t = t_0 and r = ρ_0 (u² from the nearest anchor), and BX to the
-// mask of the lanes whose first and last exponents of t and ρ lie within
-// ±40 (no term underflows, no product of two ratios overflows; the table
-// at R8 puts +∞ for −40 when the anchors are not equally spaced): the
-// vector takes the generic path unless it is 0xffff. The kernels run it
-// for the next vector before the current one's bins, so that its chain of
-// dependent instructions overlaps their work (x past the last vector is
-// the last one again). It uses a–d, K1, K2.
-#define PRELUDE(x, t, r, a, b, c, d) \
-	VBROADCASTSS 48(R8), t; \
-	VSUBPS       t, x, t; \
-	VBROADCASTSS 52(R8), r; \
-	VMULPS       r, t, r; \
-	VRNDSCALEPS  $0, r, r; \
-	VXORPS       a, a, a; \
-	VMAXPS       a, r, r; \
-	VBROADCASTSS 60(R8), a; \
-	VMINPS       a, r, r; \
-	VBROADCASTSS 56(R8), a; \
-	VMOVAPS      t, b; \
-	VFNMADD231PS a, r, b; \
-	VMULPS       b, b, b; \
-	VMULPS       t, t, c; \
-	VSUBPS       b, c, c; \
-	VMULPS       Z20, c, c; \
-	VBROADCASTSS 84(R8), r; \
-	VSUBPS       r, x, r; \
-	VMULPS       r, r, r; \
-	VSUBPS       b, r, r; \
-	VMULPS       Z20, r, r; \
-	VMINPS       r, c, r; \
-	VBROADCASTSS 64(R8), d; \
-	VBROADCASTSS 68(R8), a; \
-	VFMADD231PS  a, t, d; \
-	VBROADCASTSS 88(R8), a; \
-	VADDPS       d, a, a; \
-	VMINPS       d, r, r; \
-	VMINPS       a, r, r; \
-	VMAXPS       d, a, a; \
-	VBROADCASTSS 76(R8), b; \
-	VCMPPS       $29, b, r, K1; \
-	VBROADCASTSS 80(R8), b; \
-	VCMPPS       $18, b, a, K2; \
-	KANDW        K1, K2, K1; \
-	KMOVW        K1, BX; \
-	EXP(c, a, b); \
-	VMOVAPS      c, t; \
-	EXP(d, a, b); \
-	VMOVAPS      d, r
-
-// NEXTX loads into x the vector of points after the one at SI, or the one
-// at SI if that is the call's last (at last), and points R8 at the table c.
-#define NEXTX(x, last, c) \
-	LEAQ    64(SI), CX; \
-	CMPQ    CX, last; \
-	CMOVQGT last, CX; \
-	VMOVUPS (CX), x; \
-	MOVQ    c, R8
-
-// LASTX sets last to the address of the call's last vector of points,
-// x + 64(rounds·g − 1), and jumps to done if there is none; it uses AX.
-#define LASTX(rounds, last, done) \
-	MOVQ  rounds, AX; \
-	IMULQ R9, AX; \
-	TESTQ AX, AX; \
-	JLE   done; \
-	DECQ  AX; \
-	SHLQ  $6, AX; \
-	ADDQ  SI, AX; \
-	MOVQ  AX, last
-
-// CHAINS starts the two chains of terms on equally spaced anchors from
-// t_0 (Z4) and ρ_0 (Z17): even and odd j, t_{j+2} = t_j·σ_j with
-// σ_j = ρ_j·ρ_{j+1} and σ_{j+2} = σ_j·γ⁴ (γ² in Z10, γ⁴ in Z11): t_1 in
-// Z18, σ_0 in Z19, σ_1 in Z9. STEP moves both chains on by two bins.
-#define CHAINS \
-	VMULPS Z17, Z4, Z18; \
-	VMULPS Z16, Z17, Z19; \
-	VMULPS Z17, Z19, Z19; \
-	VMULPS Z10, Z19, Z9
-
-#define STEP \
-	VMULPS Z19, Z4, Z4; \
-	VMULPS Z9, Z18, Z18; \
-	VMULPS Z11, Z19, Z19; \
-	VMULPS Z11, Z9, Z9
-
-// ACCBIN adds w = t·(1/Σt) (1/Σt in Z5), w·p and w·p² (p, p² in Z1, Z2) to
-// the sums at o0, o1, o2(DX); it uses Z6, Z7.
-#define ACCBIN(t, o0, o1, o2) \
-	VMULPS      t, Z5, Z6; \
-	VADDPS      o0(DX), Z6, Z7; \
-	VMOVUPS     Z7, o0(DX); \
-	VMOVUPS     o1(DX), Z7; \
-	VFMADD231PS Z1, Z6, Z7; \
-	VMOVUPS     Z7, o1(DX); \
-	VMOVUPS     o2(DX), Z7; \
-	VFMADD231PS Z2, Z6, Z7; \
-	VMOVUPS     Z7, o2(DX)
-
-// func softBinFwd16(x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, acc, tmp *float32) int
-//
-// Adds each sample's w_j, w_j·p and w_j·p² to the per-vector sums at acc;
-// tmp holds b vectors of terms. On equally spaced anchors the terms follow
-// in two chains (CHAINS), summed apart (half the latency of one chain),
-// then made again for the sums rather than stored and loaded (the stores
-// bound the loop).
-TEXT ·softBinFwd16(SB), NOSPLIT, $8-80
-	MOVQ x+0(FP), SI
-	MOVQ p+8(FP), DI
-	MOVQ ng+24(FP), R9
-	MOVQ a+32(FP), R10
-	MOVQ b+40(FP), R11
-	MOVQ c+48(FP), R8
-	MOVQ acc+56(FP), R12
-	MOVQ tmp+64(FP), R13
-	LOADCONSTS(R8)
-	VMULPS Z16, Z16, Z10
-	VMULPS Z10, Z10, Z11
-	XORQ   AX, AX
-	LASTX(rounds+16(FP), last-8(SP), fdone)
-	XORQ    AX, AX
-	VMOVUPS (SI), Z12
-	PRELUDE(Z12, Z13, Z14, Z3, Z6, Z7, Z15)
-
-fround:
-	CMPQ AX, rounds+16(FP)
-	JGE  fdone
-	FINITEXP(fdone, R9, R9, fcheckx, fcheckp)
-	MOVQ R12, DX
-	MOVQ R9, R14
-
-fvec:
-	VMOVAPS Z12, Z0
-	VMOVAPS Z13, Z4
-	VMOVAPS Z14, Z17
-	MOVQ    BX, R15
-	NEXTX(Z12, last-8(SP), c+48(FP))
-	PRELUDE(Z12, Z13, Z14, Z3, Z6, Z7, Z15)
-	VMOVUPS (DI), Z1
-	VMULPS  Z1, Z1, Z2
-	CMPQ    R15, $0xffff
-	JNE     fgeneric
-	VMOVAPS Z4, Z15
-	VMOVAPS Z17, Z3
-	VXORPS  Z5, Z5, Z5
-	VXORPS  Z8, Z8, Z8
-	CHAINS
-	MOVQ    R11, CX
-	SHRQ    $1, CX
-
-fsum:
-	VADDPS Z4, Z5, Z5
-	VADDPS Z18, Z8, Z8
-	STEP
-	DECQ   CX
-	JNZ    fsum
-	TESTQ  $1, R11
-	JZ     fpair
-	VADDPS Z4, Z5, Z5
-
-fpair:
-	VADDPS  Z8, Z5, Z5
-	VDIVPS  Z5, Z30, Z5
-	VMOVAPS Z15, Z4
-	VMOVAPS Z3, Z17
-	CHAINS
-	MOVQ    R11, CX
-	SHRQ    $1, CX
-
-funi:
-	ACCBIN(Z4, 0, 64, 128)
-	ACCBIN(Z18, 192, 256, 320)
-	STEP
-	ADDQ  $384, DX
-	DECQ  CX
-	JNZ   funi
-	TESTQ $1, R11
-	JZ    fnext
-	ACCBIN(Z4, 0, 64, 128)
-	ADDQ  $192, DX
-	JMP   fnext
-
-fgeneric:
-	MINSQ(fmin)
-	VXORPS  Z5, Z5, Z5
-	MOVQ    R10, R15
-	MOVQ    R13, R8
-	MOVQ    R11, CX
-
-fexp:
-	TERM
-	VMOVUPS      Z4, (R8)
-	VADDPS       Z4, Z5, Z5
-	ADDQ         $4, R15
-	ADDQ         $64, R8
-	DECQ         CX
-	JNZ          fexp
-	VDIVPS       Z5, Z30, Z5
-	MOVQ         R13, R8
-	MOVQ         R11, CX
-
-facc:
-	ACCBIN((R8), 0, 64, 128)
-	ADDQ $64, R8
-	ADDQ $192, DX
-	DECQ CX
-	JNZ  facc
-
-fnext:
-	ADDQ $64, SI
-	ADDQ $64, DI
-	DECQ R14
-	JNZ  fvec
-	INCQ AX
-	JMP  fround
-
-fdone:
-	MOVQ AX, ret+72(FP)
-	VZEROUPPER
-	RET
-
-// BWDBIN adds bin j's terms to the backward sums, t in Z4, x in Z0 and
-// the table's dn, dm, dq, a at DX, with d = x − a (in Z7): Σt (Z5),
-// Σt·dn, Σt·dm, Σt·dq (Z9–Z11), Σt·d·dn, Σt·d·dm, Σt·d·dq (Z12–Z14),
-// Σt·d (Z15).
-#define BWDBIN \
-	VADDPS      Z4, Z5, Z5; \
-	VFMADD231PS (DX), Z4, Z9; \
-	VFMADD231PS 64(DX), Z4, Z10; \
-	VFMADD231PS 128(DX), Z4, Z11; \
-	VSUBPS      192(DX), Z0, Z7; \
-	VMULPS      Z4, Z7, Z7; \
-	VADDPS      Z7, Z15, Z15; \
-	VFMADD231PS (DX), Z7, Z12; \
-	VFMADD231PS 64(DX), Z7, Z13; \
-	VFMADD231PS 128(DX), Z7, Z14
-
-#define BWDZERO \
-	VXORPS Z5, Z5, Z5; \
-	VXORPS Z9, Z9, Z9; \
-	VXORPS Z10, Z10, Z10; \
-	VXORPS Z11, Z11, Z11; \
-	VXORPS Z12, Z12, Z12; \
-	VXORPS Z13, Z13, Z13; \
-	VXORPS Z14, Z14, Z14; \
-	VXORPS Z15, Z15, Z15
-
-// func softBinBwd16(dx, dp, x, p *float32, rounds, ng int, a *float32, b int, c *[softConsts]float32, tab *float32) int
-//
-// Adds to dx and dp the gradients of each sample's statistics for the
-// per-vector table tab of their gradients and the anchors, [g][b][4][16]
-// (dn, dm, dq, a): with dw_j = dn_j + dm_j·p + dq_j·p², d_j = x − a_j and
-// dot = Σ_j w_j·dw_j, dx = 2k·Σ_j w_j·(dw_j − dot)·d_j
-// = 2k·(Σ_j w_j·d_j·dw_j − dot·Σ_j w_j·d_j) and dp = Σ_j w_j·(dm_j + 2dq_j·p),
-// from the sums of BWDBIN.
-TEXT ·softBinBwd16(SB), NOSPLIT, $8-88
-	MOVQ dx+0(FP), R12
-	MOVQ dp+8(FP), R13
-	MOVQ x+16(FP), SI
-	MOVQ p+24(FP), DI
-	MOVQ ng+40(FP), R9
-	MOVQ a+48(FP), R10
-	MOVQ b+56(FP), R11
-	MOVQ c+64(FP), R8
-	LOADCONSTS(R8)
-	XORQ AX, AX
-	LASTX(rounds+32(FP), last-8(SP), bdone)
-	XORQ    AX, AX
-	VMOVUPS (SI), Z8
-	PRELUDE(Z8, Z18, Z19, Z3, Z6, Z7, Z15)
-
-bround:
-	CMPQ   AX, rounds+32(FP)
-	JGE    bdone
-	FINITEXP(bdone, R9, R9, bcheckx, bcheckp)
-	MOVQ     tab+72(FP), DX
-	MOVQ     R9, R14
-
-bvec:
-	VMOVAPS Z8, Z0
-	VMOVAPS Z18, Z4
-	VMOVAPS Z19, Z17
-	MOVQ    BX, R15
-	NEXTX(Z8, last-8(SP), c+64(FP))
-	PRELUDE(Z8, Z18, Z19, Z3, Z6, Z7, Z15)
-	VMOVUPS (DI), Z1
-	VMULPS  Z1, Z1, Z2
-	CMPQ    R15, $0xffff
-	JNE     bgeneric
-	BWDZERO
-	MOVQ    R11, CX
-
-buni:
-	BWDBIN
-	VMULPS Z17, Z4, Z4
-	VMULPS Z16, Z17, Z17
-	ADDQ   $256, DX
-	DECQ   CX
-	JNZ    buni
-	JMP    bnorm
-
-bgeneric:
-	MINSQ(bmin)
-	BWDZERO
-	MOVQ         R10, R15
-	MOVQ         R11, CX
-
-bbin:
-	TERM
-	BWDBIN
-	ADDQ         $4, R15
-	ADDQ         $256, DX
-	DECQ         CX
-	JNZ          bbin
-
-bnorm:
-	VDIVPS       Z5, Z30, Z5
-	VFMADD231PS  Z10, Z1, Z9
-	VFMADD231PS  Z11, Z2, Z9
-	VFMADD231PS  Z13, Z1, Z12
-	VFMADD231PS  Z14, Z2, Z12
-	VADDPS       Z1, Z1, Z6
-	VFMADD231PS  Z11, Z6, Z10
-	VMULPS       Z5, Z9, Z9
-	VFNMADD231PS Z15, Z9, Z12
-	VMULPS       Z5, Z12, Z12
-	VADDPS       Z20, Z20, Z6
-	VMULPS       Z6, Z12, Z12
-	VADDPS       (R12), Z12, Z12
-	VMOVUPS      Z12, (R12)
-	VMULPS       Z5, Z10, Z10
-	VADDPS       (R13), Z10, Z10
-	VMOVUPS      Z10, (R13)
-	ADDQ         $64, SI
-	ADDQ         $64, DI
-	ADDQ         $64, R12
-	ADDQ         $64, R13
-	DECQ         R14
-	JNZ          bvec
-	INCQ         AX
-	JMP          bround
-
-bdone:
-	MOVQ AX, ret+80(FP)
-	VZEROUPPER
-	RET
+#include "softbin_amd64.h"
 
 // The AVX-512 kernels of the soft bins of points of E ≥ 2 dimensions in
 // one group (canonical), float32, 16 samples per round: x [rows, E] and p
@@ -542,30 +91,31 @@ ld:
 // CINPUT transposes the round's points at SI and values at DI (the
 // first two tables at trans) to the scratch at R13: x [E][16], then P
 // [D+2][16] = 1, p, ‖p‖²; it sets BX to the scratch after them and uses
-// R8, R11, R14, R15, CX, DX, Z0–Z4, Z7, K1.
-#define CINPUT(trans, l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11) \
+// R8, R11, R14, R15, CX, DX, Z0–Z4, Z7, K1. Like CLATTICE and CTERMS, a
+// kernel expands it once (the labels are the kernel's).
+#define CINPUT(trans) \
 	MOVQ        trans, DX; \
 	MOVQ        SI, R8; \
 	MOVQ        R13, R14; \
-	CTRANS(R9, CGATHERONE, l1, l2, l3, l4, l5); \
+	CTRANS(R9, CGATHERONE, inxperm, inxsrc, inxgather, inxgloop, inxdone); \
 	MOVQ        R9, R8; \
 	SHLQ        $6, R8; \
 	ADDQ        R13, R8; \
 	VMOVUPS     Z30, (R8); \
 	LEAQ        64(R8), R14; \
 	MOVQ        DI, R8; \
-	CTRANS(R10, CGATHERONE, l6, l7, l8, l9, l10); \
+	CTRANS(R10, CGATHERONE, inpperm, inpsrc, inpgather, inpgloop, inpdone); \
 	MOVQ        R9, R8; \
 	SHLQ        $6, R8; \
 	LEAQ        64(R13)(R8*1), R8; \
 	MOVQ        R10, CX; \
 	VXORPS      Z2, Z2, Z2; \
-l11: \
+inpnorm: \
 	VMOVUPS     (R8), Z1; \
 	VFMADD231PS Z1, Z1, Z2; \
 	ADDQ        $64, R8; \
 	DECQ        CX; \
-	JNZ         l11; \
+	JNZ         inpnorm; \
 	VMOVUPS     Z2, (R8); \
 	LEAQ        64(R8), BX
 
@@ -581,28 +131,28 @@ l11: \
 // it falls through, having set nothing, when some lane is below it or γ
 // is 0 (no lattice). It uses R8, R11, R12, R14, R15, DX, SI, DI, Z3, Z4,
 // Z6, Z7, K1.
-#define CLATTICE(lat, pw, done, lmm, lc, lpd, lp, lj, lnz, lno) \
+#define CLATTICE(lat, pw, done) \
 	MOVQ           lat, R12; \
 	MOVL           (R12), R8; \
 	TESTL          R8, R8; \
-	JZ             lno; \
+	JZ             latnone; \
 	MOVQ           R13, R8; \
 	VMOVUPS        (R8), Z3; \
 	VMOVAPS        Z3, Z4; \
 	MOVQ           R9, R11; \
 	DECQ           R11; \
-lmm: \
+latrange: \
 	ADDQ           $64, R8; \
 	VMAXPS         (R8), Z3, Z3; \
 	VMINPS         (R8), Z4, Z4; \
 	DECQ           R11; \
-	JNZ            lmm; \
+	JNZ            latrange; \
 	VSUBPS         Z3, Z4, Z4; \
 	VMULPS.BCST    (R12), Z4, Z4; \
 	VCMPPS.BCST    $0x1d, 4(R12), Z4, K1; \
 	KMOVW          K1, R8; \
 	CMPL           R8, $0xffff; \
-	JNE            lno; \
+	JNE            latnone; \
 	MOVQ           CX, SI; \
 	SHLQ           $6, SI; \
 	ADDQ           BX, SI; \
@@ -612,7 +162,7 @@ lmm: \
 	MOVQ           R13, R8; \
 	MOVQ           SI, R15; \
 	MOVQ           R9, R14; \
-lc: \
+latcoord: \
 	VMOVUPS        (R8), Z4; \
 	VSUBPS         Z3, Z4, Z4; \
 	VMULPS.BCST    (R12), Z4, Z4; \
@@ -622,80 +172,83 @@ lc: \
 	VMOVAPS        Z4, Z7; \
 	MOVQ           R11, DX; \
 	DECQ           DX; \
-	JZ             lpd; \
-lp: \
+	JZ             latpowsdone; \
+latpow: \
 	VMULPS         Z4, Z7, Z7; \
 	VMOVUPS        Z7, (R15); \
 	ADDQ           $64, R15; \
 	DECQ           DX; \
-	JNZ            lp; \
-lpd: \
+	JNZ            latpow; \
+latpowsdone: \
 	ADDQ           $64, R8; \
 	DECQ           R14; \
-	JNZ            lc; \
+	JNZ            latcoord; \
 	ADDQ           $8, R12; \
 	MOVQ           BX, R8; \
 	MOVQ           CX, R14; \
 	VXORPS         Z5, Z5, Z5; \
-lj: \
+latanchor: \
 	VBROADCASTSS   (R12), Z4; \
 	ADDQ           $4, R12; \
 	MOVLQSX        (DI), DX; \
 	ADDQ           $4, DI; \
-lnz: \
+latnz: \
 	MOVLQSX        (DI), R11; \
 	VMULPS         (SI)(R11*1), Z4, Z4; \
 	ADDQ           $4, DI; \
 	DECQ           DX; \
-	JNZ            lnz; \
+	JNZ            latnz; \
 	VMOVUPS        Z4, (R8); \
 	VADDPS         Z4, Z5, Z5; \
 	ADDQ           $64, R8; \
 	DECQ           R14; \
-	JNZ            lj; \
+	JNZ            latanchor; \
 	MOVQ           R8, R15; \
 	JMP            done; \
-lno:
+latnone:
 
-// CTERMS sets the terms t_j, [B][16] at BX, for the tables cf (DX) and nz
-// (R14) of the B (CX) anchors (or lat and pw, CLATTICE), Z5 = Σ t and R15
-// to the scratch after the terms; it uses R8, R11, R12, R14, CX, DX, SI,
-// DI, Z3, Z4, Z6, Z7, K1.
-#define CTERMS(lat, pw, lz, lnz, lnzd, lm, le, t1, t2, t3, t4, t5, t6, t7, t8) \
-	CLATTICE(lat, pw, t8, t1, t2, t3, t4, t5, t6, t7); \
+// CTERMS sets the terms t_j, [B][16] at BX, for the tables cf and nz
+// (loaded into DX and R14) of the b anchors (or lat and pw, CLATTICE),
+// Z5 = Σ t and R15 to the scratch after the terms; it uses R8, R11, R12,
+// R14, CX, DX, SI, DI, Z3, Z4, Z6, Z7, K1.
+#define CTERMS(cf, nz, b, lat, pw) \
+	MOVQ             cf, DX; \
+	MOVQ             nz, R14; \
+	MOVQ             b, CX; \
+	CLATTICE(lat, pw, termsdone); \
 	MOVQ             BX, R8; \
 	MOVQ             CX, R11; \
-lz: \
+termlogit: \
 	VBROADCASTSS     (DX), Z4; \
 	ADDQ             $4, DX; \
 	MOVLQSX          (R14), R15; \
 	ADDQ             $4, R14; \
 	TESTQ            R15, R15; \
-	JZ               lnzd; \
-lnz: \
+	JZ               termnzdone; \
+termnz: \
 	MOVLQSX          (R14), CX; \
 	VMOVUPS          (R13)(CX*1), Z6; \
 	VFMADD231PS.BCST (DX), Z6, Z4; \
 	ADDQ             $4, DX; \
 	ADDQ             $4, R14; \
 	DECQ             R15; \
-	JNZ              lnz; \
-lnzd: \
+	JNZ              termnz; \
+termnzdone: \
 	VMOVUPS          Z4, (R8); \
 	ADDQ             $64, R8; \
 	DECQ             R11; \
-	JNZ              lz; \
+	JNZ              termlogit; \
 	MOVQ             R8, R15; \
 	MOVQ             BX, R8; \
 	VMOVUPS          (BX), Z3; \
-lm: \
+termmax: \
 	VMAXPS           (R8), Z3, Z3; \
 	ADDQ             $64, R8; \
 	CMPQ             R8, R15; \
-	JNE              lm; \
+	JNE              termmax; \
 	MOVQ             BX, R8; \
 	VXORPS           Z5, Z5, Z5; \
-le: \
+termexp: \
 	VMOVUPS          (R8), Z4; \
 	VSUBPS           Z3, Z4, Z4; \
 	EXP(Z4, Z6, Z7); \
@@ -703,8 +256,8 @@ le: \
 	VADDPS           Z4, Z5, Z5; \
 	ADDQ             $64, R8; \
 	CMPQ             R8, R15; \
-	JNE              le; \
-t8:
+	JNE              termexp; \
+termsdone:
 
 // CROUND points SI and DI at round AX of the points x and values p, and
 // loads E, D into R9, R10.
@@ -727,19 +280,6 @@ t8:
 	LOADCONSTS(CX); \
 	MOVQ      tmp, R13; \
 	XORQ      AX, AX
-
-// CTOP starts round AX (CROUND), jumps to done for a non-finite one
-// (FINITEXP) and transposes it (CINPUT), then sets its terms (CTERMS) and
-// Z5 = 1/Σ t.
-#define CTOP(done, x, p, e, d, cf, nz, b, trans, lat, pw, l1, l2, l3, l4, l5, l6, l7, l8, l9, g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11, t1, t2, t3, t4, t5, t6, t7, t8) \
-	CROUND(x, p, e, d); \
-	FINITEXP(done, R9, R10, l1, l2); \
-	CINPUT(trans, g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11); \
-	MOVQ   cf, DX; \
-	MOVQ   nz, R14; \
-	MOVQ   b, CX; \
-	CTERMS(lat, pw, l5, l6, l7, l8, l9, t1, t2, t3, t4, t5, t6, t7, t8); \
-	VDIVPS Z5, Z30, Z5
 
 // CZERO zeroes CX vectors from R8.
 #define CZERO(l) \
@@ -841,7 +381,7 @@ lj1: \
 	JMP   l1; \
 ld:
 
-// func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, trans *int32, acc, tmp, lat *float32, pw *int32) int
+// func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *softConsts, trans *int32, acc, tmp, lat *float32, pw *int32) int
 //
 // Adds each sample's w_j, w_j·p and w_j·‖p‖² to the per-lane sums at acc,
 // [B][D+2][16], four rounds at a time: round r's x, P/Σ t and t in frame
@@ -855,7 +395,11 @@ cfround:
 	CMPQ  AX, rounds+16(FP)
 	JGE   cfend
 	CFRAME(AX, e+24(FP), d+32(FP), b+56(FP), tmp+88(FP))
-	CTOP(cfend, x+0(FP), p+8(FP), e+24(FP), d+32(FP), cf+40(FP), nz+48(FP), b+56(FP), trans+72(FP), lat+96(FP), pw+104(FP), cf1, cf2, cf3, cf4, cf5, cf6, cf7, cf8, cf9, cfg1, cfg2, cfg3, cfg4, cfg5, cfg6, cfg7, cfg8, cfg9, cfg10, cfg11, cft1, cft2, cft3, cft4, cft5, cft6, cft7, cft8)
+	CROUND(x+0(FP), p+8(FP), e+24(FP), d+32(FP))
+	FINITEXP(cfend, R9, R10)
+	CINPUT(trans+72(FP))
+	CTERMS(cf+40(FP), nz+48(FP), b+56(FP), lat+96(FP), pw+104(FP))
+	VDIVPS Z5, Z30, Z5
 	MOVQ  R9, R8
 	SHLQ  $6, R8
 	ADDQ  R13, R8
@@ -929,7 +473,7 @@ cfdone:
 	ADDQ  base, R14; \
 	CTRANS(n, CSCATTERONE, l1, l2, l3, l4, l5)
 
-// func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *[softConsts]float32, trans *int32, tab, off, tmp, lat *float32, pw *int32) int
+// func softCanonBwd16(dx, dp, x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *softConsts, trans *int32, tab, off, tmp, lat *float32, pw *int32) int
 //
 // Sets dx and dp to the gradients of each sample's statistics for their
 // gradient ds [B][D+2] (dn, dm, dq per anchor) and the anchors' common
@@ -951,7 +495,11 @@ TEXT ·softCanonBwd16(SB), NOSPLIT, $0-144
 cbround:
 	CMPQ AX, rounds+32(FP)
 	JGE  cbdone
-	CTOP(cbdone, x+16(FP), p+24(FP), e+40(FP), d+48(FP), cf+56(FP), nz+64(FP), b+72(FP), trans+88(FP), lat+120(FP), pw+128(FP), cb1, cb2, cb3, cb4, cb5, cb6, cb7, cb8, cb9, cbg1, cbg2, cbg3, cbg4, cbg5, cbg6, cbg7, cbg8, cbg9, cbg10, cbg11, cbt11, cbt12, cbt13, cbt14, cbt15, cbt16, cbt17, cbt18)
+	CROUND(x+16(FP), p+24(FP), e+40(FP), d+48(FP))
+	FINITEXP(cbdone, R9, R10)
+	CINPUT(trans+88(FP))
+	CTERMS(cf+56(FP), nz+64(FP), b+72(FP), lat+120(FP), pw+128(FP))
+	VDIVPS Z5, Z30, Z5
 
 	// t is zero from B to B'; dz at SI (after t), S at DI (after dz).
 	MOVQ   b+72(FP), R12
