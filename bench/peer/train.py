@@ -4,7 +4,10 @@
 Prints the rows of `go run ./bench/benchtable` that it can measure, with the
 same names and columns: the training steps of LeNet-5, ResNet-20 and
 DenseNet-40 (batch 100 of random 3x28x28 images, cross-entropy, Adam,
-float32) and the convolution layers (forward and both backward passes).
+float32), the convolution layers (forward and both backward passes), and
+torchvision's ResNet-50 and ViT-B/16 at 224x224 (inference at batch 8 under
+torch.inference_mode, a training step with Adam at batch 16; the large rows
+warm up 2 calls and take the median of at least 3).
 The networks are those of nn/ (nn/lenet.go, nn/resnet.go, nn/densenet.go):
 LeNet-5 pools before its ReLUs, ResNet-20 has option-A shortcuts,
 DenseNet-40 the basic layers with growth 12 and uncompressed transitions.
@@ -161,6 +164,37 @@ def train_step(net):
     return step
 
 
+# The paper's large networks (torchvision's, random weights, 1000 classes)
+# at 224×224: inference at batch 8, a training step (Adam) at batch 16, as
+# bench.LargeStep runs them.
+LARGE = ("resnet50", "vit_b_16")
+
+
+def large_step(net, train):
+    import torchvision
+
+    torch.manual_seed(1)
+    m = getattr(torchvision.models, net)(weights=None)
+    n = 16 if train else 8
+    x = torch.rand(n, 3, 224, 224)
+    if not train:
+        m.eval()
+
+        def infer():
+            with torch.inference_mode():
+                m(x)
+        return infer
+    m.train()
+    y = torch.randint(0, 1000, (n,))
+    opt = torch.optim.Adam(m.parameters(), lr=1e-3, weight_decay=0)
+
+    def step():
+        opt.zero_grad()
+        F.cross_entropy(m(x), y).backward()
+        opt.step()
+    return step
+
+
 def conv_case(name, dtype):
     n, c, h, w, o, k, pad = CONVS[name]
     g = torch.Generator().manual_seed(1)
@@ -198,6 +232,11 @@ def main():
         if re_run.search(row):
             s, best = measure(train_step(net))
             print(f"{row:<34} {s * 1e3:10.3f} {'':>9} {best * 1e3:9.3f}  ({100 / s:.0f} images/s, batch 100, Adam)", flush=True)
+    for net in LARGE:
+        for train, row, n in ((False, f"{net}-infer/float32", 8), (True, f"{net}-train-step/float32", 16)):
+            if re_run.search(row):
+                s, best = measure(large_step(net, train), min_runs=3, warmup=2)
+                print(f"{row:<34} {s * 1e3:10.3f} {'':>9} {best * 1e3:9.3f}  ({n / s:.1f} images/s, batch {n} at 224×224)", flush=True)
 
 
 if __name__ == "__main__":

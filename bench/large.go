@@ -1,0 +1,62 @@
+package bench
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/nn"
+	"github.com/ecl-go/ecl/optim"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// LargeNets are the paper's large networks whose inference and training
+// step are measured at 224×224 (torchvision's ResNet-50 and ViT-B/16, 1000
+// classes, random weights), by the names torchvision gives them.
+var LargeNets = map[string]func(r *rand.Rand) nn.Module[float32]{
+	"resnet50": func(r *rand.Rand) nn.Module[float32] { return nn.ResNet50(nn.NewVars[float32](), r, 1000) },
+	"vit_b_16": func(r *rand.Rand) nn.Module[float32] { return nn.ViTB16(nn.NewVars[float32](), r, 1000) },
+}
+
+// Large batch sizes: inference at 8 images, a training step at 16.
+const (
+	LargeInferBatch = 8
+	LargeTrainBatch = 16
+)
+
+// LargeStep returns inference (train false: evaluation mode, forward only,
+// batch LargeInferBatch) or a training step (forward, cross-entropy,
+// backward, Adam; batch LargeTrainBatch) of the large network called net on
+// random 224×224 images, float32, on dev, and the model it runs.
+func LargeStep(net string, train bool, dev tensor.Device[float32]) (func(), nn.Module[float32]) {
+	r := rng()
+	m := LargeNets[net](r)
+	nn.ToDevice(m, dev)
+	n := LargeInferBatch
+	if train {
+		n = LargeTrainBatch
+	}
+	x := autograd.Const(tensor.To(tensor.RandUniform[float32](r, 0, 1, n, 3, 224, 224), dev))
+	m.SetTraining(train)
+	var arena tensor.Arena[float32]
+	if !train {
+		return func() { arena.Do(func() { m.Forward(x) }) }, m
+	}
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = r.IntN(1000)
+	}
+	opt := optim.NewAdam(m.Params(), 1e-3, 0)
+	return func() {
+		nn.ZeroGrad(m)
+		arena.Do(func() { nn.CrossEntropy(m.Forward(x), labels).Backward() })
+		opt.Step()
+	}, m
+}
+
+// MeasureLarge runs LargeStep on o as a benchmark, a warm-up call untimed.
+func MeasureLarge(net string, train bool, o On) testing.BenchmarkResult {
+	run, _ := LargeStep(net, train, o.Dev)
+	step := o.timed(run)
+	return testing.Benchmark(func(b *testing.B) { loop(b, step) })
+}

@@ -1,0 +1,44 @@
+package bench
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/ecl-go/ecl/nn"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// TestLargeStep runs LargeStep's code path (224×224 inputs, the batch
+// sizes, evaluation mode, Adam) on small networks of the same families,
+// registered for the test: inference leaves the weights as they are, a
+// training step moves them.
+func TestLargeStep(t *testing.T) {
+	tiny := map[string]func(r *rand.Rand) nn.Module[float32]{
+		"tiny-resnet": func(r *rand.Rand) nn.Module[float32] {
+			return nn.NewResNet(nn.NewVars[float32](), r, nn.ResNetConfig{Blocks: [4]int{1, 1, 1, 1}, Stem: 2, WidthPerGroup: 32, Classes: 1000})
+		},
+		"tiny-vit": func(r *rand.Rand) nn.Module[float32] {
+			return nn.NewViT(nn.NewVars[float32](), r, nn.ViTConfig{Image: 224, Patch: 16, Layers: 1, Heads: 2, Hidden: 8, MLP: 16, Classes: 1000})
+		},
+	}
+	for name, build := range tiny {
+		LargeNets[name] = build
+		defer delete(LargeNets, name)
+		for _, train := range []bool{false, true} {
+			step, m := LargeStep(name, train, tensor.CPU[float32]{})
+			var before [][]float32
+			for _, p := range m.Params() {
+				before = append(before, slices.Clone(p.Value.Data()))
+			}
+			step()
+			moved := false
+			for i, p := range m.Params() {
+				moved = moved || !slices.Equal(p.Value.Data(), before[i])
+			}
+			if moved != train {
+				t.Errorf("%s, train %v: weights moved: %v", name, train, moved)
+			}
+		}
+	}
+}
