@@ -99,6 +99,11 @@ func TestGradientsOnDevice(t *testing.T) {
 		{"BatchNormRelu+residual", in(u(3, 2, 2, 3), pos(2), u(2), u(3, 2, 2, 3)), func(x []V) V {
 			return autograd.BatchNormRelu(x[0], x[1], x[2], x[3], 1e-5, nil, nil)
 		}},
+		{"LayerNorm", in(u(3, 5), pos(5), u(5)), func(x []V) V { return autograd.LayerNorm(x[0], x[1], x[2], 1e-5) }},
+		{"LayerNorm", in(tr(4, 3), pos(3), u(3)), func(x []V) V { return autograd.LayerNorm(x[0], x[1], x[2], 1e-5) }},
+		{"GELU", in(tr(3, 4)), un(autograd.GELU[float64])},
+		{"Attention", in(u(2, 3, 4), u(2, 5, 4), u(2, 5, 4)), func(x []V) V { return autograd.Attention(x[0], x[1], x[2], 0.7) }},
+		{"Attention", in(u(3, 2), tr(35, 2), u(35, 2)), func(x []V) V { return autograd.Attention(x[0], x[1], x[2], 1.3) }}, // two key tiles
 		{"AvgPool2D", in(u(1, 1, 5, 5)), un(func(x V) V {
 			return autograd.AvgPool2D(x, 3, 3, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1})
 		})},

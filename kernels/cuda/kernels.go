@@ -82,6 +82,16 @@ var (
 	kBNBackwardSums = def("batchnorm", "bn_backward_sums", "n c s chunks *gy *y *x *mean *dr *part")
 	kBNBackward     = def("batchnorm", "bn_backward", "n c s chunks *part *gy *y *x *gamma *mean *var *dx *dgamma *dbeta eps.")
 
+	kLayerNorm         = def("transformer", "layer_norm", "rows d *x *gamma *beta *y *mean *rstd eps.")
+	kLayerNormBackward = def("transformer", "layer_norm_backward", "rows d chunks *dy *x *gamma *mean *rstd *dx *part")
+	kLayerNormSums     = def("transformer", "layer_norm_backward_sums", "d chunks *part *dgamma *dbeta")
+	kGELU              = def("transformer", "gelu", "n *x *y")
+	kGELUBackward      = def("transformer", "gelu_backward", "n *dy *x *dx")
+	kAttention         = def("transformer", "attention", "bh n m dh br bc *q *k *v *o *lse scale.")
+	kAttentionDot      = def("transformer", "attention_backward_dot", "rows dh *do *o *dd")
+	kAttentionDQ       = def("transformer", "attention_backward_dq", "bh n m dh br bc *do *q *k *v *lse *dd *dq scale.")
+	kAttentionBackward = def("transformer", "attention_backward", "bh n m dh br bc *do *q *k *v *lse *dd *dk *dv scale.")
+
 	kAdam = def("adam", "adam", "n *p *g *m *v b1. c1. b2. c2. vscale. eps. step. decay.")
 )
 
@@ -97,6 +107,8 @@ var kernels = []kernel{
 	kConv2DBackwardWeight[0], kConv2DBackwardWeight[1], kConv2DBackwardWeight[2],
 	kGather, kScatterAdd,
 	kAnchorAssign, kAnchorD4, kAnchorD10, kAnchorD16, kBinSumsPart, kBinSumsRows, kAssignBack, kStatsBack, kHardBinPart,
+	kLayerNorm, kLayerNormBackward, kLayerNormSums, kGELU, kGELUBackward,
+	kAttention, kAttentionDot, kAttentionDQ, kAttentionBackward,
 	kAdam,
 }
 

@@ -285,3 +285,69 @@ func stagedPer(rpb, threads int) int {
 	}
 	return rpb
 }
+
+// lnChunks is the number of chunks of rows (a block each) the layer-norm
+// backward kernel cuts rows rows into for its column sums: enough blocks
+// for four a SM of a 132-SM GPU, at least 16 rows a chunk, at least one.
+func lnChunks(rows int) int {
+	const target, least = 528, 16
+	return max(1, min(target, (rows+least-1)/least))
+}
+
+// The attention kernels' blocks: attnWarps warps, each taking up to
+// attnRowsPerWarp of the block's rows (src/transformer.cu's TF_WARPS and
+// TF_RPW).
+const (
+	attnWarps       = 4
+	attnRowsPerWarp = 8
+)
+
+// attnKind names an attention kernel for attnShared.
+type attnKind int
+
+const (
+	attnForward attnKind = iota // attention: br queries, bc keys a tile
+	attnDQ                      // attention_backward_dq: br queries, bc keys a tile
+	attnDKDV                    // attention_backward: br keys, bc queries a tile
+)
+
+// attnShared is the shared memory (bytes) of an attention kernel whose
+// blocks take br rows and stream bc rows a tile, for head size dh and
+// elements of size bytes: src/transformer.cu's layouts.
+func attnShared(kind attnKind, dh, br, bc, size int) int {
+	w := attnWarps
+	switch kind {
+	case attnForward:
+		return size * (2*br*dh + bc*(dh+1) + bc*dh + w*bc)
+	case attnDQ:
+		return size * (3*br*dh + 2*bc*(dh+1) + w*bc)
+	default:
+		return size * (4*br*dh + 2*bc*(dh+1) + 2*bc + 2*w*bc)
+	}
+}
+
+// attnPlan sizes an attention kernel's tiles for rows rows a batch·head
+// owned by the blocks and streamed rows streamed through them: bc, the
+// streamed tile, up to 32 (a lane a row), br, the rows a block, up to
+// attnWarps·attnRowsPerWarp, both powers of two no larger than needed,
+// the largest br whose shared memory fits sharedLimit with the largest bc
+// that does. ok is false when not even one row of each fits (a very large
+// head size).
+func attnPlan(kind attnKind, dh, rows, streamed, size int) (br, bc, shared int, ok bool) {
+	const budget = 48 << 10
+	pow2 := func(n, most int) int {
+		p := 1
+		for p < n && p < most {
+			p *= 2
+		}
+		return p
+	}
+	for bc = pow2(streamed, 32); bc >= 1; bc /= 2 {
+		for br = pow2(rows, attnWarps*attnRowsPerWarp); br >= 1; br /= 2 {
+			if shared = attnShared(kind, dh, br, bc, size); shared <= budget {
+				return br, bc, shared, true
+			}
+		}
+	}
+	return 0, 0, 0, false
+}

@@ -251,3 +251,60 @@ func TestStagedRows(t *testing.T) {
 		}
 	}
 }
+
+func TestLNChunks(t *testing.T) {
+	for _, c := range []struct{ rows, want int }{{1, 1}, {16, 1}, {17, 2}, {3001, 188}, {100 * 197, 528}, {1 << 30, 528}} {
+		if got := lnChunks(c.rows); got != c.want {
+			t.Errorf("lnChunks(%d) = %d, want %d", c.rows, got, c.want)
+		}
+	}
+}
+
+func TestAttnPlan(t *testing.T) {
+	for _, c := range []struct {
+		kind                     attnKind
+		dh, rows, streamed, size int
+		br, bc, shared           int
+		ok                       bool
+	}{
+		// ViT-B's heads (Dh = 64, N = 197): float32 fills a block, float64
+		// halves or quarters it.
+		{attnForward, 64, 197, 197, 4, 32, 32, 4 * (2*32*64 + 32*65 + 32*64 + 4*32), true},
+		{attnForward, 64, 197, 197, 8, 8, 32, 8 * (2*8*64 + 32*65 + 32*64 + 4*32), true},
+		{attnDQ, 64, 197, 197, 8, 8, 32, 8 * (3*8*64 + 2*32*65 + 4*32), true},
+		{attnDKDV, 64, 197, 197, 4, 16, 32, 4 * (4*16*64 + 2*32*65 + 2*32 + 8*32), true},
+		{attnDKDV, 64, 197, 197, 8, 4, 32, 8 * (4*4*64 + 2*32*65 + 2*32 + 8*32), true},
+		// No larger than the rows and streamed rows: one query, three keys.
+		{attnForward, 4, 1, 3, 4, 1, 4, 4 * (2*4 + 4*5 + 4*4 + 4*4), true},
+		// A head too large for float64's tiles; float32's take one key.
+		{attnForward, 1600, 3, 5, 8, 0, 0, 0, false},
+		{attnForward, 1600, 3, 5, 4, 1, 2, 4 * (2*1600 + 2*1601 + 2*1600 + 4*2), true},
+	} {
+		br, bc, shared, ok := attnPlan(c.kind, c.dh, c.rows, c.streamed, c.size)
+		if br != c.br || bc != c.bc || shared != c.shared || ok != c.ok {
+			t.Errorf("attnPlan(%d, %d, %d, %d, %d) = %d, %d, %d, %v; want %d, %d, %d, %v", c.kind, c.dh, c.rows, c.streamed, c.size,
+				br, bc, shared, ok, c.br, c.bc, c.shared, c.ok)
+		}
+	}
+	// Every plan fits, in powers of two within the block's rows and a
+	// warp's lanes, and heads below 1023 (float64's dk/dv limit) always get one.
+	for _, kind := range []attnKind{attnForward, attnDQ, attnDKDV} {
+		for _, size := range []int{4, 8} {
+			for dh := 1; dh <= 2048; dh += 37 {
+				for _, n := range []int{1, 5, 33, 197, 4096} {
+					br, bc, shared, ok := attnPlan(kind, dh, n, n+3, size)
+					if !ok {
+						if dh < 1023 {
+							t.Errorf("attnPlan(%d, %d, %d, %d, %d): no plan", kind, dh, n, n+3, size)
+						}
+						continue
+					}
+					if shared > 48<<10 || shared != attnShared(kind, dh, br, bc, size) || br&(br-1) != 0 || bc&(bc-1) != 0 ||
+						br > attnWarps*attnRowsPerWarp || bc > 32 || br >= 2*n || bc >= 2*(n+3) {
+						t.Errorf("attnPlan(%d, %d, %d, %d, %d) = %d, %d, %d", kind, dh, n, n+3, size, br, bc, shared)
+					}
+				}
+			}
+		}
+	}
+}

@@ -8,7 +8,9 @@ import "github.com/ecl-go/ecl/tensor"
 // Adam's update (tensor.AdamKernel, which optim.Adam calls), batch
 // normalisation and its gradient, alone and with a residual sum and ReLU
 // (tensor.BatchNorm(Relu)(Backward)Kernel, which nn.BatchNorm2d reaches), log-softmax
-// and its gradient (one warp per row), the soft
+// and its gradient (one warp per row), layer norm, the exact GELU and
+// flash-style attention with their gradients (tensor.LayerNorm(Backward)Kernel,
+// tensor.GELU(Backward)Kernel, tensor.Attention(Backward)Kernel), the soft
 // assignment (AnchorAssign) and the bin statistics (BinSums, twice: for the
 // weighted sums and for q) of the ECL loss, and the backward passes of both.
 // SoftBinStats and its backward run as their composed versions on d, over
@@ -29,6 +31,24 @@ func registerKernels[T tensor.Float](d *device[T]) {
 	})
 	tensor.Register(tensor.BatchNormReluBackwardKernel, dev, func(out, in []*tensor.Tensor[T], eps float64) {
 		batchNormBackward(d, out, in, eps)
+	})
+	tensor.Register(tensor.LayerNormKernel, dev, func(out, in []*tensor.Tensor[T], eps float64) {
+		layerNorm(d, out, in, eps)
+	})
+	tensor.Register(tensor.LayerNormBackwardKernel, dev, func(out, in []*tensor.Tensor[T], _ float64) {
+		layerNormBackward(d, out, in)
+	})
+	tensor.Register(tensor.GELUKernel, dev, func(out, in []*tensor.Tensor[T], _ struct{}) {
+		gelu(d, out, in, false)
+	})
+	tensor.Register(tensor.GELUBackwardKernel, dev, func(out, in []*tensor.Tensor[T], _ struct{}) {
+		gelu(d, out, in, true)
+	})
+	tensor.Register(tensor.AttentionKernel, dev, func(out, in []*tensor.Tensor[T], scale float64) {
+		attention(d, out, in, scale)
+	})
+	tensor.Register(tensor.AttentionBackwardKernel, dev, func(out, in []*tensor.Tensor[T], scale float64) {
+		attentionBackward(d, out, in, scale)
 	})
 	tensor.Register(tensor.LogSoftmaxKernel, dev, func(out, in []*tensor.Tensor[T], axis int) {
 		must(d.alongAxis(kSoftmax, out[0], in[0], nil, axis, true))

@@ -138,6 +138,10 @@ T __shfl_xor_sync(unsigned, T v, int mask) {
   return emu::shfl(v, emu::lane() ^ mask);
 }
 
+// __syncwarp waits for every live lane of the warp (a warp barrier: an
+// exchange whose value is dropped).
+inline void __syncwarp(unsigned = 0xffffffffu) { emu::exchange(0, emu::lane()); }
+
 template <typename T>
 T atomicAdd(T* p, T v) {  // threads never run concurrently
   T old = *p;

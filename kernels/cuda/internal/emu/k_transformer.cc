@@ -1,0 +1,13 @@
+// The kernels of src/transformer.cu, for the emulator.
+#include "emu.h"
+#include "../../src/transformer.cu"
+
+REGISTER(layer_norm, true)
+REGISTER(layer_norm_backward, true)
+REGISTER(layer_norm_backward_sums, false)
+REGISTER(gelu, false)
+REGISTER(gelu_backward, false)
+REGISTER(attention, true)
+REGISTER(attention_backward_dot, true)
+REGISTER(attention_backward_dq, true)
+REGISTER(attention_backward, true)
