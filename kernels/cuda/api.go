@@ -82,22 +82,22 @@ func lastAxis[T tensor.Float](op string, x *tensor.Tensor[T]) {
 	}
 }
 
-// AnchorAssign is the soft bin assignment of the ECL loss: for each row x_r of
+// SoftAssign is the soft bin assignment of the ECL loss: for each row x_r of
 // x [..., D], the softmax over the anchors [B, D] of −‖x_r − a_j‖²/tau,
 // giving [..., B], in one pass per row. It is ecl's assign: canonical rows
 // are probability vectors (D = K), class-wise rows single probabilities of
 // x [N, K, 1], top-label rows the top confidences [N, 1].
-func AnchorAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*tensor.Tensor[T], error) {
+func SoftAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*tensor.Tensor[T], error) {
 	anchorShapes(x.Shape(), anchors.Shape(), tau)
-	return anchorAssign(x, anchors, tau)
+	return softAssign(x, anchors, tau)
 }
 
 func anchorShapes(x, a []int, tau float64) (rows, d, b int) {
 	if len(x) < 1 || len(a) != 2 || x[len(x)-1] != a[1] {
-		panic(&tensor.ShapeError{Op: "cuda.AnchorAssign", Shapes: [][]int{x, a}, Detail: fmt.Sprintf("rows %v and anchors %v; want [..., D] and [B, D]", x, a)})
+		panic(&tensor.ShapeError{Op: "cuda.SoftAssign", Shapes: [][]int{x, a}, Detail: fmt.Sprintf("rows %v and anchors %v; want [..., D] and [B, D]", x, a)})
 	}
 	if !(tau > 0) || math.IsInf(tau, 0) {
-		panic(&tensor.ArgumentError{Op: "cuda.AnchorAssign", Detail: fmt.Sprintf("temperature %v must be positive and finite", tau)})
+		panic(&tensor.ArgumentError{Op: "cuda.SoftAssign", Detail: fmt.Sprintf("temperature %v must be positive and finite", tau)})
 	}
 	d, b = a[1], a[0]
 	rows = 1
@@ -107,19 +107,20 @@ func anchorShapes(x, a []int, tau float64) (rows, d, b int) {
 	return rows, d, b
 }
 
-// BinSums is one domain's soft per-bin sums of the ECL loss: the soft counts
-// n [G, B] = Σ_r w[r] and the weighted sums m [G, B, D] = Σ_r w[r,g,j]·p[r,g]
-// of the assignment w [N, G, B] and the auxiliary probabilities p [N, G, D].
-// The sums are deterministic (a fixed order that does not depend on
-// scheduling), though not the CPU's order.
-func BinSums[T tensor.Float](w, p *tensor.Tensor[T]) (n, m *tensor.Tensor[T], err error) {
+// BinStats is tensor.BinStats on the device: one domain's bin statistics
+// [G, B, D+2] of the ECL loss for the assignment w [N, G, B] and the
+// auxiliary probabilities p [N, G, D]: per bin the soft count Σ_r w, the
+// weighted sums Σ_r w·p and the weighted squared norm Σ_r w·‖p‖². The sums
+// are deterministic (a fixed order that does not depend on scheduling),
+// though not the CPU's order.
+func BinStats[T tensor.Float](w, p *tensor.Tensor[T]) (*tensor.Tensor[T], error) {
 	binShapes(w.Shape(), p.Shape())
-	return binSums(w, p)
+	return binStats(w, p)
 }
 
 func binShapes(w, p []int) (n, g, b, d int) {
 	if len(w) != 3 || len(p) != 3 || w[0] != p[0] || w[1] != p[1] {
-		panic(&tensor.ShapeError{Op: "cuda.BinSums", Shapes: [][]int{w, p}, Detail: fmt.Sprintf("assignment %v and probabilities %v; want [N, G, B] and [N, G, D]", w, p)})
+		panic(&tensor.ShapeError{Op: "cuda.BinStats", Shapes: [][]int{w, p}, Detail: fmt.Sprintf("assignment %v and probabilities %v; want [N, G, B] and [N, G, D]", w, p)})
 	}
 	return w[0], w[1], w[2], p[2]
 }

@@ -133,12 +133,12 @@ func eclBench(b *testing.B, f func(b *testing.B, x, a *tensor.Tensor[float32])) 
 	}
 }
 
-func BenchmarkAnchorAssign(b *testing.B) {
+func BenchmarkSoftAssign(b *testing.B) {
 	eclBench(b, func(b *testing.B, x, a *tensor.Tensor[float32]) {
 		tau := 0.01
 		b.ResetTimer()
 		for range b.N {
-			if _, err := cuda.AnchorAssign(x, a, tau); err != nil {
+			if _, err := cuda.SoftAssign(x, a, tau); err != nil {
 				b.Fatal(err)
 			}
 			wait(b)
@@ -146,11 +146,12 @@ func BenchmarkAnchorAssign(b *testing.B) {
 	})
 }
 
-// BenchmarkBinSums: soft counts and weighted sums of one domain, canonical
-// layout (G = 1, D = K) from an assignment [N, 1, B].
-func BenchmarkBinSums(b *testing.B) {
+// BenchmarkBinStats: the bin statistics of one domain (soft counts,
+// weighted sums and squared norms), canonical layout (G = 1, D = K) from an
+// assignment [N, 1, B].
+func BenchmarkBinStats(b *testing.B) {
 	eclBench(b, func(b *testing.B, x, a *tensor.Tensor[float32]) {
-		w, err := cuda.AnchorAssign(x, a, 0.01)
+		w, err := cuda.SoftAssign(x, a, 0.01)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -159,7 +160,7 @@ func BenchmarkBinSums(b *testing.B) {
 		wait(b)
 		b.ResetTimer()
 		for range b.N {
-			if _, _, err := cuda.BinSums(w, p); err != nil {
+			if _, err := cuda.BinStats(w, p); err != nil {
 				b.Fatal(err)
 			}
 			wait(b)
@@ -171,7 +172,7 @@ func BenchmarkBinSums(b *testing.B) {
 // bin (the binned metrics), G = 1, D = K.
 func BenchmarkHardBinSums(b *testing.B) {
 	eclBench(b, func(b *testing.B, x, a *tensor.Tensor[float32]) {
-		w, err := cuda.AnchorAssign(x, a, 0.01)
+		w, err := cuda.SoftAssign(x, a, 0.01)
 		if err != nil {
 			b.Fatal(err)
 		}

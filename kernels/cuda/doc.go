@@ -1,13 +1,15 @@
 // Package cuda is the engine's CUDA backend: a tensor.Device for float32 and
 // float64 whose every kernel is written in this package (src/*.cu), plus the
-// fused kernels of the ECL loss (AnchorAssign, BinSums, HardBinSums), the
+// fused kernels of the ECL loss (SoftAssign, BinStats, HardBinSums), the
 // Adam update (AdamStep), softmax along the last axis and batch-norm
-// statistics, each beside a pure-Go reference (AnchorAssignCPU, …). The
-// device registers AdamStep, AnchorAssign and BinSums as its bodies of
+// statistics, each checked against tensor's CPU body of the same op or,
+// where tensor has none, a pure-Go reference (SoftAssignCPU, HardBinSumsCPU).
+// The device registers AdamStep, SoftAssign and BinStats as its bodies of
 // tensor's kernels (tensor.AdamKernel, SoftAssignKernel, BinStatsKernel),
 // through which optim.Adam and the ECL loss reach them.
 //
-// The kernels are compiled to PTX for compute_80 by gen.sh with nvcc 11.8;
+// The kernels are compiled to PTX for compute_80 (and matmul also for
+// compute_90) by gen.sh with nvcc 11.8;
 // the PTX is committed and embedded, so building needs no CUDA compiler, and
 // the driver JIT-compiles it for the GPU at hand (sm_80 or newer).
 //

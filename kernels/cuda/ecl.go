@@ -12,32 +12,32 @@ import (
 // sharedLimit is the shared memory a block may use without opting in.
 const sharedLimit = 48 << 10
 
-// anchorAssign returns the soft assignment of x's rows to the anchors, in
+// softAssign returns the soft assignment of x's rows to the anchors, in
 // a new tensor.
-func anchorAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*tensor.Tensor[T], error) {
-	d, err := on("AnchorAssign", x, anchors)
+func softAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*tensor.Tensor[T], error) {
+	d, err := on("SoftAssign", x, anchors)
 	if err != nil {
 		return nil, err
 	}
 	_, _, b := anchorShapes(x.Shape(), anchors.Shape(), tau)
 	shape := x.Shape()
 	out := tensor.ZerosOn[T](d, append(shape[:len(shape)-1], b)...)
-	return out, anchorAssignInto(d, out, x, anchors, tau)
+	return out, softAssignInto(d, out, x, anchors, tau)
 }
 
-// anchorAssignInto writes the soft assignment of x's rows to the anchors
+// softAssignInto writes the soft assignment of x's rows to the anchors
 // into out (contiguous, x's shape with b for its last axis), every element.
-func anchorAssignInto[T tensor.Float](d *device[T], out, x, anchors *tensor.Tensor[T], tau float64) error {
+func softAssignInto[T tensor.Float](d *device[T], out, x, anchors *tensor.Tensor[T], tau float64) error {
 	rows, dim, b := anchorShapes(x.Shape(), anchors.Shape(), tau)
 	x, anchors = tensor.Contiguous(x), tensor.Contiguous(anchors)
 	xp, ap, op := d.ptr(x), d.ptr(anchors), d.ptr(out)
 	var err error
 	if lanes := anchorLanes(b, dim); lanes > 0 {
-		k := kAnchorD16
+		k := kSoftAssignD16
 		if dim <= 4 {
-			k = kAnchorD4
+			k = kSoftAssignD4
 		} else if dim <= 10 {
-			k = kAnchorD10
+			k = kSoftAssignD10
 		}
 		g := grid{x: blocks((rows+32/lanes-1)/(32/lanes), blockSize/32), y: 1, z: 1, block: blockSize}
 		err = d.e.do(func() error {
@@ -52,7 +52,7 @@ func anchorAssignInto[T tensor.Float](d *device[T], out, x, anchors *tensor.Tens
 		g.shared, shared = bytes, 1
 	}
 	err = d.e.do(func() error {
-		return d.e.launch(kAnchorAssign, d.sfx, g, uint64(rows), uint64(dim), uint64(b), xp, ap, op, f64(-1/tau), shared)
+		return d.e.launch(kSoftAssign, d.sfx, g, uint64(rows), uint64(dim), uint64(b), xp, ap, op, f64(-1/tau), shared)
 	})
 	keepAlive(x, anchors, out)
 	return err
@@ -76,27 +76,37 @@ func (d *device[T]) binPass(k kernel, n, rpc, slots, shared int, out uint64, arg
 	return e.launch(kReduceStrip, d.sfx, linear(slots), uint64(tensor.OpSum), 1, uint64(chunks), uint64(slots), uint64(chunks), part.ptr, out)
 }
 
-func binSums[T tensor.Float](w, p *tensor.Tensor[T]) (n, m *tensor.Tensor[T], err error) {
-	d, err := on("BinSums", w, p)
+// binStats returns one domain's bin statistics [G, B, D+2] in a new tensor.
+func binStats[T tensor.Float](w, p *tensor.Tensor[T]) (*tensor.Tensor[T], error) {
+	d, err := on("BinStats", w, p)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	_, g, b, dim := binShapes(w.Shape(), p.Shape())
+	s := tensor.ZerosOn[T](d, g, b, dim+2)
+	return s, binStatsInto(d, s, w, p)
+}
+
+// binStatsInto writes the bin statistics of w [N, G, B] and p [N, G, D]
+// into s [G, B, D+2] (contiguous, zero), one pass over the rows.
+func binStatsInto[T tensor.Float](d *device[T], s, w, p *tensor.Tensor[T]) error {
 	rows, g, b, dim := binShapes(w.Shape(), p.Shape())
 	w, p = tensor.Contiguous(w), tensor.Contiguous(p)
 	gb := g * b
-	out := tensor.ZerosOn[T](d, gb*(1+dim))
-	if rows > 0 && gb > 0 {
-		wp, pp, op := d.ptr(w), d.ptr(p), d.ptr(out)
-		slots := gb * (1 + dim)
-		err = d.e.do(func() error {
-			if binRows(gb, dim) {
-				return d.binPass(kBinSumsRows, rows, rowsPerChunk(rows), slots, 0, op, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp)
-			}
-			return d.binPass(kBinSumsPart, rows, rowsPerChunk(rows), slots, 0, op, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp)
-		})
-		keepAlive(w, p)
+	if rows == 0 || gb == 0 {
+		return nil
 	}
-	return tensor.Reshape(tensor.Narrow(out, 0, 0, gb), g, b), tensor.Reshape(tensor.Narrow(out, 0, gb, gb*dim), g, b, dim), err
+	wp, pp, sp := d.ptr(w), d.ptr(p), d.ptr(s)
+	slots := gb * (dim + 2)
+	k := kBinStatsPart
+	if binRows(gb, dim) {
+		k = kBinStatsRows
+	}
+	err := d.e.do(func() error {
+		return d.binPass(k, rows, rowsPerChunk(rows), slots, 0, sp, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp)
+	})
+	keepAlive(w, p, s)
+	return err
 }
 
 // hardBinSums accumulates in shared memory, one slot per count and sum and a

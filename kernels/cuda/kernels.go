@@ -67,15 +67,15 @@ var (
 	kGather     = def("index", "gather", "n nd axis *meta *idx *x *dst")
 	kScatterAdd = def("index", "scatter_add", "n nd axis *meta *idx *src *dst")
 
-	kAnchorAssign = def("ecl", "anchor_assign", "rows d b *x *anchors *out scale. shared")
-	kAnchorD4     = def("ecl", "anchor_assign_d4", "rows d b lanes *x *anchors *out scale.")
-	kAnchorD10    = def("ecl", "anchor_assign_d10", "rows d b lanes *x *anchors *out scale.")
-	kAnchorD16    = def("ecl", "anchor_assign_d16", "rows d b lanes *x *anchors *out scale.")
-	kBinSumsPart  = def("ecl", "bin_sums_part", "n g b d *w *p *part rpc")
-	kBinSumsRows  = def("ecl", "bin_sums_rows", "n g b d *w *p *part rpc")
-	kAssignBack   = def("ecl", "soft_assign_backward", "rows e b *dw *w *x *anchors *dx scale. rpb")
-	kStatsBack    = def("ecl", "bin_stats_backward", "rows g b d *ds *w *p *dw *dp rpb")
-	kHardBinPart  = def("ecl", "hard_bin_part", "n g b d *bin *v *part rpc")
+	kSoftAssign    = def("ecl", "soft_assign", "rows d b *x *anchors *out scale. shared")
+	kSoftAssignD4  = def("ecl", "soft_assign_d4", "rows d b lanes *x *anchors *out scale.")
+	kSoftAssignD10 = def("ecl", "soft_assign_d10", "rows d b lanes *x *anchors *out scale.")
+	kSoftAssignD16 = def("ecl", "soft_assign_d16", "rows d b lanes *x *anchors *out scale.")
+	kBinStatsPart  = def("ecl", "bin_stats_part", "n g b d *w *p *part rpc")
+	kBinStatsRows  = def("ecl", "bin_stats_rows", "n g b d *w *p *part rpc")
+	kAssignBack    = def("ecl", "soft_assign_backward", "rows e b *dw *w *x *anchors *dx scale. rpb")
+	kStatsBack     = def("ecl", "bin_stats_backward", "rows g b d *ds *w *p *dw *dp rpb")
+	kHardBinPart   = def("ecl", "hard_bin_part", "n g b d *bin *v *part rpc")
 
 	kBNStats        = def("batchnorm", "bn_stats", "n c s chunks *x *part")
 	kBNForward      = def("batchnorm", "bn_forward", "n c s chunks *part *x *gamma *beta *r relu *y *mean *var eps.")
@@ -106,7 +106,7 @@ var kernels = []kernel{
 	kConv2DBackwardInput[0], kConv2DBackwardInput[1], kConv2DBackwardInput[2],
 	kConv2DBackwardWeight[0], kConv2DBackwardWeight[1], kConv2DBackwardWeight[2],
 	kGather, kScatterAdd,
-	kAnchorAssign, kAnchorD4, kAnchorD10, kAnchorD16, kBinSumsPart, kBinSumsRows, kAssignBack, kStatsBack, kHardBinPart,
+	kSoftAssign, kSoftAssignD4, kSoftAssignD10, kSoftAssignD16, kBinStatsPart, kBinStatsRows, kAssignBack, kStatsBack, kHardBinPart,
 	kLayerNorm, kLayerNormBackward, kLayerNormSums, kGELU, kGELUBackward,
 	kAttention, kAttentionDot, kAttentionDQ, kAttentionBackward,
 	kAdam,

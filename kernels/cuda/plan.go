@@ -148,7 +148,7 @@ func rowsPerChunk(n int) int {
 }
 
 // anchorLanes is the number of lanes per row with which
-// anchor_assign_lanes handles b anchors of dim coordinates (the fewest of
+// soft_assign_lanes handles b anchors of dim coordinates (the fewest of
 // 4, 8, 16, 32 whose registers hold AL_PER = 2 anchors per lane, src/ecl.cu),
 // or 0 when b > 64 or dim > 16.
 func anchorLanes(b, dim int) int {
@@ -162,9 +162,9 @@ func anchorLanes(b, dim int) int {
 	return lanes
 }
 
-// binRows reports whether bin_sums_rows handles gb bins of dim weighted
-// sums: each of a block's 256 threads takes one bin and holds its count and
-// sums in registers (1 + dim ≤ BR_COLS = 17, src/ecl.cu).
+// binRows reports whether bin_stats_rows handles gb bins of dim weighted
+// sums: each of a block's 256 threads takes one bin and holds its count,
+// sums and squared norm in registers (dim + 2 ≤ BR_COLS = 18, src/ecl.cu).
 func binRows(gb, dim int) bool { return gb <= blockSize && dim < 17 }
 
 // convChunk is the number of images whose column matrix (rows·cols elements

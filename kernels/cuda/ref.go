@@ -7,16 +7,17 @@ import (
 	"github.com/ecl-go/ecl/tensor"
 )
 
-// Pure-Go references of the package's own kernels (the tensor.Device methods
-// are checked against tensor.CPU instead). They accept tensors on any device
+// Pure-Go references of the package's own kernels where tensor has no CPU
+// body to check them against (the tensor.Device methods and the bodies of
+// tensor's kernels, BinStats among them, are checked against tensor.CPU). They accept tensors on any device
 // and return CPU tensors.
 
-// AnchorAssignCPU is AnchorAssign in the kernel's order of operations (and
+// SoftAssignCPU is SoftAssign in the kernel's order of operations (and
 // that of tensor.SoftAssign's composed version): squared distances summed
 // in order, scaled by −1/tau, then softmax shifted by the row maximum
 // (tensor.ShiftMax). tensor.SoftAssign's CPU body takes shortcuts of its own
 // (lattice anchors, ‖x‖² − 2x·a + ‖a‖²) that round differently in float32.
-func AnchorAssignCPU[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) *tensor.Tensor[T] {
+func SoftAssignCPU[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) *tensor.Tensor[T] {
 	rows, d, b := anchorShapes(x.Shape(), anchors.Shape(), tau)
 	xs, as := x.Data(), anchors.Data()
 	k := T(-1 / tau)
@@ -49,13 +50,6 @@ func AnchorAssignCPU[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) 
 	}
 	shape := x.Shape()
 	return tensor.FromSlice(out, append(shape[:len(shape)-1], b)...)
-}
-
-// BinSumsCPU is BinSums, from the CPU body of tensor.BinStats.
-func BinSumsCPU[T tensor.Float](w, p *tensor.Tensor[T]) (n, m *tensor.Tensor[T]) {
-	_, g, b, d := binShapes(w.Shape(), p.Shape())
-	s := tensor.BinStats(tensor.FromSlice(w.Data(), w.Shape()...), tensor.FromSlice(p.Data(), p.Shape()...))
-	return tensor.Reshape(tensor.Narrow(s, 2, 0, 1), g, b), tensor.Contiguous(tensor.Narrow(s, 2, 1, d))
 }
 
 // HardBinSumsCPU is HardBinSums.

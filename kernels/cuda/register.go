@@ -11,8 +11,7 @@ import "github.com/ecl-go/ecl/tensor"
 // and its gradient (one warp per row), layer norm, the exact GELU and
 // flash-style attention with their gradients (tensor.LayerNorm(Backward)Kernel,
 // tensor.GELU(Backward)Kernel, tensor.Attention(Backward)Kernel), the soft
-// assignment (AnchorAssign) and the bin statistics (BinSums, twice: for the
-// weighted sums and for q) of the ECL loss, and the backward passes of both.
+// assignment (SoftAssign) and the bin statistics (BinStats) of the ECL loss, and the backward passes of both.
 // SoftBinStats and its backward run as their composed versions on d, over
 // these.
 func registerKernels[T tensor.Float](d *device[T]) {
@@ -57,7 +56,7 @@ func registerKernels[T tensor.Float](d *device[T]) {
 		must(d.alongAxis(kLogSoftBack, out[0], in[1], in[0], axis, false))
 	})
 	tensor.Register(tensor.SoftAssignKernel, dev, func(out, in []*tensor.Tensor[T], sb tensor.SoftBins) {
-		must(anchorAssignInto(d, out[0], in[0], anchorsOn(d, sb), sb.Tau))
+		must(softAssignInto(d, out[0], in[0], anchorsOn(d, sb), sb.Tau))
 	})
 	tensor.Register(tensor.SoftAssignBackwardKernel, dev, func(out, in []*tensor.Tensor[T], sb tensor.SoftBins) {
 		must(softAssignBackward(d, out[0], in[0], in[1], in[2], sb))
@@ -66,15 +65,6 @@ func registerKernels[T tensor.Float](d *device[T]) {
 		must(binStatsBackward(d, out[0], out[1], in[0], in[1], in[2]))
 	})
 	tensor.Register(tensor.BinStatsKernel, dev, func(out, in []*tensor.Tensor[T], _ struct{}) {
-		w, p := in[0], in[1]
-		dim := p.Shape()[2]
-		n, m, err := binSums(w, p)
-		must(err)
-		_, q, err := binSums(w, tensor.Sum(tensor.Mul(p, p), 2, true))
-		must(err)
-		s := out[0]
-		tensor.CopyInto(tensor.Narrow(s, 2, 0, 1), tensor.Unsqueeze(n, 2))
-		tensor.CopyInto(tensor.Narrow(s, 2, 1, dim), m)
-		tensor.CopyInto(tensor.Narrow(s, 2, dim+1, 1), q)
+		must(binStatsInto(d, out[0], in[0], in[1]))
 	})
 }

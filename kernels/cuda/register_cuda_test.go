@@ -13,7 +13,7 @@ import (
 
 // TestKernelsRegistered: the device's bodies are found through tensor's
 // kernel mechanism, and the soft-binning statistics on the device (its
-// AnchorAssign and BinSums) equal the CPU body's.
+// SoftAssign and BinStats) equal the CPU body's.
 func TestKernelsRegistered(t *testing.T) {
 	both(t, kernelsRegistered[float32], kernelsRegistered[float64])
 }

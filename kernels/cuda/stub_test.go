@@ -19,8 +19,8 @@ func TestEntryPointsReportTheBuild(t *testing.T) {
 	x := tensor.Zeros[float32](2, 3)
 	_, errSm := Softmax(x)
 	_, errLsm := LogSoftmax(x)
-	_, errA := AnchorAssign(x, tensor.Zeros[float32](4, 3), 1)
-	_, _, errB := BinSums(tensor.Zeros[float32](2, 1, 4), tensor.Zeros[float32](2, 1, 3))
+	_, errA := SoftAssign(x, tensor.Zeros[float32](4, 3), 1)
+	_, errB := BinStats(tensor.Zeros[float32](2, 1, 4), tensor.Zeros[float32](2, 1, 3))
 	_, _, errH := HardBinSums(tensor.Zeros[float32](2, 1), tensor.Zeros[float32](2, 1, 3), 4)
 	errAdam := AdamStep(x, x, x, x, optim.AdamUpdate{Step: 1})
 	for i, e := range []error{err, err64, Sync(), errSm, errLsm, errA, errB, errH, errAdam} {

@@ -104,7 +104,7 @@ ECL_B = (15, 55)
 ECL_K = (3, 10)
 
 
-def anchor_assign(x, a, tau):
+def soft_assign(x, a, tau):
     """Softmax over anchors of −‖x − a‖²/τ: squared distances through one
     matrix product, as one writes it in PyTorch for large N."""
     d2 = (x * x).sum(1, keepdim=True) - 2 * (x @ a.T) + (a * a).sum(1)
@@ -113,20 +113,20 @@ def anchor_assign(x, a, tau):
 
 def ecl():
     tau = 0.01
-    for kind in ("AnchorAssign", "BinSums", "HardBinSums"):
+    for kind in ("SoftAssign", "BinStats", "HardBinSums"):
         for n in ECL_N:
             for k in ECL_K:
                 for b in ECL_B:
                     x = torch.softmax(torch.randn(n, k, device=dev, generator=gen) * 2, dim=1)
                     a = torch.rand(b, k, device=dev, generator=gen)
                     name = f"Benchmark{kind}/N={n}/B={b}/K={k}"
-                    if kind == "AnchorAssign":
-                        f = lambda: anchor_assign(x, a, tau)
-                    elif kind == "BinSums":
-                        w = anchor_assign(x, a, tau)
-                        f = lambda: (w.sum(0), w.T @ x)
+                    if kind == "SoftAssign":
+                        f = lambda: soft_assign(x, a, tau)
+                    elif kind == "BinStats":
+                        w = soft_assign(x, a, tau)
+                        f = lambda: (w.sum(0), w.T @ x, w.T @ (x * x).sum(1))
                     else:
-                        bins = anchor_assign(x, a, tau).argmax(1)
+                        bins = soft_assign(x, a, tau).argmax(1)
 
                         def f():
                             counts = torch.bincount(bins, minlength=b)

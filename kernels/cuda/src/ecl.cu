@@ -14,14 +14,14 @@ __device__ __forceinline__ T dist2(const T* __restrict__ x, const T* a, i64 d) {
   return s;
 }
 
-// anchor_assign sets out [rows, b] to the softmax over the b anchors [b, d]
+// soft_assign sets out [rows, b] to the softmax over the b anchors [b, d]
 // of scale·‖x_r − a_j‖² (scale = −1/τ) for each row x_r of x [rows, d]: one
 // thread per row, a first pass for the maximum and the sum of exponentials
 // (rescaled as the maximum grows), a second to write. With shared ≠ 0 the
 // block first copies the anchors to shared memory (b·d·sizeof(T) bytes).
-// The general case; anchor_assign_warp is the fast one.
+// The general case; soft_assign_warp is the fast one.
 template <typename T>
-__device__ void anchor_assign(i64 rows, i64 d, i64 b, const T* __restrict__ x, const T* __restrict__ anchors, T* out,
+__device__ void soft_assign(i64 rows, i64 d, i64 b, const T* __restrict__ x, const T* __restrict__ anchors, T* out,
                               double scale, i64 shared) {
   DYNAMIC_SHARED(smem);
   const T* a = anchors;
@@ -50,10 +50,10 @@ __device__ void anchor_assign(i64 rows, i64 d, i64 b, const T* __restrict__ x, c
   }
 }
 
-// Limit of anchor_assign_lanes: anchors per lane.
+// Limit of soft_assign_lanes: anchors per lane.
 #define AL_PER 2
 
-// anchor_assign_lanes computes what anchor_assign does for b ≤ AL_PER·L
+// soft_assign_lanes computes what soft_assign does for b ≤ AL_PER·L
 // anchors of d ≤ MAXD coordinates (4, 10 or 16), with L lanes per row (L a power of two,
 // 4 to 32; a warp takes 32/L rows at a time): lane l of a row's group holds
 // anchors l, l + L, ... in registers for the whole launch and computes their
@@ -63,7 +63,7 @@ __device__ void anchor_assign(i64 rows, i64 d, i64 b, const T* __restrict__ x, c
 // lane of a warp runs the same iterations (a group past the last row
 // computes on row 0 and writes nothing), as the shuffles need.
 template <typename T, int MAXD>
-__device__ void anchor_assign_lanes(i64 rows, i64 d, i64 b, i64 L, const T* __restrict__ x,
+__device__ void soft_assign_lanes(i64 rows, i64 d, i64 b, i64 L, const T* __restrict__ x,
                                     const T* __restrict__ anchors, T* out, double scale) {
   const int lane = threadIdx.x & 31, l = lane & (L - 1);
   const i64 per = 32 / L;  // rows per warp
@@ -127,23 +127,31 @@ __device__ void anchor_assign_lanes(i64 rows, i64 d, i64 b, i64 L, const T* __re
   }
 }
 
-// bin_sums_part sums one chunk of rows per block: part [chunks, S] with
-// S = G·B·(1+D) slots, first the soft counts Σ_r w[r,g,j] ([G, B]), then the
-// weighted sums Σ_r w[r,g,j]·p[r,g,d] ([G, B, D]), for w [n, G, B] and
-// p [n, G, D]. The chunk's rows are split over lanes of threads and the lanes
-// added in a fixed order, so the result does not depend on scheduling.
-// blockDim.x must be 256.
+// The bin statistics of one domain ([G, B, D+2], tensor.BinStats): for each
+// bin (g, j), the soft count Σ_r w[r,g,j], the weighted sums Σ_r
+// w[r,g,j]·p[r,g,:] and the weighted squared norm Σ_r w[r,g,j]·‖p[r,g]‖²,
+// for w [n, G, B] and p [n, G, D]. Slot (g·B + j)·(D+2) + c holds column c.
+
+// bin_stats_part sums one chunk of rows per block into part [chunks, S],
+// S = G·B·(D+2). The chunk's rows are split over lanes of threads and the
+// lanes added in a fixed order, so the result does not depend on
+// scheduling. blockDim.x must be 256.
 template <typename T>
-__device__ void bin_sums_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,
-                              i64 rpc) {
+__device__ void bin_stats_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,
+                               i64 rpc) {
   __shared__ T lanes[256];
-  const i64 gb = g * b, S = gb * (1 + d);
+  const i64 gb = g * b, S = gb * (d + 2);
   const i64 r0 = blockIdx.x * rpc, r1 = min(n, r0 + rpc);
   T* out = part + blockIdx.x * S;
   auto value = [&](i64 r, i64 s) -> T {
-    if (s < gb) return w[r * gb + s];
-    i64 q = s - gb, j = q / d;
-    return w[r * gb + j] * p[(r * g + j / b) * d + q % d];
+    const i64 j = s / (d + 2), c = s % (d + 2);
+    const T wv = w[r * gb + j];
+    if (c == 0) return wv;
+    const T* pr = p + (r * g + j / b) * d;
+    if (c <= d) return wv * pr[c - 1];
+    T q = 0;
+    for (i64 k = 0; k < d; k++) q += pr[k] * pr[k];
+    return wv * q;
   };
   const int tid = threadIdx.x;
   if (S >= blockDim.x) {
@@ -169,23 +177,23 @@ __device__ void bin_sums_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
   }
 }
 
-// Limit of bin_sums_rows: sums per thread, a count and d weighted sums.
-#define BR_COLS 17
+// Limit of bin_stats_rows: sums per thread, a count, d weighted sums and a
+// weighted squared norm.
+#define BR_COLS 18
 
-// bin_sums_rows computes what bin_sums_part does, faster, for G·B ≤ 256
-// bins and d < BR_COLS: thread t takes bin j = t mod G·B and lane
+// bin_stats_rows computes what bin_stats_part does, faster, for G·B ≤ 256
+// bins and d + 2 ≤ BR_COLS: thread t takes bin j = t mod G·B and lane
 // q = t div G·B of P = 256 div G·B lanes, and sums, in registers and in
-// order, w[r, j] and w[r, j]·p[r, group of j, :] over the chunk's rows
-// r ≡ q (mod P). The loads need no staging: a warp's w loads are
-// consecutive (rows of G·B values), its p loads a few rows that every
-// thread of a lane shares. The lanes are then added in order through shared
-// memory, one column at a time, so the result does not depend on
-// scheduling. blockDim.x must be 256.
+// order, its bin's columns over the chunk's rows r ≡ q (mod P). The loads
+// need no staging: a warp's w loads are consecutive (rows of G·B values),
+// its p loads a few rows that every thread of a lane shares. The lanes are
+// then added in order through shared memory, one column at a time, so the
+// result does not depend on scheduling. blockDim.x must be 256.
 template <typename T>
-__device__ void bin_sums_rows(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,
-                              i64 rpc) {
+__device__ void bin_stats_rows(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,
+                               i64 rpc) {
   __shared__ T lanes[256];
-  const i64 gb = g * b, S = gb * (1 + d), P = 256 / gb;
+  const i64 gb = g * b, S = gb * (d + 2), P = 256 / gb;
   const int tid = threadIdx.x;
   const i64 j = tid % gb, lane = tid / gb, group = j / b;
   const i64 r0 = blockIdx.x * rpc, r1 = min(n, r0 + rpc);
@@ -198,30 +206,37 @@ __device__ void bin_sums_rows(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ 
       const T wv = w[r * gb + j];
       const T* pr = p + (r * g + group) * d;
       acc[0] += wv;
+      T q = 0;
 #pragma unroll
-      for (int k = 0; k < BR_COLS - 1; k++)
-        if (k < d) acc[k + 1] += wv * pr[k];
+      for (int k = 0; k < BR_COLS - 2; k++)
+        if (k < d) {
+          acc[k + 1] += wv * pr[k];
+          q += pr[k] * pr[k];
+        }
+#pragma unroll
+      for (int k = 1; k < BR_COLS; k++)
+        if (k == d + 1) acc[k] += wv * q;
     }
   }
 #pragma unroll
   for (int c = 0; c < BR_COLS; c++) {
-    if (c > d) break;
+    if (c > d + 1) break;
     __syncthreads();  // the previous column has been read
     lanes[tid] = acc[c];
     __syncthreads();
     if (tid < gb) {
       T a = 0;
       for (i64 q = 0; q < P; q++) a += lanes[q * gb + tid];
-      part[blockIdx.x * S + (c == 0 ? tid : gb + tid * d + c - 1)] = a;
+      part[blockIdx.x * S + tid * (d + 2) + c] = a;
     }
   }
 }
 
 // hard_bin_part counts, per chunk of rows (one per block), the entries of
 // bin [n, G] (bin indices as values of T) in each bin and sums v [n, G, D]
-// over them: part [chunks, S+1] with S = G·B·(1+D) slots laid out as in
-// bin_sums_part and a last slot counting indices that are not integers in
-// [0, B). The block accumulates in shared memory ((S+1)·sizeof(T) bytes).
+// over them: part [chunks, S+1] with S = G·B·(1+D) slots, first the counts
+// ([G, B]), then the sums ([G, B, D]), and a last slot counting indices
+// that are not integers in [0, B). The block accumulates in shared memory ((S+1)·sizeof(T) bytes).
 template <typename T>
 __device__ void hard_bin_part(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ bin, const T* __restrict__ v, T* part,
                               i64 rpc) {
@@ -416,32 +431,32 @@ __device__ void bin_stats_backward(i64 rows, i64 g, i64 b, i64 d, const T* __res
   }
 }
 
-// ANCHOR_LANES instantiates anchor_assign_lanes for d ≤ MAXD as
-// anchor_assign_d<MAXD>_<S>.
+// ANCHOR_LANES instantiates soft_assign_lanes for d ≤ MAXD as
+// soft_assign_d<MAXD>_<S>.
 #define ANCHOR_LANES(S, T, MAXD)                                                                                \
   extern "C" __global__ void __launch_bounds__(256)                                                             \
-      anchor_assign_d##MAXD##_##S(i64 rows, i64 d, i64 b, i64 lanes, const T* __restrict__ x,                  \
+      soft_assign_d##MAXD##_##S(i64 rows, i64 d, i64 b, i64 lanes, const T* __restrict__ x,                  \
                                   const T* __restrict__ anchors, T* out, double scale) {                        \
-    anchor_assign_lanes<T, MAXD>(rows, d, b, lanes, x, anchors, out, scale);                                    \
+    soft_assign_lanes<T, MAXD>(rows, d, b, lanes, x, anchors, out, scale);                                    \
   }
 
 #define ECL(S, T)                                                                                               \
-  extern "C" __global__ void anchor_assign_##S(i64 rows, i64 d, i64 b, const T* __restrict__ x,                  \
+  extern "C" __global__ void soft_assign_##S(i64 rows, i64 d, i64 b, const T* __restrict__ x,                  \
                                                const T* __restrict__ anchors, T* out, double scale, i64 shared) { \
-    anchor_assign<T>(rows, d, b, x, anchors, out, scale, shared);                                               \
+    soft_assign<T>(rows, d, b, x, anchors, out, scale, shared);                                               \
   }                                                                                                             \
   ANCHOR_LANES(S, T, 4)                                                                                         \
   ANCHOR_LANES(S, T, 10)                                                                                        \
   ANCHOR_LANES(S, T, 16)                                                                                        \
   extern "C" __global__ void __launch_bounds__(256)                                                             \
-      bin_sums_part_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,   \
+      bin_stats_part_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,   \
                         i64 rpc) {                                                                              \
-    bin_sums_part<T>(n, g, b, d, w, p, part, rpc);                                                              \
+    bin_stats_part<T>(n, g, b, d, w, p, part, rpc);                                                              \
   }                                                                                                             \
   extern "C" __global__ void __launch_bounds__(256)                                                             \
-      bin_sums_rows_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,   \
+      bin_stats_rows_##S(i64 n, i64 g, i64 b, i64 d, const T* __restrict__ w, const T* __restrict__ p, T* part,   \
                         i64 rpc) {                                                                              \
-    bin_sums_rows<T>(n, g, b, d, w, p, part, rpc);                                                              \
+    bin_stats_rows<T>(n, g, b, d, w, p, part, rpc);                                                              \
   }                                                                                                             \
   extern "C" __global__ void soft_assign_backward_##S(i64 rows, i64 e, i64 b, const T* __restrict__ dw,           \
                                                      const T* __restrict__ w, const T* __restrict__ x,           \

@@ -2,12 +2,12 @@
 #include "emu.h"
 #include "../../src/ecl.cu"
 
-REGISTER(anchor_assign, true)
-REGISTER(anchor_assign_d4, true)
-REGISTER(anchor_assign_d10, true)
-REGISTER(anchor_assign_d16, true)
-REGISTER(bin_sums_part, true)
-REGISTER(bin_sums_rows, true)
+REGISTER(soft_assign, true)
+REGISTER(soft_assign_d4, true)
+REGISTER(soft_assign_d10, true)
+REGISTER(soft_assign_d16, true)
+REGISTER(bin_stats_part, true)
+REGISTER(bin_stats_rows, true)
 REGISTER(soft_assign_backward, true)
 REGISTER(bin_stats_backward, true)
 REGISTER(hard_bin_part, true)
