@@ -95,12 +95,7 @@ func ToRGB(img image.Image) *RGB {
 	case *image.YCbCr:
 		ycbcrToRGB(m, out)
 	case *image.Gray:
-		for y := range h {
-			for x := range w {
-				v := m.Pix[y*m.Stride+x]
-				set(x, y, v, v, v)
-			}
-		}
+		copyChannels(out, m.Pix, m.Stride, 1, 0, 0, 0)
 	case *image.Gray16:
 		// PIL opens a 16-bit grey PNG as mode I (or I;16), whose
 		// conversion to RGB clips the values at 255.
@@ -112,28 +107,13 @@ func ToRGB(img image.Image) *RGB {
 			}
 		}
 	case *image.NRGBA:
-		for y := range h {
-			for x := range w {
-				p := m.Pix[y*m.Stride+4*x:]
-				set(x, y, p[0], p[1], p[2])
-			}
-		}
+		copyChannels(out, m.Pix, m.Stride, 4, 0, 1, 2)
 	case *image.NRGBA64:
-		for y := range h {
-			for x := range w {
-				p := m.Pix[y*m.Stride+8*x:]
-				set(x, y, p[0], p[2], p[4])
-			}
-		}
+		// PIL keeps the high bytes of 16-bit colour.
+		copyChannels(out, m.Pix, m.Stride, 8, 0, 2, 4)
 	case *image.RGBA64:
-		// Go's PNG decoder gives RGBA64 only for opaque 16-bit RGB: PIL
-		// keeps the high bytes.
-		for y := range h {
-			for x := range w {
-				p := m.Pix[y*m.Stride+8*x:]
-				set(x, y, p[0], p[2], p[4])
-			}
-		}
+		// Go's PNG decoder gives RGBA64 only for opaque 16-bit RGB.
+		copyChannels(out, m.Pix, m.Stride, 8, 0, 2, 4)
 	case *image.CMYK:
 		for y := range h {
 			for x := range w {
@@ -167,6 +147,18 @@ func ToRGB(img image.Image) *RGB {
 		}
 	}
 	return out
+}
+
+// copyChannels sets out's pixels from pix, rows stride bytes apart,
+// pixels bpp bytes apart, the red, green and blue bytes at r, g and b.
+func copyChannels(out *RGB, pix []uint8, stride, bpp, r, g, b int) {
+	for y := range out.H {
+		for x := range out.W {
+			p := pix[y*stride+bpp*x:]
+			o := out.Pix[3*(y*out.W+x):]
+			o[0], o[1], o[2] = p[r], p[g], p[b]
+		}
+	}
 }
 
 // cmykChannel is PIL's cmyk2rgb for one channel: nk − c·nk/255 with nk =
