@@ -491,6 +491,13 @@ func TestWriteNPZMatchesNumPy(t *testing.T) {
 	if len(got) != 4 {
 		t.Errorf("%d members, want 4", len(got))
 	}
+	// No strings: a '<U1' array of shape (0,), as NumPy writes np.array([], dtype='<U1').
+	if err := WriteNPZ(path, Strings("none", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := ReadNPZStrings(path, "none"); err != nil || len(s) != 0 {
+		t.Errorf("no strings: %q, %v", s, err)
+	}
 }
 
 func TestReadNPZStrings(t *testing.T) {
