@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -120,22 +119,13 @@ func TestDigitsKilledInsideARunResumesBitForBit(t *testing.T) {
 	if inStage == 0 {
 		t.Error("no run was killed inside a training step")
 	}
-	seed := uint64(time.Now().UnixNano())
-	rng := rand.New(rand.NewPCG(seed, 0))
-	t.Logf("uninterrupted run %v; kill moments from seed %d", took, seed)
+	rng := killMoments(t, took)
 	for trial := range 1 {
 		dir := t.TempDir()
 		for range 2 {
 			c := exec.Command(bin, args...)
 			c.Dir = dir
-			if err := c.Start(); err != nil {
-				t.Fatal(err)
-			}
-			at := time.Duration(rng.Int64N(int64(took)))
-			time.Sleep(at)
-			if c.Process.Kill() == nil && c.Wait() != nil {
-				t.Logf("trial %d: killed after %v", trial, at)
-			}
+			killAtRandom(t, c, rng, took, trial)
 		}
 		resume("trial "+string(rune('0'+trial)), dir)
 	}

@@ -90,6 +90,31 @@ func sameStudyFiles(t *testing.T, trial string, got, want map[string]string) {
 	}
 }
 
+// killMoments is the source of killAtRandom's moments, from a seed it
+// logs with the uninterrupted run's time took.
+func killMoments(t *testing.T, took time.Duration) *rand.Rand {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("uninterrupted run %v; kill moments from seed %d", took, seed)
+	return rand.New(rand.NewPCG(seed, 0))
+}
+
+// killAtRandom starts c, kills it at a moment drawn from [0, took) and
+// reports whether it was killed before it ended.
+func killAtRandom(t *testing.T, c *exec.Cmd, rng *rand.Rand, took time.Duration, trial int) bool {
+	t.Helper()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Duration(rng.Int64N(int64(took)))
+	time.Sleep(at)
+	if c.Process.Kill() == nil && c.Wait() != nil {
+		t.Logf("trial %d: killed after %v", trial, at)
+		return true
+	}
+	return false
+}
+
 // ecl sim killed with SIGKILL at random moments and run again finishes with
 // the tables, results files and diagrams of an uninterrupted run, and no
 // temporary files.
@@ -105,23 +130,15 @@ func TestSimKilledAndResumedMatchesUninterrupted(t *testing.T) {
 	}
 	took := time.Since(start)
 	wantFiles := studyFiles(t, filepath.Join(ref, "out"))
-	seed := uint64(time.Now().UnixNano())
-	rng := rand.New(rand.NewPCG(seed, 0))
-	t.Logf("uninterrupted run %v; kill moments from seed %d", took, seed)
+	rng := killMoments(t, took)
 	killed := 0
 	for trial := range 3 {
 		dir := t.TempDir()
 		for range 2 {
 			c := exec.Command(bin, smallSim...)
 			c.Dir = dir
-			if err := c.Start(); err != nil {
-				t.Fatal(err)
-			}
-			at := time.Duration(rng.Int64N(int64(took)))
-			time.Sleep(at)
-			if c.Process.Kill() == nil && c.Wait() != nil {
+			if killAtRandom(t, c, rng, took, trial) {
 				killed++
-				t.Logf("trial %d: killed after %v", trial, at)
 			}
 		}
 		c := exec.Command(bin, smallSim...)
