@@ -57,43 +57,55 @@ func bilinearCoeffs(in, out int) coeffs {
 	return c
 }
 
-// apply is one output sample: the weighted sum of the samples at src(j)
-// for j in the window, rounded and clipped to 8 bits as PIL does.
-func (c *coeffs) apply(i int, src func(j int) uint8) uint8 {
-	ss := int64(1) << (precisionBits - 1)
-	k := c.k[i*c.size:]
-	for x := range c.n[i] {
-		ss += int64(src(c.lo[i]+x)) * int64(k[x])
-	}
-	return uint8(max(0, min(255, ss>>precisionBits)))
-}
+// clip8 rounds a fixed-point sum to 8 bits, clipped, as PIL does.
+func clip8(ss int64) uint8 { return uint8(max(0, min(255, ss>>precisionBits))) }
 
 // Resize scales img to w×h as PIL's Image.resize((w, h), Image.BILINEAR)
 // does for an RGB image: a horizontal pass, rounded to 8 bits, then a
 // vertical one, each skipped when that side keeps its size.
 func Resize(img *RGB, w, h int) *RGB {
+	const half = int64(1) << (precisionBits - 1)
 	cur := img
 	if w != cur.W {
 		c := bilinearCoeffs(cur.W, w)
 		out := &RGB{W: w, H: cur.H, Pix: make([]uint8, 3*w*cur.H)}
 		for y := range cur.H {
-			row := cur.Pix[3*y*cur.W:]
+			row := cur.Pix[3*y*cur.W : 3*(y+1)*cur.W]
+			o := out.Pix[3*y*w : 3*(y+1)*w]
 			for x := range w {
-				for ch := range 3 {
-					out.Pix[3*(y*w+x)+ch] = c.apply(x, func(j int) uint8 { return row[3*j+ch] })
+				k := c.k[x*c.size : x*c.size+c.n[x]]
+				src := row[3*c.lo[x]:]
+				r, g, b := half, half, half
+				for j, kj := range k {
+					kk := int64(kj)
+					r += int64(src[3*j]) * kk
+					g += int64(src[3*j+1]) * kk
+					b += int64(src[3*j+2]) * kk
 				}
+				o[3*x], o[3*x+1], o[3*x+2] = clip8(r), clip8(g), clip8(b)
 			}
 		}
 		cur = out
 	}
 	if h != cur.H {
 		c := bilinearCoeffs(cur.H, h)
-		out := &RGB{W: cur.W, H: h, Pix: make([]uint8, 3*cur.W*h)}
+		stride := 3 * cur.W
+		out := &RGB{W: cur.W, H: h, Pix: make([]uint8, stride*h)}
+		acc := make([]int64, stride)
 		for y := range h {
-			for x := range cur.W {
-				for ch := range 3 {
-					out.Pix[3*(y*cur.W+x)+ch] = c.apply(y, func(j int) uint8 { return cur.Pix[3*(j*cur.W+x)+ch] })
+			for i := range acc {
+				acc[i] = half
+			}
+			for j, kj := range c.k[y*c.size : y*c.size+c.n[y]] {
+				kk := int64(kj)
+				row := cur.Pix[(c.lo[y]+j)*stride : (c.lo[y]+j+1)*stride]
+				for i, v := range row {
+					acc[i] += int64(v) * kk
 				}
+			}
+			o := out.Pix[y*stride : (y+1)*stride]
+			for i, v := range acc {
+				o[i] = clip8(v)
 			}
 		}
 		cur = out
