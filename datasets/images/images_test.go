@@ -3,12 +3,15 @@ package images
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ecl-go/ecl/datasets/arrays"
+	"github.com/ecl-go/ecl/datasets/images/imagestest"
 )
 
 // fixtureNames are the images of testdata/img, made by make_fixtures.py.
@@ -108,5 +111,28 @@ func TestTransformMatchesTorchvision(t *testing.T) {
 	t.Logf("all: mean |Go − torchvision| %.5f (%.3f grey levels), max %.4f (%.2f levels)", mean, mean/level, maxAll, maxAll/level)
 	if mean > level/4 || maxAll > 4*level {
 		t.Errorf("mean difference %.5f (want ≤ %.5f), max %.4f (want ≤ %.4f)", mean, level/4, maxAll, 4*level)
+	}
+}
+
+// BenchmarkLoad decodes and transforms one 500×375 JPEG (ImageNet's
+// typical size) as torchvision evaluates it, resize 256 and crop 224, or
+// the file $ECL_BENCH_IMAGE. testdata/peer_transform.py times PIL and
+// torchvision on the same file.
+func BenchmarkLoad(b *testing.B) {
+	path := os.Getenv("ECL_BENCH_IMAGE")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "bench.jpg")
+		if err := imagestest.Write(path, imagestest.Image(rand.New(rand.NewPCG(1, 1)), 500, 375, 0)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tr := EvalTransform(256, 224)
+	dst := make([]float32, 3*224*224)
+	for b.Loop() {
+		img, err := Decode(path, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tr.Apply(img, dst)
 	}
 }
