@@ -260,18 +260,54 @@ func Extract(cfg FeaturesConfig) (*FeaturesResult, error) {
 	n := d.Len()
 	chunks := (n + cfg.Batch - 1) / cfg.Batch
 	logf("%d images in %s (%s), %d batches of %d; %s with %d classes, resize %d, crop %d", n, cfg.Data, layoutName(d), chunks, cfg.Batch, cfg.Arch, k, res.Resize, res.Crop)
-	done := 0
+	var todo []int
 	for c := range chunks {
-		lo, hi := c*cfg.Batch, min((c+1)*cfg.Batch, n)
-		path := chunkPath(parts, c)
-		if _, err := os.Stat(path); err == nil {
-			res.Resumed += hi - lo
+		if _, err := os.Stat(chunkPath(parts, c)); err == nil {
+			res.Resumed += min((c+1)*cfg.Batch, n) - c*cfg.Batch
 		} else {
-			if err := runChunk(cfg, net, tr, d, lo, hi, path); err != nil {
-				return nil, err
+			todo = append(todo, c)
+		}
+	}
+	done := res.Resumed
+	if done > 0 && cfg.Progress != nil {
+		cfg.Progress(done, n)
+	}
+	// The next batch is decoded while the network runs on this one.
+	type loaded struct {
+		c, lo int
+		b     *images.Batch
+		err   error
+	}
+	next := make(chan loaded, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(next)
+		for _, c := range todo {
+			lo, hi := c*cfg.Batch, min((c+1)*cfg.Batch, n)
+			files := make([]string, hi-lo)
+			for i := range files {
+				files[i] = d.File(lo + i)
+			}
+			b, err := images.Load(files, tr, images.Options{Workers: cfg.Workers, MaxPixels: cfg.MaxPixels, Skip: cfg.Skip})
+			select {
+			case next <- loaded{c, lo, b, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
 			}
 		}
-		done += hi - lo
+	}()
+	for l := range next {
+		if l.err != nil {
+			return nil, fmt.Errorf("features: %w", l.err)
+		}
+		if err := runChunk(cfg.Device, net, tr.Crop, l.b, l.lo, chunkPath(parts, l.c)); err != nil {
+			return nil, err
+		}
+		done += min(l.lo+cfg.Batch, n) - l.lo
 		if cfg.Progress != nil {
 			cfg.Progress(done, n)
 		}
@@ -343,17 +379,9 @@ func openParts(dir, key string) error {
 // chunkPath is batch c's file in the partial folder.
 func chunkPath(dir string, c int) string { return filepath.Join(dir, fmt.Sprintf("batch-%07d.npz", c)) }
 
-// runChunk reads the images [lo, hi) of d, runs the network on them and
-// writes their rows to path.
-func runChunk(cfg FeaturesConfig, net Network, tr images.Transform, d *images.Dataset, lo, hi int, path string) error {
-	files := make([]string, hi-lo)
-	for i := range files {
-		files[i] = d.File(lo + i)
-	}
-	b, err := images.Load(files, tr, images.Options{Workers: cfg.Workers, MaxPixels: cfg.MaxPixels, Skip: cfg.Skip})
-	if err != nil {
-		return fmt.Errorf("features: %w", err)
-	}
+// runChunk runs the network on the images b read (of crop×crop pixels,
+// the first of them image lo) and writes their rows to path.
+func runChunk(dev tensor.Device[float32], net Network, crop int, b *images.Batch, lo int, path string) error {
 	index := make([]int64, len(b.Index))
 	for i, j := range b.Index {
 		index[i] = int64(lo + j)
@@ -364,9 +392,9 @@ func runChunk(cfg FeaturesConfig, net Network, tr images.Transform, d *images.Da
 	}
 	var feats, logits []float32
 	if m := len(b.Index); m > 0 {
-		x := tensor.FromSlice(b.X, m, 3, tr.Crop, tr.Crop)
-		if cfg.Device != nil {
-			x = tensor.To(x, cfg.Device)
+		x := tensor.FromSlice(b.X, m, 3, crop, crop)
+		if dev != nil {
+			x = tensor.To(x, dev)
 		}
 		autograd.NoGrad(func() {
 			f := net.Features(autograd.Const(x))
