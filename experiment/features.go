@@ -169,7 +169,8 @@ type FeaturesConfig struct {
 	// Device runs the network (nil: the CPU).
 	Device tensor.Device[float32]
 	// Log, if set, receives the run's notes; Progress, if set, the number
-	// of images done (read or resumed) after each batch.
+	// of images done (read or resumed) before the first batch and after
+	// each.
 	Log      func(format string, a ...any)
 	Progress func(done, total int)
 }
@@ -269,7 +270,7 @@ func Extract(cfg FeaturesConfig) (*FeaturesResult, error) {
 		}
 	}
 	done := res.Resumed
-	if done > 0 && cfg.Progress != nil {
+	if cfg.Progress != nil {
 		cfg.Progress(done, n)
 	}
 	// The next batch is decoded while the network runs on this one.
