@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -236,5 +238,67 @@ func TestFeaturesSettingsRejected(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
 		t.Errorf("refused runs wrote %d entries", len(entries))
+	}
+}
+
+// TestFullSizeFeatures runs ecl features with the random full-size
+// models of nn/testdata/make_fullsize.py over the image fixtures and
+// compares the logits and features with torchvision's
+// (datasets/images/testdata/fullsize_features.py), from
+// $ECL_FULLSIZE_DIR; skipped without it. The PNG images' rows agree to
+// float32 rounding; the JPEG images' differ by what the decoders' ±2
+// grey levels make of them.
+func TestFullSizeFeatures(t *testing.T) {
+	dir := os.Getenv("ECL_FULLSIZE_DIR")
+	if dir == "" {
+		t.Skip("ECL_FULLSIZE_DIR is not set (see datasets/images/testdata/fullsize_features.py)")
+	}
+	ran := 0
+	for _, name := range experiment.FeatureArchNames() {
+		want := filepath.Join(dir, name+"_images.npz")
+		if _, err := os.Stat(want); err != nil {
+			continue
+		}
+		ran++
+		out := filepath.Join(t.TempDir(), "f.npz")
+		if err := runFeatures([]string{"-arch", name, "-weights", filepath.Join(dir, name+".pth"), "-data", "../../datasets/images/testdata/img", "-layout", "flat", "-out", out, "-batch", "5", "-quiet"}); err != nil {
+			t.Fatal(err)
+		}
+		paths, err := arrays.ReadNPZStrings(out, "paths")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wantPaths, err := arrays.ReadNPZStrings(want, "paths"); err != nil || !slices.Equal(paths, wantPaths) {
+			t.Fatalf("%s: paths %q, torchvision's %q (%v)", name, paths, wantPaths, err)
+		}
+		for _, array := range []string{"logits", "features"} {
+			got, shape, err := arrays.ReadNPZ(out, array)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, refShape, err := arrays.ReadNPZ(want, array)
+			if err != nil || !slices.Equal(shape, refShape) {
+				t.Fatalf("%s %s: shape %v, torchvision's %v (%v)", name, array, shape, refShape, err)
+			}
+			cols := shape[1]
+			for i, p := range paths {
+				var d, s float64
+				for j := range cols {
+					d = max(d, math.Abs(got[i*cols+j]-ref[i*cols+j]))
+					s = max(s, math.Abs(ref[i*cols+j]))
+				}
+				lim := 1e-5
+				if strings.HasSuffix(p, ".jpg") {
+					lim = 5e-3
+				}
+				t.Logf("%s %s %-10s max |Go − torchvision| / max |torchvision| %.1e", name, array, p, d/s)
+				if d > lim*s {
+					t.Errorf("%s %s of %s: relative difference %.1e, want ≤ %.0e", name, array, p, d/s, lim)
+				}
+			}
+		}
+	}
+	if ran == 0 {
+		t.Errorf("no NAME_images.npz in %s", dir)
 	}
 }
