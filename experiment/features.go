@@ -235,6 +235,17 @@ func Extract(cfg FeaturesConfig) (*FeaturesResult, error) {
 		return nil, err
 	}
 	res.Classes = d.Classes
+	if u := d.Unreadable; len(u) > 0 {
+		if !cfg.Skip {
+			return nil, fmt.Errorf("features: %s and %d more under %s: an image format Go's standard library does not read (only JPEG and PNG): convert them, or skip them", filepath.Join(d.Root, u[0]), len(u)-1, d.Root)
+		}
+		for _, p := range u {
+			res.Skipped = append(res.Skipped, filepath.Join(d.Root, p)+": not JPEG or PNG")
+		}
+	}
+	if d.Len() == 0 {
+		return nil, fmt.Errorf("features: no JPEG or PNG image under %s", d.Root)
+	}
 	net, k, err := LoadNetwork(a, cfg.Weights)
 	if err != nil {
 		return nil, err

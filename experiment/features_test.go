@@ -194,6 +194,30 @@ func TestExtractResumesAndSkips(t *testing.T) {
 	}
 }
 
+// A format torchvision reads and Go does not stops the run, naming the
+// file, or with Skip is listed among the skipped.
+func TestExtractUnreadableFormat(t *testing.T) {
+	data := t.TempDir()
+	if _, err := imagestest.Tree(data, []string{"a", "b"}, 2, 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "b", "x.webp"), []byte("RIFF"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := FeaturesConfig{Arch: "resnet_tiny", Weights: "../nn/testdata/resnet_tiny.pth", Data: data, Out: filepath.Join(t.TempDir(), "o.npz"), Batch: 4}
+	if _, err := Extract(cfg); err == nil || !strings.Contains(err.Error(), filepath.Join(data, "b", "x.webp")+" and 0 more") {
+		t.Errorf("webp: error %v", err)
+	}
+	cfg.Skip = true
+	res, err := Extract(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Images != 4 || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0], "x.webp: not JPEG or PNG") {
+		t.Errorf("skip: %d images, skipped %q", res.Images, res.Skipped)
+	}
+}
+
 func TestExtractBadConfig(t *testing.T) {
 	data := t.TempDir()
 	if _, err := imagestest.Tree(data, []string{"a"}, 1, 3); err != nil {

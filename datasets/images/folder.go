@@ -1,7 +1,6 @@
 package images
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,7 +11,8 @@ import (
 // Extensions are the file endings read as images (compared in lower
 // case). torchvision's ImageFolder also lists .ppm, .bmp, .pgm, .tif,
 // .tiff and .webp, which Go's standard library does not decode; Folder
-// and Flat refuse such files by name rather than leave them out silently.
+// and Flat list such files in Dataset.Unreadable rather than leave them
+// out silently.
 var Extensions = []string{".jpg", ".jpeg", ".png"}
 
 // otherImages are torchvision's other image extensions.
@@ -27,6 +27,10 @@ type Dataset struct {
 	Paths   []string // relative to Root, with forward slashes
 	Labels  []int    // nil for a flat folder
 	Classes []string // the class folders' names, by index; nil for a flat folder
+	// Unreadable lists, relative to Root, the files torchvision would
+	// read as images but Go's standard library cannot (.bmp, .tif,
+	// .webp, …); they are not in Paths.
+	Unreadable []string
 }
 
 // Len is the number of images.
@@ -58,11 +62,12 @@ func Folder(root string) (*Dataset, error) {
 		return nil, fmt.Errorf("images.Folder: %s has no class folders", root)
 	}
 	for k, class := range d.Classes {
-		files, err := walk(root, class)
+		files, other, err := walk(root, class)
 		if err != nil {
 			return nil, err
 		}
-		if len(files) == 0 {
+		d.Unreadable = append(d.Unreadable, other...)
+		if len(files)+len(other) == 0 {
 			return nil, fmt.Errorf("images.Folder: class folder %s has no images (%s)", filepath.Join(root, class), strings.Join(Extensions, ", "))
 		}
 		for _, f := range files {
@@ -80,15 +85,16 @@ func Folder(root string) (*Dataset, error) {
 // followed), in sorted order of the paths relative to root; it has no
 // labels.
 func Flat(root string) (*Dataset, error) {
-	files, err := walk(root, "")
+	files, other, err := walk(root, "")
 	if err != nil {
 		return nil, err
 	}
-	if len(files) == 0 {
+	if len(files)+len(other) == 0 {
 		return nil, fmt.Errorf("images.Flat: no images (%s) under %s", strings.Join(Extensions, ", "), root)
 	}
 	slices.Sort(files)
-	return &Dataset{Root: root, Paths: files}, nil
+	slices.Sort(other)
+	return &Dataset{Root: root, Paths: files, Unreadable: other}, nil
 }
 
 // HasClasses reports whether root looks like an ImageFolder tree: no
@@ -130,11 +136,12 @@ func isImage(name string) bool {
 // walk lists the images under root/sub, relative to root with forward
 // slashes, directory by directory in sorted order of the directories'
 // paths and by name within each, following symbolic links (a directory
-// reached twice through links is read once).
-func walk(root, sub string) ([]string, error) {
+// reached twice through links is read once); and, in the same order, the
+// files of torchvision's other image formats.
+func walk(root, sub string) (files, other []string, err error) {
 	type dir struct {
-		rel   string
-		files []string
+		rel          string
+		files, other []string
 	}
 	var dirs []dir
 	seen := map[string]bool{}
@@ -167,13 +174,14 @@ func walk(root, sub string) ([]string, error) {
 			case isImage(name):
 				d.files = append(d.files, child)
 			case slices.Contains(otherImages, strings.ToLower(filepath.Ext(name))):
-				return &Error{Path: filepath.Join(full, name), Err: errors.New("an image format Go's standard library does not read (only JPEG and PNG): convert it, or move it out of the folder")}
+				d.other = append(d.other, child)
 			}
-			if len(d.files) > MaxFiles {
+			if len(d.files)+len(d.other) > MaxFiles {
 				return fmt.Errorf("images: %s holds more than %d images", full, MaxFiles)
 			}
 		}
 		slices.Sort(d.files)
+		slices.Sort(d.other)
 		dirs = append(dirs, d)
 		for _, s := range subs {
 			if err := visit(s); err != nil {
@@ -183,12 +191,11 @@ func walk(root, sub string) ([]string, error) {
 		return nil
 	}
 	if err := visit(sub); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	slices.SortFunc(dirs, func(a, b dir) int { return strings.Compare(a.rel, b.rel) })
-	var out []string
 	for _, d := range dirs {
-		out = append(out, d.files...)
+		files, other = append(files, d.files...), append(other, d.other...)
 	}
-	return out, nil
+	return files, other, nil
 }
