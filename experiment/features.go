@@ -25,9 +25,6 @@ type Network struct {
 	Module   nn.Module[float32]
 	Features func(*autograd.Var[float32]) *autograd.Var[float32]
 	Head     *nn.Linear[float32]
-	// Side, when not 0, is the only image side the network takes (the
-	// ViTs' 224).
-	Side int
 }
 
 // Arch is a torchvision network that Extract runs over images.
@@ -44,6 +41,9 @@ type Arch struct {
 	// Resize and Crop are torchvision's evaluation transform for the
 	// network's ImageNet weights.
 	Resize, Crop int
+	// Side, when not 0, is the only image side the network takes (the
+	// ViTs' 224).
+	Side int
 }
 
 // ResNetArch is a torchvision bottleneck ResNet of config cfg (other
@@ -66,10 +66,9 @@ func DenseNetArch(cfg func(int) nn.DenseNetConfig) Arch {
 // ViTArch is a torchvision ViT of config cfg, evaluated at resize and
 // crop.
 func ViTArch(cfg func(int) nn.ViTConfig, resize, crop int) Arch {
-	return Arch{Head: "heads.head", Resize: resize, Crop: crop, Build: func(vb nn.Vars[float32], rng *rand.Rand, classes int) Network {
-		c := cfg(classes)
-		m := nn.NewViT(vb, rng, c)
-		return Network{Module: m, Features: m.Features, Head: m.Head, Side: c.Image}
+	return Arch{Head: "heads.head", Resize: resize, Crop: crop, Side: cfg(0).Image, Build: func(vb nn.Vars[float32], rng *rand.Rand, classes int) Network {
+		m := nn.NewViT(vb, rng, cfg(classes))
+		return Network{Module: m, Features: m.Features, Head: m.Head}
 	}}
 }
 
@@ -230,6 +229,9 @@ func Extract(cfg FeaturesConfig) (*FeaturesResult, error) {
 	if err := tr.Check(); err != nil {
 		return nil, fmt.Errorf("features: %w", err)
 	}
+	if a.Side != 0 && res.Crop != a.Side {
+		return nil, fmt.Errorf("features: crop %d: %s takes %d×%d images", res.Crop, cfg.Arch, a.Side, a.Side)
+	}
 	d, err := listImages(cfg.Data, cfg.Layout)
 	if err != nil {
 		return nil, err
@@ -249,9 +251,6 @@ func Extract(cfg FeaturesConfig) (*FeaturesResult, error) {
 	net, k, err := LoadNetwork(a, cfg.Weights)
 	if err != nil {
 		return nil, err
-	}
-	if net.Side != 0 && res.Crop != net.Side {
-		return nil, fmt.Errorf("features: crop %d: %s takes %d×%d images", res.Crop, cfg.Arch, net.Side, net.Side)
 	}
 	res.K = k
 	if cfg.Device != nil {

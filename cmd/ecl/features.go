@@ -47,6 +47,8 @@ func runFeatures(args []string) error {
 		return fmt.Errorf("-resize %d: want 1 to %d, or 0 for the network's", c.Resize, images.MaxSide)
 	case c.Crop < 0 || orDefault(c.Crop, a.Crop) > orDefault(c.Resize, a.Resize):
 		return fmt.Errorf("-crop %d: want 1 to the resize, %d, or 0 for the network's (%d)", c.Crop, orDefault(c.Resize, a.Resize), a.Crop)
+	case a.Side != 0 && orDefault(c.Crop, a.Crop) != a.Side:
+		return fmt.Errorf("-crop %d: %s takes %d×%d images", c.Crop, c.Arch, a.Side, a.Side)
 	case c.Workers < 0 || c.Workers > 1024:
 		return fmt.Errorf("-workers %d: want 0 to 1024", c.Workers)
 	case c.MaxPixels < 1:

@@ -222,6 +222,7 @@ func TestFeaturesSettingsRejected(t *testing.T) {
 		{"-resize -1", "-resize -1: want 1 to"},
 		{"-crop 30", "-crop 30: want 1 to the resize, 20"},
 		{"-resize 10", "-crop 0: want 1 to the resize, 10"},
+		{"-arch vit_tiny -crop 12", "-crop 12: vit_tiny takes 16×16 images"},
 		{"-workers -1", "-workers -1"},
 		{"-max-pixels 0", "-max-pixels 0"},
 		{"-layout grid", "-layout grid: want auto, classes or flat"},
