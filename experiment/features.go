@@ -279,6 +279,9 @@ func Extract(cfg FeaturesConfig) (*FeaturesResult, error) {
 			todo = append(todo, c)
 		}
 	}
+	if res.Resumed > 0 {
+		logf("resumed %d of %d images from %s", res.Resumed, n, parts)
+	}
 	done := res.Resumed
 	if cfg.Progress != nil {
 		cfg.Progress(done, n)
@@ -322,9 +325,6 @@ func Extract(cfg FeaturesConfig) (*FeaturesResult, error) {
 		if cfg.Progress != nil {
 			cfg.Progress(done, n)
 		}
-	}
-	if res.Resumed > 0 {
-		logf("resumed %d of %d images from %s", res.Resumed, n, parts)
 	}
 	if err := assemble(cfg.Out, parts, chunks, d, res); err != nil {
 		return nil, err
