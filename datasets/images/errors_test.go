@@ -188,3 +188,26 @@ func TestFolderOrder(t *testing.T) {
 		t.Error("Flat of an empty folder: no error")
 	}
 }
+
+// FuzzDecode: any bytes give an image of the header's size or an error,
+// never a panic, and nothing above the pixel limit is decoded.
+func FuzzDecode(f *testing.F) {
+	for _, name := range fixtureNames {
+		b, err := os.ReadFile("testdata/img/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add(pngHeader(3, 5))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		img, err := decodeSeeker(bytes.NewReader(b), 1<<14)
+		if err != nil {
+			return
+		}
+		if img.W*img.H > 1<<14 || len(img.Pix) != 3*img.W*img.H {
+			t.Fatalf("%d×%d image with %d bytes", img.W, img.H, len(img.Pix))
+		}
+		EvalTransform(8, 6).Apply(img, nil)
+	})
+}
