@@ -526,8 +526,16 @@ func TestReadNPZStrings(t *testing.T) {
 	if err := os.WriteFile(p, npzFile(t, false, map[string][]byte{"paths": forged}), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadNPZStrings(p, "paths"); err == nil || !strings.Contains(err.Error(), "the array holds 16") {
+	if _, err := ReadNPZStrings(p, "paths"); err == nil || !strings.Contains(err.Error(), "the array holds 16 bytes") {
 		t.Errorf("forged count: %v", err)
+	}
+	// No strings of 10⁹ code points each: nothing allocated for one.
+	wide := npy("<U1000000000", false, "0,", nil)
+	if err := os.WriteFile(p, npzFile(t, false, map[string][]byte{"paths": wide}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := ReadNPZStrings(p, "paths"); err != nil || len(s) != 0 {
+		t.Errorf("forged width: %q, %v", s, err)
 	}
 }
 

@@ -206,8 +206,11 @@ func ReadNPZStrings(path, name string) ([]string, error) {
 		return nil, fmt.Errorf("%s: offset %d: shape %v, want 1 dimension", label, off, h.shape)
 	}
 	n, body := h.shape[0], size-start
-	if n > 0 && (int64(width) > body/4 || n > body/(4*int64(width))) || n*4*int64(width) != body {
-		return nil, fmt.Errorf("%s: offset %d: %d strings of %d code points need %d bytes, the array holds %d", label, start, n, width, n*4*int64(width), body)
+	if n == 0 && body == 0 {
+		return []string{}, nil
+	}
+	if n == 0 || int64(width) > body/4 || n > body/(4*int64(width)) || n*4*int64(width) != body {
+		return nil, fmt.Errorf("%s: offset %d: %d strings of %d code points, the array holds %d bytes", label, start, n, width, body)
 	}
 	var bo binary.ByteOrder = binary.LittleEndian
 	if h.descr[0] == '>' {
