@@ -159,6 +159,10 @@ func WriteNPZ(path string, arrays ...Array) error {
 	})
 }
 
+// maxStringWidth bounds the code points of a string ReadNPZStrings
+// reads: a row's buffer is allocated before its bytes are read.
+const maxStringWidth = 1 << 20
+
 // ReadNPZStrings reads the 1-D string array name ('<Un' or '>Un', as
 // numpy.savez writes an array of str) of a .npz archive, trailing zero
 // code points dropped as NumPy drops them.
@@ -204,6 +208,9 @@ func ReadNPZStrings(path, name string) ([]string, error) {
 	}
 	if len(h.shape) != 1 {
 		return nil, fmt.Errorf("%s: offset %d: shape %v, want 1 dimension", label, off, h.shape)
+	}
+	if width > maxStringWidth {
+		return nil, fmt.Errorf("%s: offset %d: strings of %d code points, more than the %d this reader accepts", label, off, width, maxStringWidth)
 	}
 	n, body := h.shape[0], size-start
 	if n == 0 && body == 0 {
