@@ -154,26 +154,7 @@ func LoadSafetensors[T tensor.Float](path string, m Module[T]) error {
 // readSafetensors reads the values of the tensors want from the safetensors
 // file r of size bytes.
 func readSafetensors[T tensor.Float](r io.ReaderAt, size int64, want []Named[T]) ([][]T, error) {
-	if size < 8 {
-		return nil, fmt.Errorf("file of %d bytes, shorter than the 8-byte header length", size)
-	}
-	var b [8]byte
-	if _, err := r.ReadAt(b[:], 0); err != nil {
-		return nil, err
-	}
-	n := binary.LittleEndian.Uint64(b[:])
-	if n > uint64(size-8) {
-		return nil, fmt.Errorf("header of %d bytes, beyond the file's %d", n, size)
-	}
-	if n > maxSafetensorsHeader {
-		return nil, fmt.Errorf("header of %d bytes, over the limit of %d", n, maxSafetensorsHeader)
-	}
-	header := make([]byte, n)
-	if _, err := r.ReadAt(header, 8); err != nil {
-		return nil, err
-	}
-	data := 8 + int64(n)
-	tensors, _, err := parseSafetensorsHeader(header, size-data)
+	tensors, data, err := readSafetensorsHeader(r, size)
 	if err != nil {
 		return nil, err
 	}
@@ -188,6 +169,35 @@ func readSafetensors[T tensor.Float](r io.ReaderAt, size int64, want []Named[T])
 		}
 	}
 	return vals, nil
+}
+
+// readSafetensorsHeader reads and checks the header of the safetensors
+// file r of size bytes: its tensors and the offset of the data section.
+func readSafetensorsHeader(r io.ReaderAt, size int64) ([]stTensor, int64, error) {
+	if size < 8 {
+		return nil, 0, fmt.Errorf("file of %d bytes, shorter than the 8-byte header length", size)
+	}
+	var b [8]byte
+	if _, err := r.ReadAt(b[:], 0); err != nil {
+		return nil, 0, err
+	}
+	n := binary.LittleEndian.Uint64(b[:])
+	if n > uint64(size-8) {
+		return nil, 0, fmt.Errorf("header of %d bytes, beyond the file's %d", n, size)
+	}
+	if n > maxSafetensorsHeader {
+		return nil, 0, fmt.Errorf("header of %d bytes, over the limit of %d", n, maxSafetensorsHeader)
+	}
+	header := make([]byte, n)
+	if _, err := r.ReadAt(header, 8); err != nil {
+		return nil, 0, err
+	}
+	data := 8 + int64(n)
+	tensors, _, err := parseSafetensorsHeader(header, size-data)
+	if err != nil {
+		return nil, 0, err
+	}
+	return tensors, data, nil
 }
 
 // parseSafetensorsHeader parses and checks a header whose data section has

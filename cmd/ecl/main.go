@@ -4,6 +4,7 @@
 //	ecl eval [flags]   compute every calibration metric of given predictions and draw reliability diagrams
 //	ecl digits [flags] train a digit network on source domains and compare calibration methods on the target
 //	ecl calibrate [flags] calibrate a model's predictions under covariate shift from files
+//	ecl features [flags] run a torchvision network over a folder of images: logits, penultimate features, paths and labels into a .npz
 //	ecl data fetch     download MNIST, USPS and SVHN into the data directory and verify their checksums
 //	ecl report DIR…    merge run files of studies and sweeps into tables (text, Markdown, LaTeX, CSV) and figures
 //	ecl sweep [flags]  expand a grid of study flags into jobs; run one, or write a Slurm/Kubernetes job array
@@ -25,6 +26,7 @@ var commands = map[string]func(args []string) error{
 	"eval":      runEval,
 	"digits":    runDigits,
 	"calibrate": runCalibrate,
+	"features":  runFeatures,
 	"data":      runData,
 	"sweep":     runSweep,
 	"report":    runReport,

@@ -90,19 +90,57 @@ func sameStudyFiles(t *testing.T, trial string, got, want map[string]string) {
 	}
 }
 
+// killMoments is the source of killAtRandom's moments, from a seed it
+// logs with the uninterrupted run's time took.
+func killMoments(t *testing.T, took time.Duration) *rand.Rand {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("uninterrupted run %v; kill moments from seed %d", took, seed)
+	return rand.New(rand.NewPCG(seed, 0))
+}
+
+// killAtRandom starts c, kills it at a moment drawn from [0, took) and
+// reports whether it was killed before it ended.
+func killAtRandom(t *testing.T, c *exec.Cmd, rng *rand.Rand, took time.Duration, trial int) bool {
+	t.Helper()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Duration(rng.Int64N(int64(took)))
+	time.Sleep(at)
+	if c.Process.Kill() == nil && c.Wait() != nil {
+		t.Logf("trial %d: killed after %v", trial, at)
+		return true
+	}
+	return false
+}
+
 // ecl sim killed with SIGKILL at random moments and run again finishes with
 // the tables, results files and diagrams of an uninterrupted run, and no
 // temporary files.
 func TestSimKilledAndResumedMatchesUninterrupted(t *testing.T) {
 	bin := buildECL(t)
-	want, took, wantFiles := uninterrupted(t, bin, smallSim...)
-	seed := uint64(time.Now().UnixNano())
-	rng := rand.New(rand.NewPCG(seed, 0))
-	t.Logf("uninterrupted run %v; kill moments from seed %d", took, seed)
+	ref := t.TempDir()
+	cmd := exec.Command(bin, smallSim...)
+	cmd.Dir = ref
+	start := time.Now()
+	want, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("uninterrupted run: %v", err)
+	}
+	took := time.Since(start)
+	wantFiles := studyFiles(t, filepath.Join(ref, "out"))
+	rng := killMoments(t, took)
 	killed := 0
 	for trial := range 3 {
 		dir := t.TempDir()
-		killed += killTwice(t, trial, dir, rng, took, bin, smallSim...)
+		for range 2 {
+			c := exec.Command(bin, smallSim...)
+			c.Dir = dir
+			if killAtRandom(t, c, rng, took, trial) {
+				killed++
+			}
+		}
 		c := exec.Command(bin, smallSim...)
 		c.Dir = dir
 		got, err := c.Output()
@@ -178,40 +216,4 @@ func TestSimJobsMatchSequential(t *testing.T) {
 			t.Errorf("record %s differs from the sequential run's", r.Label)
 		}
 	}
-}
-
-// killTwice starts bin with args in dir twice, killing each run at a moment
-// drawn from [0, took), and returns how many were killed before they ended.
-func killTwice(t *testing.T, trial int, dir string, rng *rand.Rand, took time.Duration, bin string, args ...string) int {
-	t.Helper()
-	killed := 0
-	for range 2 {
-		c := exec.Command(bin, args...)
-		c.Dir = dir
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		at := time.Duration(rng.Int64N(int64(took)))
-		time.Sleep(at)
-		if c.Process.Kill() == nil && c.Wait() != nil {
-			killed++
-			t.Logf("trial %d: killed after %v", trial, at)
-		}
-	}
-	return killed
-}
-
-// uninterrupted runs bin with args to its end in a new folder and returns
-// its output, how long it took and the study files it wrote under out.
-func uninterrupted(t *testing.T, bin string, args ...string) ([]byte, time.Duration, map[string]string) {
-	t.Helper()
-	ref := t.TempDir()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = ref
-	start := time.Now()
-	want, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("uninterrupted run: %v", err)
-	}
-	return want, time.Since(start), studyFiles(t, filepath.Join(ref, "out"))
 }

@@ -218,40 +218,9 @@ func decodeNPY(f io.Reader, size int64, name string) (data []float64, shape []in
 	case err != nil:
 		return nil, nil, fmt.Errorf("%s: truncated: %d bytes, shorter than a .npy file's 10-byte preamble", name, got)
 	}
-	var off int64 // start of the header
-	var hlen int64
-	switch {
-	case pre[7] != 0:
-		return nil, nil, fail(6, "unsupported format version %d.%d", pre[6], pre[7])
-	case pre[6] == 1:
-		var b [2]byte
-		if _, err := io.ReadFull(f, b[:]); err != nil {
-			return nil, nil, fail(8, "truncated header length")
-		}
-		hlen, off = int64(binary.LittleEndian.Uint16(b[:])), 10
-	case pre[6] == 2 || pre[6] == 3:
-		var b [4]byte
-		if _, err := io.ReadFull(f, b[:]); err != nil {
-			return nil, nil, fail(8, "truncated header length")
-		}
-		hlen, off = int64(binary.LittleEndian.Uint32(b[:])), 12
-	default:
-		return nil, nil, fail(6, "unsupported format version %d.%d", pre[6], pre[7])
-	}
-	if hlen > size-off {
-		return nil, nil, fail(off, "header of %d bytes runs past the end of the %d-byte file", hlen, size)
-	}
-	header := make([]byte, hlen)
-	if _, err := io.ReadFull(f, header); err != nil {
-		return nil, nil, fail(off, "reading the header: %v", err)
-	}
-	h, err := parseHeader(string(header))
+	h, off, start, err := readHeader(f, size, name, pre[:got])
 	if err != nil {
-		text := strings.TrimSpace(string(header))
-		if len(text) > 200 {
-			text = text[:200] + "…"
-		}
-		return nil, nil, fail(off, "header %q: %v", text, err)
+		return nil, nil, err
 	}
 	decode, esize, err := decoder(h.descr)
 	if err != nil {
@@ -265,7 +234,6 @@ func decodeNPY(f io.Reader, size int64, name string) (data []float64, shape []in
 		n *= v
 		shape = append(shape, int(v))
 	}
-	start := off + hlen
 	body := size - start
 	if n > body/esize {
 		return nil, nil, fail(start, "truncated: shape %v of %s needs %d values (%d bytes), the file holds %d bytes of data", h.shape, h.descr, n, n*esize, body)
@@ -294,6 +262,50 @@ func decodeNPY(f io.Reader, size int64, name string) (data []float64, shape []in
 		data = fortranToC(data, shape)
 	}
 	return data, shape, nil
+}
+
+// readHeader reads the header of a .npy stream of size bytes whose first
+// bytes pre (the magic string and version) were read; it returns the
+// header, its offset and the offset of the data.
+func readHeader(f io.Reader, size int64, name string, pre []byte) (h npyHeader, off, start int64, err error) {
+	fail := func(off int64, format string, a ...any) error {
+		return fmt.Errorf("%s: offset %d: %s", name, off, fmt.Sprintf(format, a...))
+	}
+	var hlen int64
+	switch {
+	case pre[7] != 0:
+		return h, 0, 0, fail(6, "unsupported format version %d.%d", pre[6], pre[7])
+	case pre[6] == 1:
+		var b [2]byte
+		if _, err := io.ReadFull(f, b[:]); err != nil {
+			return h, 0, 0, fail(8, "truncated header length")
+		}
+		hlen, off = int64(binary.LittleEndian.Uint16(b[:])), 10
+	case pre[6] == 2 || pre[6] == 3:
+		var b [4]byte
+		if _, err := io.ReadFull(f, b[:]); err != nil {
+			return h, 0, 0, fail(8, "truncated header length")
+		}
+		hlen, off = int64(binary.LittleEndian.Uint32(b[:])), 12
+	default:
+		return h, 0, 0, fail(6, "unsupported format version %d.%d", pre[6], pre[7])
+	}
+	if hlen > size-off {
+		return h, 0, 0, fail(off, "header of %d bytes runs past the end of the %d-byte file", hlen, size)
+	}
+	header := make([]byte, hlen)
+	if _, err := io.ReadFull(f, header); err != nil {
+		return h, 0, 0, fail(off, "reading the header: %v", err)
+	}
+	h, err = parseHeader(string(header))
+	if err != nil {
+		text := strings.TrimSpace(string(header))
+		if len(text) > 200 {
+			text = text[:200] + "…"
+		}
+		return h, 0, 0, fail(off, "header %q: %v", text, err)
+	}
+	return h, off, off + hlen, nil
 }
 
 // npyHeader is the content of a .npy header dictionary.

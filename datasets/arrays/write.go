@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/ecl-go/ecl/internal/atomicfile"
 )
@@ -16,15 +15,8 @@ func EncodeNPY(data []float64, rows, cols int) ([]byte, error) {
 	if rows < 0 || cols < 0 || rows*cols != len(data) {
 		return nil, fmt.Errorf("arrays.EncodeNPY: %d values for shape (%d, %d)", len(data), rows, cols)
 	}
-	header := fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }", rows, cols)
-	// Pad with spaces so that magic, version, length and header end on a
-	// multiple of 64 bytes, with a final newline.
-	pad := 64 - (10+len(header)+1)%64
-	header += strings.Repeat(" ", pad%64) + "\n"
 	var buf bytes.Buffer
-	buf.WriteString("\x93NUMPY\x01\x00")
-	binary.Write(&buf, binary.LittleEndian, uint16(len(header)))
-	buf.WriteString(header)
+	buf.Write(npyPreamble("<f8", []int{rows, cols}))
 	binary.Write(&buf, binary.LittleEndian, data)
 	return buf.Bytes(), nil
 }
