@@ -1,26 +1,18 @@
 package main
 
 import (
-	"encoding/csv"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ecl-go/ecl/datasets/sim"
 	"github.com/ecl-go/ecl/ecl"
-	"github.com/ecl-go/ecl/ecl/metrics"
 	"github.com/ecl-go/ecl/experiment"
-	"github.com/ecl-go/ecl/internal/atomicfile"
 )
 
 func runSim(args []string) error { return simStudy(args, false) }
@@ -195,167 +187,6 @@ var settingFlags = map[string]string{
 	"Epochs": "epochs", "LR": "lr", "CheckpointEvery": "checkpoint-every", "Arch": "arch", "AuxData": "aux-data",
 	"Split.Target": "target", "Split.Sources": "sources", "Split.ValFraction": "val",
 	"Split.MaxSource": "max-source", "Split.MaxTarget": "max-target", "Split.MaxTest": "max-test",
-}
-
-// flagError words a study's SettingError as the flag that set it.
-func flagError(err error) error {
-	var se *experiment.SettingError
-	if errors.As(err, &se) {
-		if name, ok := settingFlags[se.Field]; ok {
-			return fmt.Errorf("-%s %v: want %s", name, se.Value, se.Want)
-		}
-	}
-	return err
-}
-
-// parseMethods reads -methods: a comma list of baselines, all, or
-// empty/none. "uncal" and "ecl" may be listed too: their rows are always
-// there (ECL's in the paradigms of -paradigms).
-func parseMethods(s string) ([]string, error) {
-	switch s {
-	case "", "none":
-		return nil, nil
-	case "all":
-		return experiment.Methods, nil
-	}
-	var ms []string
-	for _, m := range strings.Split(s, ",") {
-		switch {
-		case m == "uncal" || m == "ecl":
-		case slices.Contains(experiment.Methods, m):
-			ms = append(ms, m)
-		default:
-			return nil, fmt.Errorf("-methods: unknown method %q (want %s, all or none)", m, strings.Join(experiment.Methods, ", "))
-		}
-	}
-	return ms, nil
-}
-
-func parseReduce(s string) (ecl.Reduction, error) {
-	switch s {
-	case "sum":
-		return ecl.Sum, nil
-	case "mean":
-		return ecl.Mean, nil
-	}
-	return 0, fmt.Errorf("-reduce %q: want sum or mean", s)
-}
-
-func parseMetrics(s string) (metrics.Options, error) {
-	switch s {
-	case "paper":
-		return metrics.Options{}, nil
-	case "reference":
-		return metrics.ReferenceOptions(), nil
-	}
-	return metrics.Options{}, fmt.Errorf("-metrics %q: want paper or reference", s)
-}
-
-func parseList[E any](flag, s string, parse func(string) (E, error)) ([]E, error) {
-	var out []E
-	for _, f := range strings.Split(s, ",") {
-		v, err := parse(strings.TrimSpace(f))
-		if err != nil {
-			return nil, fmt.Errorf("-%s: %w", flag, err)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func bar(done, total, width int) string {
-	n := done * width / max(total, 1)
-	return "[" + strings.Repeat("#", n) + strings.Repeat(" ", width-n) + "]"
-}
-
-// printTables writes one table per shift: target metrics ×100 (NLL as is),
-// mean ± std over seeds, the source accuracy and ECE, and for ECL rows the
-// seeds on which the paradigm's own error beat Uncal.
-func printTables(w io.Writer, head string, ss []experiment.Summary, took time.Duration) {
-	fmt.Fprintf(w, "%s, %s\n", head, took.Round(time.Second))
-	shift := ""
-	for _, s := range ss {
-		if s.Shift.String() != shift {
-			shift = s.Shift.String()
-			fmt.Fprintf(w, "\nshift %s: target metrics in %%, %s; for ECL rows, the paradigm's own error\n"+
-				"(ECE, CwECE or CanECE) against Uncal and against CE-finetune: seeds improved, mean change in points\n", shift, overSeeds(ss))
-			fmt.Fprintf(w, "%-15s %-36s", "method", "setup")
-			for _, n := range experiment.ScoreNames {
-				fmt.Fprintf(w, " %13s", n)
-			}
-			fmt.Fprintf(w, " %11s %11s %14s %14s\n", "src ACC", "src ECE", "vs Uncal", "vs CE-ft")
-		}
-		fmt.Fprintf(w, "%-15s %-36s", s.Method, s.Setup)
-		for _, n := range experiment.ScoreNames {
-			fmt.Fprintf(w, " %13s", pm(s.Target[n], n != "NLL", s.Runs))
-		}
-		fmt.Fprintf(w, " %11s %11s", pm(s.Source["ACC"], true, s.Runs), pm(s.Source["ECE"], true, s.Runs))
-		if s.Wins >= 0 {
-			fmt.Fprintf(w, " %6s %+7.2f", fmt.Sprintf("%d/%d", s.Wins, s.Runs), 100*s.Delta)
-		}
-		if s.WinsCtl >= 0 {
-			fmt.Fprintf(w, " %6s %+7.2f", fmt.Sprintf("%d/%d", s.WinsCtl, s.Runs), 100*s.DeltaCtl)
-		}
-		fmt.Fprintln(w)
-	}
-}
-
-// pm is a mean ± std over runs seeds, in % when percent; the mean alone
-// for one seed.
-func pm(s experiment.Stat, percent bool, runs int) string {
-	f, k := "%.3f", 1.0
-	if percent {
-		f, k = "%.2f", 100
-	}
-	if runs < 2 {
-		return fmt.Sprintf(f, k*s.Mean)
-	}
-	return fmt.Sprintf(f+"±"+f, k*s.Mean, k*s.Std)
-}
-
-// writeResults writes results.json (command line, per-seed results and
-// summaries) and results.csv (one row per model), each atomically.
-func writeResults(dir string, args []string, rs []experiment.Result, ss []experiment.Summary) error {
-	err := atomicfile.Write(filepath.Join(dir, "results.json"), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Args      []string
-			Results   []experiment.Result
-			Summaries []experiment.Summary
-		}{args, rs, ss})
-	})
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(dir, "results.csv"), func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		head := []string{"shift", "method", "setup", "seed"}
-		for _, n := range experiment.ScoreNames {
-			head = append(head, "target_"+n)
-		}
-		for _, n := range experiment.ScoreNames {
-			head = append(head, "source_"+n)
-		}
-		cw.Write(head)
-		for _, r := range rs {
-			row := []string{r.Shift.String(), r.Method.String(), r.Setup, strconv.FormatUint(r.Seed, 10)}
-			for _, n := range experiment.ScoreNames {
-				row = append(row, strconv.FormatFloat(r.Target.Get(n), 'g', -1, 64))
-			}
-			for _, n := range experiment.ScoreNames {
-				row = append(row, strconv.FormatFloat(r.Source.Get(n), 'g', -1, 64))
-			}
-			cw.Write(row)
-		}
-		cw.Flush()
-		return cw.Error()
-	})
 }
 
 // lessGC has the garbage collector run at 5× the live heap instead of 2×,
