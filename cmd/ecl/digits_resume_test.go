@@ -30,16 +30,7 @@ func TestDigitsKilledInsideARunResumesBitForBit(t *testing.T) {
 	args := []string{"digits", "-data", data, "-target", "mnist", "-sources", "usps", "-epochs", "8", "-aux-epochs", "3", "-ecl-epochs", "3",
 		"-batch", "10", "-lr", "0.01", "-max-test", "30", "-methods", "ts,pseudocal", "-paradigms", "toplabel,classwise", "-runs", "1",
 		"-diagram-dpi", "40", "-out", "out"}
-	ref := t.TempDir()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = ref
-	start := time.Now()
-	want, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("uninterrupted run: %v", err)
-	}
-	took := time.Since(start)
-	wantFiles := studyFiles(t, filepath.Join(ref, "out"))
+	want, took, wantFiles := uninterrupted(t, bin, args...)
 	// resume runs the study to its end in dir and returns its stderr.
 	resume := func(trial string, dir string) string {
 		c := exec.Command(bin, args...)

@@ -120,16 +120,7 @@ func killAtRandom(t *testing.T, c *exec.Cmd, rng *rand.Rand, took time.Duration,
 // temporary files.
 func TestSimKilledAndResumedMatchesUninterrupted(t *testing.T) {
 	bin := buildECL(t)
-	ref := t.TempDir()
-	cmd := exec.Command(bin, smallSim...)
-	cmd.Dir = ref
-	start := time.Now()
-	want, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("uninterrupted run: %v", err)
-	}
-	took := time.Since(start)
-	wantFiles := studyFiles(t, filepath.Join(ref, "out"))
+	want, took, wantFiles := uninterrupted(t, bin, smallSim...)
 	rng := killMoments(t, took)
 	killed := 0
 	for trial := range 3 {
@@ -216,4 +207,19 @@ func TestSimJobsMatchSequential(t *testing.T) {
 			t.Errorf("record %s differs from the sequential run's", r.Label)
 		}
 	}
+}
+
+// uninterrupted runs bin with args to its end in a new folder and returns
+// its output, how long it took and the study files it wrote under out.
+func uninterrupted(t *testing.T, bin string, args ...string) ([]byte, time.Duration, map[string]string) {
+	t.Helper()
+	ref := t.TempDir()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = ref
+	start := time.Now()
+	want, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("uninterrupted run: %v", err)
+	}
+	return want, time.Since(start), studyFiles(t, filepath.Join(ref, "out"))
 }

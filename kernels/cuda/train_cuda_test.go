@@ -34,26 +34,7 @@ func TestTrainStepOnDevice(t *testing.T) {
 					t.Fatalf("%s stayed on %s", n.Name, n.Value().Device())
 				}
 			}
-			step := func(m *ecl.Classifier[float64], x *tensor.Tensor[float64]) func() float64 {
-				opt := optim.NewAdam(m.Params(), 1e-3, 0)
-				return func() float64 {
-					nn.ZeroGrad[float64](m)
-					loss := nn.CrossEntropy(m.Forward(autograd.Const(x)), labels)
-					loss.Backward()
-					opt.Step()
-					return loss.Value.Item()
-				}
-			}
-			onCPU, onDev := step(cpu, x), step(gpuNet, tensor.To(x, dev))
-			for i := range 2 {
-				if a, b := onCPU(), onDev(); !near(a, b) {
-					t.Fatalf("step %d: loss %v on the CPU, %v on the device", i, a, b)
-				}
-			}
-			want, got := cpu.State(), gpuNet.State()
-			for i := range want {
-				same(t, want[i].Name, got[i].Value(), want[i].Value(), 1e-9, 1e-6)
-			}
+			sameSteps(t, cpu, gpuNet, dev, x, labels, 1e-3, 2)
 		})
 	}
 }
@@ -70,12 +51,18 @@ func TestViTStepOnDevice(t *testing.T) {
 	onDev := nn.NewViT(nn.NewVars[float64](), rand.New(rand.NewPCG(3, 3)), cfg)
 	nn.ToDevice[float64](onDev, dev)
 	r := rand.New(rand.NewPCG(8, 8))
-	x := tensor.RandUniform[float64](r, -1, 1, 3, 3, 8, 8)
-	labels := []int{3, 1, 4}
-	step := func(m *nn.ViT[float64], x *tensor.Tensor[float64]) func() float64 {
-		opt := optim.NewAdam(m.Params(), 1e-2, 0)
+	sameSteps(t, cpu, onDev, dev, tensor.RandUniform[float64](r, -1, 1, 3, 3, 8, 8), []int{3, 1, 4}, 1e-2, 3)
+}
+
+// sameSteps takes steps Adam steps (learning rate lr) of cpu on x and of
+// onDev, its copy on dev, on x moved there, and checks that every loss and
+// at the end every parameter and buffer agree and lie on dev.
+func sameSteps(t *testing.T, cpu, onDev nn.Module[float64], dev tensor.Device[float64], x *tensor.Tensor[float64], labels []int, lr float64, steps int) {
+	t.Helper()
+	step := func(m nn.Module[float64], x *tensor.Tensor[float64]) func() float64 {
+		opt := optim.NewAdam(m.Params(), lr, 0)
 		return func() float64 {
-			nn.ZeroGrad[float64](m)
+			nn.ZeroGrad(m)
 			loss := nn.CrossEntropy(m.Forward(autograd.Const(x)), labels)
 			loss.Backward()
 			opt.Step()
@@ -83,7 +70,7 @@ func TestViTStepOnDevice(t *testing.T) {
 		}
 	}
 	a, b := step(cpu, x), step(onDev, tensor.To(x, dev))
-	for i := range 3 {
+	for i := range steps {
 		if l, g := a(), b(); !near(l, g) {
 			t.Fatalf("step %d: loss %v on the CPU, %v on the device", i, l, g)
 		}
