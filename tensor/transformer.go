@@ -315,54 +315,53 @@ func attentionBackwardComposed[T Float](do, q, k, v, o, lse *Tensor[T], scale T)
 // time, per query.
 const attnTile = 64
 
-// attentionCPU is Attention's CPU body: each (batch·head, query) row runs
-// over the keys in tiles of attnTile with an online softmax, in float64.
+// attnRows is the number of queries whose scores against every key the
+// forward CPU body holds at a time (one such tile per core).
+const attnRows = 32
+
+// attentionCPU is Attention's CPU body: for each batch·head, a tile of
+// attnRows queries at a time, the scores of the tile against all keys by
+// one matrix product (scale·Q·Kᵀ), each row's softmax with its maximum and
+// sum in float64 (the log-sum-exp saved for the backward pass), then the
+// output by a second product (P·V) divided by the row's sum. No more than
+// a tile's scores are held on each core.
 func attentionCPU[T Float](out, in []*Tensor[T], scale float64) {
 	qs, ks, vs := in[0].Shape(), in[1].Shape(), in[2]
 	bh, n, dh, m := qs[0], qs[1], qs[2], ks[1]
 	q, k, v := HostData(in[0]), HostData(in[1]), HostData(vs)
 	o, lse := HostData(out[0]), HostData(out[1])
-	parallelFor(bh*n, 4*m*dh, func(lo, hi int) {
-		s := make([]float64, attnTile)
-		acc := make([]float64, dh)
-		for row := lo; row < hi; row++ {
-			b := row / n
-			qr := q[row*dh : (row+1)*dh]
+	tiles := (n + attnRows - 1) / attnRows
+	parallelFor(bh*tiles, 4*attnRows*m*dh, func(lo, hi int) {
+		s := make([]T, attnRows*m)
+		inv := make([]float64, attnRows)
+		for t := lo; t < hi; t++ {
+			b, r0 := t/tiles, t%tiles*attnRows
+			rows := min(attnRows, n-r0)
+			qt := q[(b*n+r0)*dh : (b*n+r0+rows)*dh]
 			kb, vb := k[b*m*dh:(b+1)*m*dh], v[b*m*dh:(b+1)*m*dh]
-			clear(acc)
-			mx, l := math.Inf(-1), 0.0
-			for t0 := 0; t0 < m; t0 += attnTile {
-				t1 := min(t0+attnTile, m)
-				tmax := math.Inf(-1)
-				for j := t0; j < t1; j++ {
-					var dot float64
-					for c, kv := range kb[j*dh : (j+1)*dh] {
-						dot += float64(qr[c]) * float64(kv)
-					}
-					s[j-t0] = dot * scale
-					tmax = max(tmax, s[j-t0])
+			gemmSerial(false, true, rows, m, dh, T(scale), qt, dh, kb, dh, 0, s, m)
+			for i := range rows {
+				row := s[i*m : (i+1)*m]
+				mx := math.Inf(-1)
+				for _, z := range row {
+					mx = max(mx, float64(z))
 				}
-				nm := max(mx, tmax)
-				if c := math.Exp(mx - nm); c != 1 {
-					l *= c
-					for i := range acc {
-						acc[i] *= c
-					}
-				}
-				mx = nm
-				for j := t0; j < t1; j++ {
-					p := math.Exp(s[j-t0] - mx)
+				var l float64
+				for j, z := range row {
+					p := math.Exp(float64(z) - mx)
 					l += p
-					for c, vv := range vb[j*dh : (j+1)*dh] {
-						acc[c] += p * float64(vv)
-					}
+					row[j] = T(p)
+				}
+				inv[i] = 1 / l
+				lse[b*n+r0+i] = T(mx + math.Log(l))
+			}
+			ot := o[(b*n+r0)*dh : (b*n+r0+rows)*dh]
+			gemmSerial(false, false, rows, dh, m, 1, s, m, vb, dh, 0, ot, dh)
+			for i := range rows {
+				for c := range dh {
+					ot[i*dh+c] = T(float64(ot[i*dh+c]) * inv[i])
 				}
 			}
-			or := o[row*dh : (row+1)*dh]
-			for c := range or {
-				or[c] = T(acc[c] / l)
-			}
-			lse[row] = T(mx + math.Log(l))
 		}
 	})
 }
