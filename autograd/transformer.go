@@ -18,8 +18,8 @@ func GELU[T tensor.Float](x *Var[T]) *Var[T] {
 
 // Attention is scaled dot-product attention softmax(q·kᵀ·scale)·v of
 // queries q [..., N, Dh] over keys and values k, v [..., M, Dh], as one
-// primitive (tensor.Attention: on the CPU flash-style, holding one tile
-// of scores per query, forward and backward).
+// primitive (tensor.Attention: on the CPU by matrix products over tiles
+// of queries, holding one tile's scores per core, forward and backward).
 func Attention[T tensor.Float](q, k, v *Var[T], scale T) *Var[T] {
 	o, lse := tensor.Attention(q.Value, k.Value, v.Value, scale)
 	return record(opAttention, o, gradAttention(lse, scale), q, k, v)

@@ -254,12 +254,12 @@ func attnShape[T Float](op string, q, k, v *Tensor[T]) (bh, n, m, dh int) {
 // Attention is scaled dot-product attention softmax(q·kᵀ·scale)·v for
 // queries q [..., N, Dh], keys and values k, v [..., M, Dh]; it returns
 // the output [..., N, Dh] and each query's log-sum-exp of its scores
-// [..., N], which the backward pass uses. The CPU body is flash-style
-// (Dao et al. 2022): each query runs over the keys a tile at a time with
-// an online softmax (a running maximum and sum rescaling the
-// accumulated output), so that no [N, M] matrix of scores is held, only
-// one tile of M. Devices without a body compose it of tensor ops, which
-// do hold the scores.
+// [..., N], which the backward pass uses. The CPU body works on a tile of
+// attnRows queries at a time against all keys by matrix products, so that
+// no more than a tile's [attnRows, M] scores are held per core, never the
+// [..., N, M] matrix (the CUDA body is flash-style, Dao et al. 2022, tiling
+// the keys too). Devices without a body compose it of tensor ops, which do
+// hold the scores.
 func Attention[T Float](q, k, v *Tensor[T], scale T) (o, lse *Tensor[T]) {
 	bh, n, m, dh := attnShape("Attention", q, k, v)
 	dev := q.Device()
@@ -310,10 +310,6 @@ func attentionBackwardComposed[T Float](do, q, k, v, o, lse *Tensor[T], scale T)
 	ds := Mul(p, Sub(MatMul(do, Transpose(v, -1, -2)), dd))
 	return Scale(MatMul(ds, k), scale), Scale(MatMul(Transpose(ds, -1, -2), q), scale), dv
 }
-
-// attnTile is the number of keys whose scores the CPU bodies hold at a
-// time, per query.
-const attnTile = 64
 
 // attnRows is the number of queries whose scores against every key the
 // forward CPU body holds at a time (one such tile per core).
@@ -367,58 +363,44 @@ func attentionCPU[T Float](out, in []*Tensor[T], scale float64) {
 }
 
 // attentionBackwardCPU is AttentionBackward's CPU body, one batch·head at
-// a time on each core (which owns that slice of dk and dv): for each
-// query, a tile of keys at a time, p from the saved log-sum-exp, then its
-// contributions to dq, dk and dv, in float64.
+// a time on each core (which owns that slice of dk and dv), by matrix
+// products over tiles of attnRows queries: the tile's probabilities P again
+// from the scores (scale·Q·Kᵀ) and the saved log-sum-exp, dP = dO·Vᵀ,
+// dS = scale·P∘(dP − rowsum(dO∘O)) (the row sums in float64), then
+// dq = dS·K for the tile, and dk += dSᵀ·Q, dv += Pᵀ·dO.
 func attentionBackwardCPU[T Float](out, in []*Tensor[T], scale float64) {
 	qs, ks := in[1].Shape(), in[2].Shape()
 	bh, n, dh, m := qs[0], qs[1], qs[2], ks[1]
 	dO, q, k, v, o, lse := HostData(in[0]), HostData(in[1]), HostData(in[2]), HostData(in[3]), HostData(in[4]), HostData(in[5])
 	dq, dk, dv := HostData(out[0]), HostData(out[1]), HostData(out[2])
-	parallelFor(bh, 6*n*m*dh, func(lo, hi int) {
-		p := make([]float64, attnTile)
-		dqr := make([]float64, dh)
-		dkb, dvb := make([]float64, m*dh), make([]float64, m*dh)
+	parallelFor(bh, 10*n*m*dh, func(lo, hi int) {
+		p, dp := make([]T, attnRows*m), make([]T, attnRows*m)
 		for b := lo; b < hi; b++ {
 			kb, vb := k[b*m*dh:(b+1)*m*dh], v[b*m*dh:(b+1)*m*dh]
+			dkb, dvb := dk[b*m*dh:(b+1)*m*dh], dv[b*m*dh:(b+1)*m*dh]
 			clear(dkb)
 			clear(dvb)
-			for i := b * n; i < (b+1)*n; i++ {
-				qr, dor, orow := q[i*dh:(i+1)*dh], dO[i*dh:(i+1)*dh], o[i*dh:(i+1)*dh]
-				var dd float64
-				for c := range dor {
-					dd += float64(dor[c]) * float64(orow[c])
-				}
-				clear(dqr)
-				for t0 := 0; t0 < m; t0 += attnTile {
-					t1 := min(t0+attnTile, m)
-					for j := t0; j < t1; j++ {
-						var dot float64
-						for c, kv := range kb[j*dh : (j+1)*dh] {
-							dot += float64(qr[c]) * float64(kv)
-						}
-						p[j-t0] = math.Exp(dot*scale - float64(lse[i]))
+			for r0 := 0; r0 < n; r0 += attnRows {
+				rows := min(attnRows, n-r0)
+				span := func(x []T) []T { return x[(b*n+r0)*dh : (b*n+r0+rows)*dh] }
+				qt, dot, ot := span(q), span(dO), span(o)
+				gemmSerial(false, true, rows, m, dh, T(scale), qt, dh, kb, dh, 0, p, m)
+				gemmSerial(false, true, rows, m, dh, 1, dot, dh, vb, dh, 0, dp, m)
+				for i := range rows {
+					var dd float64
+					for c := range dh {
+						dd += float64(dot[i*dh+c]) * float64(ot[i*dh+c])
 					}
-					for j := t0; j < t1; j++ {
-						pj := p[j-t0]
-						var dp float64
-						for c, vv := range vb[j*dh : (j+1)*dh] {
-							dp += float64(dor[c]) * float64(vv)
-							dvb[j*dh+c] += pj * float64(dor[c])
-						}
-						ds := pj * (dp - dd) * scale
-						for c, kv := range kb[j*dh : (j+1)*dh] {
-							dqr[c] += ds * float64(kv)
-							dkb[j*dh+c] += ds * float64(qr[c])
-						}
+					l := float64(lse[b*n+r0+i])
+					for j := range m {
+						e := i*m + j
+						pj := math.Exp(float64(p[e]) - l)
+						p[e], dp[e] = T(pj), T(pj*(float64(dp[e])-dd)*scale)
 					}
 				}
-				for c, g := range dqr {
-					dq[i*dh+c] = T(g)
-				}
-			}
-			for i := range dkb {
-				dk[b*m*dh+i], dv[b*m*dh+i] = T(dkb[i]), T(dvb[i])
+				gemmSerial(false, false, rows, dh, m, 1, dp, m, kb, dh, 0, span(dq), dh)
+				gemmSerial(true, false, m, dh, rows, 1, dp, m, qt, dh, 1, dkb, dh)
+				gemmSerial(true, false, m, dh, rows, 1, p, m, dot, dh, 1, dvb, dh)
 			}
 		}
 	})
