@@ -183,8 +183,7 @@ func softAssignBackward[T tensor.Float](d *device[T], dx, dw, w, x *tensor.Tenso
 	e, b := sb.Dim, len(sb.Anchors)/sb.Dim
 	rows := x.Len() / max(e, 1)
 	anchors := anchorsOn(d, sb)
-	rpb, threads, shared := stagedRows(2*b+2*e, int(d.size))
-	g := grid{x: blocks(rows, stagedPer(rpb, threads)), y: 1, z: 1, block: threads, shared: shared}
+	rpb, g := stagedGrid(rows, 2*b+2*e, int(d.size))
 	args := []uint64{uint64(rows), uint64(e), uint64(b), d.ptr(dw), d.ptr(w), d.ptr(x), d.ptr(anchors), d.ptr(dx), f64(-1 / sb.Tau), uint64(rpb)}
 	err := d.e.do(func() error { return d.e.launch(kAssignBack, d.sfx, g, args...) })
 	keepAlive(dx, dw, w, x, anchors)
@@ -196,10 +195,16 @@ func softAssignBackward[T tensor.Float](d *device[T], dx, dw, w, x *tensor.Tenso
 func binStatsBackward[T tensor.Float](d *device[T], dw, dp, ds, w, p *tensor.Tensor[T]) error {
 	s := w.Shape()
 	n, g, b, dim := s[0], s[1], s[2], p.Shape()[2]
-	rpb, threads, shared := stagedRows(2*b+2*dim, int(d.size))
-	gr := grid{x: blocks(n*g, stagedPer(rpb, threads)), y: 1, z: 1, block: threads, shared: shared}
+	rpb, gr := stagedGrid(n*g, 2*b+2*dim, int(d.size))
 	args := []uint64{uint64(n), uint64(g), uint64(b), uint64(dim), d.ptr(ds), d.ptr(w), d.ptr(p), d.ptr(dw), d.ptr(dp), uint64(rpb)}
 	err := d.e.do(func() error { return d.e.launch(kStatsBack, d.sfx, gr, args...) })
 	keepAlive(dw, dp, ds, w, p)
 	return err
+}
+
+// stagedGrid is the launch of an ECL backward kernel over rows rows of
+// width elements of size bytes (stagedRows), and its rows per block.
+func stagedGrid(rows, width, size int) (rpb int, g grid) {
+	rpb, threads, shared := stagedRows(width, size)
+	return rpb, grid{x: blocks(rows, stagedPer(rpb, threads)), y: 1, z: 1, block: threads, shared: shared}
 }
