@@ -235,3 +235,58 @@ func BenchmarkTrainStep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLargeStep times the paper's large networks on the device
+// (bench.LargeStep: ResNet-50 and ViT-B/16 at 224×224, float32; inference
+// at batch 8, a training step with Adam at batch 16).
+func BenchmarkLargeStep(b *testing.B) {
+	dev := gpu[float32](b)
+	for _, net := range []string{"resnet50", "vit_b_16"} {
+		for _, train := range []bool{false, true} {
+			mode, n := "infer", bench.LargeInferBatch
+			if train {
+				mode, n = "train", bench.LargeTrainBatch
+			}
+			b.Run(net+"/"+mode, func(b *testing.B) {
+				step, _ := bench.LargeStep(net, train, dev)
+				step()
+				wait(b)
+				b.ResetTimer()
+				for range b.N {
+					step()
+					wait(b)
+				}
+				b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "images/s")
+			})
+		}
+	}
+}
+
+// BenchmarkAttention times attention's forward and backward kernels
+// (tensor.Attention, tensor.AttentionBackward) at ViT-B/16's shape for
+// batch 16: 16·12 heads of N = 197 tokens of 64, float32. GFLOP/s counts
+// the six matrix products, 12·BH·N²·Dh: Q·Kᵀ and P·V forward, dP = dO·Vᵀ,
+// dV = Pᵀ·dO, dQ = dS·K and dK = dSᵀ·Q backward (not the scores the
+// backward pass computes again).
+func BenchmarkAttention(b *testing.B) {
+	dev := gpu[float32](b)
+	const bh, n, dh = 16 * 12, 197, 64
+	r := rand.New(rand.NewPCG(1, 1))
+	in := func() *tensor.Tensor[float32] { return tensor.To(tensor.RandUniform[float32](r, -1, 1, bh, n, dh), dev) }
+	q, k, v, do := in(), in(), in(), in()
+	scale := float32(1 / 8.0)
+	step := func() {
+		o, lse := tensor.Attention(q, k, v, scale)
+		tensor.AttentionBackward(do, q, k, v, o, lse, scale)
+	}
+	b.Run(fmt.Sprintf("bh%d/n%d/d%d", bh, n, dh), func(b *testing.B) {
+		step()
+		wait(b)
+		b.ResetTimer()
+		for range b.N {
+			step()
+			wait(b)
+		}
+		gflops(b, 12*bh*n*n*dh)
+	})
+}

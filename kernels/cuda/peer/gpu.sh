@@ -12,7 +12,7 @@
 # seed on each device) and sim.txt (one ecl sim seed on each device); join
 # go.txt and peer.txt with ratios.py. PARTS is any of test bench bench80
 # peer profile ncu digits sim (default: all but bench80). BENCH (a -test.bench
-# pattern) limits bench; bench80 runs the GEMM rows again with the compute_80
+# pattern) limits bench; PROF_BENCH picks profile's benchmark; bench80 runs the GEMM rows again with the compute_80
 # modules (ECL_CUDA_PTX=compute_80) into go80.txt, to compare the sm_90
 # builds with them; PEER (peer.py's parts, e.g. "gemm conv") limits peer.
 set -uo pipefail
@@ -40,7 +40,7 @@ for p in $parts; do
 		echo "peer rc=$?"
 		;;
 	profile)
-		(cd kernels/cuda && timeout 120 "$bin/kernels.test" -test.run '^$' -test.bench 'TrainStep/resnet20' -test.benchtime 3s -test.cpuprofile "$out/train.prof" 2>&1 | grep Benchmark)
+		(cd kernels/cuda && timeout 120 "$bin/kernels.test" -test.run '^$' -test.bench "${PROF_BENCH:-TrainStep/resnet20}" -test.benchtime 3s -test.cpuprofile "$out/train.prof" 2>&1 | grep Benchmark)
 		echo "profile rc=$?"
 		;;
 	ncu)

@@ -182,9 +182,67 @@ def train():
     torch.backends.cudnn.benchmark = True
 
 
+def large():
+    """The paper's large networks (torchvision's resnet50 and vit_b_16,
+    random weights, 1000 classes) at 224x224, as bench.LargeStep runs them:
+    inference at batch 8 (inference_mode), a training step with fused Adam at
+    batch 16; in the contiguous layout (rows named as the Go benchmarks) and
+    channels-last (BenchmarkLargeStepChannelsLast/...)."""
+    import torchvision
+
+    F = torch.nn.functional
+    for net in ("resnet50", "vit_b_16"):
+        for mode, n in (("infer", 8), ("train", 16)):
+            for form in ("", "ChannelsLast"):
+                torch.manual_seed(1)
+                m = getattr(torchvision.models, net)(weights=None).to(dev)
+                x = torch.rand(n, 3, 224, 224, device=dev, generator=gen)
+                if form:
+                    m, x = m.to(memory_format=torch.channels_last), x.contiguous(memory_format=torch.channels_last)
+                if mode == "infer":
+                    m.eval()
+
+                    def step():
+                        with torch.inference_mode():
+                            m(x)
+                else:
+                    y = torch.randint(0, 1000, (n,), device=dev, generator=gen)
+                    opt = torch.optim.Adam(m.parameters(), lr=1e-3, weight_decay=0, fused=True)
+
+                    def step():
+                        opt.zero_grad()
+                        F.cross_entropy(m(x), y).backward()
+                        opt.step()
+                bench(f"BenchmarkLargeStep{form}/{net}/{mode}", step, lambda ns, n=n: (n / (ns * 1e-9), "images/s"))
+                del m, x, step
+                torch.cuda.empty_cache()
+
+
+def attention():
+    """Attention forward and backward at ViT-B/16's shape for batch 16
+    (192 heads of 197 tokens of 64), as BenchmarkAttention: PyTorch's
+    scaled_dot_product_attention (its fastest float32 backend) under the Go
+    row's name, and the composed softmax(Q·Kᵀ·scale)·V as
+    BenchmarkAttentionComposed/...; GFLOP/s counts the same 12·BH·N²·Dh."""
+    F = torch.nn.functional
+    bh, n, d = 192, 197, 64
+    q, k, v, do = (torch.rand(16, 12, n, d, device=dev, generator=gen) * 2 - 1 for _ in range(4))
+    q, k, v = (t.requires_grad_() for t in (q, k, v))
+
+    def sdpa():
+        torch.autograd.grad(F.scaled_dot_product_attention(q, k, v, scale=1 / 8), (q, k, v), do)
+
+    def composed():
+        p = torch.softmax(q @ k.transpose(-1, -2) * (1 / 8), dim=-1)
+        torch.autograd.grad(p @ v, (q, k, v), do)
+    for form, f in (("", sdpa), ("Composed", composed)):
+        bench(f"BenchmarkAttention{form}/bh{bh}/n{n}/d{d}", f, gflops(12 * bh * n * n * d))
+
+
 if __name__ == "__main__":
     if not torch.cuda.is_available():
         sys.exit("peer.py: no CUDA device")
     print(f"# torch {torch.__version__}, CUDA {torch.version.cuda}, {torch.cuda.get_device_name()}")
-    for part in sys.argv[1:] or ["gemm", "conv", "ecl", "eclloss", "train"]:
-        {"gemm": gemm, "conv": conv, "ecl": ecl, "eclloss": eclloss, "train": train}[part]()
+    parts = {"gemm": gemm, "conv": conv, "ecl": ecl, "eclloss": eclloss, "train": train, "large": large, "attention": attention}
+    for part in sys.argv[1:] or parts:
+        parts[part]()

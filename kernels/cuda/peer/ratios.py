@@ -9,7 +9,8 @@ faster). Go's -GOMAXPROCS suffix is dropped from the names; where a file
 holds a row more than once (several -count runs), the median is used. Where
 peer.py timed a row in several forms (BenchmarkECLLoss/… and
 BenchmarkECLLossReference/…, BenchmarkTrainStep/… and
-BenchmarkTrainStepDefault/…), the ratio is taken against the fastest, which
+BenchmarkTrainStepDefault/…, BenchmarkLargeStepChannelsLast/…,
+BenchmarkAttentionComposed/…), the ratio is taken against the fastest, which
 the last column names ("main": the row as named, peer.py's full-strength
 form).
 """
@@ -18,7 +19,7 @@ import statistics
 import sys
 
 ROW = re.compile(r"^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op")
-FORMS = ("Reference", "Default")  # peer.py's other forms of a row
+FORMS = ("Reference", "Default", "ChannelsLast", "Composed")  # peer.py's other forms of a row
 
 
 def read(path):
