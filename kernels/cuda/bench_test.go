@@ -66,37 +66,81 @@ var convLayers = []struct {
 	{"resnet64x8", []int{128, 64, 8, 8}, []int{64, 64, 3, 3}, tensor.ConvOptions{PadH: 1, PadW: 1}},
 }
 
+// resnet50Layers are the shapes of ResNet-50's convolutions at batch 16,
+// 224×224, by stage: the stem, each stage's 1×1 reduction, 3×3 and 1×1
+// expansion, its strided 3×3 and strided downsampling.
+var resnet50Layers = []struct {
+	name string
+	x, w []int
+	o    tensor.ConvOptions
+}{
+	{"stem", []int{16, 3, 224, 224}, []int{64, 3, 7, 7}, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 3, PadW: 3}},
+	{"l1_reduce", []int{16, 256, 56, 56}, []int{64, 256, 1, 1}, tensor.ConvOptions{}},
+	{"l1_3x3", []int{16, 64, 56, 56}, []int{64, 64, 3, 3}, tensor.ConvOptions{PadH: 1, PadW: 1}},
+	{"l1_expand", []int{16, 64, 56, 56}, []int{256, 64, 1, 1}, tensor.ConvOptions{}},
+	{"l2_reduce", []int{16, 512, 28, 28}, []int{128, 512, 1, 1}, tensor.ConvOptions{}},
+	{"l2_3x3", []int{16, 128, 28, 28}, []int{128, 128, 3, 3}, tensor.ConvOptions{PadH: 1, PadW: 1}},
+	{"l2_expand", []int{16, 128, 28, 28}, []int{512, 128, 1, 1}, tensor.ConvOptions{}},
+	{"l2_3x3s2", []int{16, 128, 56, 56}, []int{128, 128, 3, 3}, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1}},
+	{"l2_down", []int{16, 256, 56, 56}, []int{512, 256, 1, 1}, tensor.ConvOptions{StrideH: 2, StrideW: 2}},
+	{"l3_reduce", []int{16, 1024, 14, 14}, []int{256, 1024, 1, 1}, tensor.ConvOptions{}},
+	{"l3_3x3", []int{16, 256, 14, 14}, []int{256, 256, 3, 3}, tensor.ConvOptions{PadH: 1, PadW: 1}},
+	{"l3_expand", []int{16, 256, 14, 14}, []int{1024, 256, 1, 1}, tensor.ConvOptions{}},
+	{"l4_reduce", []int{16, 2048, 7, 7}, []int{512, 2048, 1, 1}, tensor.ConvOptions{}},
+	{"l4_3x3", []int{16, 512, 7, 7}, []int{512, 512, 3, 3}, tensor.ConvOptions{PadH: 1, PadW: 1}},
+	{"l4_expand", []int{16, 512, 7, 7}, []int{2048, 512, 1, 1}, tensor.ConvOptions{}},
+}
+
+// BenchmarkConvResNet50 times each of ResNet-50's convolution shapes by the
+// path the device takes (rows named as the layer) and, where that is the
+// column matrix, by the implicit GEMM with 64×64 tiles side by side
+// (…/implicit), to place convRows.
+func BenchmarkConvResNet50(b *testing.B) {
+	for _, l := range resnet50Layers {
+		convBench(b, l.name, l.x, l.w, l.o)
+		restore := cuda.SetConvRows(1 << 30)
+		convBench(b, l.name+"/implicit", l.x, l.w, l.o)
+		restore()
+	}
+}
+
 func BenchmarkConv(b *testing.B) {
-	dev := gpu[float32](b)
-	r := rand.New(rand.NewPCG(2, 2))
 	for _, l := range convLayers {
-		p, err := tensor.NewConv2DParams(l.x, l.w, l.o)
-		if err != nil {
-			b.Fatal(err)
-		}
-		x := tensor.To(tensor.RandUniform[float32](r, -1, 1, l.x...), dev)
-		w := tensor.To(tensor.RandUniform[float32](r, -1, 1, l.w...), dev)
-		dy := tensor.To(tensor.RandUniform[float32](r, -1, 1, p.N, p.O, p.OutH(), p.OutW()), dev)
-		flop := 2 * float64(p.N*p.O*p.C*p.KH*p.KW*p.OutH()*p.OutW())
-		for _, pass := range []struct {
-			name string
-			f    func()
-		}{
-			{"forward", func() { tensor.Conv2D(x, w, l.o) }},
-			{"backward_input", func() { tensor.Conv2DBackwardInput(dy, w, p) }},
-			{"backward_weight", func() { tensor.Conv2DBackwardWeight(x, dy, p) }},
-		} {
-			b.Run(pass.name+"/"+l.name, func(b *testing.B) {
+		convBench(b, l.name, l.x, l.w, l.o)
+	}
+}
+
+// convBench times a convolution's three passes on input x and weights w
+// of the given shapes, as rows pass/name.
+func convBench(b *testing.B, name string, xs, ws []int, o tensor.ConvOptions) {
+	dev := gpu[float32](b)
+	p, err := tensor.NewConv2DParams(xs, ws, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(2, 2))
+	x := tensor.To(tensor.RandUniform[float32](r, -1, 1, xs...), dev)
+	w := tensor.To(tensor.RandUniform[float32](r, -1, 1, ws...), dev)
+	dy := tensor.To(tensor.RandUniform[float32](r, -1, 1, p.N, p.O, p.OutH(), p.OutW()), dev)
+	flop := 2 * float64(p.N*p.O*p.C*p.KH*p.KW*p.OutH()*p.OutW())
+	for _, pass := range []struct {
+		name string
+		f    func()
+	}{
+		{"forward", func() { tensor.Conv2D(x, w, o) }},
+		{"backward_input", func() { tensor.Conv2DBackwardInput(dy, w, p) }},
+		{"backward_weight", func() { tensor.Conv2DBackwardWeight(x, dy, p) }},
+	} {
+		b.Run(pass.name+"/"+name, func(b *testing.B) {
+			pass.f()
+			wait(b)
+			b.ResetTimer()
+			for range b.N {
 				pass.f()
 				wait(b)
-				b.ResetTimer()
-				for range b.N {
-					pass.f()
-					wait(b)
-				}
-				gflops(b, flop)
-			})
-		}
+			}
+			gflops(b, flop)
+		})
 	}
 }
 
@@ -272,7 +316,9 @@ func BenchmarkAttention(b *testing.B) {
 	dev := gpu[float32](b)
 	const bh, n, dh = 16 * 12, 197, 64
 	r := rand.New(rand.NewPCG(1, 1))
-	in := func() *tensor.Tensor[float32] { return tensor.To(tensor.RandUniform[float32](r, -1, 1, bh, n, dh), dev) }
+	in := func() *tensor.Tensor[float32] {
+		return tensor.To(tensor.RandUniform[float32](r, -1, 1, bh, n, dh), dev)
+	}
 	q, k, v, do := in(), in(), in(), in()
 	scale := float32(1 / 8.0)
 	step := func() {

@@ -90,18 +90,34 @@ func (d *device[T]) convGemm(ks [3]kernel, m, n, k int, a, b, c uint64, p tensor
 	if err := launch(part.ptr); err != nil {
 		return err
 	}
-	return d.e.launch(kReduceStrip, d.sfx, linear(m*n), uint64(tensor.OpSum), 1, uint64(splits), uint64(m*n), uint64(splits), part.ptr, c)
+	return d.sumParts(part.ptr, splits, m*n, c)
+}
+
+// sumParts sets dst [size] to the sum of parts blocks of size elements at
+// part, added in block order (on the context thread).
+func (d *device[T]) sumParts(part uint64, parts, size int, dst uint64) error {
+	return d.e.launch(kReduceStrip, d.sfx, linear(size), uint64(tensor.OpSum), 1, uint64(parts), uint64(size), uint64(parts), part, dst)
+}
+
+// pointwise reports a 1×1 convolution of unit stride without padding,
+// whose column matrix is the input itself: image n's x_n [C, H·W].
+func pointwise(p tensor.Conv2DParams) bool {
+	return p.KH == 1 && p.KW == 1 && p.StrideH == 1 && p.StrideW == 1 && p.PadH == 0 && p.PadW == 0
 }
 
 // Conv2D: an implicit GEMM y [O, N·OH·OW] = W [O, rows] · columns for up to
-// 64 output channels; else per image y_n [O, OH·OW] = W [O, rows] · col_n,
-// where col_n is the image's column block of col (row stride nb·OH·OW).
+// convRows output channels; else per image y_n [O, OH·OW] = W [O, rows] ·
+// col_n, where col_n is x_n for a pointwise convolution and otherwise the
+// image's column block of col (row stride nb·OH·OW).
 func (d *device[T]) Conv2D(y, x, w *tensor.Tensor[T], p tensor.Conv2DParams) {
 	c := d.convPlan(p)
 	xp, wp, yp := d.ptr(x), d.ptr(w), d.ptr(y)
 	must(d.e.do(func() error {
 		if convTile(p.O) >= 0 {
 			return d.convGemm(kConv2D, p.O, p.N*c.hw, c.rows, wp, xp, yp, p)
+		}
+		if pointwise(p) {
+			return d.gemm(p.N, p.O, c.hw, p.C, mat{wp, 0, p.C, 1}, mat{xp, c.img, c.hw, 1}, mat{yp, p.O * c.hw, c.hw, 1}, false)
 		}
 		return d.forChunks(c, 0, func(n0, nb int, col, _ uint64) error {
 			if err := d.im2col(c, nb, xp+uint64(n0*c.img)*uint64(d.size), col); err != nil {
@@ -116,15 +132,19 @@ func (d *device[T]) Conv2D(y, x, w *tensor.Tensor[T], p tensor.Conv2DParams) {
 	keepAlive(x, w, y)
 }
 
-// Conv2DBackwardInput: for unit strides and up to 64 input channels an
-// implicit GEMM dx [C, N·H·W] = Wᵀ-flipped · shifted dy; else per image
-// col_n = Wᵀ · dy_n, then col2im.
+// Conv2DBackwardInput: for unit strides and up to convRows input channels
+// an implicit GEMM dx [C, N·H·W] = Wᵀ-flipped · shifted dy; else per image
+// dx_n = Wᵀ · dy_n for a pointwise convolution, and otherwise col_n = Wᵀ ·
+// dy_n, then col2im.
 func (d *device[T]) Conv2DBackwardInput(dx, dy, w *tensor.Tensor[T], p tensor.Conv2DParams) {
 	c := d.convPlan(p)
 	dxp, dyp, wp := d.ptr(dx), d.ptr(dy), d.ptr(w)
 	must(d.e.do(func() error {
 		if p.StrideH == 1 && p.StrideW == 1 && convTile(p.C) >= 0 {
 			return d.convGemm(kConv2DBackwardInput, p.C, p.N*p.H*p.W, p.O*p.KH*p.KW, wp, dyp, dxp, p)
+		}
+		if pointwise(p) {
+			return d.gemm(p.N, p.C, c.hw, p.O, mat{wp, 0, 1, p.C}, mat{dyp, p.O * c.hw, c.hw, 1}, mat{dxp, c.img, c.hw, 1}, false)
 		}
 		return d.forChunks(c, 0, func(n0, nb int, col, _ uint64) error {
 			wt := mat{wp, 0, 1, c.rows}
@@ -140,11 +160,13 @@ func (d *device[T]) Conv2DBackwardInput(dx, dy, w *tensor.Tensor[T], p tensor.Co
 	keepAlive(dx, dy, w)
 }
 
-// Conv2DBackwardWeight: for up to 64 output channels an implicit GEMM dw
-// [O, rows] = dy [O, N·OH·OW] · columnsᵀ; else
-// dw = Σ over chunks of dyᵀ-chunk · colᵀ, with the chunk's dy [nb, O, OH·OW]
-// first permuted to [O, nb·OH·OW] so that one GEMM of depth nb·OH·OW covers
-// the chunk.
+// Conv2DBackwardWeight: for up to convRows output channels an implicit GEMM
+// dw [O, rows] = dy [O, N·OH·OW] · columnsᵀ; for a pointwise convolution
+// whose per-image products dy_n · x_nᵀ [O, C] are smaller than its inputs,
+// those products (a batched GEMM) summed in image order; else dw = Σ over
+// chunks of dyᵀ-chunk · colᵀ, with the chunk's dy [nb, O, OH·OW] first
+// permuted to [O, nb·OH·OW] so that one GEMM of depth nb·OH·OW covers the
+// chunk.
 func (d *device[T]) Conv2DBackwardWeight(dw, x, dy *tensor.Tensor[T], p tensor.Conv2DParams) {
 	c := d.convPlan(p)
 	dwp, xp, dyp := d.ptr(dw), d.ptr(x), d.ptr(dy)
@@ -152,9 +174,11 @@ func (d *device[T]) Conv2DBackwardWeight(dw, x, dy *tensor.Tensor[T], p tensor.C
 		if convTile(p.O) >= 0 {
 			return d.convGemm(kConv2DBackwardWeight, p.O, c.rows, p.N*c.hw, dyp, xp, dwp, p)
 		}
-
 		if p.N == 0 {
 			return nil // dw is already zero
+		}
+		if pointwise(p) && p.O*p.C <= (p.O+p.C)*c.hw {
+			return d.perImageSum(p.N, p.O, p.C, c.hw, mat{dyp, p.O * c.hw, c.hw, 1}, mat{xp, c.img, 1, c.hw}, dwp)
 		}
 		return d.forChunks(c, p.O*c.hw, func(n0, nb int, col, dyT uint64) error {
 			if err := d.im2col(c, nb, xp+uint64(n0*c.img)*uint64(d.size), col); err != nil {
@@ -171,6 +195,24 @@ func (d *device[T]) Conv2DBackwardWeight(dw, x, dy *tensor.Tensor[T], p tensor.C
 		})
 	}))
 	keepAlive(dw, x, dy)
+}
+
+// perImageSum sets c [m, n] = Σ_z a[z]·b[z] over z < batch (a [m, k], b
+// [k, n]): the batched products into a scratch block, then summed in batch
+// order (on the context thread).
+func (d *device[T]) perImageSum(batch, m, n, k int, a, b mat, c uint64) error {
+	if batch == 1 {
+		return d.gemm(1, m, n, k, a, b, mat{c, 0, n, 1}, false)
+	}
+	part, err := d.e.malloc(int64(batch*m*n) * d.size)
+	defer d.e.alloc.release(part)
+	if err != nil {
+		return err
+	}
+	if err := d.gemm(batch, m, n, k, a, b, mat{part.ptr, m * n, n, 1}, false); err != nil {
+		return err
+	}
+	return d.sumParts(part.ptr, batch, m*n, c)
 }
 
 // poolArgs are the kernels' shape arguments planes … ow.

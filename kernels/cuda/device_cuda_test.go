@@ -309,6 +309,12 @@ var convCases = []struct {
 	{[]int{2, 40, 5, 7}, []int{50, 40, 3, 3}, tensor.ConvOptions{PadH: 1, PadW: 1}},
 	{[]int{3, 20, 6, 6}, []int{70, 20, 3, 3}, tensor.ConvOptions{PadW: 2, DilW: 2}},
 	{[]int{3, 70, 6, 5}, []int{20, 70, 2, 3}, tensor.ConvOptions{PadH: 1}},
+	// Pointwise above convRows channels: products with x itself; the weight
+	// gradient by columns (first) and by per-image products (then).
+	{[]int{3, 70, 5, 4}, []int{80, 70, 1, 1}, tensor.ConvOptions{}},
+	{[]int{2, 66, 9, 9}, []int{72, 66, 1, 1}, tensor.ConvOptions{}},
+	{[]int{1, 66, 9, 9}, []int{72, 66, 1, 1}, tensor.ConvOptions{}},
+	{[]int{2, 66, 7, 7}, []int{72, 66, 1, 1}, tensor.ConvOptions{StrideH: 2, StrideW: 2}},
 }
 
 func TestConv2D(t *testing.T) { both(t, conv2D[float32], conv2D[float64]) }

@@ -73,7 +73,7 @@ func (d *device[T]) binPass(k kernel, n, rpc, slots, shared int, out uint64, arg
 	if err := e.launch(k, d.sfx, g, append(args, part.ptr, uint64(rpc))...); err != nil {
 		return err
 	}
-	return e.launch(kReduceStrip, d.sfx, linear(slots), uint64(tensor.OpSum), 1, uint64(chunks), uint64(slots), uint64(chunks), part.ptr, out)
+	return d.sumParts(part.ptr, chunks, slots, out)
 }
 
 // binStats returns one domain's bin statistics [G, B, D+2] in a new tensor.

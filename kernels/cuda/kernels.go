@@ -91,6 +91,10 @@ var (
 	kAttentionDot      = def("transformer", "attention_backward_dot", "rows dh *do *o *dd")
 	kAttentionDQ       = def("transformer", "attention_backward_dq", "bh n m dh br bc *do *q *k *v *lse *dd *dq scale.")
 	kAttentionBackward = def("transformer", "attention_backward", "bh n m dh br bc *do *q *k *v *lse *dd *dk *dv scale.")
+	// The same for head size 64, on register tiles (attn64Rows).
+	kAttention64         = def("transformer", "attention64", "bh n m *q *k *v *o *lse scale.")
+	kAttention64DQ       = def("transformer", "attention64_backward_dq", "bh n m *do *q *k *v *lse *dd *dq scale.")
+	kAttention64Backward = def("transformer", "attention64_backward", "bh n m *do *q *k *v *lse *dd *dk *dv scale.")
 
 	kAdam = def("adam", "adam", "n *p *g *m *v b1. c1. b2. c2. vscale. eps. step. decay.")
 )
@@ -109,6 +113,7 @@ var kernels = []kernel{
 	kSoftAssign, kSoftAssignD4, kSoftAssignD10, kSoftAssignD16, kBinStatsPart, kBinStatsRows, kAssignBack, kStatsBack, kHardBinPart,
 	kLayerNorm, kLayerNormBackward, kLayerNormSums, kGELU, kGELUBackward,
 	kAttention, kAttentionDot, kAttentionDQ, kAttentionBackward,
+	kAttention64, kAttention64DQ, kAttention64Backward,
 	kAdam,
 }
 

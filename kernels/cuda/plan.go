@@ -223,16 +223,21 @@ func gemmPlan(batch, m, n, k int) (kern gemmKernel, splits, kc int) {
 	return kern, (k + kc - 1) / kc, kc
 }
 
+// convRows is the most output rows (channels) an implicit-GEMM convolution
+// takes; above it the column matrix and the large GEMM kernel do better
+// (BenchmarkConv's ResNet-50 layers time both).
+var convRows = 64
+
 // convTile chooses the implicit-GEMM convolution's tile for a product of m
-// rows (src/conv.cu: 16×256, 32×128 or 64×64, index 0, 1, 2), or -1 above
-// 64 rows, where the column matrix and the large GEMM kernel do better.
+// rows (src/conv.cu: 16×256, 32×128 or 64×64, index 0, 1, 2; the 64×64
+// tiles also cover more rows, side by side), or -1 above convRows.
 func convTile(m int) int {
 	switch {
 	case m <= 16:
 		return 0
 	case m <= 32:
 		return 1
-	case m <= 64:
+	case m <= convRows:
 		return 2
 	}
 	return -1
@@ -301,6 +306,16 @@ const (
 	attnWarps       = 4
 	attnRowsPerWarp = 8
 )
+
+// attn64Rows is the rows a block of a head-size-64 attention kernel owns
+// for elements of size bytes (src/transformer.cu's a64<T>: FR, QR, KR).
+func attn64Rows(kind attnKind, size int) int {
+	rows := [...]int{attnForward: 64, attnDQ: 32, attnDKDV: 32}[kind]
+	if size == 8 {
+		rows /= 2
+	}
+	return rows
+}
 
 // attnKind names an attention kernel for attnShared.
 type attnKind int

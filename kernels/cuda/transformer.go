@@ -2,7 +2,11 @@
 
 package cuda
 
-import "github.com/ecl-go/ecl/tensor"
+import (
+	"slices"
+
+	"github.com/ecl-go/ecl/tensor"
+)
 
 // The device's bodies of tensor's transformer kernels (src/transformer.cu):
 // layer norm, the exact GELU and flash-style attention, forward and
@@ -67,13 +71,28 @@ func attnGrid(bh, rows, br, shared int) grid {
 	return grid{x: min(bh*((rows+br-1)/br), gridCap), y: 1, z: 1, block: attnBlock, shared: shared}
 }
 
+// attn64Grid is the grid of a head-size-64 attention kernel over
+// bh·⌈rows/attn64Rows⌉ tiles.
+func (d *device[T]) attn64Grid(kind attnKind, bh, rows int) grid {
+	br := attn64Rows(kind, int(d.size))
+	return grid{x: min(bh*((rows+br-1)/br), gridCap), y: 1, z: 1, block: 256}
+}
+
 // attention is the device's body of tensor.AttentionKernel: in q [BH, N,
 // Dh], k, v [BH, M, Dh]; out o [BH, N, Dh], lse [BH, N]. A block a tile of
-// queries (attnPlan), the keys streamed; composed of tensor ops on the
-// device where the head is too large for the tiles.
+// queries, the keys streamed: on register tiles for Dh = 64, else by
+// attnPlan's tiles; composed of tensor ops on the device where the head is
+// too large for those.
 func attention[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], scale float64) {
 	q, k, v := in[0], in[1], in[2]
 	bh, n, dh, m := q.Dim(0), q.Dim(1), q.Dim(2), k.Dim(1)
+	if dh == 64 {
+		must(d.e.do(func() error {
+			return d.e.launch(kAttention64, d.sfx, d.attn64Grid(attnForward, bh, n), uint64(bh), uint64(n), uint64(m), d.ptr(q), d.ptr(k), d.ptr(v), d.ptr(out[0]), d.ptr(out[1]), f64(scale))
+		}))
+		keepAlive(append(in, out...)...)
+		return
+	}
 	br, bc, shared, ok := attnPlan(attnForward, dh, n, m, int(d.size))
 	if !ok {
 		s := tensor.Scale(tensor.MatMul(q, tensor.Transpose(k, -1, -2)), T(scale))
@@ -92,8 +111,8 @@ func attention[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], scale 
 // tensor.AttentionBackwardKernel: in do, q [BH, N, Dh], k, v [BH, M, Dh],
 // o [BH, N, Dh], lse [BH, N]; out dq, dk, dv. Three launches: rowsum(do·o)
 // into a scratch, dq by tiles of queries, dk and dv by tiles of keys (each
-// recomputing the probabilities from lse); composed where the head is too
-// large for the tiles.
+// recomputing the probabilities from lse), on register tiles for Dh = 64;
+// composed where the head is too large for the tiles.
 func attentionBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], scale float64) {
 	dout, q, k, v, o, lse := in[0], in[1], in[2], in[3], in[4], in[5]
 	bh, n, dh, m := q.Dim(0), q.Dim(1), q.Dim(2), k.Dim(1)
@@ -117,8 +136,15 @@ func attentionBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T]
 		if err := d.e.launch(kAttentionDot, d.sfx, linear(bh*n*32), uint64(bh*n), uint64(dh), d.ptr(dout), d.ptr(o), dd.ptr); err != nil {
 			return err
 		}
-		sizes := []uint64{uint64(bh), uint64(n), uint64(m), uint64(dh)}
 		ins := []uint64{d.ptr(dout), d.ptr(q), d.ptr(k), d.ptr(v), d.ptr(lse), dd.ptr}
+		if dh == 64 {
+			sizes := []uint64{uint64(bh), uint64(n), uint64(m)}
+			if err := d.e.launch(kAttention64DQ, d.sfx, d.attn64Grid(attnDQ, bh, n), slices.Concat(sizes, ins, []uint64{d.ptr(out[0]), f64(scale)})...); err != nil {
+				return err
+			}
+			return d.e.launch(kAttention64Backward, d.sfx, d.attn64Grid(attnDKDV, bh, m), slices.Concat(sizes, ins, []uint64{d.ptr(out[1]), d.ptr(out[2]), f64(scale)})...)
+		}
+		sizes := []uint64{uint64(bh), uint64(n), uint64(m), uint64(dh)}
 		args := append(append(append(append([]uint64{}, sizes...), uint64(qr), uint64(qc)), ins...), d.ptr(out[0]), f64(scale))
 		if err := d.e.launch(kAttentionDQ, d.sfx, attnGrid(bh, n, qr, qShared), args...); err != nil {
 			return err

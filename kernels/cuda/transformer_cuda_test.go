@@ -107,7 +107,8 @@ func attentionTest[T tensor.Float](t *testing.T) {
 	}{
 		{1, 1, 1, 1, 1, 1, dense}, {2, 3, 5, 7, 4, 0.5, dense}, {1, 2, 3, 133, 3, 0.7, dense},
 		{1, 1, 70, 5, 33, 0.2, transposed}, {2, 1, 9, 11, 8, 1.5, transposed}, {1, 1, 0, 3, 2, 1, dense},
-		{1, 2, 197, 197, 64, 0.125, dense}, {1, 1, 3, 5, 1600, 0.05, dense},
+		{1, 2, 197, 197, 64, 0.125, dense}, {2, 1, 37, 70, 64, 0.3, transposed}, {1, 1, 1, 1, 64, 1, dense},
+		{1, 1, 3, 5, 1600, 0.05, dense},
 	}
 	for _, c := range cases {
 		lead := []int{c.b, c.h}

@@ -80,23 +80,49 @@ CONV_LAYERS = [
 ]
 
 
+# ResNet-50's convolution shapes at batch 16, 224x224, as
+# bench_test.go's resnet50Layers: name, x, w, stride, padding.
+RESNET50_LAYERS = [
+    ("stem", (16, 3, 224, 224), (64, 3, 7, 7), 2, 3),
+    ("l1_reduce", (16, 256, 56, 56), (64, 256, 1, 1), 1, 0),
+    ("l1_3x3", (16, 64, 56, 56), (64, 64, 3, 3), 1, 1),
+    ("l1_expand", (16, 64, 56, 56), (256, 64, 1, 1), 1, 0),
+    ("l2_reduce", (16, 512, 28, 28), (128, 512, 1, 1), 1, 0),
+    ("l2_3x3", (16, 128, 28, 28), (128, 128, 3, 3), 1, 1),
+    ("l2_expand", (16, 128, 28, 28), (512, 128, 1, 1), 1, 0),
+    ("l2_3x3s2", (16, 128, 56, 56), (128, 128, 3, 3), 2, 1),
+    ("l2_down", (16, 256, 56, 56), (512, 256, 1, 1), 2, 0),
+    ("l3_reduce", (16, 1024, 14, 14), (256, 1024, 1, 1), 1, 0),
+    ("l3_3x3", (16, 256, 14, 14), (256, 256, 3, 3), 1, 1),
+    ("l3_expand", (16, 256, 14, 14), (1024, 256, 1, 1), 1, 0),
+    ("l4_reduce", (16, 2048, 7, 7), (512, 2048, 1, 1), 1, 0),
+    ("l4_3x3", (16, 512, 7, 7), (512, 512, 3, 3), 1, 1),
+    ("l4_expand", (16, 512, 7, 7), (2048, 512, 1, 1), 1, 0),
+]
+
+
 def conv():
+    """The three passes of each convolution of CONV_LAYERS (BenchmarkConv)
+    and of RESNET50_LAYERS (BenchmarkConvResNet50), cuDNN with its
+    autotuner."""
+    layers = [("Conv", name, xs, ws, 1, pad) for name, xs, ws, pad in CONV_LAYERS]
+    layers += [("ConvResNet50",) + l for l in RESNET50_LAYERS]
     F = torch.nn.functional
-    for name, xs, ws, pad in CONV_LAYERS:
+    for row, name, xs, ws, stride, pad in layers:
         x = torch.rand(*xs, device=dev, generator=gen) * 2 - 1
         w = torch.rand(*ws, device=dev, generator=gen) * 2 - 1
-        y = F.conv2d(x, w, padding=pad)
+        y = F.conv2d(x, w, stride=stride, padding=pad)
         dy = torch.rand(*y.shape, device=dev, generator=gen) * 2 - 1
         n, c, _, _ = xs
         o, _, kh, kw = ws
         flop = 2 * n * o * c * kh * kw * y.shape[2] * y.shape[3]
         passes = [
-            ("forward", lambda: F.conv2d(x, w, padding=pad)),
-            ("backward_input", lambda: torch.nn.grad.conv2d_input(x.shape, w, dy, padding=pad)),
-            ("backward_weight", lambda: torch.nn.grad.conv2d_weight(x, w.shape, dy, padding=pad)),
+            ("forward", lambda: F.conv2d(x, w, stride=stride, padding=pad)),
+            ("backward_input", lambda: torch.nn.grad.conv2d_input(x.shape, w, dy, stride=stride, padding=pad)),
+            ("backward_weight", lambda: torch.nn.grad.conv2d_weight(x, w.shape, dy, stride=stride, padding=pad)),
         ]
         for pname, f in passes:
-            bench(f"BenchmarkConv/{pname}/{name}", f, gflops(flop))
+            bench(f"Benchmark{row}/{pname}/{name}", f, gflops(flop))
 
 
 ECL_N = (1_000, 10_000, 100_000, 1_000_000, 10_000_000)

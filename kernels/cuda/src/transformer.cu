@@ -20,19 +20,20 @@
 // are float64).
 #include "common.cuh"
 
-// tf_warp_sum and tf_warp_max combine v over a warp (butterfly: every lane
-// gets the same result).
-template <typename T>
+// tf_warp_sum and tf_warp_max combine v over groups of W consecutive lanes
+// of a warp, a whole warp by default (butterfly: every lane of a group gets
+// the group's result).
+template <typename T, int W = 32>
 __device__ __forceinline__ T tf_warp_sum(T v) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  for (int o = W / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
 }
 
-template <typename T>
+template <typename T, int W = 32>
 __device__ __forceinline__ T tf_warp_max(T v) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = combine(OpMaxR, v, __shfl_xor_sync(0xffffffffu, v, o));
+  for (int o = W / 2; o > 0; o >>= 1) v = combine(OpMaxR, v, __shfl_xor_sync(0xffffffffu, v, o));
   return v;
 }
 
@@ -362,6 +363,269 @@ __device__ void attention_backward(i64 bh, i64 n, i64 m, i64 dh, i64 br, i64 bc,
   }
 }
 
+// The head-size-64 attention kernels (ViT's heads) compute on register
+// tiles: a block of 256 threads as 16 row groups by 16 column groups, the
+// thread (rg, cg) owning rows rg, rg + 16, … and columns cg, cg + 16, … of
+// each product, so that its shared-memory reads are broadcasts (rows) or
+// consecutive (columns). Every operand sits in shared memory row-major,
+// rows padded to 65 values (conflict-free reads of a column across rows);
+// probabilities and score gradients go through shared memory transposed,
+// [streamed row][own row]. A row's softmax statistics combine over its 16
+// column threads (half a warp). a64<T> sizes the tiles within 48 KiB of
+// static shared memory (plan.go's attn64Rows mirrors the own-side rows).
+#define A64_LD 65
+template <typename T>
+struct a64;
+template <>
+struct a64<float> {
+  static constexpr int FR = 64, FC = 32, QR = 32, QC = 32, KR = 32, KC = 32;
+};
+template <>
+struct a64<double> {
+  static constexpr int FR = 32, FC = 16, QR = 16, QC = 16, KR = 16, KC = 16;
+};
+
+// a64_load copies R rows of 64 values at src (consecutive rows) into dst,
+// zeros from row valid on.
+template <typename T, int R>
+__device__ __forceinline__ void a64_load(T (*dst)[A64_LD], const T* __restrict__ src, i64 valid) {
+  for (int e = threadIdx.x; e < R * 64; e += 256) {
+    const int r = e / 64, c = e % 64;
+    dst[r][c] = r < valid ? src[(i64)r * 64 + c] : (T)0;
+  }
+}
+
+// a64_nt adds to acc[u][w] the dot product of row rg + 16u of a and row
+// cg + 16w of b (64 values each).
+template <typename T, int RM, int RN>
+__device__ __forceinline__ void a64_nt(const T (*a)[A64_LD], const T (*b)[A64_LD], int rg, int cg, T (&acc)[RM][RN]) {
+#pragma unroll 8
+  for (int d = 0; d < 64; d++) {
+    T av[RM], bv[RN];
+#pragma unroll
+    for (int u = 0; u < RM; u++) av[u] = a[rg + 16 * u][d];
+#pragma unroll
+    for (int w = 0; w < RN; w++) bv[w] = b[cg + 16 * w][d];
+#pragma unroll
+    for (int u = 0; u < RM; u++)
+#pragma unroll
+      for (int w = 0; w < RN; w++) acc[u][w] += av[u] * bv[w];
+  }
+}
+
+// a64_tn adds to acc[u][v] the sum over j < J of pt[j][rg + 16u] ·
+// b[j][cg + 16v]: rows of (ptᵀ·b) [own rows, 64].
+template <typename T, int RM, int J, int LDP>
+__device__ __forceinline__ void a64_tn(const T (*pt)[LDP], const T (*b)[A64_LD], int rg, int cg, T (&acc)[RM][4]) {
+#pragma unroll 4
+  for (int j = 0; j < J; j++) {
+    T pv[RM], bv[4];
+#pragma unroll
+    for (int u = 0; u < RM; u++) pv[u] = pt[j][rg + 16 * u];
+#pragma unroll
+    for (int v = 0; v < 4; v++) bv[v] = b[j][cg + 16 * v];
+#pragma unroll
+    for (int u = 0; u < RM; u++)
+#pragma unroll
+      for (int v = 0; v < 4; v++) acc[u][v] += pv[u] * bv[v];
+  }
+}
+
+// attention64 is attention for dh = 64: a block per tile of a64<T>::FR
+// queries, keys and values streamed in tiles of FC, the scores and the
+// output accumulated in registers, the online softmax by row.
+template <typename T>
+__device__ void attention64(i64 bh, i64 n, i64 m, const T* __restrict__ q, const T* __restrict__ k,
+                            const T* __restrict__ v, T* o, T* lse, double scale) {
+  constexpr int BR = a64<T>::FR, BC = a64<T>::FC, RM = BR / 16, RS = BC / 16;
+  __shared__ T qs[BR][A64_LD], ks[BC][A64_LD], vs[BC][A64_LD], ps[BC][BR + 1];
+  const int rg = threadIdx.x / 16, cg = threadIdx.x % 16;
+  const i64 tiles = (n + BR - 1) / BR;
+  const T sc = (T)scale;
+  for (i64 t = blockIdx.x; t < bh * tiles; t += gridDim.x) {
+    const i64 b = t / tiles, q0 = t % tiles * BR, rows = min((i64)BR, n - q0);
+    __syncthreads();  // the previous tile's readers are done
+    a64_load<T, BR>(qs, q + (b * n + q0) * 64, rows);
+    T mx[RM], l[RM], acc[RM][4];
+#pragma unroll
+    for (int u = 0; u < RM; u++) {
+      mx[u] = -t_inf<T>(), l[u] = 0;
+#pragma unroll
+      for (int c = 0; c < 4; c++) acc[u][c] = 0;
+    }
+    for (i64 k0 = 0; k0 < m; k0 += BC) {
+      const i64 kn = min((i64)BC, m - k0);
+      __syncthreads();  // ks, vs and ps are free
+      a64_load<T, BC>(ks, k + (b * m + k0) * 64, kn);
+      a64_load<T, BC>(vs, v + (b * m + k0) * 64, kn);
+      __syncthreads();
+      T s[RM][RS];
+#pragma unroll
+      for (int u = 0; u < RM; u++)
+#pragma unroll
+        for (int w = 0; w < RS; w++) s[u][w] = 0;
+      a64_nt<T, RM, RS>(qs, ks, rg, cg, s);
+#pragma unroll
+      for (int u = 0; u < RM; u++) {
+        T rmax = -t_inf<T>();
+#pragma unroll
+        for (int w = 0; w < RS; w++) {
+          s[u][w] = cg + 16 * w < kn ? s[u][w] * sc : -t_inf<T>();
+          rmax = go_max(rmax, s[u][w]);
+        }
+        const T nm = go_max(mx[u], tf_warp_max<T, 16>(rmax));
+        const T corr = t_exp(mx[u] - nm);
+        T rs = 0;
+#pragma unroll
+        for (int w = 0; w < RS; w++) {
+          const T p = t_exp(s[u][w] - nm);
+          ps[cg + 16 * w][rg + 16 * u] = p;
+          rs += p;
+        }
+        l[u] = l[u] * corr + tf_warp_sum<T, 16>(rs);
+        mx[u] = nm;
+#pragma unroll
+        for (int c = 0; c < 4; c++) acc[u][c] *= corr;
+      }
+      __syncthreads();
+      a64_tn<T, RM, BC, BR + 1>(ps, vs, rg, cg, acc);
+    }
+#pragma unroll
+    for (int u = 0; u < RM; u++) {
+      const i64 r = rg + 16 * u;
+      if (r >= rows) continue;
+#pragma unroll
+      for (int c = 0; c < 4; c++) o[(b * n + q0 + r) * 64 + cg + 16 * c] = acc[u][c] / l[u];
+      if (cg == 0) lse[b * n + q0 + r] = mx[u] + t_log(l[u]);
+    }
+  }
+}
+
+// attention64_backward_dq is attention_backward_dq for dh = 64: a block
+// per tile of a64<T>::QR queries, keys and values streamed in tiles of QC.
+template <typename T>
+__device__ void attention64_backward_dq(i64 bh, i64 n, i64 m, const T* __restrict__ dout, const T* __restrict__ q,
+                                        const T* __restrict__ k, const T* __restrict__ v, const T* __restrict__ lse,
+                                        const T* __restrict__ dd, T* dq, double scale) {
+  constexpr int BR = a64<T>::QR, BC = a64<T>::QC, RM = BR / 16, RS = BC / 16;
+  __shared__ T qs[BR][A64_LD], dos[BR][A64_LD], ks[BC][A64_LD], vs[BC][A64_LD], dss[BC][BR + 1];
+  const int rg = threadIdx.x / 16, cg = threadIdx.x % 16;
+  const i64 tiles = (n + BR - 1) / BR;
+  const T sc = (T)scale;
+  for (i64 t = blockIdx.x; t < bh * tiles; t += gridDim.x) {
+    const i64 b = t / tiles, q0 = t % tiles * BR, rows = min((i64)BR, n - q0);
+    __syncthreads();
+    a64_load<T, BR>(qs, q + (b * n + q0) * 64, rows);
+    a64_load<T, BR>(dos, dout + (b * n + q0) * 64, rows);
+    T ls[RM], ds_[RM], acc[RM][4];
+#pragma unroll
+    for (int u = 0; u < RM; u++) {
+      const i64 r = rg + 16 * u;
+      ls[u] = r < rows ? lse[b * n + q0 + r] : (T)0;
+      ds_[u] = r < rows ? dd[b * n + q0 + r] : (T)0;
+#pragma unroll
+      for (int c = 0; c < 4; c++) acc[u][c] = 0;
+    }
+    for (i64 k0 = 0; k0 < m; k0 += BC) {
+      const i64 kn = min((i64)BC, m - k0);
+      __syncthreads();
+      a64_load<T, BC>(ks, k + (b * m + k0) * 64, kn);
+      a64_load<T, BC>(vs, v + (b * m + k0) * 64, kn);
+      __syncthreads();
+      T s[RM][RS], dp[RM][RS];
+#pragma unroll
+      for (int u = 0; u < RM; u++)
+#pragma unroll
+        for (int w = 0; w < RS; w++) s[u][w] = 0, dp[u][w] = 0;
+      a64_nt<T, RM, RS>(qs, ks, rg, cg, s);
+      a64_nt<T, RM, RS>(dos, vs, rg, cg, dp);
+#pragma unroll
+      for (int u = 0; u < RM; u++)
+#pragma unroll
+        for (int w = 0; w < RS; w++) {
+          T g = 0;
+          if (cg + 16 * w < kn) g = t_exp(s[u][w] * sc - ls[u]) * (dp[u][w] - ds_[u]) * sc;
+          dss[cg + 16 * w][rg + 16 * u] = g;
+        }
+      __syncthreads();
+      a64_tn<T, RM, BC, BR + 1>(dss, ks, rg, cg, acc);
+    }
+#pragma unroll
+    for (int u = 0; u < RM; u++) {
+      const i64 r = rg + 16 * u;
+      if (r >= rows) continue;
+#pragma unroll
+      for (int c = 0; c < 4; c++) dq[(b * n + q0 + r) * 64 + cg + 16 * c] = acc[u][c];
+    }
+  }
+}
+
+// attention64_backward is attention_backward for dh = 64: a block per tile
+// of a64<T>::KR keys, the queries (with do, lse and dd) streamed in tiles of
+// KC.
+template <typename T>
+__device__ void attention64_backward(i64 bh, i64 n, i64 m, const T* __restrict__ dout, const T* __restrict__ q,
+                                     const T* __restrict__ k, const T* __restrict__ v, const T* __restrict__ lse,
+                                     const T* __restrict__ dd, T* dk, T* dv, double scale) {
+  constexpr int BR = a64<T>::KR, BC = a64<T>::KC, RM = BR / 16, RS = BC / 16;
+  __shared__ T ks[BR][A64_LD], vs[BR][A64_LD], qs[BC][A64_LD], dos[BC][A64_LD];
+  __shared__ T pt[BC][BR + 1], gt[BC][BR + 1], ls[BC], dds[BC];
+  const int rg = threadIdx.x / 16, cg = threadIdx.x % 16;
+  const i64 tiles = (m + BR - 1) / BR;
+  const T sc = (T)scale;
+  for (i64 t = blockIdx.x; t < bh * tiles; t += gridDim.x) {
+    const i64 b = t / tiles, k0 = t % tiles * BR, keys = min((i64)BR, m - k0);
+    __syncthreads();
+    a64_load<T, BR>(ks, k + (b * m + k0) * 64, keys);
+    a64_load<T, BR>(vs, v + (b * m + k0) * 64, keys);
+    T dka[RM][4], dva[RM][4];
+#pragma unroll
+    for (int u = 0; u < RM; u++)
+#pragma unroll
+      for (int c = 0; c < 4; c++) dka[u][c] = 0, dva[u][c] = 0;
+    for (i64 i0 = 0; i0 < n; i0 += BC) {
+      const i64 qn = min((i64)BC, n - i0);
+      __syncthreads();
+      a64_load<T, BC>(qs, q + (b * n + i0) * 64, qn);
+      a64_load<T, BC>(dos, dout + (b * n + i0) * 64, qn);
+      for (int j = threadIdx.x; j < BC; j += 256) ls[j] = j < qn ? lse[b * n + i0 + j] : (T)0, dds[j] = j < qn ? dd[b * n + i0 + j] : (T)0;
+      __syncthreads();
+      T s[RM][RS], dp[RM][RS];
+#pragma unroll
+      for (int u = 0; u < RM; u++)
+#pragma unroll
+        for (int w = 0; w < RS; w++) s[u][w] = 0, dp[u][w] = 0;
+      a64_nt<T, RM, RS>(ks, qs, rg, cg, s);
+      a64_nt<T, RM, RS>(vs, dos, rg, cg, dp);
+#pragma unroll
+      for (int u = 0; u < RM; u++)
+#pragma unroll
+        for (int w = 0; w < RS; w++) {
+          const int c = cg + 16 * w;
+          T p = 0, g = 0;
+          if (c < qn) {
+            p = t_exp(s[u][w] * sc - ls[c]);
+            g = p * (dp[u][w] - dds[c]) * sc;
+          }
+          pt[c][rg + 16 * u] = p, gt[c][rg + 16 * u] = g;
+        }
+      __syncthreads();
+      a64_tn<T, RM, BC, BR + 1>(pt, dos, rg, cg, dva);
+      a64_tn<T, RM, BC, BR + 1>(gt, qs, rg, cg, dka);
+    }
+#pragma unroll
+    for (int u = 0; u < RM; u++) {
+      const i64 r = rg + 16 * u;
+      if (r >= keys) continue;
+#pragma unroll
+      for (int c = 0; c < 4; c++) {
+        dk[(b * m + k0 + r) * 64 + cg + 16 * c] = dka[u][c];
+        dv[(b * m + k0 + r) * 64 + cg + 16 * c] = dva[u][c];
+      }
+    }
+  }
+}
+
 #define TRANSFORMER(S, T)                                                                                          \
   extern "C" __global__ void layer_norm_##S(i64 rows, i64 d, const T* __restrict__ x, const T* __restrict__ gamma, \
                                             const T* __restrict__ beta, T* y, T* mean, T* rstd, double eps) {     \
@@ -401,5 +665,20 @@ __device__ void attention_backward(i64 bh, i64 n, i64 m, i64 dh, i64 br, i64 bc,
       const T* __restrict__ k, const T* __restrict__ v, const T* __restrict__ lse, const T* __restrict__ dd, T* dk, \
       T* dv, double scale) {                                                                                       \
     attention_backward<T>(bh, n, m, dh, br, bc, dout, q, k, v, lse, dd, dk, dv, scale);                           \
+  }                                                                                                                \
+  extern "C" __global__ void __launch_bounds__(256)                                                                \
+      attention64_##S(i64 bh, i64 n, i64 m, const T* __restrict__ q, const T* __restrict__ k,                      \
+                      const T* __restrict__ v, T* o, T* lse, double scale) {                                       \
+    attention64<T>(bh, n, m, q, k, v, o, lse, scale);                                                              \
+  }                                                                                                                \
+  extern "C" __global__ void __launch_bounds__(256) attention64_backward_dq_##S(                                   \
+      i64 bh, i64 n, i64 m, const T* __restrict__ dout, const T* __restrict__ q, const T* __restrict__ k,         \
+      const T* __restrict__ v, const T* __restrict__ lse, const T* __restrict__ dd, T* dq, double scale) {        \
+    attention64_backward_dq<T>(bh, n, m, dout, q, k, v, lse, dd, dq, scale);                                       \
+  }                                                                                                                \
+  extern "C" __global__ void __launch_bounds__(256) attention64_backward_##S(                                      \
+      i64 bh, i64 n, i64 m, const T* __restrict__ dout, const T* __restrict__ q, const T* __restrict__ k,         \
+      const T* __restrict__ v, const T* __restrict__ lse, const T* __restrict__ dd, T* dk, T* dv, double scale) { \
+    attention64_backward<T>(bh, n, m, dout, q, k, v, lse, dd, dk, dv, scale);                                      \
   }
 BOTH(TRANSFORMER)
