@@ -243,10 +243,6 @@ func runDomain(s Study, t Training, r train.Recipe, seed uint64, task domainTask
 	if len(auxData) == 0 {
 		auxData = []string{"heldout"}
 	}
-	heads := func(rng *rand.Rand, auxOut int) (*ecl.Classifier[float32], error) {
-		vb := nn.NewVars[float32]()
-		return &ecl.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: nn.NewLinear(vb.Sub("main"), rng, dim, k), Aux: nn.NewLinear(vb.Sub("aux"), rng, dim, auxOut)}, nil
-	}
 	a := &arm[float32]{
 		recipe: r, classes: k, seed: seed,
 		base: &ecl.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: model.Main, Aux: model.Aux},
@@ -254,7 +250,7 @@ func runDomain(s Study, t Training, r train.Recipe, seed uint64, task domainTask
 		full: model, inputs: sp.unlabelled.X,
 		auxData: auxData, auxSets: auxSets(src, val, tgt),
 	}
-	a.models = modelFactory[float32]{build: heads, base: a.base, seed: seed}
+	a.models = modelFactory[float32]{build: heads(dim, k), base: a.base, seed: seed}
 	if t.WholeNetwork {
 		a.base = model
 		a.models = modelFactory[float32]{build: task.net, base: model, seed: seed}
@@ -286,6 +282,15 @@ func runDomain(s Study, t Training, r train.Recipe, seed uint64, task domainTask
 		out[i].Shift, out[i].Setup, out[i].Seed = DigitsShift(task.target), task.setup, seed
 	}
 	return out, err
+}
+
+// heads makes a network of a main head of k outputs and an auxiliary
+// head on dim features, with no backbone.
+func heads(dim, k int) func(rng *rand.Rand, auxOut int) (*ecl.Classifier[float32], error) {
+	return func(rng *rand.Rand, auxOut int) (*ecl.Classifier[float32], error) {
+		vb := nn.NewVars[float32]()
+		return &ecl.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: nn.NewLinear(vb.Sub("main"), rng, dim, k), Aux: nn.NewLinear(vb.Sub("aux"), rng, dim, auxOut)}, nil
+	}
 }
 
 // runSpecs computes the runs specs of study (run i by run(i)), writes
