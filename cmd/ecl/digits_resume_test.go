@@ -14,9 +14,10 @@ import (
 	"github.com/ecl-go/ecl/datasets/digits/digitstest"
 )
 
-// digitsTable is ecl digits's printed tables without the wall time.
+// digitsTable is ecl digits's (or ecl images's) printed tables without
+// the wall time.
 func digitsTable(stdout []byte) string {
-	return regexp.MustCompile(`(?m)^(digits .*), [0-9.hms]+$`).ReplaceAllString(string(stdout), "$1")
+	return regexp.MustCompile(`(?m)^((?:digits|images) .*), [0-9.hms]+$`).ReplaceAllString(string(stdout), "$1")
 }
 
 // ecl digits killed with SIGKILL inside a run (in the base stage, between
