@@ -15,10 +15,8 @@ import (
 func imageDomains(t *testing.T, n int) string {
 	t.Helper()
 	root := t.TempDir()
-	for i, d := range []string{"art", "photo", "sketch"} {
-		if _, err := imagestest.Tree(filepath.Join(root, d), []string{"dog", "horse"}, n, uint64(i)); err != nil {
-			t.Fatal(err)
-		}
+	if err := imagestest.Domains(root, []string{"art", "photo", "sketch"}, []string{"dog", "horse"}, n, 0); err != nil {
+		t.Fatal(err)
 	}
 	return root
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"os/exec"
@@ -16,10 +15,8 @@ import (
 func imageDomains(t *testing.T, n int) string {
 	t.Helper()
 	root := t.TempDir()
-	for i, d := range []string{"art", "photo", "sketch"} {
-		if _, err := imagestest.Tree(filepath.Join(root, d), []string{"dog", "horse"}, n, uint64(i)); err != nil {
-			t.Fatal(err)
-		}
+	if err := imagestest.Domains(root, []string{"art", "photo", "sketch"}, []string{"dog", "horse"}, n, 0); err != nil {
+		t.Fatal(err)
 	}
 	return root
 }
@@ -36,26 +33,8 @@ func TestImagesKilledAndResumed(t *testing.T) {
 		t.Fatalf("tables:\n%s", want)
 	}
 	dir := t.TempDir()
+	killAfter(t, bin, args, dir, "base epoch 3/6")
 	c := exec.Command(bin, args...)
-	c.Dir = dir
-	pipe, err := c.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(pipe)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), "base epoch 3/6") {
-			c.Process.Kill()
-			break
-		}
-	}
-	if c.Wait() == nil {
-		t.Fatal("the study ended before it was killed")
-	}
-	c = exec.Command(bin, args...)
 	c.Dir = dir
 	var stderr bytes.Buffer
 	c.Stderr = &stderr

@@ -18,10 +18,8 @@ import (
 func domains(t *testing.T, names ...string) string {
 	t.Helper()
 	root := t.TempDir()
-	for i, d := range names {
-		if _, err := imagestest.Tree(filepath.Join(root, d), []string{"dog", "horse"}, 3, uint64(i)); err != nil {
-			t.Fatal(err)
-		}
+	if err := imagestest.Domains(root, names, []string{"dog", "horse"}, 3, 0); err != nil {
+		t.Fatal(err)
 	}
 	return root
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"path/filepath"
 
 	"github.com/ecl-go/ecl/datasets/images"
 	"github.com/ecl-go/ecl/datasets/images/imagestest"
@@ -40,10 +39,8 @@ func ExampleOpenDomains() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(root)
-	for i, d := range []string{"photo", "sketch"} {
-		if _, err := imagestest.Tree(filepath.Join(root, d), []string{"dog", "horse"}, 2, uint64(i)); err != nil {
-			log.Fatal(err)
-		}
+	if err := imagestest.Domains(root, []string{"photo", "sketch"}, []string{"dog", "horse"}, 2, 0); err != nil {
+		log.Fatal(err)
 	}
 	ds, err := images.OpenDomains(root, images.DomainOptions{})
 	if err != nil {
