@@ -22,9 +22,9 @@ func tinyDigits(t *testing.T, seed uint64, epochs int, paradigms []ecl.Paradigm,
 	digitstest.Domains(t, dir, 60)
 	return DigitsConfig{
 		Dir: dir, Arch: "lenet5",
-		Split:  digits.TaskOptions{Target: "mnist", Sources: []string{"usps"}, MaxTest: 30},
-		Study:  Study{Paradigms: paradigms, Methods: methods, Control: true, Runs: 1, Seed: seed},
-		Epochs: epochs, Batch: 10, LR: 1e-2,
+		Split:    digits.TaskOptions{Target: "mnist", Sources: []string{"usps"}, MaxTest: 30},
+		Study:    Study{Paradigms: paradigms, Methods: methods, Control: true, Runs: 1, Seed: seed},
+		Training: Training{Epochs: epochs, Batch: 10, LR: 1e-2},
 	}
 }
 
@@ -176,9 +176,9 @@ func rs2data(n int) datasets.Split[float32] {
 func TestDigitsValidate(t *testing.T) {
 	ok := DigitsConfig{
 		Dir: filepath.Join(t.TempDir(), "missing"), Arch: "lenet5",
-		Split: digits.TaskOptions{Target: "mnist", MaxSource: 10000, MaxTarget: 10000, MaxTest: 2000, ValFraction: 0.1},
-		Study: Study{Paradigms: []ecl.Paradigm{ecl.TopLabel}, Runs: 1, Seed: 1}, Epochs: 10, Batch: 100, LR: 1e-3,
-		AuxData: []string{"heldout"},
+		Split:    digits.TaskOptions{Target: "mnist", MaxSource: 10000, MaxTarget: 10000, MaxTest: 2000, ValFraction: 0.1},
+		Study:    Study{Paradigms: []ecl.Paradigm{ecl.TopLabel}, Runs: 1, Seed: 1},
+		Training: Training{Epochs: 10, Batch: 100, LR: 1e-3, AuxData: []string{"heldout"}},
 	}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("defaults rejected: %v", err)

@@ -157,6 +157,9 @@ type FeaturesConfig struct {
 	Weights string // the network's weights, .pth or .safetensors
 	Data    string // the image folder
 	Layout  string // LayoutAuto (""), LayoutClasses or LayoutFlat
+	// Dataset, when set, is the images, listed already (Data and Layout
+	// are then not read).
+	Dataset *images.Dataset
 	Out     string // the .npz file written
 	Batch   int    // images per forward pass and per resumable chunk
 	// Resize and Crop override the architecture's transform when not 0.
@@ -232,18 +235,17 @@ func Extract(cfg FeaturesConfig) (*FeaturesResult, error) {
 	if a.Side != 0 && res.Crop != a.Side {
 		return nil, fmt.Errorf("features: crop %d: %s takes %d×%d images", res.Crop, cfg.Arch, a.Side, a.Side)
 	}
-	d, err := listImages(cfg.Data, cfg.Layout)
-	if err != nil {
-		return nil, err
+	d := cfg.Dataset
+	if d == nil {
+		var err error
+		if d, err = listImages(cfg.Data, cfg.Layout); err != nil {
+			return nil, err
+		}
 	}
 	res.Classes = d.Classes
-	if u := d.Unreadable; len(u) > 0 {
-		if !cfg.Skip {
-			return nil, fmt.Errorf("features: %s and %d more under %s: an image format Go's standard library does not read (only JPEG and PNG): convert them, or skip them", filepath.Join(d.Root, u[0]), len(u)-1, d.Root)
-		}
-		for _, p := range u {
-			res.Skipped = append(res.Skipped, filepath.Join(d.Root, p)+": not JPEG or PNG")
-		}
+	var err error
+	if res.Skipped, err = unreadable(d, cfg.Skip); err != nil {
+		return nil, fmt.Errorf("features: %w", err)
 	}
 	if d.Len() == 0 {
 		return nil, fmt.Errorf("features: no JPEG or PNG image under %s", d.Root)

@@ -8,20 +8,21 @@ import (
 )
 
 // ShiftID names the covariate shift a result was measured under: a
-// simulated shift, or a digit task by its target domain. It is written as
+// simulated shift, or a domain task (digits, images) by its target domain. It is written as
 // the name result files have always held (String: "normal",
 // "uniform-wide", "→usps") and read back from it (ParseShift).
 type ShiftID struct {
 	// Sim is the simulated shift, when Target is empty.
 	Sim sim.Kind
-	// Target is the digit task's target domain.
+	// Target is the domain task's target domain.
 	Target string
 }
 
 // SimShift names the simulated shift k.
 func SimShift(k sim.Kind) ShiftID { return ShiftID{Sim: k} }
 
-// DigitsShift names the digit task whose target domain is target.
+// DigitsShift names the domain task (digits or images) whose target
+// domain is target.
 func DigitsShift(target string) ShiftID { return ShiftID{Target: target} }
 
 func (s ShiftID) String() string {

@@ -15,6 +15,12 @@
 // may be computed several at a time in worker processes (Study.Jobs and
 // Exec; ServeRuns and RunClient carry the requests), giving the results of
 // runs computed one after another.
+//
+// The studies are RunSim (the simulated shifts), RunDigits (the digit
+// domains) and RunImages (folders of image domains: PACS,
+// ImageNet-Sketch); the last two share Training and one run's body: a
+// base network trained on the merged source domains, every method on top
+// of its frozen features.
 package experiment
 
 import (

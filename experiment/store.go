@@ -57,7 +57,7 @@ func calibrate(probs []float64, k int, labels []int) (*Calibrations, error) {
 // reuse and summarise them.
 type Record struct {
 	Format string
-	Study  string // "sim" or "digits"
+	Study  string // "sim", "digits" or "images"
 	// Key is the hash of Study, Config and Data: a file is reused only for
 	// the same key. Setting is the same hash with the seed left out, which
 	// groups the seeds of one setting.

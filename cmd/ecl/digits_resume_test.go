@@ -14,9 +14,10 @@ import (
 	"github.com/ecl-go/ecl/datasets/digits/digitstest"
 )
 
-// digitsTable is ecl digits's printed tables without the wall time.
+// digitsTable is ecl digits's (or ecl images's) printed tables without
+// the wall time.
 func digitsTable(stdout []byte) string {
-	return regexp.MustCompile(`(?m)^(digits .*), [0-9.hms]+$`).ReplaceAllString(string(stdout), "$1")
+	return regexp.MustCompile(`(?m)^((?:digits|images) .*), [0-9.hms]+$`).ReplaceAllString(string(stdout), "$1")
 }
 
 // ecl digits killed with SIGKILL inside a run (in the base stage, between
@@ -47,35 +48,12 @@ func TestDigitsKilledInsideARunResumesBitForBit(t *testing.T) {
 		sameStudyFiles(t, trial, studyFiles(t, filepath.Join(dir, "out")), wantFiles)
 		return stderr.String()
 	}
-	// killAfter starts the study in dir and kills it once a line of its
-	// log contains mark.
-	killAfter := func(dir, mark string) {
-		c := exec.Command(bin, args...)
-		c.Dir = dir
-		pipe, err := c.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), mark) {
-				c.Process.Kill()
-				break
-			}
-		}
-		if c.Wait() == nil {
-			t.Fatalf("the study ended before %q", mark)
-		}
-	}
 	for _, c := range []struct{ mark, resumed string }{
 		{"base epoch 4/8", "base stage resumed after epoch"},
 		{"seed 1: CE-finetune", "rows from the checkpoint"},
 	} {
 		dir := t.TempDir()
-		killAfter(dir, c.mark)
+		killAfter(t, bin, args, dir, c.mark)
 		if log := resume("killed after "+c.mark, dir); !strings.Contains(log, c.resumed) {
 			t.Errorf("killed after %q, the run did not resume (no %q):\n%s", c.mark, c.resumed, log)
 		}
@@ -119,5 +97,30 @@ func TestDigitsKilledInsideARunResumesBitForBit(t *testing.T) {
 			killAtRandom(t, c, rng, took, trial)
 		}
 		resume("trial "+string(rune('0'+trial)), dir)
+	}
+}
+
+// killAfter starts bin with args in dir and kills it once a line of its
+// log contains mark.
+func killAfter(t *testing.T, bin string, args []string, dir, mark string) {
+	t.Helper()
+	c := exec.Command(bin, args...)
+	c.Dir = dir
+	pipe, err := c.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(pipe)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), mark) {
+			c.Process.Kill()
+			break
+		}
+	}
+	if c.Wait() == nil {
+		t.Fatalf("the study ended before %q", mark)
 	}
 }

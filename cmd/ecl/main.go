@@ -3,6 +3,7 @@
 //	ecl sim  [flags]   train Uncal and ECL on the simulated covariate shifts and print the comparison
 //	ecl eval [flags]   compute every calibration metric of given predictions and draw reliability diagrams
 //	ecl digits [flags] train a digit network on source domains and compare calibration methods on the target
+//	ecl images [flags] train a network (or heads on a frozen torchvision backbone) on image domains (PACS, ImageNet-Sketch) and compare calibration methods on the target
 //	ecl calibrate [flags] calibrate a model's predictions under covariate shift from files
 //	ecl features [flags] run a torchvision network over a folder of images: logits, penultimate features, paths and labels into a .npz
 //	ecl data fetch     download MNIST, USPS and SVHN into the data directory and verify their checksums
@@ -25,6 +26,7 @@ var commands = map[string]func(args []string) error{
 	"sim":       runSim,
 	"eval":      runEval,
 	"digits":    runDigits,
+	"images":    runImages,
 	"calibrate": runCalibrate,
 	"features":  runFeatures,
 	"data":      runData,

@@ -187,6 +187,8 @@ var settingFlags = map[string]string{
 	"Epochs": "epochs", "LR": "lr", "CheckpointEvery": "checkpoint-every", "Arch": "arch", "AuxData": "aux-data",
 	"Split.Target": "target", "Split.Sources": "sources", "Split.ValFraction": "val",
 	"Split.MaxSource": "max-source", "Split.MaxTarget": "max-target", "Split.MaxTest": "max-test",
+	// ecl images
+	"Split.TestFraction": "test", "Weights": "weights", "WholeNetwork": "ecl-whole", "Workers": "workers", "FeatureBatch": "feature-batch", "MaxPixels": "max-pixels",
 }
 
 // lessGC has the garbage collector run at 5× the live heap instead of 2×,

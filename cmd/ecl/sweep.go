@@ -16,7 +16,7 @@ import (
 
 // studies are the commands a sweep runs; with check, one parses and
 // validates its command line and returns without running anything.
-var studies = map[string]func(args []string, check bool) error{"sim": simStudy, "digits": digitsStudy}
+var studies = map[string]func(args []string, check bool) error{"sim": simStudy, "digits": digitsStudy, "images": imagesStudy}
 
 // sweepFile is what -emit leaves in the output directory for ecl report:
 // the job list, to name the jobs that never ran.

@@ -24,6 +24,17 @@
 // normalised per channel (ImageNet's mean and standard deviation by
 // default), as float32 in CHW order.
 //
+// OpenDomains reads a dataset of several domains of the same classes
+// (PACS, ImageNet-Sketch): a root holding one ImageFolder tree per domain.
+// A domain that lacks a class the others have, or has no classes, is an
+// error naming it. PACS's official split lists
+// (<domain>_{train,crossval,test}_kfold.txt, lines
+// "art_painting/dog/pic_225.jpg 1", labels from 1) are read when present
+// and checked against the folders. A manifest of every image's size and
+// SHA-256 is written on the first call and checked on the later ones, so
+// that a study's results are keyed by the images they came from and a
+// file changed since is an error naming it.
+//
 // Load decodes and transforms a list of images on a bounded pool of
 // workers. A bad file (truncated, not an image, too large) is an *Error
 // naming it, or, with Skip, counted and left out.

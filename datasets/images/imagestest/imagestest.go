@@ -98,3 +98,14 @@ func Tree(dir string, classes []string, n int, seed uint64) ([]string, error) {
 	}
 	return paths, nil
 }
+
+// Domains writes a root of image domains, one Tree per name of domains
+// (each of the classes, n images per class), the i-th drawn from seed+i.
+func Domains(root string, domains, classes []string, n int, seed uint64) error {
+	for i, d := range domains {
+		if _, err := Tree(filepath.Join(root, d), classes, n, seed+uint64(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ecl-go/ecl/datasets/images/imagestest"
+)
+
+// imageDomains writes three domains of two classes of n images each.
+func imageDomains(t *testing.T, n int) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := imagestest.Domains(root, []string{"art", "photo", "sketch"}, []string{"dog", "horse"}, n, 0); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// ecl images killed in its base stage and run again ends with the tables
+// and files of an uninterrupted run; ecl report reads its records.
+func TestImagesKilledAndResumed(t *testing.T) {
+	bin := buildECL(t)
+	data := imageDomains(t, 10)
+	args := []string{"images", "-data", data, "-target", "photo", "-arch", "lenet5", "-epochs", "6", "-aux-epochs", "2", "-ecl-epochs", "2",
+		"-batch", "5", "-lr", "0.01", "-methods", "ts", "-paradigms", "toplabel", "-runs", "1", "-diagram-dpi", "40", "-out", "out"}
+	want, _, wantFiles := uninterrupted(t, bin, args...)
+	if !strings.Contains(string(want), "images →photo, lenet5") || !strings.Contains(string(want), "ECL-toplabel") {
+		t.Fatalf("tables:\n%s", want)
+	}
+	dir := t.TempDir()
+	killAfter(t, bin, args, dir, "base epoch 3/6")
+	c := exec.Command(bin, args...)
+	c.Dir = dir
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	got, err := c.Output()
+	if err != nil {
+		t.Fatalf("resumed: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "base stage resumed after epoch") {
+		t.Errorf("not resumed:\n%s", stderr.String())
+	}
+	if digitsTable(got) != digitsTable(want) {
+		t.Errorf("tables differ:\n%s\nwant\n%s", got, want)
+	}
+	sameStudyFiles(t, "resumed", studyFiles(t, filepath.Join(dir, "out")), wantFiles)
+	report, err := exec.Command(bin, "report", filepath.Join(dir, "out")).CombinedOutput()
+	if err != nil || !strings.Contains(string(report), "→photo") {
+		t.Errorf("ecl report: %v\n%s", err, report)
+	}
+}
+
+// With a frozen torchvision backbone (the tiny ResNet of nn's fixtures,
+// random weights) the features go to -out/features, one file per domain.
+func TestImagesFrozenBackbone(t *testing.T) {
+	withTinyArchs(t)
+	data := imageDomains(t, 6)
+	out := filepath.Join(t.TempDir(), "out")
+	err := runImages([]string{"-data", data, "-target", "sketch", "-arch", "resnet_tiny", "-weights", "../../nn/testdata/resnet_tiny.pth",
+		"-epochs", "2", "-batch", "5", "-methods", "ts", "-paradigms", "toplabel", "-runs", "1", "-quiet", "-diagram-dpi", "40", "-out", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, "features", "*.npz")); len(m) != 3 {
+		t.Errorf("features %v, want one file per domain", m)
+	}
+	if _, err := os.Stat(filepath.Join(out, "results.json")); err != nil {
+		t.Error(err)
+	}
+}
+
+// Bad data and settings are errors naming what is wrong.
+func TestImagesErrors(t *testing.T) {
+	data := imageDomains(t, 4)
+	base := []string{"-data", data, "-epochs", "1", "-batch", "4", "-methods", "none", "-paradigms", "toplabel", "-runs", "1", "-quiet", "-out", ""}
+	for _, c := range []struct {
+		name  string
+		setup func()
+		args  []string
+		want  []string
+	}{
+		{"no target", nil, nil, []string{"-data and -target are required"}},
+		{"unknown target", nil, []string{"-target", "cartoon"}, []string{"no domain cartoon", "art, photo, sketch"}},
+		{"weights for a small network", nil, []string{"-target", "photo", "-weights", "x.pth"}, []string{"-weights x.pth", "trained from scratch"}},
+		{"no weights", nil, []string{"-target", "photo", "-arch", "resnet50"}, []string{"-weights", "resnet50"}},
+		{"changed file", func() {
+			if err := os.WriteFile(filepath.Join(data, "art", "dog", "img-00.jpg"), []byte("changed"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"-target", "photo"}, []string{"art/dog/img-00.jpg has changed", "manifest"}},
+		{"changed file, no manifest", nil, []string{"-target", "photo", "-no-manifest"}, []string{filepath.Join(data, "art", "dog", "img-00.jpg"), "not a JPEG or PNG"}},
+		{"missing class", func() {
+			if err := os.RemoveAll(filepath.Join(data, "sketch", "horse")); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"-target", "photo", "-no-manifest"}, []string{"domain " + filepath.Join(data, "sketch"), "no class folder horse"}},
+	} {
+		if c.setup != nil {
+			c.setup()
+		}
+		err := runImages(append(append([]string{}, base...), c.args...))
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not say %q", c.name, err, w)
+			}
+		}
+	}
+}

@@ -1,0 +1,504 @@
+package experiment
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ecl-go/ecl/datasets"
+	"github.com/ecl-go/ecl/datasets/arrays"
+	"github.com/ecl-go/ecl/datasets/digits"
+	"github.com/ecl-go/ecl/datasets/images"
+	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/tensor"
+	"github.com/ecl-go/ecl/train"
+)
+
+// ImagesConfig configures the image domain-shift study (PACS,
+// ImageNet-Sketch; docs/images.md): a root of image domains of the same
+// classes (images.OpenDomains), one domain the target, the others merged
+// as the source, every method of the comparison on top of one base
+// network per seed, as in the digits study.
+type ImagesConfig struct {
+	Study
+	// Dir is the root of the domains; the records hold its manifest's
+	// per-domain checksums instead.
+	Dir string `json:"-"`
+	// Arch is one of SmallArchs, trained from scratch on the images
+	// resized to 3×28×28 (normalised to [−1, 1] as the digits), or one
+	// of FeatureArchs: that torchvision network's backbone, loaded from
+	// Weights and frozen, its penultimate features of every image
+	// computed once with its evaluation transform (and kept in
+	// FeatureCache); the base network is then a new linear head on them.
+	Arch    string
+	Weights string `json:"-"`
+	Split   ImagesSplit
+	Training
+	// Skip leaves out the images that cannot be read (counted in the
+	// log) instead of stopping; MaxPixels is the largest image decoded
+	// (images.DefaultMaxPixels when 0).
+	Skip      bool
+	MaxPixels int64
+	// Lists, Manifest and NoManifest are images.DomainOptions's.
+	Lists      string `json:"-"`
+	Manifest   string `json:"-"`
+	NoManifest bool   `json:"-"`
+	// Workers decode images at once (GOMAXPROCS when 0); FeatureBatch
+	// images go through the backbone at once (32 when 0).
+	Workers      int `json:"-"`
+	FeatureBatch int `json:"-"`
+	// FeatureCache is the folder of the backbones' features, one .npz
+	// per domain, named by a hash of the network, its weights and the
+	// domain's images (a temporary folder, removed after, when empty).
+	FeatureCache string `json:"-"`
+}
+
+// ImagesSplit chooses an image task's domains and subsets. With PACS's
+// split lists, the sources' train lists train and their crossval lists
+// are held out, the target's train list is its unlabelled split and its
+// crossval and test lists its test split; without them, ValFraction of
+// the merged source is held out and TestFraction of the target is its
+// test split, drawn from the run's seed. Zero limits keep every sample.
+type ImagesSplit struct {
+	Target string
+	// Sources are merged into the source domain; nil means every other
+	// domain.
+	Sources                       []string
+	MaxSource, MaxTarget, MaxTest int
+	ValFraction, TestFraction     float64 // 0: 0.1 and 0.5
+	Seed                          uint64
+}
+
+// smallSide is the input side of SmallArchs.
+const smallSide = digits.InputSize
+
+// Validate checks every setting before any work.
+func (c ImagesConfig) Validate() error {
+	if err := c.validate(); err != nil {
+		return err
+	}
+	_, large := FeatureArchs[c.Arch]
+	settings := append(c.Training.settings(),
+		oneOf("Arch", c.Arch, slices.Concat(SmallArchs, FeatureArchNames())),
+		atLeast("Split.MaxSource", c.Split.MaxSource, 0, false),
+		atLeast("Split.MaxTarget", c.Split.MaxTarget, 0, false),
+		atLeast("Split.MaxTest", c.Split.MaxTest, 0, false),
+		atLeast("Workers", c.Workers, 0, false),
+		atLeast("FeatureBatch", c.FeatureBatch, 1, true),
+	)
+	switch {
+	case c.Split.Target == "":
+		settings = append(settings, &SettingError{"Split.Target", "", "a domain of " + c.Dir})
+	case large && c.Weights == "":
+		settings = append(settings, &SettingError{"Weights", "", "a .pth or .safetensors file of " + c.Arch + "'s weights"})
+	case !large && c.Weights != "":
+		settings = append(settings, &SettingError{"Weights", c.Weights, "none: " + c.Arch + " is trained from scratch"})
+	case large && c.WholeNetwork:
+		settings = append(settings, &SettingError{"WholeNetwork", true, "false: " + c.Arch + "'s backbone is frozen (fine-tuning it is not done)"})
+	case c.MaxPixels < 0:
+		settings = append(settings, &SettingError{"MaxPixels", c.MaxPixels, "at least 1 (0: the default)"})
+	}
+	for _, f := range []struct {
+		field string
+		v     float64
+	}{{"Split.ValFraction", c.Split.ValFraction}, {"Split.TestFraction", c.Split.TestFraction}} {
+		if f.v != 0 && !(f.v > 0 && f.v < 1) {
+			settings = append(settings, &SettingError{f.field, f.v, "a number in (0, 1) (0: the default)"})
+		}
+	}
+	for _, d := range c.Split.Sources {
+		if d == c.Split.Target {
+			settings = append(settings, &SettingError{"Split.Sources", d, "domains other than the target " + c.Split.Target})
+		}
+	}
+	return check(settings...)
+}
+
+// imagesData is what the runs of an image study share: the domains, each
+// domain's inputs, and the data's checksums.
+type imagesData struct {
+	ds      *images.Domains
+	sources []string
+	inputs  map[string]*domainInputs
+	sums    map[string]string
+	// Skipped lists the images and list entries left out, and why.
+	skipped []string
+}
+
+// domainInputs are one domain's network inputs: x's rows are the images
+// read, row[i] is image i's row (−1 when it was skipped).
+type domainInputs struct {
+	x   *tensor.Tensor[float32]
+	row []int
+}
+
+// open reads the domains and every input of the task's domains: the
+// images, or the backbone's features of them.
+func (c ImagesConfig) open() (*imagesData, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	ds, err := images.OpenDomains(c.Dir, images.DomainOptions{Manifest: c.Manifest, NoManifest: c.NoManifest, Lists: c.Lists, Skip: c.Skip, Workers: c.Workers})
+	if err != nil {
+		return nil, err
+	}
+	data := &imagesData{ds: ds, sums: map[string]string{}, inputs: map[string]*domainInputs{}}
+	data.skipped = slices.Clone(ds.Skipped)
+	names := append([]string{c.Split.Target}, c.Split.Sources...)
+	if c.Split.Sources == nil {
+		for _, d := range ds.Names() {
+			if d != c.Split.Target {
+				names = append(names, d)
+			}
+		}
+	}
+	for _, n := range names {
+		if ds.Domain(n) == nil {
+			return nil, fmt.Errorf("experiment: no domain %s in %s (its domains: %s)", n, c.Dir, strings.Join(ds.Names(), ", "))
+		}
+		data.sums[n] = ds.Sums[n]
+	}
+	data.sources = names[1:]
+	if len(data.sources) == 0 {
+		return nil, fmt.Errorf("experiment: %s has no domain besides the target %s", c.Dir, c.Split.Target)
+	}
+	if ds.Domain(names[0]).Splits != nil {
+		dir := c.Lists
+		if dir == "" {
+			dir = c.Dir
+		}
+		for _, n := range names {
+			for _, s := range images.SplitNames {
+				name := n + "_" + s + "_kfold.txt"
+				if data.sums[name], err = fileSHA256(filepath.Join(dir, name)); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	read := c.readImages
+	if _, large := FeatureArchs[c.Arch]; large {
+		if data.sums["weights"], err = fileSHA256(c.Weights); err != nil {
+			return nil, err
+		}
+		cache := c.FeatureCache
+		if cache == "" {
+			if cache, err = os.MkdirTemp("", "ecl-features"); err != nil {
+				return nil, err
+			}
+			defer os.RemoveAll(cache)
+		}
+		read = func(d *images.Domain) (*domainInputs, []string, error) {
+			return c.readFeatures(d, cache, data.sums["weights"], ds.Sums[d.Name])
+		}
+	}
+	for _, n := range names {
+		in, skipped, err := read(ds.Domain(n))
+		if err != nil {
+			return nil, err
+		}
+		data.inputs[n], data.skipped = in, append(data.skipped, skipped...)
+	}
+	return data, nil
+}
+
+// unreadable is the files of d that Go's standard library cannot decode,
+// as skipped images (with skip) or an error naming the first.
+func unreadable(d *images.Dataset, skip bool) ([]string, error) {
+	u := d.Unreadable
+	if len(u) > 0 && !skip {
+		return nil, fmt.Errorf("%s and %d more under %s: an image format Go's standard library does not read (only JPEG and PNG): convert them, or skip them", filepath.Join(d.Root, u[0]), len(u)-1, d.Root)
+	}
+	var out []string
+	for _, p := range u {
+		out = append(out, filepath.Join(d.Root, p)+": not JPEG or PNG")
+	}
+	return out, nil
+}
+
+// readImages decodes the domain's images at the small networks' side,
+// normalised to [−1, 1].
+func (c ImagesConfig) readImages(d *images.Domain) (*domainInputs, []string, error) {
+	skipped, err := unreadable(d.Data, c.Skip)
+	if err != nil {
+		return nil, nil, fmt.Errorf("experiment: %w", err)
+	}
+	files := make([]string, d.Data.Len())
+	for i := range files {
+		files[i] = d.Data.File(i)
+	}
+	half := [3]float32{0.5, 0.5, 0.5}
+	b, err := images.Load(files, images.Transform{Resize: smallSide, Crop: smallSide, Mean: half, Std: half}, images.Options{Workers: c.Workers, MaxPixels: c.MaxPixels, Skip: c.Skip})
+	if err != nil {
+		return nil, nil, fmt.Errorf("experiment: domain %s: %w", d.Name, err)
+	}
+	for _, e := range b.Skipped {
+		skipped = append(skipped, e.Error())
+	}
+	in := &domainInputs{x: tensor.FromSlice(b.X, len(b.Index), 3, smallSide, smallSide), row: rows(d.Data.Len(), b.Index)}
+	return in, skipped, nil
+}
+
+// rows maps each of n images to its place in kept (−1 when absent).
+func rows(n int, kept []int) []int {
+	row := make([]int, n)
+	for i := range row {
+		row[i] = -1
+	}
+	for r, i := range kept {
+		row[i] = r
+	}
+	return row
+}
+
+// readFeatures is the backbone's features of the domain's images, read
+// from the cache or computed into it (Extract, which resumes a killed
+// computation); weights and images are the checksums of the weights and
+// of the domain's images.
+func (c ImagesConfig) readFeatures(d *images.Domain, cache, weights, imagesSum string) (*domainInputs, []string, error) {
+	var what any = imagesSum
+	if imagesSum == "" { // no manifest: the list of files
+		what = d.Data.Paths
+	}
+	key, err := hashOf("ecl-images-features/1", c.Arch, weights, what, c.Skip, c.MaxPixels)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := filepath.Join(cache, fmt.Sprintf("%s-%s-%s.npz", d.Name, c.Arch, key))
+	if _, err := os.Stat(out); err != nil {
+		if err := os.MkdirAll(cache, 0o755); err != nil {
+			return nil, nil, err
+		}
+		logf := c.Log
+		if logf == nil {
+			logf = func(string, ...any) {}
+		}
+		logf("features of %s (%d images) by %s into %s", d.Name, d.Data.Len(), c.Arch, out)
+		batch := c.FeatureBatch
+		if batch == 0 {
+			batch = 32
+		}
+		if _, err := Extract(FeaturesConfig{Arch: c.Arch, Weights: c.Weights, Data: d.Data.Root, Dataset: d.Data, Out: out,
+			Batch: batch, Workers: c.Workers, MaxPixels: c.MaxPixels, Skip: c.Skip, Device: c.Dev}); err != nil {
+			return nil, nil, err
+		}
+	}
+	feats, shape, err := arrays.ReadNPZ(out, "features")
+	if err != nil {
+		return nil, nil, err
+	}
+	paths, err := arrays.ReadNPZStrings(out, "paths")
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(shape) != 2 || shape[0] != len(paths) {
+		return nil, nil, fmt.Errorf("experiment: %s: features %v for %d paths (delete it to compute it again)", out, shape, len(paths))
+	}
+	index := make(map[string]int, d.Data.Len())
+	for i, p := range d.Data.Paths {
+		index[p] = i
+	}
+	kept := make([]int, len(paths))
+	for r, p := range paths {
+		i, ok := index[p]
+		if !ok {
+			return nil, nil, fmt.Errorf("experiment: %s: row %d is %s, not an image of domain %s (delete it to compute it again)", out, r, p, d.Name)
+		}
+		kept[r] = i
+	}
+	in := &domainInputs{x: tensor.FromSlice(appendFloat32(nil, feats), shape...), row: rows(d.Data.Len(), kept)}
+	var skipped []string
+	for i, r := range in.row {
+		if r < 0 {
+			skipped = append(skipped, d.Data.File(i)+": could not be read (skipped by the features' extraction)")
+		}
+	}
+	return in, skipped, nil
+}
+
+// pick is a random subset of idx of at most limit (0: all), in idx's
+// order.
+func pick(rng *rand.Rand, idx []int, limit int) []int {
+	if limit == 0 || limit >= len(idx) {
+		return idx
+	}
+	keep := rng.Perm(len(idx))[:limit]
+	slices.Sort(keep)
+	out := make([]int, limit)
+	for i, j := range keep {
+		out[i] = idx[j]
+	}
+	return out
+}
+
+// split is the images idx of domain n that were read, as a split named
+// name.
+func (data *imagesData) split(n, name string, idx []int) datasets.Split[float32] {
+	d, in := data.ds.Domain(n), data.inputs[n]
+	var r, y []int
+	for _, i := range idx {
+		if in.row[i] >= 0 {
+			r, y = append(r, in.row[i]), append(y, d.Data.Labels[i])
+		}
+	}
+	return datasets.Split[float32]{Name: name, X: tensor.IndexSelect(in.x, 0, r), Y: y}
+}
+
+// all is the indices of n images.
+func all(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+// task is the source, held-out, unlabelled and test splits of seed (see
+// ImagesSplit).
+func (c ImagesConfig) task(data *imagesData, seed uint64) (source, val, unlabelled, test datasets.Split[float32]) {
+	o := c.Split
+	valFrac, testFrac := o.ValFraction, o.TestFraction
+	if valFrac == 0 {
+		valFrac = 0.1
+	}
+	if testFrac == 0 {
+		testFrac = 0.5
+	}
+	name := strings.Join(data.sources, "+")
+	var train, held []datasets.Split[float32]
+	for i, n := range data.sources {
+		d := data.ds.Domain(n)
+		rng := rand.New(rand.NewPCG(seed+uint64(i)+1, 1))
+		if d.Splits != nil {
+			train = append(train, data.split(n, n+" train", pick(rng, d.Splits["train"], o.MaxSource)))
+			held = append(held, data.split(n, n+" crossval", d.Splits["crossval"]))
+		} else {
+			train = append(train, data.split(n, n, pick(rng, all(d.Data.Len()), o.MaxSource)))
+		}
+	}
+	merged := datasets.Concat(name+" train", train...)
+	if held != nil {
+		val = datasets.Concat(name+" held-out", held...)
+		source = merged
+	} else {
+		perm := rand.New(rand.NewPCG(seed, 0x5eed)).Perm(merged.Len())
+		nVal := max(1, int(valFrac*float64(merged.Len())))
+		val, source = merged.Rows(perm[:nVal]), merged.Rows(perm[nVal:])
+		val.Name, source.Name = name+" held-out", name+" train"
+	}
+	t := data.ds.Domain(o.Target)
+	rng := rand.New(rand.NewPCG(seed, 0x7a6))
+	var u, te []int
+	if t.Splits != nil {
+		u, te = t.Splits["train"], slices.Concat(t.Splits["crossval"], t.Splits["test"])
+	} else {
+		perm := rng.Perm(t.Data.Len())
+		nTest := max(1, int(testFrac*float64(len(perm))))
+		te, u = perm[:nTest], perm[nTest:]
+		slices.Sort(te)
+		slices.Sort(u)
+	}
+	unlabelled = data.split(o.Target, o.Target+" unlabelled", pick(rng, u, o.MaxTarget))
+	test = data.split(o.Target, o.Target+" test", pick(rng, te, o.MaxTest))
+	return source, val, unlabelled, test
+}
+
+// RunImages trains, for each seed, the base network on the source domains
+// and every method on top of it, and evaluates them on the target, as
+// RunDigits does; the records are keyed by the configuration, the
+// manifest's checksums of the domains read, the split lists' and the
+// weights'.
+func RunImages(c ImagesConfig) ([]Result, error) {
+	r, err := c.recipe()
+	if err != nil {
+		return nil, err
+	}
+	data, err := c.open()
+	if err != nil {
+		return nil, err
+	}
+	c.logSkipped(data)
+	var specs []runSpec
+	for run := range c.Runs {
+		specs = append(specs, c.spec(c.Seed+uint64(run), data.sums))
+	}
+	return runSpecs(c.Study, c.Training, "images", specs, func(i int) ([]Result, error) { return c.run(r, data, specs[i].seed) })
+}
+
+// RunOne computes run i (seed Seed+i) in this process, without the Store:
+// what a worker process serving the study's runs (Exec) calls.
+func (c ImagesConfig) RunOne(i int) ([]Result, error) {
+	r, err := c.recipe()
+	if err != nil {
+		return nil, err
+	}
+	if i < 0 || i >= c.Runs {
+		return nil, fmt.Errorf("experiment: run %d of %d", i, c.Runs)
+	}
+	data, err := c.open()
+	if err != nil {
+		return nil, err
+	}
+	return c.run(r, data, c.Seed+uint64(i))
+}
+
+// recipe is the paper's, once c is valid.
+func (c ImagesConfig) recipe() (train.Recipe, error) {
+	if err := c.Validate(); err != nil {
+		return train.Recipe{}, err
+	}
+	return recipe(c.Study, c.Training)
+}
+
+// logSkipped logs how many images were left out, and the first few.
+func (c ImagesConfig) logSkipped(data *imagesData) {
+	if c.Log == nil || len(data.skipped) == 0 {
+		return
+	}
+	c.Log("skipped %d images or list entries that could not be read", len(data.skipped))
+	for _, s := range data.skipped[:min(len(data.skipped), 10)] {
+		c.Log("skipped %s", s)
+	}
+}
+
+// spec is the run of the given seed; sums are the data's checksums.
+func (c ImagesConfig) spec(seed uint64, sums map[string]string) runSpec {
+	rc := c
+	rc.Runs, rc.Seed, rc.Log, rc.Progress, rc.Split.Seed = 0, 0, nil, nil, 0
+	return runSpec{study: "images", label: fmt.Sprintf("%s %s seed %d", c.Split.Target, c.Arch, seed), seed: seed,
+		config: rc, data: sums, dataDir: c.Dir}
+}
+
+// run trains and evaluates every model of one seed.
+func (c ImagesConfig) run(r train.Recipe, data *imagesData, seed uint64) ([]Result, error) {
+	source, val, unlabelled, test := c.task(data, seed)
+	for _, s := range []datasets.Split[float32]{source, val, unlabelled, test} {
+		if s.Len() == 0 {
+			return nil, fmt.Errorf("experiment: seed %d: split %s has no images (too few images read, or limits too small)", seed, s.Name)
+		}
+	}
+	k := len(data.ds.Classes)
+	task := domainTask{source: source, val: val, unlabelled: unlabelled, test: test, target: c.Split.Target, classes: k,
+		setup: fmt.Sprintf("%s %s→%s n=%d/%d/%d", c.Arch, strings.Join(data.sources, "+"), c.Split.Target, source.Len(), unlabelled.Len(), test.Len())}
+	if _, large := FeatureArchs[c.Arch]; large {
+		task.net = heads(source.X.Dim(1), k)
+	} else {
+		task.net = func(rng *rand.Rand, auxOut int) (*ecl.Classifier[float32], error) {
+			return NewSmallNet(c.Arch, rng, k, auxOut)
+		}
+	}
+	var err error
+	sums := data.sums
+	if task.ck, err = c.checkpoint(c.Store, c.spec(seed, sums)); err != nil {
+		return nil, err
+	}
+	o := c.Split
+	o.Seed = seed
+	if task.cached, err = c.basePath(c.Arch, o.Target, seed, o, sums); err != nil {
+		return nil, err
+	}
+	return runDomain(c.Study, c.Training, r, seed, task)
+}
