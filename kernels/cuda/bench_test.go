@@ -93,14 +93,14 @@ var resnet50Layers = []struct {
 
 // BenchmarkConvResNet50 times each of ResNet-50's convolution shapes by the
 // path the device takes (rows named as the layer) and, where that is the
-// column matrix, by the implicit GEMM with 64×64 tiles side by side
-// (…/implicit), to place convRows.
+// column matrix (x itself for a pointwise one) and the GEMM kernels, by the
+// implicit GEMM (…/implicit), which place implicitConv's choices.
 func BenchmarkConvResNet50(b *testing.B) {
 	for _, l := range resnet50Layers {
 		convBench(b, l.name, l.x, l.w, l.o)
-		restore := cuda.SetConvRows(1 << 30)
+		cuda.SetImplicitConv(true)
 		convBench(b, l.name+"/implicit", l.x, l.w, l.o)
-		restore()
+		cuda.SetImplicitConv(false)
 	}
 }
 

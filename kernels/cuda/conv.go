@@ -105,15 +105,15 @@ func pointwise(p tensor.Conv2DParams) bool {
 	return p.KH == 1 && p.KW == 1 && p.StrideH == 1 && p.StrideW == 1 && p.PadH == 0 && p.PadW == 0
 }
 
-// Conv2D: an implicit GEMM y [O, N·OH·OW] = W [O, rows] · columns for up to
-// convRows output channels; else per image y_n [O, OH·OW] = W [O, rows] ·
+// Conv2D: an implicit GEMM y [O, N·OH·OW] = W [O, rows] · columns where
+// implicitConv says; else per image y_n [O, OH·OW] = W [O, rows] ·
 // col_n, where col_n is x_n for a pointwise convolution and otherwise the
 // image's column block of col (row stride nb·OH·OW).
 func (d *device[T]) Conv2D(y, x, w *tensor.Tensor[T], p tensor.Conv2DParams) {
 	c := d.convPlan(p)
 	xp, wp, yp := d.ptr(x), d.ptr(w), d.ptr(y)
 	must(d.e.do(func() error {
-		if convTile(p.O) >= 0 {
+		if implicitConv(convForward, p) {
 			return d.convGemm(kConv2D, p.O, p.N*c.hw, c.rows, wp, xp, yp, p)
 		}
 		if pointwise(p) {
@@ -132,15 +132,15 @@ func (d *device[T]) Conv2D(y, x, w *tensor.Tensor[T], p tensor.Conv2DParams) {
 	keepAlive(x, w, y)
 }
 
-// Conv2DBackwardInput: for unit strides and up to convRows input channels
-// an implicit GEMM dx [C, N·H·W] = Wᵀ-flipped · shifted dy; else per image
+// Conv2DBackwardInput: where implicitConv says (unit strides, up to 64
+// input channels) an implicit GEMM dx [C, N·H·W] = Wᵀ-flipped · shifted dy; else per image
 // dx_n = Wᵀ · dy_n for a pointwise convolution, and otherwise col_n = Wᵀ ·
 // dy_n, then col2im.
 func (d *device[T]) Conv2DBackwardInput(dx, dy, w *tensor.Tensor[T], p tensor.Conv2DParams) {
 	c := d.convPlan(p)
 	dxp, dyp, wp := d.ptr(dx), d.ptr(dy), d.ptr(w)
 	must(d.e.do(func() error {
-		if p.StrideH == 1 && p.StrideW == 1 && convTile(p.C) >= 0 {
+		if implicitConv(convBackwardInput, p) {
 			return d.convGemm(kConv2DBackwardInput, p.C, p.N*p.H*p.W, p.O*p.KH*p.KW, wp, dyp, dxp, p)
 		}
 		if pointwise(p) {
@@ -160,8 +160,7 @@ func (d *device[T]) Conv2DBackwardInput(dx, dy, w *tensor.Tensor[T], p tensor.Co
 	keepAlive(dx, dy, w)
 }
 
-// Conv2DBackwardWeight: for up to convRows output channels an implicit GEMM
-// dw [O, rows] = dy [O, N·OH·OW] · columnsᵀ; for a pointwise convolution
+// Conv2DBackwardWeight: where implicitConv says an implicit GEMM dw [O, rows] = dy [O, N·OH·OW] · columnsᵀ; for a pointwise convolution
 // whose per-image products dy_n · x_nᵀ [O, C] are smaller than its inputs,
 // those products (a batched GEMM) summed in image order; else dw = Σ over
 // chunks of dyᵀ-chunk · colᵀ, with the chunk's dy [nb, O, OH·OW] first
@@ -171,7 +170,7 @@ func (d *device[T]) Conv2DBackwardWeight(dw, x, dy *tensor.Tensor[T], p tensor.C
 	c := d.convPlan(p)
 	dwp, xp, dyp := d.ptr(dw), d.ptr(x), d.ptr(dy)
 	must(d.e.do(func() error {
-		if convTile(p.O) >= 0 {
+		if implicitConv(convBackwardWeight, p) {
 			return d.convGemm(kConv2DBackwardWeight, p.O, c.rows, p.N*c.hw, dyp, xp, dwp, p)
 		}
 		if p.N == 0 {

@@ -309,8 +309,12 @@ var convCases = []struct {
 	{[]int{2, 40, 5, 7}, []int{50, 40, 3, 3}, tensor.ConvOptions{PadH: 1, PadW: 1}},
 	{[]int{3, 20, 6, 6}, []int{70, 20, 3, 3}, tensor.ConvOptions{PadW: 2, DilW: 2}},
 	{[]int{3, 70, 6, 5}, []int{20, 70, 2, 3}, tensor.ConvOptions{PadH: 1}},
-	// Pointwise above convRows channels: products with x itself; the weight
-	// gradient by columns (first) and by per-image products (then).
+	// Pointwise above 64 channels: products with x itself; the weight
+	// gradient by columns (first) and by per-image products (then). A 3×3
+	// convolution of 100 and of 150 output channels (implicit forward; the
+	// weight gradient implicit, then by columns).
+	{[]int{2, 8, 5, 6}, []int{100, 8, 3, 3}, tensor.ConvOptions{PadH: 1, PadW: 1}},
+	{[]int{2, 8, 5, 6}, []int{150, 8, 3, 3}, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1}},
 	{[]int{3, 70, 5, 4}, []int{80, 70, 1, 1}, tensor.ConvOptions{}},
 	{[]int{2, 66, 9, 9}, []int{72, 66, 1, 1}, tensor.ConvOptions{}},
 	{[]int{1, 66, 9, 9}, []int{72, 66, 1, 1}, tensor.ConvOptions{}},

@@ -2,11 +2,7 @@
 
 package cuda
 
-// SetConvRows sets convRows, the most output channels an implicit-GEMM
-// convolution takes, for a benchmark comparing the two paths; it returns
-// the function that restores it.
-func SetConvRows(n int) (restore func()) {
-	old := convRows
-	convRows = n
-	return func() { convRows = old }
-}
+// SetImplicitConv makes every convolution pass that has an implicit GEMM
+// take it (on) or restores implicitConv's choices (off), for a benchmark
+// comparing the two paths.
+func SetImplicitConv(on bool) { implicitAlways = on }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/ecl-go/ecl/tensor"
 )
 
 // The pure parts of the launcher: argument encoding, strided layouts, launch
@@ -223,24 +225,52 @@ func gemmPlan(batch, m, n, k int) (kern gemmKernel, splits, kc int) {
 	return kern, (k + kc - 1) / kc, kc
 }
 
-// convRows is the most output rows (channels) an implicit-GEMM convolution
-// takes; above it the column matrix and the large GEMM kernel do better
-// (BenchmarkConv's ResNet-50 layers time both).
-var convRows = 64
-
 // convTile chooses the implicit-GEMM convolution's tile for a product of m
 // rows (src/conv.cu: 16×256, 32×128 or 64×64, index 0, 1, 2; the 64×64
-// tiles also cover more rows, side by side), or -1 above convRows.
+// tiles also cover more rows, side by side).
 func convTile(m int) int {
 	switch {
 	case m <= 16:
 		return 0
 	case m <= 32:
 		return 1
-	case m <= convRows:
-		return 2
 	}
-	return -1
+	return 2
+}
+
+// convPass names a convolution's pass for implicitConv.
+type convPass int
+
+const (
+	convForward convPass = iota
+	convBackwardInput
+	convBackwardWeight
+)
+
+// implicitAlways makes implicitConv choose the implicit GEMM wherever the
+// pass has one (a benchmark's switch, SetImplicitConv).
+var implicitAlways bool
+
+// implicitConv reports whether pass of the convolution p runs as an
+// implicit GEMM rather than through the column matrix (x itself for a
+// pointwise one) and the GEMM kernels, as BenchmarkConvResNet50 found on
+// ResNet-50's layers: every pass up to 64 rows of output (O; C for the
+// input gradient, which has an implicit GEMM for unit strides only); the
+// forward pass of a larger kernel (3×3, 7×7) at any width; its weight
+// gradient up to 128 output channels.
+func implicitConv(pass convPass, p tensor.Conv2DParams) bool {
+	unit := p.StrideH == 1 && p.StrideW == 1
+	if implicitAlways {
+		return pass != convBackwardInput || unit
+	}
+	spatial := p.KH*p.KW > 1
+	switch pass {
+	case convForward:
+		return p.O <= 64 || spatial
+	case convBackwardInput:
+		return unit && p.C <= 64
+	}
+	return p.O <= 64 || spatial && p.O <= 128
 }
 
 // convSplit cuts the depth k of an implicit-GEMM convolution whose output

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/ecl-go/ecl/tensor"
 )
 
 // kernelOffsets is strided_offsets of src/common.cuh in Go: the offset of
@@ -215,7 +217,7 @@ func TestGemmPlan(t *testing.T) {
 }
 
 func TestConvTileAndSplit(t *testing.T) {
-	for _, c := range []struct{ m, want int }{{1, 0}, {16, 0}, {17, 1}, {32, 1}, {33, 2}, {64, 2}, {65, -1}} {
+	for _, c := range []struct{ m, want int }{{1, 0}, {16, 0}, {17, 1}, {32, 1}, {33, 2}, {64, 2}, {65, 2}, {2048, 2}} {
 		if got := convTile(c.m); got != c.want {
 			t.Errorf("convTile(%d) = %d, want %d", c.m, got, c.want)
 		}
@@ -234,6 +236,33 @@ func TestConvTileAndSplit(t *testing.T) {
 		}
 		if kc%16 != 0 && splits > 1 || splits*kc < c.k || (splits-1)*kc >= c.k {
 			t.Errorf("convSplit(%d, %d) = %d slices of %d do not cover the depth exactly", c.tiles, c.k, splits, kc)
+		}
+	}
+}
+
+// implicitConv on ResNet-50's layers (batch 16): the choices
+// BenchmarkConvResNet50 measured on an H200.
+func TestImplicitConv(t *testing.T) {
+	conv := func(c, o, k, stride int) tensor.Conv2DParams {
+		return tensor.Conv2DParams{N: 16, C: c, H: 28, W: 28, O: o, KH: k, KW: k, StrideH: stride, StrideW: stride, DilH: 1, DilW: 1}
+	}
+	for _, c := range []struct {
+		name           string
+		p              tensor.Conv2DParams
+		fwd, in, wgrad bool
+	}{
+		{"stem 7×7/2", conv(3, 64, 7, 2), true, false, true},
+		{"3×3 64", conv(64, 64, 3, 1), true, true, true},
+		{"3×3 128", conv(128, 128, 3, 1), true, false, true},
+		{"3×3/2 128", conv(128, 128, 3, 2), true, false, true},
+		{"3×3 256", conv(256, 256, 3, 1), true, false, false},
+		{"1×1 256→64", conv(256, 64, 1, 1), true, false, true},
+		{"1×1 64→256", conv(64, 256, 1, 1), false, true, false},
+		{"1×1/2 256→512", conv(256, 512, 1, 2), false, false, false},
+	} {
+		got := [3]bool{implicitConv(convForward, c.p), implicitConv(convBackwardInput, c.p), implicitConv(convBackwardWeight, c.p)}
+		if want := [3]bool{c.fwd, c.in, c.wgrad}; got != want {
+			t.Errorf("%s: implicit forward, input and weight gradients %v, want %v", c.name, got, want)
 		}
 	}
 }

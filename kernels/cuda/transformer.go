@@ -48,7 +48,7 @@ func layerNormBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T]
 			d.ptr(x), d.ptr(in[2]), d.ptr(in[3]), d.ptr(in[4]), d.ptr(out[0]), part.ptr); err != nil {
 			return err
 		}
-		return d.e.launch(kLayerNormSums, d.sfx, linear(dim), uint64(dim), uint64(chunks), part.ptr, d.ptr(out[1]), d.ptr(out[2]))
+		return d.e.launch(kLayerNormSums, d.sfx, grid{x: min((dim+31)/32, gridCap), y: 1, z: 1, block: 256}, uint64(dim), uint64(chunks), part.ptr, d.ptr(out[1]), d.ptr(out[2]))
 	}))
 	keepAlive(append(in, out...)...)
 }

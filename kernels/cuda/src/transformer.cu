@@ -106,15 +106,28 @@ __device__ void layer_norm_backward(i64 rows, i64 d, i64 chunks, const T* __rest
   }
 }
 
-// layer_norm_backward_sums adds the chunks' partial sums in chunk order:
-// dγ and dβ [d].
+// layer_norm_backward_sums adds the chunks' partial sums: dγ and dβ [d]. A
+// block of 8 warps takes 32 columns, a lane a column: warp w adds the
+// chunks w, w + 8, … in order, then the 8 warps' sums are added in warp
+// order (a fixed order: deterministic).
 template <typename T>
 __device__ void layer_norm_backward_sums(i64 d, i64 chunks, const double* __restrict__ part, T* dgamma, T* dbeta) {
-  FOR_EACH(j, d) {
+  __shared__ double gs[8][32], bs[8][32];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  for (i64 j0 = (i64)blockIdx.x * 32; j0 < d; j0 += (i64)gridDim.x * 32) {
+    const i64 j = j0 + lane;
     double sg = 0, sb = 0;
-    for (i64 k = 0; k < chunks; k++) sg += part[2 * k * d + j], sb += part[(2 * k + 1) * d + j];
-    dgamma[j] = (T)sg;
-    dbeta[j] = (T)sb;
+    if (j < d)
+      for (i64 k = w; k < chunks; k += 8) sg += part[2 * k * d + j], sb += part[(2 * k + 1) * d + j];
+    gs[w][lane] = sg, bs[w][lane] = sb;
+    __syncthreads();
+    if (w == 0 && j < d) {
+      sg = 0, sb = 0;
+      for (int q = 0; q < 8; q++) sg += gs[q][lane], sb += bs[q][lane];
+      dgamma[j] = (T)sg;
+      dbeta[j] = (T)sb;
+    }
+    __syncthreads();  // gs and bs are read before the next columns
   }
 }
 

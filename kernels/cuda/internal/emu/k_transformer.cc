@@ -4,7 +4,7 @@
 
 REGISTER(layer_norm, true)
 REGISTER(layer_norm_backward, true)
-REGISTER(layer_norm_backward_sums, false)
+REGISTER(layer_norm_backward_sums, true)
 REGISTER(gelu, false)
 REGISTER(gelu_backward, false)
 REGISTER(attention, true)
