@@ -153,6 +153,11 @@ func (c DigitsConfig) Validate() error {
 	for _, d := range c.AuxData {
 		settings = append(settings, oneOf("AuxData", d, AuxData))
 	}
+	for _, f := range c.AuxFit {
+		if c.WholeNetwork && f != "plain" {
+			settings = append(settings, &SettingError{"AuxFit", f, "plain when the whole network is fine-tuned (its features change under the fixed estimates)"})
+		}
+	}
 	return check(settings...)
 }
 
@@ -346,6 +351,8 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 		src:  src, val: val, tgt: tgt, evalSrc: val, evalTgt: test,
 		full: model, inputs: sp.Unlabelled.X,
 		auxData: auxData, auxSets: auxSets(src, val, tgt),
+		auxFits: c.AuxFit, auxFolds: c.AuxFolds,
+		embed: func(x *tensor.Tensor[float32]) *tensor.Tensor[float32] { return featureTensor(model.Backbone, x) },
 	}
 	a.models = modelFactory[float32]{build: heads, base: a.base, seed: seed}
 	if c.WholeNetwork {
@@ -354,7 +361,7 @@ func (c DigitsConfig) run(r train.Recipe, seed uint64, sums map[string]string) (
 			return NewDigitNet(c.Arch, rng, auxOut)
 		}, base: model, seed: seed}
 		a.src, a.val, a.tgt, a.evalSrc, a.evalTgt = sp.Source, sp.Val, sp.Unlabelled, sp.Val, sp.Test
-		a.auxSets = auxSets(a.src, a.val, a.tgt)
+		a.auxSets, a.embed = auxSets(a.src, a.val, a.tgt), nil
 	}
 	steps, err := a.steps(c.Methods, c.Control, c.Paradigms)
 	if err != nil {
