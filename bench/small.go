@@ -58,7 +58,7 @@ func SmallCases() []SmallCase {
 			if trace {
 				r.Trace = func(train.EpochTrace) {}
 			}
-			if err := train.ECL(rand.New(rand.NewPCG(5, 6)), r, p, model(auxOut), src, tgt, classes); err != nil {
+			if err := train.ECL(rand.New(rand.NewPCG(5, 6)), r, p, model(auxOut), src, tgt, classes, nil); err != nil {
 				panic(err)
 			}
 		}

@@ -92,6 +92,23 @@ func TestSoftECEGradient(t *testing.T) {
 	gradCheck(t, "SoftECE", func(xs []V) V { return SoftECE(xs[0], correct, 15) }, []T64{conf})
 }
 
+// Integer weights count a sample that many times: weights (2, 0, 1) give
+// the Soft-ECE of the first sample twice and the third once; a weight
+// scale changes nothing.
+func TestWeightedSoftECE(t *testing.T) {
+	conf := []float64{0.9, 0.55, 0.7}
+	correct := []float64{0, 1, 1}
+	want := SoftECE(autograd.Const(tensor.FromSlice([]float64{0.9, 0.9, 0.7})), tensor.FromSlice([]float64{0, 0, 1}), 15).Value.Item()
+	for _, w := range [][]float64{{2, 0, 1}, {4, 0, 2}} {
+		got := WeightedSoftECE(autograd.Const(tensor.FromSlice(conf)), tensor.FromSlice(correct), w, 15).Value.Item()
+		if math.Abs(got-want) > 1e-12 {
+			t.Errorf("weights %v: %v, want %v", w, got, want)
+		}
+	}
+	c := tensor.FromSlice(conf)
+	gradCheck(t, "WeightedSoftECE", func(xs []V) V { return WeightedSoftECE(xs[0], tensor.FromSlice(correct), []float64{2, 0.5, 1}, 15) }, []T64{c})
+}
+
 func TestHardEstimator(t *testing.T) {
 	// Same data in both domains: zero in every paradigm.
 	probs := []float64{0.7, 0.2, 0.1, 0.1, 0.8, 0.1, 0.3, 0.3, 0.4}
@@ -164,6 +181,9 @@ func TestShapePanics(t *testing.T) {
 		"ecl.Probabilities":   func() { Probabilities(InputLogits, autograd.Const(tensor.Zeros[float64](4))) },
 		"ecl.CorrectnessProb": func() { CorrectnessProb(autograd.Const(tensor.Zeros[float64](4, 3))) },
 		"ecl.SoftECE":         func() { SoftECE(autograd.Const(tensor.Zeros[float64](4)), tensor.Zeros[float64](3), 15) },
+		"ecl.WeightedSoftECE": func() {
+			WeightedSoftECE(autograd.Const(tensor.Zeros[float64](2)), tensor.Zeros[float64](2), []float64{0, 0}, 15)
+		},
 	} {
 		func() {
 			defer func() {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/ecl-go/ecl/datasets"
 	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/ecl/baselines"
+	"github.com/ecl-go/ecl/ecl/calib"
 	"github.com/ecl-go/ecl/ecl/metrics"
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
@@ -36,6 +38,13 @@ type arm[T tensor.Float] struct {
 	// trained on, as held by auxSets (nil: one row, its head on src).
 	auxData []string
 	auxSets map[string]datasets.Split[T]
+	// auxFits are the ways the auxiliary head is fitted (Study.AuxFit;
+	// nil: plain), auxFolds the folds of "crossfit" (0: 5); embed maps
+	// inputs to the copies' inputs (the backbone's features when the
+	// copies work on them; nil: the inputs themselves).
+	auxFits  []string
+	auxFolds int
+	embed    func(x *tensor.Tensor[T]) *tensor.Tensor[T]
 	// logits caches the base model's logits (baseLogits).
 	logits [][]float64
 	// domain is the unbalanced domain classifier, fitted once for CPCS and
@@ -138,20 +147,38 @@ func (a *arm[T]) steps(methods []string, control bool, paradigms []ecl.Paradigm)
 	if control {
 		steps = append(steps, a.control)
 	}
+	splits, fits := a.auxData, a.auxFits
+	if len(splits) == 0 {
+		splits = []string{""}
+	}
+	if len(fits) == 0 {
+		fits = []string{"plain"}
+	}
 	for _, p := range paradigms {
-		splits := a.auxData
-		if len(splits) == 0 {
-			splits = []string{""}
-		}
 		for _, split := range splits {
-			id := ECLIn(p, "")
-			if len(splits) > 1 {
-				id.AuxData = split
+			for _, fit := range fits {
+				id := ECLIn(p, "")
+				if len(splits)*len(fits) > 1 {
+					id.AuxData = auxLabel(split, fit)
+				}
+				steps = append(steps, func() (row, error) { return a.ecl(id, split, fit) })
 			}
-			steps = append(steps, func() (row, error) { return a.ecl(id, split) })
 		}
 	}
 	return steps, nil
+}
+
+// auxLabel names an ECL row's auxiliary head by its data and fit:
+// "heldout", "heldout-iw", "iw" (a study with one sample), "" for the plain
+// fit of a study with one sample.
+func auxLabel(split, fit string) string {
+	if fit == "plain" {
+		return split
+	}
+	if split == "" {
+		return fit
+	}
+	return split + "-" + fit
 }
 
 // control is the CE-finetune row: the ECL stage's schedule on a copy of
@@ -209,12 +236,18 @@ func (a *arm[T]) results(steps []step, o metrics.Options, log func(Result)) ([]R
 }
 
 // Diagnostics explain an ECL row: the source samples its auxiliary head
-// was trained on, that head's estimate against the truth on each domain
-// (train.AuxCheck) and the ECL stage epoch by epoch.
+// was trained on and how (Study.AuxFit), that head's estimate against the
+// truth on each domain (train.AuxCheck) and the ECL stage epoch by epoch;
+// for an importance-weighted head the shift's diagnostics (the weights'
+// effective sample size among them), for a PseudoCal-calibrated one the
+// temperature of its target estimates.
 type Diagnostics struct {
-	AuxData string
-	Aux     []AuxCheck
-	Epochs  []train.EpochTrace
+	AuxData     string
+	AuxFit      string                  `json:",omitempty"`
+	Shift       *calib.ShiftDiagnostics `json:",omitempty"`
+	Temperature float64                 `json:",omitempty"`
+	Aux         []AuxCheck
+	Epochs      []train.EpochTrace
 }
 
 // AuxCheck is the auxiliary head's estimate and the truth on one domain:
@@ -224,10 +257,34 @@ type AuxCheck struct {
 	Estimate, Actual []float64
 }
 
+// auxEstimates are an ECL row's auxiliary estimates on a split: the
+// model's head's, except on the samples cross-fitted heads were fitted on
+// (fitted, whose estimates are oof) and on the target, where the head's
+// logits are divided by targetT (0: 1).
+type auxEstimates[T tensor.Float] struct {
+	p       ecl.Paradigm
+	m       *ecl.Classifier[T]
+	fitted  *tensor.Tensor[T]
+	oof     *tensor.Tensor[T]
+	targetT float64
+}
+
+// on is the estimate on d, a target split or not.
+func (e auxEstimates[T]) on(d datasets.Split[T], target bool) *tensor.Tensor[T] {
+	if e.oof != nil && d.X == e.fitted {
+		return e.oof
+	}
+	t := 1.0
+	if target && e.targetT > 0 {
+		t = e.targetT
+	}
+	return train.AuxEstimate(e.p, e.m, d.X, t)
+}
+
 // ecl trains the auxiliary head of id's paradigm on the source samples
-// split (a.src for "") and the ECL stage on a copy of the base model, and
-// returns its row with its diagnostics.
-func (a *arm[T]) ecl(id MethodID, split string) (row, error) {
+// split (a.src for "") as fit says (Study.AuxFit) and the ECL stage on a
+// copy of the base model, and returns its row with its diagnostics.
+func (a *arm[T]) ecl(id MethodID, split, fit string) (row, error) {
 	p := id.Paradigm
 	auxOut := a.classes
 	if p == ecl.TopLabel {
@@ -243,30 +300,113 @@ func (a *arm[T]) ecl(id MethodID, split string) (row, error) {
 	}
 	rng, pcg := a.stream(4 + uint64(p))
 	d := &Diagnostics{AuxData: split}
+	if fit != "plain" {
+		d.AuxFit = fit
+	}
 	r, resumed, err := a.training(a.recipe, m, pcg, &d.Epochs)
 	if err != nil {
 		return row{}, err
 	}
+	var w []float64
+	if fit == "iw" {
+		var shift calib.ShiftDiagnostics
+		if w, shift, err = a.importanceWeights(auxSrc); err != nil {
+			return row{}, err
+		}
+		d.Shift = &shift
+	}
 	// A step resumed in its fine-tuning stage has its auxiliary head.
 	if resumed != "fine-tune" {
-		if err := train.Aux(rng, r, p, m, auxSrc); err != nil {
+		if err := train.AuxWeighted(rng, r, p, m, auxSrc, w); err != nil {
 			return row{}, err
 		}
 	}
+	est := auxEstimates[T]{p: p, m: m}
+	switch fit {
+	case "crossfit":
+		folds := a.auxFolds
+		if folds == 0 {
+			folds = 5
+		}
+		est.fitted = auxSrc.X
+		if est.oof, err = train.CrossFitAux(a.seed, a.recipe, p, func() (*ecl.Classifier[T], error) { return a.models.copy(auxOut) }, auxSrc, folds); err != nil {
+			return row{}, err
+		}
+	case "pseudocal":
+		if est.targetT, err = a.pseudoCalAux(p, m); err != nil {
+			return row{}, err
+		}
+		d.Temperature = est.targetT
+	}
 	for _, dom := range []struct {
-		name string
-		data datasets.Split[T]
-	}{{"source train", a.src}, {"source held-out", a.val}, {"target unlabelled", a.tgt}, {"target test", a.evalTgt}} {
-		est, act := train.AuxCheck(p, m, dom.data, a.classes)
-		d.Aux = append(d.Aux, AuxCheck{dom.name, est, act})
+		name   string
+		data   datasets.Split[T]
+		target bool
+	}{{"source train", a.src, false}, {"source held-out", a.val, false}, {"target unlabelled", a.tgt, true}, {"target test", a.evalTgt, true}} {
+		e, act := train.AuxCheck(p, m, dom.data, est.on(dom.data, dom.target), a.classes)
+		d.Aux = append(d.Aux, AuxCheck{dom.name, e, act})
+	}
+	var fixed *train.Estimates[T]
+	if fit != "plain" {
+		fixed = &train.Estimates[T]{Src: est.on(a.src, false), Tgt: est.on(a.tgt, true)}
 	}
 	r.Trace = func(e train.EpochTrace) { d.Epochs = append(d.Epochs, e) }
-	if err := train.ECL(rng, r, p, m, a.src, a.tgt, a.classes); err != nil {
+	if err := train.ECL(rng, r, p, m, a.src, a.tgt, a.classes, fixed); err != nil {
 		return row{}, err
 	}
 	out := a.predict(id, m)
 	out.diag = d
 	return out, nil
+}
+
+// importanceWeights are the clipped importance weights p_t/p_s of the
+// samples of d from a logistic domain classifier fitted on d against the
+// target's unlabelled split, on the base model's backbone features
+// (calib.DomainWeights, its default clip), with the shift's diagnostics.
+func (a *arm[T]) importanceWeights(d datasets.Split[T]) ([]float64, calib.ShiftDiagnostics, error) {
+	fs, ft := features(a.base, d), features(a.base, a.tgt)
+	w, shift, err := calib.DomainWeights(fs, ft, len(fs)/d.Len(), calib.DomainOptions{Seed: a.seed})
+	if err != nil {
+		return nil, shift, fmt.Errorf("experiment: importance weights of the auxiliary head: %w", err)
+	}
+	return w, shift, nil
+}
+
+// pseudoCalAux is the temperature that makes m's auxiliary head calibrated
+// on PseudoCal's pseudo-target (Hu et al., 2024): the target inputs mixed
+// in pairs (λ = 0.65, baselines.PseudoMixup) with the pseudo-label of the
+// mix, the head's logits on them fitted by NLL against the pseudo-labels
+// (class paradigms) or against whether the base model predicts them
+// (top-label). Its random stream is its own, so that a resumed step
+// draws it again.
+func (a *arm[T]) pseudoCalAux(p ecl.Paradigm, m *ecl.Classifier[T]) (float64, error) {
+	k, x := a.classes, a.inputs
+	n := x.Dim(0)
+	probs := tensor.Softmax(tensor.FromSlice(logits(a.full, x), n, k), 1).Data()
+	mixed, labels, err := baselines.PseudoMixup(x.Data(), x.Len()/max(n, 1), probs, k, a.recipe.Batch, 0.65, false, rand.New(rand.NewPCG(a.seed, 0x9ca1)))
+	if err != nil {
+		return 0, err
+	}
+	if len(labels) == 0 {
+		return 0, fmt.Errorf("experiment: the PseudoCal head found no target pair with different predictions")
+	}
+	in := tensor.FromSliceOn(x.Device(), mixed, append([]int{len(labels)}, x.Shape()[1:]...)...)
+	if a.embed != nil {
+		in = a.embed(in)
+	}
+	aux := logits(nn.Sequential[T]{m.Backbone, m.Aux}, in)
+	out := k
+	if p == ecl.TopLabel {
+		out = 2
+		pred := logits(a.base, in)
+		for i, y := range labels {
+			labels[i] = 0
+			if metrics.Argmax(pred[i*k:(i+1)*k]) == y {
+				labels[i] = 1
+			}
+		}
+	}
+	return baselines.FitTemperature(aux, out, labels, nil, baselines.NLL)
 }
 
 // summary is a one-line account of d for the progress log: the auxiliary

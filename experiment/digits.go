@@ -54,7 +54,7 @@ func (c DigitsConfig) Validate() error {
 	if err := c.validate(); err != nil {
 		return err
 	}
-	settings := append(c.Training.settings(),
+	settings := append(c.Training.settings(c.AuxFit),
 		oneOf("Arch", c.Arch, Archs),
 		oneOf("Split.Target", c.Split.Target, digits.Domains),
 		atLeast("Split.MaxSource", c.Split.MaxSource, 0, false),

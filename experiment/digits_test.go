@@ -197,6 +197,8 @@ func TestDigitsValidate(t *testing.T) {
 		"AuxData":           func(c *DigitsConfig) { c.AuxData = []string{"heldout", "test"} },
 		"Loss.Tau":          func(c *DigitsConfig) { c.Loss.Tau = -1 },
 		"Runs":              func(c *DigitsConfig) { c.Runs = 0 },
+		"AuxFit":            func(c *DigitsConfig) { c.AuxFit, c.WholeNetwork = []string{"plain", "iw"}, true },
+		"AuxFolds":          func(c *DigitsConfig) { c.AuxFolds = 1 },
 	} {
 		c := ok
 		change(&c)

@@ -93,9 +93,11 @@ func recipe(s Study, t Training) (train.Recipe, error) {
 	return r, err
 }
 
-// settings are t's settings errors: the epochs, batch, learning rate and
-// the auxiliary head's data (AuxEpochs and ECLEpochs 0 for Epochs).
-func (t Training) settings() []*SettingError {
+// settings are t's settings errors (AuxEpochs and ECLEpochs 0 for
+// Epochs): the epochs, batch, learning rate, the auxiliary head's data
+// and, with WholeNetwork, the ways of fitting the head in auxFit
+// (Study.AuxFit) other than plain, which need the frozen backbone.
+func (t Training) settings(auxFit []string) []*SettingError {
 	s := []*SettingError{
 		atLeast("Epochs", t.Epochs, 1, false),
 		atLeast("AuxEpochs", t.AuxEpochs, 1, true),
@@ -108,6 +110,11 @@ func (t Training) settings() []*SettingError {
 	}
 	for _, d := range t.AuxData {
 		s = append(s, oneOf("AuxData", d, AuxData))
+	}
+	for _, f := range auxFit {
+		if t.WholeNetwork && f != "plain" {
+			s = append(s, &SettingError{"AuxFit", f, "plain when the whole network is fine-tuned (its features change under the fixed estimates)"})
+		}
 	}
 	return s
 }
@@ -249,13 +256,15 @@ func runDomain(s Study, t Training, r train.Recipe, seed uint64, task domainTask
 		src:  src, val: val, tgt: tgt, evalSrc: val, evalTgt: test,
 		full: model, inputs: sp.unlabelled.X,
 		auxData: auxData, auxSets: auxSets(src, val, tgt),
+		auxFits: s.AuxFit, auxFolds: s.AuxFolds,
+		embed: func(x *tensor.Tensor[float32]) *tensor.Tensor[float32] { return featureTensor(model.Backbone, x) },
 	}
 	a.models = modelFactory[float32]{build: heads(dim, k), base: a.base, seed: seed}
 	if t.WholeNetwork {
 		a.base = model
 		a.models = modelFactory[float32]{build: task.net, base: model, seed: seed}
 		a.src, a.val, a.tgt, a.evalSrc, a.evalTgt = sp.source, sp.val, sp.unlabelled, sp.val, sp.test
-		a.auxSets = auxSets(a.src, a.val, a.tgt)
+		a.auxSets, a.embed = auxSets(a.src, a.val, a.tgt), nil
 	}
 	steps, err := a.steps(s.Methods, s.Control, s.Paradigms)
 	if err != nil {

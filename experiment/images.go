@@ -81,7 +81,7 @@ func (c ImagesConfig) Validate() error {
 		return err
 	}
 	_, large := FeatureArchs[c.Arch]
-	settings := append(c.Training.settings(),
+	settings := append(c.Training.settings(c.AuxFit),
 		oneOf("Arch", c.Arch, slices.Concat(SmallArchs, FeatureArchNames())),
 		atLeast("Split.MaxSource", c.Split.MaxSource, 0, false),
 		atLeast("Split.MaxTarget", c.Split.MaxTarget, 0, false),

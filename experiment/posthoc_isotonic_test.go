@@ -29,14 +29,7 @@ func TestIsotonicRow(t *testing.T) {
 	if want := []string{"Uncal", "TS", "Isotonic", "ECL-toplabel"}; !slices.Equal(names, want) {
 		t.Fatalf("rows %v, want %v", names, want)
 	}
-	runs, _, err := c.plan()
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := c.newArm(runs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := firstArm(t, c)
 	a.evalSrc = a.val // the fitting samples
 	src, tgt, err := fitIsotonic(a, nil)
 	if err != nil {
@@ -65,4 +58,18 @@ func TestIsotonicRow(t *testing.T) {
 	if !(g < 0.02 && g < g0) {
 		t.Errorf("class-frequency gap on the fitting samples: isotonic %.4f, base model %.4f", g, g0)
 	}
+}
+
+// firstArm is the arm of c's first run.
+func firstArm(t *testing.T, c SimConfig) *arm[float64] {
+	t.Helper()
+	runs, _, err := c.plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.newArm(runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -29,6 +29,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/ecl-go/ecl/datasets/sim"
 	"github.com/ecl-go/ecl/ecl"
@@ -60,6 +61,11 @@ type Study struct {
 	Methods []string
 	Loss    ecl.Config // Bins, Tau, NProx, EMA, Reduce
 	Metrics metrics.Options
+	// AuxFit lists how the auxiliary head is fitted, one ECL row each
+	// (with each of a domain study's AuxData): see AuxFits; empty for
+	// "plain". AuxFolds is the folds of "crossfit" (0: 5).
+	AuxFit   []string `json:",omitempty"`
+	AuxFolds int      `json:",omitempty"`
 	// Store keeps one result file per run (see Store); Args, the command
 	// line, goes into the study's plan.
 	Store Store    `json:"-"`
@@ -306,7 +312,36 @@ func (s Study) validate() error {
 		inRange("Loss.Tau", s.Loss.Tau, 0, math.Inf(1)),
 		atLeast("Loss.NProx", s.Loss.NProx, 1, true),
 		inRange("Loss.EMA", s.Loss.EMA, 0, 1),
+		atLeast("AuxFolds", s.AuxFolds, 2, true),
+		s.auxFit(),
 	)
+}
+
+// AuxFits lists the ways of fitting the auxiliary head Study.AuxFit
+// accepts: "plain", on its data as they are (the paper's); "iw", its loss
+// on each sample weighted by the clipped importance weight p_t/p_s of a
+// domain classifier on the backbone's features (calib.DomainWeights), the
+// effective sample size reported in the diagnostics; "crossfit", each of
+// the samples it is fitted on estimated by a head fitted without that
+// sample's fold (train.CrossFitAux), the others by the head fitted on all;
+// "pseudocal", the head as fitted on the source samples and, on the
+// target's, its logits divided by a temperature fitted on PseudoCal's
+// mixed-up target inputs against their pseudo-labels (for top-label,
+// whether the main head predicts the pseudo-label): a label-free estimate
+// of the target's accuracy for ECL to match.
+var AuxFits = []string{"plain", "iw", "crossfit", "pseudocal"}
+
+// auxFit checks AuxFit: each of AuxFits, none twice.
+func (s Study) auxFit() *SettingError {
+	for i, f := range s.AuxFit {
+		if !slices.Contains(AuxFits, f) {
+			return &SettingError{"AuxFit", f, "one of " + strings.Join(AuxFits, ", ")}
+		}
+		if slices.Contains(s.AuxFit[:i], f) {
+			return &SettingError{"AuxFit", f, "each of " + strings.Join(AuxFits, ", ") + " once"}
+		}
+	}
+	return nil
 }
 
 // maxLR bounds the learning rates a study takes. Adam moves every weight by
@@ -491,6 +526,7 @@ func (c SimConfig) newArm(r simRun) (*arm[float64], error) {
 		}, base: base, seed: seed, dev: dev},
 		src: src, val: val.To(dev), tgt: tgt, evalSrc: src, evalTgt: tgt,
 		full: base, inputs: tgt.X,
+		auxFits: c.AuxFit, auxFolds: c.AuxFolds,
 	}, nil
 }
 

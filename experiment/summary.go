@@ -189,6 +189,29 @@ func WriteDiagnostics(w io.Writer, rs []Result) {
 		}
 		t0, l0, r0 := epoch(0)
 		t1, l1, r1 := epoch(len(g[0].Epochs) - 1)
-		fmt.Fprintf(w, "  ECL %.4g → %.4g, λ %.3g → %.3g, |∇ECL|/|∇CE| %.3g → %.3g\n", t0, t1, l0, l1, r0, r1)
+		fmt.Fprintf(w, "  ECL %.4g → %.4g, λ %.3g → %.3g, |∇ECL|/|∇CE| %.3g → %.3g%s\n", t0, t1, l0, l1, r0, r1, fitSummary(g))
 	}
+}
+
+// fitSummary is what the diagnostics g of one row say of its head's fit,
+// means over seeds: the importance weights' effective sample size (share
+// of the samples) and the domain classifier's AUC, or the PseudoCal
+// temperature; empty for the other fits.
+func fitSummary(g []*Diagnostics) string {
+	var ess, auc, temp []float64
+	for _, d := range g {
+		if d.Shift != nil {
+			ess, auc = append(ess, d.Shift.ESSFraction), append(auc, d.Shift.AUC)
+		}
+		if d.Temperature > 0 {
+			temp = append(temp, d.Temperature)
+		}
+	}
+	switch {
+	case len(ess) > 0:
+		return fmt.Sprintf(", ESS %.1f%% of the head's samples, domain AUC %.3f", 100*stat.Mean(ess, nil), stat.Mean(auc, nil))
+	case len(temp) > 0:
+		return fmt.Sprintf(", target temperature %.3g", stat.Mean(temp, nil))
+	}
+	return ""
 }

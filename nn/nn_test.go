@@ -24,6 +24,29 @@ func TestCrossEntropyValue(t *testing.T) {
 	}
 }
 
+// The weighted cross-entropy of the two rows above with weights 3 and 1 is
+// (3·(−ln 0.75) + ln 2)/4; a zero weight drops a row; bad weights panic.
+func TestWeightedCrossEntropyValue(t *testing.T) {
+	logits := autograd.Const(tensor.FromSlice([]float64{0, math.Log(3), 0, 0}, 2, 2))
+	got := WeightedCrossEntropy(logits, []int{1, 0}, []float64{3, 1}).Value.Item()
+	if want := (-3*math.Log(0.75) + math.Log(2)) / 4; math.Abs(got-want) > 1e-15 {
+		t.Errorf("weighted cross-entropy %v, want %v", got, want)
+	}
+	if got := WeightedCrossEntropy(logits, []int{1, 0}, []float64{0, 2}).Value.Item(); math.Abs(got-math.Log(2)) > 1e-15 {
+		t.Errorf("row 0 weighted 0: %v, want ln 2", got)
+	}
+	for _, w := range [][]float64{{1}, {0, 0}, {-1, 2}, {math.NaN(), 1}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("weights %v accepted", w)
+				}
+			}()
+			WeightedCrossEntropy(logits, []int{1, 0}, w)
+		}()
+	}
+}
+
 func TestLossGradients(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	labels := []int{2, 0, 1, 2, 2}
@@ -31,6 +54,9 @@ func TestLossGradients(t *testing.T) {
 	for name, f := range map[string]func(xs []V) V{
 		"CrossEntropy": func(xs []V) V { return CrossEntropy(xs[0], labels) },
 		"NLL":          func(xs []V) V { return NLL(autograd.LogSoftmax(xs[0], 1), labels) },
+		"WeightedCrossEntropy": func(xs []V) V {
+			return WeightedCrossEntropy(xs[0], labels, []float64{0.5, 2, 0, 1, 3})
+		},
 	} {
 		if _, err := autograd.Check(name, f, []*tensor.Tensor[float64]{logits}, autograd.CheckOptions{}); err != nil {
 			t.Error(err)

@@ -10,4 +10,11 @@
 // 100 epochs and batch 100 in every stage; the paper's loss CE + λ·ECL with
 // the adaptive λ = β^γ is Recipe.Adaptive. In both, stage 3 updates only the
 // main head, as the reference code does.
+//
+// The auxiliary head can be fitted to see a covariate shift without target
+// labels: AuxWeighted weights each source sample's loss (importance
+// weights p_t/p_s, Shimodaira 2000), CrossFitAux gives each sample the
+// estimate of a head fitted without it (cross-fitting, Chernozhukov et
+// al. 2018), and ECL takes fixed Estimates from any other head (one
+// recalibrated on the target, say).
 package train

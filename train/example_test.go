@@ -45,7 +45,7 @@ func Example() {
 	if err := train.Aux(rng, r, ecl.TopLabel, m, src); err != nil {
 		panic(err)
 	}
-	if err := train.ECL(rng, r, ecl.TopLabel, m, src, tgt, k); err != nil {
+	if err := train.ECL(rng, r, ecl.TopLabel, m, src, tgt, k, nil); err != nil {
 		panic(err)
 	}
 	fmt.Printf("ECL stage: %d epochs\n", eclEpochs)

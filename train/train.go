@@ -220,50 +220,148 @@ func Correct[T tensor.Float](m *ecl.Classifier[T], d datasets.Split[T]) []int {
 // Aux trains the auxiliary head on the frozen backbone: to predict the label
 // (class-wise, canonical) or whether the main head is right (top-label).
 func Aux[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classifier[T], src datasets.Split[T]) error {
+	return AuxWeighted(rng, r, p, m, src, nil)
+}
+
+// AuxWeighted is Aux with each source sample's loss weighted by w (nil: 1):
+// the cross-entropy and, with r.AuxSoftECE, the Soft-ECE term of a batch
+// are its samples' weighted means (nn.WeightedCrossEntropy,
+// ecl.WeightedSoftECE). With importance weights p_t/p_s it fits the head
+// for the target's distribution of inputs (Shimodaira, 2000); a batch whose
+// weights are all 0 adds nothing.
+func AuxWeighted[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classifier[T], src datasets.Split[T], w []float64) error {
 	if err := check("auxiliary head", src); err != nil {
 		return err
+	}
+	if w != nil && len(w) != src.Len() {
+		return fmt.Errorf("train: the auxiliary head stage: %d weights for the %d samples of %q", len(w), src.Len(), src.Name)
+	}
+	for i, v := range w {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("train: the auxiliary head stage: weight %v of sample %d of %q, want a finite value ≥ 0", v, i, src.Name)
+		}
 	}
 	target := src
 	if p == ecl.TopLabel {
 		target = datasets.Split[T]{Name: src.Name, X: src.X, Y: Correct(m, src)}
 	}
-	return fit(rng, "auxiliary head", r.Aux, r.Batch, m.Aux.Params(), src.Len(), 0, backprop(func(si, _ []int) *autograd.Var[T] {
+	return fit(rng, "auxiliary head", r.Aux, r.Batch, m.Aux.Params(), src.Len(), 0, func(si, _ []int) float64 {
+		var ws []float64
+		if w != nil {
+			ws = make([]float64, len(si))
+			sum := 0.0
+			for i, j := range si {
+				ws[i] = w[j]
+				sum += w[j]
+			}
+			if sum == 0 {
+				return 0
+			}
+		}
 		s := target.Rows(si)
 		out := m.AuxForward(autograd.Const(s.X))
 		loss := nn.CrossEntropy(out, s.Y)
+		if ws != nil {
+			loss = nn.WeightedCrossEntropy(out, s.Y, ws)
+		}
 		if p == ecl.TopLabel && r.AuxSoftECE {
 			correct := make([]T, len(s.Y))
 			for i, y := range s.Y {
 				correct[i] = T(y)
 			}
-			loss = autograd.Add(loss, ecl.SoftECE(ecl.CorrectnessProb(out), tensor.To(tensor.FromSlice(correct), out.Value.Device()), 15))
+			loss = autograd.Add(loss, ecl.WeightedSoftECE(ecl.CorrectnessProb(out), tensor.To(tensor.FromSlice(correct), out.Value.Device()), ws, 15))
 		}
-		return loss
-	}))
+		loss.Backward()
+		return float64(loss.Value.Item())
+	})
 }
 
-// auxProbs is the auxiliary head's estimate on x: P(correct) [N] for
-// top-label, P(Y|X) [N, K] otherwise (a constant: the head is fixed).
-func auxProbs[T tensor.Float](p ecl.Paradigm, m *ecl.Classifier[T], x *tensor.Tensor[T]) *autograd.Var[T] {
+// AuxEstimate is the auxiliary head's estimate on x with its logits
+// divided by the temperature t (1: the head as fitted): P(correct) [N] for
+// top-label, P(Y|X) [N, K] otherwise.
+func AuxEstimate[T tensor.Float](p ecl.Paradigm, m *ecl.Classifier[T], x *tensor.Tensor[T], t float64) *tensor.Tensor[T] {
 	var out *autograd.Var[T]
 	autograd.NoGrad(func() {
 		logits := m.AuxForward(autograd.Const(x))
+		if t != 1 {
+			logits = autograd.Scale(logits, T(1/t))
+		}
 		if p == ecl.TopLabel {
 			out = ecl.CorrectnessProb(logits)
 		} else {
 			out = autograd.Softmax(logits, 1)
 		}
 	})
-	return autograd.Const(out.Value)
+	return out.Value
+}
+
+// CrossFitAux fits the auxiliary head by cross-fitting: src is split into
+// folds parts at random, a head is fitted (Aux, r's schedule, no
+// checkpoints) on each part's complement, and each sample's estimate comes
+// from the head that did not see it, so that the estimates on src are
+// out-of-sample as on any other data (the cross-fitting of Chernozhukov et
+// al., 2018). newModel makes each head's model (the trained backbone and
+// main head, a fresh auxiliary head); head j and the split draw from
+// streams of seed. It returns the estimates on src, rows as AuxEstimate.
+func CrossFitAux[T tensor.Float](seed uint64, r Recipe, p ecl.Paradigm, newModel func() (*ecl.Classifier[T], error), src datasets.Split[T], folds int) (*tensor.Tensor[T], error) {
+	n := src.Len()
+	if folds < 2 || folds > n {
+		return nil, fmt.Errorf("train: cross-fitting %d samples of %q in %d folds (want 2 to %d)", n, src.Name, folds, n)
+	}
+	r.Aux.Checkpoint, r.Aux.Resume = nil, nil
+	perm := rand.New(rand.NewPCG(seed, 0xcf)).Perm(n)
+	var order []int // the samples in the order of the parts' estimates
+	var parts []*tensor.Tensor[T]
+	for j := range folds {
+		var in, out []int
+		for pos, i := range perm {
+			if pos%folds == j {
+				out = append(out, i)
+			} else {
+				in = append(in, i)
+			}
+		}
+		m, err := newModel()
+		if err != nil {
+			return nil, err
+		}
+		if err := Aux(rand.New(rand.NewPCG(seed, 0xcf+1+uint64(j))), r, p, m, src.Rows(in)); err != nil {
+			return nil, fmt.Errorf("train: cross-fitting, fold %d: %w", j+1, err)
+		}
+		parts = append(parts, AuxEstimate(p, m, src.Rows(out).X, 1))
+		order = append(order, out...)
+	}
+	back := make([]int, n)
+	for pos, i := range order {
+		back[i] = pos
+	}
+	return tensor.IndexSelect(tensor.Concat(0, parts...), 0, back), nil
+}
+
+// Estimates are fixed auxiliary estimates on the ECL stage's source and
+// target samples (rows as AuxEstimate), for a head other than the model's
+// own: cross-fitted (CrossFitAux), or recalibrated on the target.
+type Estimates[T tensor.Float] struct {
+	Src, Tgt *tensor.Tensor[T]
 }
 
 // ECL fine-tunes the main head with the ECL of paradigm p on paired source
 // and (unlabelled) target batches. The auxiliary head is fixed, and so is
 // the backbone unless r.WholeNetwork: the head's estimates are then
-// computed once for each domain.
-func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classifier[T], src, tgt datasets.Split[T], classes int) error {
+// computed once for each domain. aux, when not nil, holds the estimates to
+// use instead of the head's (not with r.WholeNetwork, whose features
+// change).
+func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classifier[T], src, tgt datasets.Split[T], classes int, aux *Estimates[T]) error {
 	if err := check("ECL-"+p.String(), src, tgt); err != nil {
 		return err
+	}
+	if aux != nil {
+		if r.WholeNetwork {
+			return fmt.Errorf("train.ECL: fixed auxiliary estimates with the whole network trained")
+		}
+		if aux.Src.Dim(0) != src.Len() || aux.Tgt.Dim(0) != tgt.Len() {
+			return fmt.Errorf("train.ECL: auxiliary estimates of %d and %d rows for %d source and %d target samples", aux.Src.Dim(0), aux.Tgt.Dim(0), src.Len(), tgt.Len())
+		}
 	}
 	cfg := r.Loss
 	cfg.Paradigm, cfg.Classes = p, classes
@@ -275,14 +373,22 @@ func ECL[T tensor.Float](rng *rand.Rand, r Recipe, p ecl.Paradigm, m *ecl.Classi
 	if err != nil {
 		return fmt.Errorf("train.ECL: %w", err)
 	}
-	estimate := func(d datasets.Split[T]) func(idx []int) *autograd.Var[T] {
+	estimate := func(d datasets.Split[T], fixed *tensor.Tensor[T]) func(idx []int) *autograd.Var[T] {
 		if r.WholeNetwork {
-			return func(idx []int) *autograd.Var[T] { return auxProbs(p, m, tensor.IndexSelect(d.X, 0, idx)) }
+			return func(idx []int) *autograd.Var[T] {
+				return autograd.Const(AuxEstimate(p, m, tensor.IndexSelect(d.X, 0, idx), 1))
+			}
 		}
-		all := auxProbs(p, m, d.X).Value
+		all := fixed
+		if all == nil {
+			all = AuxEstimate(p, m, d.X, 1)
+		}
 		return func(idx []int) *autograd.Var[T] { return autograd.Const(tensor.IndexSelect(all, 0, idx)) }
 	}
-	srcAux, tgtAux := estimate(src), estimate(tgt)
+	if aux == nil {
+		aux = &Estimates[T]{}
+	}
+	srcAux, tgtAux := estimate(src, aux.Src), estimate(tgt, aux.Tgt)
 	caches := &lossState{
 		save: func() []float64 {
 			us, ut := mb.Cache()
@@ -476,18 +582,22 @@ func headNorm[T tensor.Float](params []*autograd.Var[T], ls, lt *autograd.Var[T]
 	return math.Sqrt(sq)
 }
 
-// AuxCheck compares the auxiliary head's estimate on d with the truth: for
-// top-label, the mean P(correct) with the main head's accuracy (one value
-// each); otherwise, per class k, the mean P(Y = k | x) with the frequency
-// of label k. A head whose estimate is far from the truth on the target
-// gives ECL a wrong expectation to match.
-func AuxCheck[T tensor.Float](p ecl.Paradigm, m *ecl.Classifier[T], d datasets.Split[T], classes int) (estimate, actual []float64) {
+// AuxCheck compares the auxiliary estimate est on d (rows as AuxEstimate;
+// nil: the model's head's) with the truth: for top-label, the mean
+// P(correct) with the main head's accuracy (one value each); otherwise, per
+// class k, the mean P(Y = k | x) with the frequency of label k. A head whose
+// estimate is far from the truth on the target gives ECL a wrong
+// expectation to match.
+func AuxCheck[T tensor.Float](p ecl.Paradigm, m *ecl.Classifier[T], d datasets.Split[T], est *tensor.Tensor[T], classes int) (estimate, actual []float64) {
 	n := float64(max(d.Len(), 1))
-	est := tensor.Convert[float64](auxProbs(p, m, d.X).Value).Data()
+	if est == nil {
+		est = AuxEstimate(p, m, d.X, 1)
+	}
+	v := tensor.Convert[float64](est).Data()
 	if p == ecl.TopLabel {
 		var e, a float64
 		for i, c := range Correct(m, d) {
-			e += est[i]
+			e += v[i]
 			a += float64(c)
 		}
 		return []float64{e / n}, []float64{a / n}
@@ -495,7 +605,7 @@ func AuxCheck[T tensor.Float](p ecl.Paradigm, m *ecl.Classifier[T], d datasets.S
 	estimate, actual = make([]float64, classes), make([]float64, classes)
 	for i, y := range d.Y {
 		for k := range classes {
-			estimate[k] += est[i*classes+k] / n
+			estimate[k] += v[i*classes+k] / n
 		}
 		actual[y] += 1 / n
 	}

@@ -59,7 +59,7 @@ func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 	}
 	back, aux, main := snapshot(m.Backbone), snapshot(m.Aux), snapshot(m.Main)
 	rec := Recipe{ECL: Stage{Epochs: 2, LR: 0.01}, Batch: 5, LambdaCE: 1}
-	if err := ECL(r, rec, ecl.ClassWise, m, src, tgt, 3); err != nil {
+	if err := ECL(r, rec, ecl.ClassWise, m, src, tgt, 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	same := func(a, b [][]float64) bool {
@@ -98,7 +98,7 @@ func TestECLStageTouchesOnlyTheMainHead(t *testing.T) {
 	}
 	rec.WholeNetwork = true
 	back, main = snapshot(m.Backbone), snapshot(m.Main)
-	if err := ECL(r, rec, ecl.ClassWise, m, src, tgt, 3); err != nil {
+	if err := ECL(r, rec, ecl.ClassWise, m, src, tgt, 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	if same(back, snapshot(m.Backbone)) || same(main, snapshot(m.Main)) || !same(aux, snapshot(m.Aux)) {
@@ -226,7 +226,7 @@ func TestHeldOutAuxHeadEstimatesAccuracy(t *testing.T) {
 		if err := Aux(rand.New(rand.NewPCG(9, 9)), r, ecl.TopLabel, m, src); err != nil {
 			t.Fatal(err)
 		}
-		est, actual := AuxCheck(ecl.TopLabel, m, eval, 3)
+		est, actual := AuxCheck(ecl.TopLabel, m, eval, nil, 3)
 		if actual[0] != acc {
 			t.Errorf("AuxCheck's accuracy %v, want %v", actual[0], acc)
 		}
@@ -245,7 +245,7 @@ func TestHeldOutAuxHeadEstimatesAccuracy(t *testing.T) {
 func TestAuxCheckClassFrequencies(t *testing.T) {
 	m, _, fresh := memorised(t, 50)
 	m.Aux = nn.NewLinear(nn.NewVars[float64]().Sub("aux"), rand.New(rand.NewPCG(1, 2)), 40, 3)
-	est, act := AuxCheck(ecl.ClassWise, m, fresh[0], 3)
+	est, act := AuxCheck(ecl.ClassWise, m, fresh[0], nil, 3)
 	var se, sa float64
 	count := make([]float64, 3)
 	for _, y := range fresh[0].Y {
@@ -276,7 +276,7 @@ func TestTraceRecordsWithoutChangingTraining(t *testing.T) {
 		if trace {
 			rec.Trace = func(e EpochTrace) { es = append(es, e) }
 		}
-		if err := ECL(r, rec, ecl.TopLabel, m, src, tgt, 3); err != nil {
+		if err := ECL(r, rec, ecl.TopLabel, m, src, tgt, 3, nil); err != nil {
 			t.Fatal(err)
 		}
 		var w []float64
@@ -365,7 +365,7 @@ func TestTraceWithoutCrossEntropyGradient(t *testing.T) {
 	src, tgt := shiftedPair(r)
 	var es []EpochTrace
 	rec := Recipe{ECL: Stage{Epochs: 2, LR: 0.01}, Batch: 10, LambdaCE: 0, Trace: func(e EpochTrace) { es = append(es, e) }}
-	if err := ECL(r, rec, ecl.TopLabel, m, src, tgt, 3); err != nil {
+	if err := ECL(r, rec, ecl.TopLabel, m, src, tgt, 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	if len(es) != 2 {
@@ -414,7 +414,7 @@ func TestStagesCheckTheirData(t *testing.T) {
 	}{
 		{"base", func() error { return Base(r, rec, m, bad) }},
 		{"auxiliary head", func() error { return Aux(r, rec, ecl.ClassWise, m, bad) }},
-		{"ECL-classwise", func() error { return ECL(r, rec, ecl.ClassWise, m, good, bad, 3) }},
+		{"ECL-classwise", func() error { return ECL(r, rec, ecl.ClassWise, m, good, bad, 3, nil) }},
 		{"CE-finetune", func() error { return Control(r, rec, m, bad, good) }},
 		{"DRL", func() error { return DRL(r, rec, m, bad, make([]float64, 4)) }},
 	} {
@@ -440,7 +440,7 @@ func TestStagesResumeBitForBit(t *testing.T) {
 	})
 	fine := Recipe{ECL: Stage{Epochs: 5, LR: 0.05}, Batch: 6, Adaptive: true, Gamma: 1, Trace: func(EpochTrace) {}}
 	checkStageResumes(t, "ECL", fine, func(r *Recipe) *Stage { return &r.ECL }, func(rng *rand.Rand, r Recipe, m *ecl.Classifier[float64], src, tgt datasets.Split[float64]) error {
-		return ECL(rng, r, ecl.ClassWise, m, src, tgt, 3)
+		return ECL(rng, r, ecl.ClassWise, m, src, tgt, 3, nil)
 	})
 }
 
@@ -502,5 +502,135 @@ func checkStageResumes(t *testing.T, name string, rec Recipe, stage func(*Recipe
 	st.Resume = &StageState{Epoch: 6}
 	if err := run(rand.New(pcg2), rec, m2, src, tgt); err == nil {
 		t.Errorf("%s: a checkpoint past the stage's end accepted", name)
+	}
+}
+
+// linearHeads is a model on d raw features with linear main and auxiliary
+// heads of k outputs, the auxiliary head initialised from seed.
+func linearHeads(d, k int, seed uint64) *ecl.Classifier[float64] {
+	vb := nn.NewVars[float64]()
+	r := rand.New(rand.NewPCG(seed, 1))
+	return &ecl.Classifier[float64]{Backbone: nn.Sequential[float64]{}, Main: nn.NewLinear(vb.Sub("main"), r, d, k), Aux: nn.NewLinear(vb.Sub("aux"), r, d, k)}
+}
+
+// noise is n rows of d standard normal features with labels from label.
+func noise(r *rand.Rand, n, d int, label func(x []float64) int) datasets.Split[float64] {
+	x := tensor.RandNormal[float64](r, 0, 1, n, d)
+	y := make([]int, n)
+	for i := range y {
+		y[i] = label(x.Data()[i*d : (i+1)*d])
+	}
+	return datasets.Split[float64]{Name: "noise", X: x, Y: y}
+}
+
+// At the optimum of the weighted cross-entropy a head with an intercept
+// satisfies Σ_i w_i (p_ik − y_ik) = 0: its weighted mean P(Y = k) is the
+// weighted frequency of k. Weights 5 on class 0 and 1 elsewhere move that
+// frequency from about 1/3 to about 5/7; the unweighted head keeps the
+// plain frequency.
+func TestAuxWeightedMatchesWeightedFrequency(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	src := noise(r, 300, 4, func([]float64) int { return r.IntN(3) })
+	w := make([]float64, src.Len())
+	var plain, weighted, total float64
+	for i, y := range src.Y {
+		w[i] = 1
+		if y == 0 {
+			w[i] = 5
+			plain++
+			weighted += 5
+		}
+		total += w[i]
+	}
+	plain, weighted = plain/float64(src.Len()), weighted/total
+	rec := Recipe{Aux: Stage{Epochs: 300, LR: 0.05}, Batch: 300}
+	for _, c := range []struct {
+		w    []float64
+		want float64
+	}{{nil, plain}, {w, weighted}} {
+		m := linearHeads(4, 3, 1)
+		if err := AuxWeighted(rand.New(rand.NewPCG(1, 1)), rec, ecl.ClassWise, m, src, c.w); err != nil {
+			t.Fatal(err)
+		}
+		est := AuxEstimate(ecl.ClassWise, m, src.X, 1).Data()
+		var num float64
+		for i := range src.Len() {
+			wi := 1.0
+			if c.w != nil {
+				wi = c.w[i]
+			}
+			num += wi * est[i*3]
+		}
+		den := float64(src.Len())
+		if c.w != nil {
+			den = total
+		}
+		if got := num / den; math.Abs(got-c.want) > 0.01 {
+			t.Errorf("weights %v…: weighted mean P(Y = 0) %.4f, want the weighted frequency %.4f", c.w != nil, got, c.want)
+		}
+	}
+	if weighted-plain < 0.3 {
+		t.Fatalf("fixture: frequencies %v and %v too close", plain, weighted)
+	}
+	for _, bad := range [][]float64{w[:10], append([]float64{-1}, w[1:]...), append([]float64{math.Inf(1)}, w[1:]...)} {
+		if err := AuxWeighted(rand.New(rand.NewPCG(1, 1)), rec, ecl.ClassWise, linearHeads(4, 3, 1), src, bad); err == nil {
+			t.Errorf("weights of length %d starting %v accepted", len(bad), bad[0])
+		}
+	}
+}
+
+// A head that memorises random labels (40 samples, 30 features) says the
+// label with P ≈ 1 on the samples it saw, though the true P(Y = y | x) is
+// 1/3; the cross-fitted estimates, each from the head that did not see the
+// sample, are near 1/3 or below. With labels a function of one of two
+// features (200 samples), the cross-fitted estimates find them (each row
+// set where its sample is).
+func TestCrossFitAuxIsOutOfSample(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	const n, d = 40, 30
+	rec := Recipe{Aux: Stage{Epochs: 300, LR: 0.05}, Batch: n}
+	newModel := func() (*ecl.Classifier[float64], error) { return linearHeads(d, 3, 2), nil }
+	meanTrue := func(est *tensor.Tensor[float64], y []int) float64 {
+		var s float64
+		for i, c := range y {
+			s += est.Data()[i*3+c]
+		}
+		return s / float64(len(y))
+	}
+	random := noise(r, n, d, func([]float64) int { return r.IntN(3) })
+	m, _ := newModel()
+	if err := Aux(rand.New(rand.NewPCG(1, 1)), rec, ecl.ClassWise, m, random); err != nil {
+		t.Fatal(err)
+	}
+	if p := meanTrue(AuxEstimate(ecl.ClassWise, m, random.X, 1), random.Y); p < 0.9 {
+		t.Fatalf("fixture: the head fitted on all samples gives their labels P %.3f, want ≥ 0.9 (memorised)", p)
+	}
+	cf, err := CrossFitAux(3, rec, ecl.ClassWise, newModel, random, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := meanTrue(cf, random.Y); p > 0.45 {
+		t.Errorf("random labels: cross-fitted P(label) %.3f, want ≤ 0.45 (the truth is 1/3)", p)
+	}
+	linear := noise(r, 200, 2, func(x []float64) int {
+		switch {
+		case x[0] > 0.5:
+			return 0
+		case x[0] < -0.5:
+			return 1
+		}
+		return 2
+	})
+	small := func() (*ecl.Classifier[float64], error) { return linearHeads(2, 3, 2), nil }
+	rec.Batch = 200
+	cf, err = CrossFitAux(3, rec, ecl.ClassWise, small, linear, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := meanTrue(cf, linear.Y); p < 0.6 {
+		t.Errorf("labels from the features: cross-fitted P(label) %.3f, want ≥ 0.6", p)
+	}
+	if _, err := CrossFitAux(3, rec, ecl.ClassWise, small, linear, 1); err == nil {
+		t.Error("one fold accepted")
 	}
 }

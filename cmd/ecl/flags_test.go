@@ -48,6 +48,8 @@ func TestSimSettingsRejected(t *testing.T) {
 		{"-runs 0", "-runs 0: want at least 1"},
 		{"-lambda foo", "-lambda foo: want adaptive or fixed"},
 		{"-recipe foo", "-recipe foo: want paper or notebook"},
+		{"-aux-fit iw,foo", "-aux-fit foo: want one of plain, iw, crossfit, pseudocal"},
+		{"-aux-folds 1", "-aux-folds 1: want at least 2"},
 		{"-paradigms foo", `-paradigms: ecl: unknown paradigm "foo"`},
 		{"-shifts foo", `-shifts: sim.ParseKind: unknown shift "foo"`},
 		{"stray", `unexpected arguments ["stray"]`},
@@ -72,6 +74,7 @@ func TestDigitsSettingsRejected(t *testing.T) {
 	for _, c := range []struct{ args, want string }{
 		{"-batch -5", "-batch -5: want at least 1"},
 		{"-epochs 0", "-epochs 0: want at least 1"},
+		{"-aux-fit iw -ecl-whole", "-aux-fit iw: want plain when the whole network is fine-tuned"},
 		{"-lr -1", "-lr -1: want a number in (0, 1]"},
 		{"-lr 2", "-lr 2: want a number in (0, 1]"},
 		{"-target foo", "-target foo: want one of"},

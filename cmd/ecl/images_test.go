@@ -88,6 +88,8 @@ func TestImagesErrors(t *testing.T) {
 		{"unknown target", nil, []string{"-target", "cartoon"}, []string{"no domain cartoon", "art, photo, sketch"}},
 		{"weights for a small network", nil, []string{"-target", "photo", "-weights", "x.pth"}, []string{"-weights x.pth", "trained from scratch"}},
 		{"no weights", nil, []string{"-target", "photo", "-arch", "resnet50"}, []string{"-weights", "resnet50"}},
+		{"fit that needs the frozen backbone", nil, []string{"-target", "photo", "-aux-fit", "plain,iw", "-ecl-whole"}, []string{"-aux-fit iw", "want plain when the whole network is fine-tuned"}},
+		{"unknown fit", nil, []string{"-target", "photo", "-aux-fit", "foo"}, []string{"-aux-fit foo", "want one of plain, iw, crossfit, pseudocal"}},
 		{"changed file", func() {
 			if err := os.WriteFile(filepath.Join(data, "art", "dog", "img-00.jpg"), []byte("changed"), 0o644); err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,6 +133,8 @@ func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func(out
 	reduce := fs.String("reduce", "mean", "mini-batch loss over samples: mean (default) or sum (reference code)")
 	metricConv := fs.String("metrics", "paper", "metric conventions: paper (15 equal-width bins) or reference (metrics.py: bins with ≤5 samples dropped, 0 in no bin)")
 	fs.IntVar(&s.Jobs, "jobs", d.jobs, "runs computed at once, each in a worker process of this command (default for sim: GOMAXPROCS, the CPUs this process may use, which sweep scripts set to their tasks' CPUs; 1: one after another in this process, the default with -cpuprofile)")
+	auxFit := fs.String("aux-fit", "plain", "comma list of the ways the auxiliary head is fitted, one ECL row each: plain (on its data as they are, the paper's), iw (each sample's loss weighted by a domain classifier's clipped p_t/p_s; the effective sample size is in the diagnostics), crossfit (each sample it is fitted on estimated by a head fitted without that sample's fold, -aux-folds) or pseudocal (on target samples, its logits divided by a temperature fitted on PseudoCal's mixed-up target inputs against their pseudo-labels)")
+	fs.IntVar(&s.AuxFolds, "aux-folds", 0, "folds of -aux-fit crossfit (0: 5)")
 	fs.BoolVar(&s.Store.Resume, "resume", true, "reuse the runs whose result file is in -out/runs with the same configuration")
 	return func(out string, args []string) error {
 		s.Store.Dir, s.Args = out, args
@@ -144,6 +147,10 @@ func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func(out
 		}
 		if s.Methods, err = parseMethods(*methods); err != nil {
 			return err
+		}
+		// The plain fit alone is the default, left out of the run records.
+		if s.AuxFit = strings.Split(*auxFit, ","); slices.Equal(s.AuxFit, []string{"plain"}) {
+			s.AuxFit = nil
 		}
 		if s.Loss.Reduce, err = parseReduce(*reduce); err != nil {
 			return err
@@ -184,7 +191,7 @@ var settingFlags = map[string]string{
 	"BaseLR": "base-lr", "AuxLR": "aux-lr", "ECLLR": "ecl-lr",
 	"Lambda": "lambda", "Recipe": "recipe",
 	// ecl digits
-	"Epochs": "epochs", "LR": "lr", "CheckpointEvery": "checkpoint-every", "Arch": "arch", "AuxData": "aux-data",
+	"Epochs": "epochs", "LR": "lr", "CheckpointEvery": "checkpoint-every", "Arch": "arch", "AuxData": "aux-data", "AuxFit": "aux-fit", "AuxFolds": "aux-folds",
 	"Split.Target": "target", "Split.Sources": "sources", "Split.ValFraction": "val",
 	"Split.MaxSource": "max-source", "Split.MaxTarget": "max-target", "Split.MaxTest": "max-test",
 	// ecl images
