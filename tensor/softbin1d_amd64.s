@@ -154,7 +154,8 @@ loop: \
 // in two chains (CHAINS), summed apart (half the latency of one chain),
 // then made again for the sums rather than stored and loaded (the stores
 // bound the loop).
-TEXT ·softBinFwd16(SB), NOSPLIT, $8-80
+TEXT ·softBinFwd16(SB), NOSPLIT, $16-80
+	FLUSHON(mxcsr-12(SP), flush-16(SP))
 	MOVQ x+0(FP), SI
 	MOVQ p+8(FP), DI
 	MOVQ ng+24(FP), R9
@@ -266,6 +267,7 @@ fnext:
 
 fdone:
 	MOVQ AX, ret+72(FP)
+	FLUSHOFF(mxcsr-12(SP))
 	VZEROUPPER
 	RET
 
@@ -303,7 +305,8 @@ fdone:
 // dot = Σ_j w_j·dw_j, dx = 2k·Σ_j w_j·(dw_j − dot)·d_j
 // = 2k·(Σ_j w_j·d_j·dw_j − dot·Σ_j w_j·d_j) and dp = Σ_j w_j·(dm_j + 2dq_j·p),
 // from the sums of BWDBIN.
-TEXT ·softBinBwd16(SB), NOSPLIT, $8-88
+TEXT ·softBinBwd16(SB), NOSPLIT, $16-88
+	FLUSHON(mxcsr-12(SP), flush-16(SP))
 	MOVQ dx+0(FP), R12
 	MOVQ dp+8(FP), R13
 	MOVQ x+16(FP), SI
@@ -392,5 +395,6 @@ bnorm:
 
 bdone:
 	MOVQ AX, ret+80(FP)
+	FLUSHOFF(mxcsr-12(SP))
 	VZEROUPPER
 	RET

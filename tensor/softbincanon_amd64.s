@@ -388,7 +388,8 @@ ld:
 // r mod 4 of the scratch (tmp: 4 frames of E + D + 2 + B vectors, then
 // room for the lattice's E·G powers, CLATTICE), then per sum
 // acc += Σ_r t_r·P_r/Σ t_r (CFLUSH), the frames of missing rounds zeroed.
-TEXT ·softCanonFwd16(SB), NOSPLIT, $0-120
+TEXT ·softCanonFwd16(SB), NOSPLIT, $8-120
+	FLUSHON(mxcsr-4(SP), flush-8(SP))
 	CSTART(c+64(FP), tmp+88(FP))
 
 cfround:
@@ -437,6 +438,7 @@ cfzero:
 
 cfdone:
 	MOVQ AX, ret+112(FP)
+	FLUSHOFF(mxcsr-4(SP))
 	VZEROUPPER
 	RET
 
@@ -489,7 +491,8 @@ cfdone:
 // to a multiple of 8; G: the lattice's largest power, CLATTICE): the
 // transposed x and P, t, dz, S and the sums for dx (the lattice's powers
 // after t, before dz is set).
-TEXT ·softCanonBwd16(SB), NOSPLIT, $0-144
+TEXT ·softCanonBwd16(SB), NOSPLIT, $8-144
+	FLUSHON(mxcsr-4(SP), flush-8(SP))
 	CSTART(c+80(FP), tmp+112(FP))
 
 cbround:
@@ -681,5 +684,6 @@ cbdp:
 
 cbdone:
 	MOVQ AX, ret+136(FP)
+	FLUSHOFF(mxcsr-4(SP))
 	VZEROUPPER
 	RET
