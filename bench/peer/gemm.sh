@@ -7,10 +7,13 @@
 #
 # Needs a C compiler and OpenBLAS (Debian: apt-get install libopenblas-dev).
 # GOMAXPROCS is set to the OpenBLAS thread count. OpenBLAS runs at full
-# strength: OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE, which this workplace's
-# environment sets (OpenBLAS then runs its Haswell kernels), are unset for
-# it, so it picks its own (AVX-512 on this CPU); the header line names the
-# kernel core it chose.
+# strength: OPENBLAS_L2_SIZE, which this workplace's environment sets, is
+# unset, and OPENBLAS_CORETYPE is chosen by a trial: OpenBLAS's own choice
+# (the variable unset; 0.3.21 does not know every CPU and falls back to its
+# SSE3 "Prescott" kernels on newer Xeons) and each kernel core this CPU's
+# flags allow (SkylakeX and Cooperlake with AVX-512, Haswell with AVX2),
+# one call each, the fastest at 1024² kept for the rounds; the trial's
+# figures and the header line name the core that ran.
 set -eu
 cd "$(dirname "$0")/../.."
 rounds=${1:-5}
@@ -19,11 +22,29 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cc -O2 -o "$dir/gemm" bench/peer/gemm.c -lopenblas
 go build -o "$dir/benchtable" ./bench/benchtable
+blas() { # runs the peer with core type $1 ("auto": OpenBLAS's own choice)
+	if [ "$1" = auto ]; then
+		env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=$threads "$dir/gemm" "$threads"
+	else
+		env -u OPENBLAS_L2_SIZE OPENBLAS_CORETYPE="$1" OPENBLAS_NUM_THREADS=$threads "$dir/gemm" "$threads"
+	fi
+}
+cores=auto
+grep -qw avx2 /proc/cpuinfo && cores="$cores Haswell"
+grep -qw avx512f /proc/cpuinfo && cores="$cores SkylakeX"
+grep -qw avx512_bf16 /proc/cpuinfo && cores="$cores Cooperlake"
+best=auto bestrate=0
+for c in $cores; do
+	rate=$(blas "$c" | awk '/^matmul\/.*\/1024 /{s += $3} END {print s + 0}')
+	echo "trial: OPENBLAS_CORETYPE=$c: $(blas "$c" | head -1 | cut -d, -f2) 1024² f32+f64 $rate GFLOP/s" >&2
+	if awk -v a="$rate" -v b="$bestrate" 'BEGIN {exit !(a > b)}'; then best=$c bestrate=$rate; fi
+done
+echo "OpenBLAS core type for the rounds: $best" >&2
 i=1
 while [ "$i" -le "$rounds" ]; do
 	echo "round $i/$rounds" >&2
 	GOMAXPROCS=$threads "$dir/benchtable" -run '^matmul/' | awk '/^matmul\//{print "go", $1, $3}' >>"$dir/rows"
-	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=$threads "$dir/gemm" "$threads" >"$dir/peer"
+	blas "$best" >"$dir/peer"
 	awk '/^matmul\//{print "blas", $1, $3}' "$dir/peer" >>"$dir/rows"
 	i=$((i + 1))
 done
