@@ -14,7 +14,8 @@
 // and the forward functions in the other files only compute the value and
 // record it with its rule. Adding an elementwise op is a new tensor
 // function, a def and a rule there, a forward function here, and a case in
-// gradCases.
+// package gradcase's table (autograd/gradcase), which this package's tests
+// run on the CPU and the CUDA backend's on its device.
 //
 // Adding a fused op. When a chain of primitives is too slow or holds too
 // much memory, write it as one primitive on tensor's kernel mechanism
@@ -31,13 +32,14 @@
 //  4. here, declare the op with def in gradients.go beside a rule that
 //     calls the backward kernel, write the forward function that records
 //     the forward kernel's value with that rule, and add a case to
-//     gradCases (the tests fail for an op without one);
+//     gradcase's table (the tests fail for an op without one);
 //  5. a backend that has faster bodies registers them with tensor.Register
 //     for its device when it is set up.
 //
 // Every exported function returning a *Var is checked against float64 central
-// differences by Check in this package's tests; a test fails for any such
-// function that has no gradient case.
+// differences by Check in this package's tests, on gradcase's cases; a test
+// fails for any such function that has no case there, and for a primitive
+// of the gradient table that no case reaches.
 //
 // Errors follow package tensor's policy: operands that do not fit an op are
 // a programming error and panic, from the tensor op the forward pass calls,

@@ -13,13 +13,14 @@ import (
 func TestCheckCatchesWrongGradient(t *testing.T) {
 	wrong := def("test_wrong_square")
 	defer func() { primitives = primitives[:len(primitives)-1] }()
-	square := func(x V64) V64 {
-		return record(wrong, tensor.Mul(x.Value, x.Value), func(g, _ T64, x []V64) []T64 {
-			return []T64{tensor.Mul(g, x[0].Value)} // should be 2·x·g
-		}, x)
+	type t64 = *tensor.Tensor[float64]
+	square := func(xs []*Var[float64]) *Var[float64] {
+		return record(wrong, tensor.Mul(xs[0].Value, xs[0].Value), func(g, _ t64, x []*Var[float64]) []t64 {
+			return []t64{tensor.Mul(g, x[0].Value)} // should be 2·x·g
+		}, xs[0])
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	rep, err := Check("wrong", unary(square), []T64{uni(r, 3, 2)}, CheckOptions{})
+	rep, err := Check("wrong", square, []t64{tensor.RandUniform[float64](r, -1, 1, 3, 2)}, CheckOptions{})
 	if err == nil {
 		t.Fatalf("Check accepted a wrong gradient: %v", rep)
 	}
@@ -66,7 +67,7 @@ func TestConstantsAndDetachStopGradients(t *testing.T) {
 
 func TestNoGradRecordsNothing(t *testing.T) {
 	x := Param(tensor.FromSlice([]float64{1, 2}))
-	var y V64
+	var y *Var[float64]
 	NoGrad(func() { y = Exp(x) })
 	if y.RequiresGrad() || y.Op() != nil {
 		t.Error("NoGrad recorded a graph")

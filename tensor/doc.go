@@ -31,6 +31,15 @@
 // reduction is a fused Kernel instead: a CPU body, a composed reference, and
 // device bodies registered by the backends.
 //
+// # Assembly
+//
+// The amd64 kernels are Go assembly (*_amd64.s, not built with -tags
+// noasm, which leaves the pure-Go loops). Functions that exist for both
+// float32 and float64 with the same instructions apart from the precision
+// (relu_amd64.s, rows_amd64.s) are generated from one template each by
+// internal/asmtwins (go generate ./tensor); a test fails when a committed
+// file is not its template's output.
+//
 // # Errors
 //
 // Errors are returned where the caller can act on them (BroadcastShapes,
@@ -49,3 +58,5 @@
 // value and inspects it with errors.As. Only broken internal invariants
 // (an op code a device does not know) panic with a plain string.
 package tensor
+
+//go:generate go run ./internal/asmtwins

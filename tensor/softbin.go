@@ -59,7 +59,7 @@ func SoftAssign[T Float](x *Tensor[T], sb SoftBins) *Tensor[T] {
 		body([]*Tensor[T]{w}, []*Tensor[T]{Contiguous(x)}, sb)
 		return w
 	}
-	return softAssignComposed(x, sb)
+	return SoftAssignComposed(x, sb)
 }
 
 // SoftAssignBackward is the gradient of SoftAssign with respect to x, for

@@ -14,7 +14,13 @@ func distances[T Float](x *Tensor[T], sb SoftBins) *Tensor[T] {
 	return Sub(Reshape(x, sh[0], sh[1], 1, sh[2]), anchorsOn(x.Device(), sb))
 }
 
-func softAssignComposed[T Float](x *Tensor[T], sb SoftBins) *Tensor[T] {
+// SoftAssignComposed is SoftAssign as tensor ops, in the order of operations
+// that its doc states: the body on devices without one, and the one
+// reference of the op, against which the CPU body and a backend's device
+// body (kernels/cuda's soft_assign kernel, in both precisions) are tested.
+// The CPU body takes shortcuts of its own (lattice anchors,
+// ‖x‖² − 2x·a + ‖a‖²) that round differently in float32.
+func SoftAssignComposed[T Float](x *Tensor[T], sb SoftBins) *Tensor[T] {
 	diff := distances(x, sb)
 	return Softmax(Scale(Sum(Mul(diff, diff), 3, false), T(-1/sb.Tau)), 2)
 }

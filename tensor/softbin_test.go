@@ -102,7 +102,7 @@ func checkSoftBin[T Float](t *testing.T, x, p, ds, dw *Tensor[T], sb SoftBins, r
 		wd := want.Data()
 		expectEach(t, name, got, rel, func(idx []int) float64 { return float64(wd[offsetOf(Contiguous(want), idx)]) })
 	}
-	w := softAssignComposed(x, sb)
+	w := SoftAssignComposed(x, sb)
 	same("SoftAssign", SoftAssign(x, sb), w)
 	same("SoftAssignBackward", SoftAssignBackward(dw, w, x, sb), softAssignBackwardComposed(dw, w, x, sb))
 	stats := binStatsComposed(w, p)

@@ -2,8 +2,9 @@
 // float64 whose every kernel is written in this package (src/*.cu), plus the
 // fused kernels of the ECL loss (SoftAssign, BinStats, HardBinSums), the
 // Adam update (AdamStep), softmax along the last axis and batch-norm
-// statistics, each checked against tensor's CPU body of the same op or,
-// where tensor has none, a pure-Go reference (SoftAssignCPU, HardBinSumsCPU).
+// statistics, each checked against tensor's reference of the same op (its
+// CPU body, or tensor.SoftAssignComposed for SoftAssign) or, where tensor
+// has none, a pure-Go reference (HardBinSumsCPU).
 // The device registers AdamStep, SoftAssign and BinStats as its bodies of
 // tensor's kernels (tensor.AdamKernel, SoftAssignKernel, BinStatsKernel),
 // through which optim.Adam and the ECL loss reach them.

@@ -2,55 +2,16 @@ package cuda
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/ecl-go/ecl/tensor"
 )
 
-// Pure-Go references of the package's own kernels where tensor has no CPU
-// body to check them against (the tensor.Device methods and the bodies of
-// tensor's kernels, BinStats among them, are checked against tensor.CPU). They accept tensors on any device
-// and return CPU tensors.
-
-// SoftAssignCPU is SoftAssign in the kernel's order of operations (and
-// that of tensor.SoftAssign's composed version): squared distances summed
-// in order, scaled by −1/tau, then softmax shifted by the row maximum
-// (tensor.ShiftMax). tensor.SoftAssign's CPU body takes shortcuts of its own
-// (lattice anchors, ‖x‖² − 2x·a + ‖a‖²) that round differently in float32.
-func SoftAssignCPU[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) *tensor.Tensor[T] {
-	rows, d, b := anchorShapes(x.Shape(), anchors.Shape(), tau)
-	xs, as := x.Data(), anchors.Data()
-	k := T(-1 / tau)
-	out := make([]T, rows*b)
-	for r := range rows {
-		z := out[r*b : (r+1)*b]
-		m := T(math.Inf(-1))
-		for j := range z {
-			var s T
-			for i := range d {
-				v := xs[r*d+i] - as[j*d+i]
-				s += v * v
-			}
-			z[j] = k * s
-			if z[j] > m || z[j] != z[j] {
-				m = z[j]
-			}
-		}
-		if math.IsInf(float64(m), 0) || m != m {
-			m = 0
-		}
-		var sum T
-		for j, v := range z {
-			z[j] = T(math.Exp(float64(v - m)))
-			sum += z[j]
-		}
-		for j := range z {
-			z[j] /= sum
-		}
-	}
-	shape := x.Shape()
-	return tensor.FromSlice(out, append(shape[:len(shape)-1], b)...)
-}
+// Pure-Go references of the package's own kernels where tensor has none to
+// check them against: the tensor.Device methods and the bodies of tensor's
+// kernels are checked against tensor's CPU bodies (BinStats) or its
+// composed reference (tensor.SoftAssignComposed, which the soft_assign
+// kernel follows operation for operation). They accept tensors on any
+// device and return CPU tensors.
 
 // HardBinSumsCPU is HardBinSums.
 func HardBinSumsCPU[T tensor.Float](bin, v *tensor.Tensor[T], bins int) (count, sum *tensor.Tensor[T], err error) {
