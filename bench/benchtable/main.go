@@ -24,6 +24,14 @@
 // pass next to a heap of 1 MB collects every few passes and returns pages
 // to the kernel, next to 64 MB it does neither.
 //
+// The input-pipeline rows (images/decode-resize-crop/WxH) time one pass
+// of datasets/images over -images JPEGs of PACS's size (227×227) and of
+// ImageNet's typical one (500×375): decode, resize of the shorter side to
+// 256, centre crop 224, normalisation, on GOMAXPROCS workers. The JPEGs
+// are written into -image-dir first (kept, and reused when complete), so
+// that bench/peer/images.py times torchvision's DataLoader on the same
+// files; without -image-dir, into a temporary folder.
+//
 // -device cuda (a build with -tags cuda) runs the ECL loss rows and the
 // training steps on GPU 0, waiting for the device after each call; the
 // GEMM, convolution, sim-mlp and ece-kde rows are CPU workloads and are
@@ -48,6 +56,8 @@ func main() {
 	arena := flag.Bool("arena", false, "run each ECL loss pass inside a tensor.Arena, as train runs a step (a loop's buffers reused instead of collected)")
 	live := flag.Int("live", 0, "megabytes of live data held while the rows run, as a program holding its model and data (0: none)")
 	device := flag.String("device", "cpu", "where the ECL and training-step rows run: cpu, or cuda (GPU 0; needs a build with -tags cuda)")
+	imageDir := flag.String("image-dir", "", "folder of the input-pipeline rows' JPEGs, written there unless present (empty: a temporary folder)")
+	imageCount := flag.Int("images", 200, "JPEGs per input-pipeline row")
 	flag.Parse()
 	re, err := regexp.Compile(*pattern)
 	if err != nil {
@@ -56,6 +66,10 @@ func main() {
 	}
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "benchtable: unexpected argument %q\n", flag.Arg(0))
+		os.Exit(2)
+	}
+	if *imageCount < 1 {
+		fmt.Fprintf(os.Stderr, "benchtable: -images %d: want at least 1\n", *imageCount)
 		os.Exit(2)
 	}
 	if *live < 0 {
@@ -92,6 +106,10 @@ func main() {
 		fmt.Printf("%-34s %10.3f %9.2f\n", r.Name, float64(r.PerOp.Nanoseconds())/1e6, r.GFLOPS)
 	}
 	eclRows(re, on, *arena)
+	if err := imageRows(cpuOnly, *imageDir, *imageCount); err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(1)
+	}
 	for _, net := range []string{"lenet5", "resnet20", "densenet40"} {
 		name := net + "-train-step/float32"
 		if !re.MatchString(name) {

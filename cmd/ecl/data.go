@@ -13,25 +13,39 @@ import (
 )
 
 const dataUsage = `usage: ecl data fetch [-dir D] [-domains mnist,usps,svhn] [-force] [-mnist-url URL]
-downloads the digit data sets into D/mnist, D/usps and D/svhn and verifies their checksums`
+       ecl data synth-domains -out DIR [-per-class N] [-size S] [-seed N]
+fetch downloads the digit data sets into D/mnist, D/usps and D/svhn and verifies their checksums;
+synth-domains writes a generated stand-in for PACS (seven shapes in four styles) for ecl images`
 
-// runData is "ecl data fetch": download the digit data sets (MNIST, USPS,
-// SVHN) into the data directory and verify them. Files present with the
-// right checksum are kept; an interrupted download leaves no partial file.
+// dataCommands are ecl data's subcommands.
+var dataCommands = map[string]func(args []string) error{
+	"fetch":         dataFetch,
+	"synth-domains": dataSynthDomains,
+}
+
+// runData is "ecl data fetch" and "ecl data synth-domains".
 func runData(args []string) error {
-	if len(args) == 0 || args[0] != "fetch" {
+	if len(args) == 0 || dataCommands[args[0]] == nil {
 		fmt.Fprintln(os.Stderr, dataUsage)
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 			return flag.ErrHelp
 		}
-		return errors.New("want the subcommand fetch")
+		return errors.New("want the subcommand fetch or synth-domains")
 	}
+	return dataCommands[args[0]](args[1:])
+}
+
+// dataFetch is "ecl data fetch": download the digit data sets (MNIST,
+// USPS, SVHN) into the data directory and verify them. Files present with
+// the right checksum are kept; an interrupted download leaves no partial
+// file.
+func dataFetch(args []string) error {
 	fs := flag.NewFlagSet("data fetch", flag.ContinueOnError)
 	dir := fs.String("dir", "", "data directory (empty: $"+fetch.EnvDir+", else "+fetch.DefaultDir+")")
 	domains := fs.String("domains", strings.Join(fetch.Domains, ","), "comma list of data sets to fetch")
 	force := fs.Bool("force", false, "download again, and replace, files present with a wrong checksum")
 	mnist := fs.String("mnist-url", fetch.DefaultMNISTBase, "base URL of the MNIST files")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

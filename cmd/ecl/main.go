@@ -7,6 +7,7 @@
 //	ecl calibrate [flags] calibrate a model's predictions under covariate shift from files
 //	ecl features [flags] run a torchvision network over a folder of images: logits, penultimate features, paths and labels into a .npz
 //	ecl data fetch     download MNIST, USPS and SVHN into the data directory and verify their checksums
+//	ecl data synth-domains [flags] write a generated stand-in for PACS (seven shapes in four styles) for ecl images
 //	ecl report DIR…    merge run files of studies and sweeps into tables (text, Markdown, LaTeX, CSV) and figures
 //	ecl sweep [flags]  expand a grid of study flags into jobs; run one, or write a Slurm/Kubernetes job array
 //
