@@ -28,7 +28,9 @@ func clamp8(v int32) uint8 { return uint8(max(0, min(255, v))) }
 // "fancy" triangle filter (jdsample.c, h2v2_fancy_upsample and
 // h2v1_fancy_upsample: ¾ of the nearer chroma sample and ¼ of the next,
 // edges replicated), other ratios by repeating samples; then jdcolor.c's
-// fixed-point conversion.
+// fixed-point conversion. It works a row at a time, as libjpeg does: the
+// vertical blend of the two nearest chroma rows, then the horizontal one
+// into a row of full-width chroma, then the colours.
 func ycbcrToRGB(m *image.YCbCr, out *RGB) {
 	w, h := out.W, out.H
 	r := m.Rect
@@ -39,55 +41,60 @@ func ycbcrToRGB(m *image.YCbCr, out *RGB) {
 	case image.YCbCrSubsampleRatio422:
 		cw = (r.Max.X+1)/2 - r.Min.X/2
 	}
-	cb := make([]uint8, w*h)
-	cr := make([]uint8, w*h)
-	switch m.SubsampleRatio {
-	case image.YCbCrSubsampleRatio420, image.YCbCrSubsampleRatio422:
-		v2 := m.SubsampleRatio == image.YCbCrSubsampleRatio420
-		c0 := m.COffset(r.Min.X, r.Min.Y) // chroma sample (0, 0)
-		at := func(p []uint8, cx, cy int) int32 {
-			cx, cy = max(0, min(cw-1, cx)), max(0, min(ch-1, cy))
-			return int32(p[c0+cy*m.CStride+cx])
-		}
-		for _, pl := range []struct{ src, dst []uint8 }{{m.Cb, cb}, {m.Cr, cr}} {
-			for y := range h {
-				for x := range w {
-					cx, nx := x/2, x/2-1
-					if x%2 == 1 {
-						nx = cx + 1
-					}
-					var v int32
-					if v2 {
-						cy, ny := y/2, y/2-1
-						if y%2 == 1 {
-							ny = cy + 1
-						}
-						this := 3*at(pl.src, cx, cy) + at(pl.src, cx, ny)
-						next := 3*at(pl.src, nx, cy) + at(pl.src, nx, ny)
-						v = (3*this + next + 8 - int32(x%2)) >> 4
-					} else {
-						v = (3*at(pl.src, cx, y) + at(pl.src, nx, y) + 1 + int32(x%2)) >> 2
-					}
-					pl.dst[y*w+x] = uint8(v)
+	c0 := m.COffset(r.Min.X, r.Min.Y) // chroma sample (0, 0)
+	cb, cr := make([]uint8, w), make([]uint8, w)
+	sum := make([]int32, cw)
+	// upsample sets dst to the full-width chroma of output row y from the
+	// plane src (4:2:0 and 4:2:2).
+	upsample := func(src, dst []uint8, y int) {
+		if m.SubsampleRatio == image.YCbCrSubsampleRatio420 {
+			cy, ny := min(y/2, ch-1), y/2-1
+			if y%2 == 1 {
+				ny = y/2 + 1
+			}
+			ny = max(0, min(ch-1, ny))
+			near, far := src[c0+cy*m.CStride:][:cw], src[c0+ny*m.CStride:][:cw]
+			for i := range sum {
+				sum[i] = 3*int32(near[i]) + int32(far[i])
+			}
+			for x := range dst {
+				cx := x / 2
+				if x%2 == 0 {
+					dst[x] = uint8((3*sum[cx] + sum[max(cx-1, 0)] + 8) >> 4)
+				} else {
+					dst[x] = uint8((3*sum[cx] + sum[min(cx+1, cw-1)] + 7) >> 4)
 				}
 			}
+			return
 		}
-	default:
-		for y := range h {
-			for x := range w {
-				i := m.COffset(r.Min.X+x, r.Min.Y+y)
-				cb[y*w+x], cr[y*w+x] = m.Cb[i], m.Cr[i]
+		row := src[c0+min(y, ch-1)*m.CStride:][:cw]
+		for x := range dst {
+			cx := x / 2
+			if x%2 == 0 {
+				dst[x] = uint8((3*int32(row[cx]) + int32(row[max(cx-1, 0)]) + 1) >> 2)
+			} else {
+				dst[x] = uint8((3*int32(row[cx]) + int32(row[min(cx+1, cw-1)]) + 2) >> 2)
 			}
 		}
 	}
+	fancy := m.SubsampleRatio == image.YCbCrSubsampleRatio420 || m.SubsampleRatio == image.YCbCrSubsampleRatio422
 	for y := range h {
-		for x := range w {
-			yy := int32(m.Y[m.YOffset(r.Min.X+x, r.Min.Y+y)])
-			b, c := cb[y*w+x], cr[y*w+x]
-			o := out.Pix[3*(y*w+x):]
-			o[0] = clamp8(yy + crR[c])
-			o[1] = clamp8(yy + (cbG[b]+crG[c])>>16)
-			o[2] = clamp8(yy + cbB[b])
+		if fancy {
+			upsample(m.Cb, cb, y)
+			upsample(m.Cr, cr, y)
+		} else {
+			for x := range w {
+				i := m.COffset(r.Min.X+x, r.Min.Y+y)
+				cb[x], cr[x] = m.Cb[i], m.Cr[i]
+			}
+		}
+		luma := m.Y[m.YOffset(r.Min.X, r.Min.Y+y):][:w]
+		o := out.Pix[3*y*w:][:3*w]
+		for x, yv := range luma {
+			yy, b, c := int32(yv), cb[x], cr[x]
+			o[3*x] = clamp8(yy + crR[c])
+			o[3*x+1] = clamp8(yy + (cbG[b]+crG[c])>>16)
+			o[3*x+2] = clamp8(yy + cbB[b])
 		}
 	}
 }
