@@ -1,6 +1,9 @@
 package images
 
-import "math"
+import (
+	"image"
+	"math"
+)
 
 // PIL's fixed-point precision for 8-bit resampling (Resample.c).
 const precisionBits = 32 - 8 - 2
@@ -64,15 +67,34 @@ func clip8(ss int64) uint8 { return uint8(max(0, min(255, ss>>precisionBits))) }
 // does for an RGB image: a horizontal pass, rounded to 8 bits, then a
 // vertical one, each skipped when that side keeps its size.
 func Resize(img *RGB, w, h int) *RGB {
+	return resizeWindow(img, w, h, image.Rect(0, 0, w, h))
+}
+
+// resizeWindow returns the pixels win (within w×h) of Resize(img, w, h),
+// computing only those and the rows of the horizontal pass they read:
+// a centre crop after a resize, as torchvision's evaluation transform
+// makes, byte for byte.
+func resizeWindow(img *RGB, w, h int, win image.Rectangle) *RGB {
 	const half = int64(1) << (precisionBits - 1)
-	cur := img
-	if w != cur.W {
-		c := bilinearCoeffs(cur.W, w)
-		out := &RGB{W: w, H: cur.H, Pix: make([]uint8, 3*w*cur.H)}
-		for y := range cur.H {
-			row := cur.Pix[3*y*cur.W : 3*(y+1)*cur.W]
-			o := out.Pix[3*y*w : 3*(y+1)*w]
-			for x := range w {
+	ww, wh := win.Dx(), win.Dy()
+	// The source rows the vertical pass reads: [r0, r1).
+	r0, r1 := win.Min.Y, win.Max.Y
+	var cv coeffs
+	if h != img.H {
+		cv = bilinearCoeffs(img.H, h)
+		r0, r1 = img.H, 0
+		for y := win.Min.Y; y < win.Max.Y; y++ {
+			r0, r1 = min(r0, cv.lo[y]), max(r1, cv.lo[y]+cv.n[y])
+		}
+		r1 = max(r0, r1)
+	}
+	mid := &RGB{W: ww, H: r1 - r0, Pix: make([]uint8, 3*ww*(r1-r0))}
+	if w != img.W {
+		c := bilinearCoeffs(img.W, w)
+		for y := r0; y < r1; y++ {
+			row := img.Pix[3*y*img.W : 3*(y+1)*img.W]
+			o := mid.Pix[3*(y-r0)*ww : 3*(y-r0+1)*ww]
+			for x := win.Min.X; x < win.Max.X; x++ {
 				k := c.k[x*c.size : x*c.size+c.n[x]]
 				src := row[3*c.lo[x]:]
 				r, g, b := half, half, half
@@ -82,36 +104,36 @@ func Resize(img *RGB, w, h int) *RGB {
 					g += int64(src[3*j+1]) * kk
 					b += int64(src[3*j+2]) * kk
 				}
-				o[3*x], o[3*x+1], o[3*x+2] = clip8(r), clip8(g), clip8(b)
+				i := 3 * (x - win.Min.X)
+				o[i], o[i+1], o[i+2] = clip8(r), clip8(g), clip8(b)
 			}
 		}
-		cur = out
+	} else {
+		for y := r0; y < r1; y++ {
+			copy(mid.Pix[3*(y-r0)*ww:3*(y-r0+1)*ww], img.Pix[3*(y*img.W+win.Min.X):])
+		}
 	}
-	if h != cur.H {
-		c := bilinearCoeffs(cur.H, h)
-		stride := 3 * cur.W
-		out := &RGB{W: cur.W, H: h, Pix: make([]uint8, stride*h)}
-		acc := make([]int64, stride)
-		for y := range h {
-			for i := range acc {
-				acc[i] = half
-			}
-			for j, kj := range c.k[y*c.size : y*c.size+c.n[y]] {
-				kk := int64(kj)
-				row := cur.Pix[(c.lo[y]+j)*stride : (c.lo[y]+j+1)*stride]
-				for i, v := range row {
-					acc[i] += int64(v) * kk
-				}
-			}
-			o := out.Pix[y*stride : (y+1)*stride]
-			for i, v := range acc {
-				o[i] = clip8(v)
+	if h == img.H {
+		return mid
+	}
+	stride := 3 * ww
+	out := &RGB{W: ww, H: wh, Pix: make([]uint8, stride*wh)}
+	acc := make([]int64, stride)
+	for y := win.Min.Y; y < win.Max.Y; y++ {
+		for i := range acc {
+			acc[i] = half
+		}
+		for j, kj := range cv.k[y*cv.size : y*cv.size+cv.n[y]] {
+			kk := int64(kj)
+			src := cv.lo[y] + j - r0
+			for i, v := range mid.Pix[src*stride : (src+1)*stride] {
+				acc[i] += int64(v) * kk
 			}
 		}
-		cur = out
+		o := out.Pix[(y-win.Min.Y)*stride : (y-win.Min.Y+1)*stride]
+		for i, v := range acc {
+			o[i] = clip8(v)
+		}
 	}
-	if cur == img {
-		cur = &RGB{W: img.W, H: img.H, Pix: append([]uint8(nil), img.Pix...)}
-	}
-	return cur
+	return out
 }

@@ -3,6 +3,7 @@ package images
 import (
 	"errors"
 	"fmt"
+	"image"
 	"math"
 )
 
@@ -63,9 +64,9 @@ func pyRound(x float64) int { return int(math.RoundToEven(x)) }
 // returns it; dst is allocated when it is shorter than 3·Crop².
 func (t Transform) Apply(img *RGB, dst []float32) []float32 {
 	w, h := Size(img.W, img.H, t.Resize)
-	r := Resize(img, w, h)
 	c := t.Crop
 	top, left := pyRound(float64(h-c)/2), pyRound(float64(w-c)/2)
+	r := resizeWindow(img, w, h, image.Rect(left, top, left+c, top+c))
 	if len(dst) < 3*c*c {
 		dst = make([]float32, 3*c*c)
 	}
@@ -74,7 +75,7 @@ func (t Transform) Apply(img *RGB, dst []float32) []float32 {
 		m, s := t.Mean[ch], t.Std[ch]
 		out := dst[ch*c*c:]
 		for y := range c {
-			row := r.Pix[3*((top+y)*r.W+left)+ch:]
+			row := r.Pix[3*y*c+ch:]
 			for x := range c {
 				v := float32(row[3*x]) / 255
 				out[y*c+x] = (v - m) / s

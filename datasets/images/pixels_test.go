@@ -105,3 +105,32 @@ func TestYCbCrToRGBMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestResizeWindowIsResizeThenCrop: resizeWindow's pixels are those of
+// Resize followed by a crop, byte for byte, for shrinking and enlarging
+// sides, sides that keep their size, and windows at the edges.
+func TestResizeWindowIsResizeThenCrop(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, c := range []struct{ iw, ih, w, h int }{{37, 23, 20, 11}, {20, 30, 41, 30}, {33, 17, 33, 40}, {9, 9, 9, 9}, {227, 227, 256, 256}, {50, 70, 31, 43}} {
+		img := &RGB{W: c.iw, H: c.ih, Pix: make([]uint8, 3*c.iw*c.ih)}
+		for i := range img.Pix {
+			img.Pix[i] = uint8(r.IntN(256))
+		}
+		full := Resize(img, c.w, c.h)
+		for range 5 {
+			x0, y0 := r.IntN(c.w), r.IntN(c.h)
+			win := image.Rect(x0, y0, x0+1+r.IntN(c.w-x0), y0+1+r.IntN(c.h-y0))
+			got := resizeWindow(img, c.w, c.h, win)
+			if got.W != win.Dx() || got.H != win.Dy() {
+				t.Fatalf("%+v window %v: %d×%d", c, win, got.W, got.H)
+			}
+			for y := range got.H {
+				for x := range 3 * got.W {
+					if g, w := got.Pix[3*y*got.W+x], full.Pix[3*((win.Min.Y+y)*c.w+win.Min.X)+x]; g != w {
+						t.Fatalf("%+v window %v: row %d byte %d = %d, Resize then crop %d", c, win, y, x, g, w)
+					}
+				}
+			}
+		}
+	}
+}
