@@ -444,6 +444,20 @@ __device__ __forceinline__ void a64_tn(const T (*pt)[LDP], const T (*b)[A64_LD],
   }
 }
 
+// a64_scores sets s to the products a·bᵀ and dp to c·dᵀ of the thread's
+// rows and columns (a64_nt from zero): the backward kernels' scores and
+// score gradients before the softmax's.
+template <typename T, int RM, int RN>
+__device__ __forceinline__ void a64_scores(const T (*a)[A64_LD], const T (*b)[A64_LD], const T (*c)[A64_LD],
+                                           const T (*d)[A64_LD], int rg, int cg, T (&s)[RM][RN], T (&dp)[RM][RN]) {
+#pragma unroll
+  for (int u = 0; u < RM; u++)
+#pragma unroll
+    for (int w = 0; w < RN; w++) s[u][w] = 0, dp[u][w] = 0;
+  a64_nt<T, RM, RN>(a, b, rg, cg, s);
+  a64_nt<T, RM, RN>(c, d, rg, cg, dp);
+}
+
 // attention64 is attention for dh = 64: a block per tile of a64<T>::FR
 // queries, keys and values streamed in tiles of FC, the scores and the
 // output accumulated in registers, the online softmax by row.
@@ -546,12 +560,7 @@ __device__ void attention64_backward_dq(i64 bh, i64 n, i64 m, const T* __restric
       a64_load<T, BC>(vs, v + (b * m + k0) * 64, kn);
       __syncthreads();
       T s[RM][RS], dp[RM][RS];
-#pragma unroll
-      for (int u = 0; u < RM; u++)
-#pragma unroll
-        for (int w = 0; w < RS; w++) s[u][w] = 0, dp[u][w] = 0;
-      a64_nt<T, RM, RS>(qs, ks, rg, cg, s);
-      a64_nt<T, RM, RS>(dos, vs, rg, cg, dp);
+      a64_scores<T, RM, RS>(qs, ks, dos, vs, rg, cg, s, dp);
 #pragma unroll
       for (int u = 0; u < RM; u++)
 #pragma unroll
@@ -604,12 +613,7 @@ __device__ void attention64_backward(i64 bh, i64 n, i64 m, const T* __restrict__
       for (int j = threadIdx.x; j < BC; j += 256) ls[j] = j < qn ? lse[b * n + i0 + j] : (T)0, dds[j] = j < qn ? dd[b * n + i0 + j] : (T)0;
       __syncthreads();
       T s[RM][RS], dp[RM][RS];
-#pragma unroll
-      for (int u = 0; u < RM; u++)
-#pragma unroll
-        for (int w = 0; w < RS; w++) s[u][w] = 0, dp[u][w] = 0;
-      a64_nt<T, RM, RS>(ks, qs, rg, cg, s);
-      a64_nt<T, RM, RS>(vs, dos, rg, cg, dp);
+      a64_scores<T, RM, RS>(ks, qs, vs, dos, rg, cg, s, dp);
 #pragma unroll
       for (int u = 0; u < RM; u++)
 #pragma unroll
