@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -161,7 +162,11 @@ func (a *arm[T]) steps(methods []string, control bool, paradigms []ecl.Paradigm)
 				if len(splits)*len(fits) > 1 {
 					id.AuxData = auxLabel(split, fit)
 				}
-				steps = append(steps, func() (row, error) { return a.ecl(id, split, fit) })
+				steps = append(steps, func() (row, error) {
+					r, err := a.ecl(id, split, fit)
+					r.method = id // an unfit row keeps its name
+					return r, err
+				})
 			}
 		}
 	}
@@ -200,8 +205,9 @@ func (a *arm[T]) control() (row, error) {
 }
 
 // results runs the steps in order and scores each row on the arm's
-// evaluated source and target under o; log, when set, receives each result
-// as it is made.
+// evaluated source and target under o (a step that fails with an
+// UnfitError gives a row marked unfit); log, when set, receives each
+// result as it is made.
 func (a *arm[T]) results(steps []step, o metrics.Options, log func(Result)) ([]Result, error) {
 	var out []Result
 	for i, s := range steps {
@@ -214,12 +220,17 @@ func (a *arm[T]) results(steps []step, o metrics.Options, log func(Result)) ([]R
 			continue
 		}
 		r, err := s()
-		if err != nil {
+		var res Result
+		var unfit *UnfitError
+		switch {
+		case errors.As(err, &unfit):
+			res.Unfit = unfit.Reason
+		case err != nil:
 			return nil, err
-		}
-		res, err := evaluateBoth(o, a.classes, r.src, a.evalSrc.Y, r.tgt, a.evalTgt.Y)
-		if err != nil {
-			return nil, err
+		default:
+			if res, err = evaluateBoth(o, a.classes, r.src, a.evalSrc.Y, r.tgt, a.evalTgt.Y); err != nil {
+				return nil, err
+			}
 		}
 		res.Method, res.Diag = r.method, r.diag
 		if log != nil {
@@ -388,7 +399,7 @@ func (a *arm[T]) pseudoCalAux(p ecl.Paradigm, m *ecl.Classifier[T]) (float64, er
 		return 0, err
 	}
 	if len(labels) == 0 {
-		return 0, fmt.Errorf("experiment: the PseudoCal head found no target pair with different predictions")
+		return 0, &UnfitError{"the PseudoCal head found no target pair with different predictions"}
 	}
 	in := tensor.FromSliceOn(x.Device(), mixed, append([]int{len(labels)}, x.Shape()[1:]...)...)
 	if a.embed != nil {

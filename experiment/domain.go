@@ -285,6 +285,10 @@ func runDomain(s Study, t Training, r train.Recipe, seed uint64, task domainTask
 		return ck.removeStep(len(done) - 1)
 	}
 	out, err := a.results(steps, s.Metrics, func(res Result) {
+		if res.Unfit != "" {
+			logf("seed %d: %-14s not fitted: %s", seed, res.Method, res.Unfit)
+			return
+		}
 		logf("seed %d: %-14s target ACC %.2f ECE %.2f CwECE %.2f%s", seed, res.Method, 100*res.Target.ACC, 100*res.Target.ECE, 100*res.Target.CwECE, res.Diag.summary())
 	})
 	for i := range out {

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"github.com/ecl-go/ecl/datasets"
@@ -113,7 +112,7 @@ func fitPseudoCal[T tensor.Float](a *arm[T], rng *rand.Rand) (src, tgt []float64
 		return nil, nil, err
 	}
 	if len(labels) == 0 {
-		return nil, nil, fmt.Errorf("experiment: PseudoCal found no target pair with different predictions")
+		return nil, nil, &UnfitError{"PseudoCal found no target pair with different predictions"}
 	}
 	return a.temperature(logits(a.full, tensor.FromSliceOn(x.Device(), mixed, append([]int{len(labels)}, x.Shape()[1:]...)...)), labels, nil, baselines.NLL)
 }

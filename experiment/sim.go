@@ -211,6 +211,30 @@ type Result struct {
 	Diagram *Calibrations `json:"-"`
 	// Diag explains an ECL row (nil for the others).
 	Diag *Diagnostics `json:",omitempty"`
+	// Unfit says why the method could not be fitted on this run's data
+	// (an UnfitError); its scores are then empty, and the tables, results
+	// files and reports leave the row out and list it beneath.
+	Unfit string `json:",omitempty"`
+}
+
+// UnfitError reports a method that cannot be fitted on a run's data, such
+// as PseudoCal when the model predicts one class on every target sample:
+// the run records the row as unfit (Result.Unfit) and goes on.
+type UnfitError struct{ Reason string }
+
+func (e *UnfitError) Error() string { return "experiment: " + e.Reason }
+
+// Fitted returns the results of rs whose method was fitted, and the lines
+// that say which were not and why ("seed 3, PseudoCal: …"), in order.
+func Fitted(rs []Result) (fitted []Result, unfit []string) {
+	for _, r := range rs {
+		if r.Unfit == "" {
+			fitted = append(fitted, r)
+			continue
+		}
+		unfit = append(unfit, fmt.Sprintf("%s seed %d, %s: %s", r.Shift, r.Seed, r.Method, r.Unfit))
+	}
+	return fitted, unfit
 }
 
 // Evaluate computes the Scores of probabilities probs [N, k] against labels:

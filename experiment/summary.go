@@ -65,6 +65,7 @@ func Summarize(rs []Result) []Summary {
 		setup  string
 		method MethodID
 	}
+	rs, _ = Fitted(rs)
 	var order []key
 	groups := map[key][]Result{}
 	uncal := map[seedKey]Result{}

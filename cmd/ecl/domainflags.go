@@ -107,6 +107,8 @@ func (f *domainFlags) run(s *experiment.Study, args []string, runAll func() ([]e
 	summaries := experiment.Summarize(results)
 	head += fmt.Sprintf(", %d runs from seed %d, epochs %d base, %d auxiliary head, %d fine-tuning, batch %d, lr %g", s.Runs, s.Seed, t.Epochs, orEpochs(t.AuxEpochs), orEpochs(t.ECLEpochs), t.Batch, t.LR)
 	printTables(os.Stdout, head, summaries, time.Since(f.start))
+	_, unfit := experiment.Fitted(results)
+	printUnfit(os.Stdout, unfit)
 	experiment.WriteDiagnostics(os.Stdout, results)
 	return writeAll(*f.out, args, results, summaries, *f.style)
 }

@@ -87,6 +87,7 @@ func runReport(args []string) error {
 	for _, m := range rep.missing {
 		fmt.Fprintln(os.Stderr, "missing:", m)
 	}
+	printUnfit(os.Stderr, rep.unfit)
 	if *out == "" {
 		return nil
 	}
@@ -123,7 +124,8 @@ func loadReport(dirs []string, shifts []experiment.ShiftID, names []string) (rep
 	if len(recs) == 0 && len(missing) == 0 {
 		return report{}, fmt.Errorf("no run records in %s", strings.Join(dirs, ", "))
 	}
-	return report{metrics: names, summaries: experiment.Summarize(results), results: results, missing: missing}, nil
+	results, unfit := experiment.Fitted(results)
+	return report{metrics: names, summaries: experiment.Summarize(results), results: results, missing: missing, unfit: unfit}, nil
 }
 
 // mergeResults concatenates the records' results. Records of different

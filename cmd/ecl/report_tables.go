@@ -19,6 +19,7 @@ type report struct {
 	results   []experiment.Result
 	diffs     []diff
 	missing   []string
+	unfit     []string // the rows whose method could not be fitted, and why
 }
 
 // scale is a metric's factor in the tables: points for the rates, NLL as is.
@@ -152,6 +153,12 @@ func (r report) markdown(w io.Writer) error {
 		fmt.Fprintf(&b, "\nPaired per-seed differences (95%% bootstrap intervals):\n\n")
 		for _, d := range r.diffs {
 			fmt.Fprintf(&b, "- %s − %s, %s, %s: %+.3f [%+.3f, %+.3f] over %d seeds\n", d.b, d.a, d.shift, d.metric, scale(d.metric)*d.mean, scale(d.metric)*d.lo, scale(d.metric)*d.hi, d.seeds)
+		}
+	}
+	if len(r.unfit) > 0 {
+		fmt.Fprintf(&b, "\nRows not fitted (left out of the tables):\n\n")
+		for _, u := range r.unfit {
+			fmt.Fprintf(&b, "- %s\n", u)
 		}
 	}
 	if len(r.missing) > 0 {

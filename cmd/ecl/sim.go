@@ -82,6 +82,8 @@ func simStudy(args []string, check bool) error {
 		}
 		summaries := experiment.Summarize(results)
 		printTables(os.Stdout, fmt.Sprintf("recipe %s, %d runs from seed %d", c.Recipe, c.Runs, c.Seed), summaries, time.Since(start))
+		_, unfit := experiment.Fitted(results)
+		printUnfit(os.Stdout, unfit)
 		return writeAll(*out, args, results, summaries, *style)
 	})
 }
@@ -99,7 +101,8 @@ func writeAll(dir string, args []string, results []experiment.Result, summaries 
 	if err := writeResults(dir, args, results, summaries); err != nil {
 		return err
 	}
-	if err := writeStudyDiagrams(dir, results, style); err != nil {
+	fitted, _ := experiment.Fitted(results)
+	if err := writeStudyDiagrams(dir, fitted, style); err != nil {
 		return err
 	}
 	fmt.Printf("results and diagrams in %s\n", dir)

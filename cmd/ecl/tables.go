@@ -75,6 +75,14 @@ func pm(s experiment.Stat, percent bool, runs int) string {
 
 // writeResults writes results.json (command line, per-seed results and
 // summaries) and results.csv (one row per model), each atomically.
+// printUnfit lists the rows whose method could not be fitted (left out of
+// the tables), one "not fitted:" line each.
+func printUnfit(w io.Writer, unfit []string) {
+	for _, u := range unfit {
+		fmt.Fprintln(w, "not fitted:", u)
+	}
+}
+
 func writeResults(dir string, args []string, rs []experiment.Result, ss []experiment.Summary) error {
 	err := atomicfile.Write(filepath.Join(dir, "results.json"), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
@@ -98,7 +106,8 @@ func writeResults(dir string, args []string, rs []experiment.Result, ss []experi
 			head = append(head, "source_"+n)
 		}
 		cw.Write(head)
-		for _, r := range rs {
+		fitted, _ := experiment.Fitted(rs)
+		for _, r := range fitted {
 			row := []string{r.Shift.String(), r.Method.String(), r.Setup, strconv.FormatUint(r.Seed, 10)}
 			for _, n := range experiment.ScoreNames {
 				row = append(row, strconv.FormatFloat(r.Target.Get(n), 'g', -1, 64))
