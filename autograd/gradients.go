@@ -354,6 +354,7 @@ func gradAvgPool2D[T tensor.Float](p tensor.Pool2DParams) rule[T] {
 var (
 	opBatchNorm     = def("batchnorm")
 	opBatchNormRelu = def("batchnorm_relu")
+	opChannelAffine = def("channel_affine")
 	opDenseBlock    = def("denseblock")
 )
 
@@ -374,6 +375,31 @@ func gradBatchNormRelu[T tensor.Float](mu, va *tensor.Tensor[T], eps T) rule[T] 
 	return func(g, y *tensor.Tensor[T], x []*Var[T]) grads[T] {
 		dx, dgamma, dbeta, dr := tensor.BatchNormReluBackward(g, y, x[0].Value, x[1].Value, mu, va, eps, len(x) == 4 && x[3].requiresGrad)
 		return grads[T]{dx, dgamma, dbeta, dr}[:len(x)]
+	}
+}
+
+// channel_affine: y = relu?(x·a + b + r) per channel; with g' = g·[y > 0]
+// under the ReLU (g without it), ∂x = g'·a, ∂a = Σ g'·x and ∂b = Σ g' over
+// every axis but the channel's, ∂r = g'.
+func gradChannelAffine[T tensor.Float](relu bool) rule[T] {
+	return func(g, y *tensor.Tensor[T], x []*Var[T]) grads[T] {
+		if relu {
+			g = tensor.ReluGrad(g, y)
+		}
+		n, c := y.Dim(0), y.Dim(1)
+		per := func(t *tensor.Tensor[T]) *tensor.Tensor[T] { // the sum over all but the channel axis
+			return tensor.Reshape(tensor.Sum(tensor.Sum(tensor.Reshape(tensor.Contiguous(t), n, c, -1), 2, false), 0, false), c)
+		}
+		bc := make([]int, y.Dims())
+		for i := range bc {
+			bc[i] = 1
+		}
+		bc[1] = c
+		out := grads[T]{tensor.Mul(g, tensor.Reshape(x[1].Value, bc...)), per(tensor.Mul(g, x[0].Value)), per(g)}
+		if len(x) == 4 {
+			out = append(out, g)
+		}
+		return out
 	}
 }
 

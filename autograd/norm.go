@@ -29,6 +29,20 @@ func BatchNormRelu[T tensor.Float](x, gamma, beta, r *Var[T], eps T, mean, varia
 	return record(opBatchNormRelu, y, gradBatchNormRelu(mu, va, eps), inputs...)
 }
 
+// ChannelAffine is Relu?(x·scale + shift + r) per channel of x [N, C, …]
+// (tensor.ChannelAffine), scale and shift [C], r of x's shape or nil for
+// none, the ReLU when relu: batch normalisation in evaluation mode, its
+// running estimates folded into scale and shift.
+func ChannelAffine[T tensor.Float](x, scale, shift, r *Var[T], relu bool) *Var[T] {
+	inputs := []*Var[T]{x, scale, shift}
+	var rv *tensor.Tensor[T]
+	if r != nil {
+		rv = r.Value
+		inputs = append(inputs, r)
+	}
+	return record(opChannelAffine, tensor.ChannelAffine(x.Value, scale.Value, shift.Value, rv, relu), gradChannelAffine[T](relu), inputs...)
+}
+
 // keepStats copies the batch statistics mu and va into mean and variance
 // where these are not nil.
 func keepStats[T tensor.Float](mean, variance, mu, va *tensor.Tensor[T]) {

@@ -32,19 +32,22 @@ func NewBatchNorm2d[T tensor.Float](vb Vars[T], c int) *BatchNorm2d[T] {
 
 // Forward normalises x.
 func (b *BatchNorm2d[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
-	c := x.Shape()[1]
 	if *b.training {
 		return b.train(x, func(m, v *tensor.Tensor[T]) *autograd.Var[T] {
 			return autograd.BatchNorm(x, b.Gamma, b.Beta, b.Eps, m, v)
 		})
 	}
-	// y = x·scale + shift with the per-channel scale = γ/√(var+ε) and shift =
-	// β − mean·scale from the running estimates.
-	mean := autograd.Const(tensor.Reshape(b.RunMean.Value, 1, c, 1, 1))
-	variance := autograd.Const(tensor.Reshape(b.RunVar.Value, 1, c, 1, 1))
-	scale := autograd.Div(autograd.Reshape(b.Gamma, 1, c, 1, 1), autograd.Sqrt(autograd.AddScalar(variance, b.Eps)))
-	shift := autograd.Sub(autograd.Reshape(b.Beta, 1, c, 1, 1), autograd.Mul(mean, scale))
-	return autograd.Add(autograd.Mul(x, scale), shift)
+	return b.eval(x, nil, false)
+}
+
+// eval is Relu?(x·scale + shift + r) in evaluation mode, one pass
+// (autograd.ChannelAffine), with the per-channel scale = γ/√(var+ε) and
+// shift = β − mean·scale from the running estimates.
+func (b *BatchNorm2d[T]) eval(x, r *autograd.Var[T], relu bool) *autograd.Var[T] {
+	mean, variance := autograd.Const(b.RunMean.Value), autograd.Const(b.RunVar.Value)
+	scale := autograd.Div(b.Gamma, autograd.Sqrt(autograd.AddScalar(variance, b.Eps)))
+	shift := autograd.Sub(b.Beta, autograd.Mul(mean, scale))
+	return autograd.ChannelAffine(x, scale, shift, r, relu)
 }
 
 // forwardRun runs b and, when rest starts with a ReLU, that too, fused.
@@ -57,16 +60,12 @@ func (b *BatchNorm2d[T]) forwardRun(x *autograd.Var[T], rest []Module[T]) (*auto
 	return b.Forward(x), 0
 }
 
-// ForwardRelu is Relu(Forward(x) + r), r of x's shape or nil for none:
-// in training one fused primitive (autograd.BatchNormRelu), in evaluation
-// the composed ops.
+// ForwardRelu is Relu(Forward(x) + r), r of x's shape or nil for none, as
+// one fused primitive: autograd.BatchNormRelu in training,
+// autograd.ChannelAffine in evaluation.
 func (b *BatchNorm2d[T]) ForwardRelu(x, r *autograd.Var[T]) *autograd.Var[T] {
 	if !*b.training {
-		y := b.Forward(x)
-		if r != nil {
-			y = autograd.Add(y, r)
-		}
-		return autograd.Relu(y)
+		return b.eval(x, r, true)
 	}
 	return b.train(x, func(m, v *tensor.Tensor[T]) *autograd.Var[T] {
 		return autograd.BatchNormRelu(x, b.Gamma, b.Beta, r, b.Eps, m, v)

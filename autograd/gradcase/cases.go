@@ -114,6 +114,11 @@ var cases = []Case{
 	{"DenseBlock", in(uniform(2, 1, 3, 3), positive(1), uniform(1), uniform(1, 1, 1, 1), positive(2), uniform(2), uniform(1, 2, 3, 3)), func(x []v64) v64 {
 		return autograd.DenseBlock(x[0], units(x, false), 1e-5, nil)
 	}},
+	// Appended, so that the cases above keep their seeds (the case index).
+	{"ChannelAffine", in(uniform(3, 2, 4, 3), uniform(2), uniform(2), uniform(3, 2, 4, 3)), func(x []v64) v64 {
+		return autograd.ChannelAffine(x[0], x[1], x[2], x[3], true)
+	}},
+	{"ChannelAffine", in(transposed(6, 3), uniform(3), uniform(3)), func(x []v64) v64 { return autograd.ChannelAffine(x[0], x[1], x[2], nil, false) }},
 }
 
 // units are the two dense-block units of a case's inputs x: (gamma, beta,
