@@ -55,6 +55,22 @@ func batchNorm[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], eps fl
 	keepAlive(append(in, out...)...)
 }
 
+// channelAffine is the device's body of tensor.ChannelAffineKernel: in x,
+// scale, shift and optionally r, all contiguous; out y; the ReLU when relu.
+func channelAffine[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], relu bool) {
+	n, c, per := bnSizes(in[0].Shape())
+	var r uint64
+	if len(in) == 4 {
+		r = d.ptr(in[3])
+	}
+	total := n * c * per
+	must(d.e.do(func() error {
+		return d.e.launch(kChannelAffine, d.sfx, linear(total), uint64(total), uint64(c), uint64(per),
+			d.ptr(in[0]), d.ptr(in[1]), d.ptr(in[2]), r, flag(relu), d.ptr(out[0]))
+	}))
+	keepAlive(append(in, out...)...)
+}
+
 // batchNormBackward is the device's body of tensor.BatchNormBackwardKernel
 // (in g, x, γ, μ, σ²; out dx, dγ, dβ) and, with the ReLU's output y,
 // tensor.BatchNormReluBackwardKernel (in gy, y, x, γ, μ, σ²; out dx, dγ, dβ

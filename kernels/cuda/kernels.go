@@ -81,6 +81,7 @@ var (
 	kBNForward      = def("batchnorm", "bn_forward", "n c s chunks *part *x *gamma *beta *r relu *y *mean *var eps.")
 	kBNBackwardSums = def("batchnorm", "bn_backward_sums", "n c s chunks *gy *y *x *mean *dr *part")
 	kBNBackward     = def("batchnorm", "bn_backward", "n c s chunks *part *gy *y *x *gamma *mean *var *dx *dgamma *dbeta eps.")
+	kChannelAffine  = def("batchnorm", "channel_affine", "total c s *x *scale *shift *r relu *y")
 
 	kLayerNorm         = def("transformer", "layer_norm", "rows d *x *gamma *beta *y *mean *rstd eps.")
 	kLayerNormBackward = def("transformer", "layer_norm_backward", "rows d chunks *dy *x *gamma *mean *rstd *dx *part")
@@ -103,7 +104,7 @@ var (
 var kernels = []kernel{
 	kFill, kCopy, kUnary, kBinary, kWhere,
 	kReduceStrip, kReduceRow, kSoftmax, kLogSoftBack,
-	kBNStats, kBNForward, kBNBackwardSums, kBNBackward,
+	kBNStats, kBNForward, kBNBackwardSums, kBNBackward, kChannelAffine,
 	kGemmNaive, kGemmTiled, kGemmWide, kGemmBig,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,
 	kConv2D[0], kConv2D[1], kConv2D[2],

@@ -118,6 +118,35 @@ func batchNorm[T tensor.Float](t *testing.T) {
 	}
 }
 
+// TestChannelAffine: batch norm's evaluation pass (tensor.ChannelAffine)
+// on the device equals the CPU body bit for bit (the same roundings), with
+// and without the residual and the ReLU, on sizes 0, 1, odd and large and
+// on transposed and narrowed views of x.
+func TestChannelAffine(t *testing.T) { both(t, channelAffine[float32], channelAffine[float64]) }
+
+func channelAffine[T tensor.Float](t *testing.T) {
+	dev := gpu[T](t)
+	r := rand.New(rand.NewPCG(13, 13))
+	for _, s := range [][]int{{1, 1, 1, 1}, {3, 5, 7, 3}, {rows(dev, 64), 16, 32, 32}, {2, 0, 3, 3}, {2, 3, 0}, {9, 4}, {7, 2, 40, 30}} {
+		for _, l := range []layout{dense, transposed, narrowed} {
+			x, xg := pair(r, dev, l, s, -2, 2)
+			scale, scaleG := pair(r, dev, dense, []int{s[1]}, -1, 1)
+			shift, shiftG := pair(r, dev, dense, []int{s[1]}, -1, 1)
+			res, resG := pair(r, dev, dense, s, -1, 1)
+			for _, withR := range []bool{false, true} {
+				for _, relu := range []bool{false, true} {
+					var rc, rg *tensor.Tensor[T]
+					if withR {
+						rc, rg = res, resG
+					}
+					what := fmt.Sprintf("ChannelAffine %v %v residual %v relu %v", s, l, withR, relu)
+					same(t, what, tensor.ChannelAffine(xg, scaleG, shiftG, rg, relu), tensor.ChannelAffine(x, scale, shift, rc, relu), 0, 0)
+				}
+			}
+		}
+	}
+}
+
 // anchorCases are (B, D) pairs of the three paradigms (top-label and
 // class-wise D = 1, canonical D = K) and anchors too many for shared memory.
 var anchorCases = []struct{ b, d int }{{5, 2}, {15, 1}, {15, 3}, {55, 10}, {64, 16}, {65, 2}, {8, 17}, {1000, 10}}

@@ -7,7 +7,8 @@ import "github.com/ecl-go/ecl/tensor"
 // registerKernels plugs d's fused kernels into tensor's kernel mechanism:
 // Adam's update (tensor.AdamKernel, which optim.Adam calls), batch
 // normalisation and its gradient, alone and with a residual sum and ReLU
-// (tensor.BatchNorm(Relu)(Backward)Kernel, which nn.BatchNorm2d reaches), log-softmax
+// (tensor.BatchNorm(Relu)(Backward)Kernel, which nn.BatchNorm2d reaches),
+// its evaluation mode (tensor.ChannelAffineKernel), log-softmax
 // and its gradient (one warp per row), layer norm, the exact GELU and
 // flash-style attention with their gradients (tensor.LayerNorm(Backward)Kernel,
 // tensor.GELU(Backward)Kernel, tensor.Attention(Backward)Kernel), the soft
@@ -30,6 +31,9 @@ func registerKernels[T tensor.Float](d *device[T]) {
 	})
 	tensor.Register(tensor.BatchNormReluBackwardKernel, dev, func(out, in []*tensor.Tensor[T], eps float64) {
 		batchNormBackward(d, out, in, eps)
+	})
+	tensor.Register(tensor.ChannelAffineKernel, dev, func(out, in []*tensor.Tensor[T], relu bool) {
+		channelAffine(d, out, in, relu)
 	})
 	tensor.Register(tensor.LayerNormKernel, dev, func(out, in []*tensor.Tensor[T], eps float64) {
 		layerNorm(d, out, in, eps)

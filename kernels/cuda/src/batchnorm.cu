@@ -167,6 +167,21 @@ __device__ void bn_backward(i64 n, i64 c, i64 s, i64 chunks, const double* __res
   }
 }
 
+// channel_affine sets y = x·scale + shift (+ r) per channel of x [n, c, s]
+// contiguous, then max(·, 0) with relu set (r may be null: no residual):
+// tensor.ChannelAffine, batch norm in evaluation mode, rounded as
+// channelAffineCPU (mul, add, add).
+template <typename T>
+__device__ void channel_affine(i64 total, i64 c, i64 s, const T* __restrict__ x, const T* __restrict__ scale,
+                               const T* __restrict__ shift, const T* __restrict__ r, i64 relu, T* y) {
+  FOR_EACH(o, total) {
+    const i64 ch = o / s % c;
+    T v = add(mul(x[o], scale[ch]), shift[ch]);
+    if (r != nullptr) v = add(v, r[o]);
+    y[o] = relu ? go_max(v, (T)0) : v;
+  }
+}
+
 #define BATCHNORM(S, T)                                                                                         \
   extern "C" __global__ void bn_stats_##S(i64 n, i64 c, i64 s, i64 chunks, const T* __restrict__ x,             \
                                           double* part) {                                                       \
@@ -189,5 +204,10 @@ __device__ void bn_backward(i64 n, i64 c, i64 s, i64 chunks, const double* __res
                                              const T* __restrict__ mean, const T* __restrict__ var, T* dx,      \
                                              T* dgamma, T* dbeta, double eps) {                                 \
     bn_backward<T>(n, c, s, chunks, part, gy, y, x, gamma, mean, var, dx, dgamma, dbeta, eps);                  \
+  }                                                                                                             \
+  extern "C" __global__ void channel_affine_##S(i64 total, i64 c, i64 s, const T* __restrict__ x,               \
+                                                const T* __restrict__ scale, const T* __restrict__ shift,       \
+                                                const T* __restrict__ r, i64 relu, T* y) {                      \
+    channel_affine<T>(total, c, s, x, scale, shift, r, relu, y);                                                \
   }
 BOTH(BATCHNORM)
