@@ -17,13 +17,7 @@ import (
 func ycbcrToRGBRef(m *image.YCbCr, out *RGB) {
 	w, h := out.W, out.H
 	r := m.Rect
-	cw, ch := w, h // the chroma planes' size
-	switch m.SubsampleRatio {
-	case image.YCbCrSubsampleRatio420:
-		cw, ch = (r.Max.X+1)/2-r.Min.X/2, (r.Max.Y+1)/2-r.Min.Y/2
-	case image.YCbCrSubsampleRatio422:
-		cw = (r.Max.X+1)/2 - r.Min.X/2
-	}
+	cw, ch := chromaSize(m) // the chroma planes' size
 	cb := make([]uint8, w*h)
 	cr := make([]uint8, w*h)
 	switch m.SubsampleRatio {

@@ -23,6 +23,22 @@ func init() {
 // clamp8 limits v to [0, 255].
 func clamp8(v int32) uint8 { return uint8(max(0, min(255, v))) }
 
+// chromaSize is the size of m's chroma planes within its rectangle: half
+// the width (4:2:0 and 4:2:2) and half the height (4:2:0), rounded out;
+// m's own size for the other ratios, which ycbcrToRGB reads through
+// COffset.
+func chromaSize(m *image.YCbCr) (cw, ch int) {
+	r := m.Rect
+	cw, ch = r.Dx(), r.Dy()
+	switch m.SubsampleRatio {
+	case image.YCbCrSubsampleRatio420:
+		cw, ch = (r.Max.X+1)/2-r.Min.X/2, (r.Max.Y+1)/2-r.Min.Y/2
+	case image.YCbCrSubsampleRatio422:
+		cw = (r.Max.X+1)/2 - r.Min.X/2
+	}
+	return cw, ch
+}
+
 // ycbcrToRGB converts m into out as libjpeg does for PIL: chroma
 // subsampled 2×2 (4:2:0) or 2×1 (4:2:2) is upsampled with libjpeg's
 // "fancy" triangle filter (jdsample.c, h2v2_fancy_upsample and
@@ -34,13 +50,7 @@ func clamp8(v int32) uint8 { return uint8(max(0, min(255, v))) }
 func ycbcrToRGB(m *image.YCbCr, out *RGB) {
 	w, h := out.W, out.H
 	r := m.Rect
-	cw, ch := w, h // the chroma planes' size
-	switch m.SubsampleRatio {
-	case image.YCbCrSubsampleRatio420:
-		cw, ch = (r.Max.X+1)/2-r.Min.X/2, (r.Max.Y+1)/2-r.Min.Y/2
-	case image.YCbCrSubsampleRatio422:
-		cw = (r.Max.X+1)/2 - r.Min.X/2
-	}
+	cw, ch := chromaSize(m) // the chroma planes' size
 	c0 := m.COffset(r.Min.X, r.Min.Y) // chroma sample (0, 0)
 	cb, cr := make([]uint8, w), make([]uint8, w)
 	sum := make([]int32, cw)
