@@ -50,7 +50,7 @@ func chromaSize(m *image.YCbCr) (cw, ch int) {
 func ycbcrToRGB(m *image.YCbCr, out *RGB) {
 	w, h := out.W, out.H
 	r := m.Rect
-	cw, ch := chromaSize(m) // the chroma planes' size
+	cw, ch := chromaSize(m)           // the chroma planes' size
 	c0 := m.COffset(r.Min.X, r.Min.Y) // chroma sample (0, 0)
 	cb, cr := make([]uint8, w), make([]uint8, w)
 	sum := make([]int32, cw)
