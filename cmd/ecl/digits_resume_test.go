@@ -102,6 +102,22 @@ func TestDigitsKilledInsideARunResumesBitForBit(t *testing.T) {
 
 // killAfter starts bin with args in dir and kills it once a line of its
 // log contains mark.
+// resumeIn runs the command again in dir, where killAfter stopped it, and
+// returns its standard output and error; it fails the test if the command
+// fails.
+func resumeIn(t *testing.T, bin string, args []string, dir string) (stdout []byte, stderr string) {
+	t.Helper()
+	c := exec.Command(bin, args...)
+	c.Dir = dir
+	var buf bytes.Buffer
+	c.Stderr = &buf
+	got, err := c.Output()
+	if err != nil {
+		t.Fatalf("resumed: %v\n%s", err, buf.String())
+	}
+	return got, buf.String()
+}
+
 func killAfter(t *testing.T, bin string, args []string, dir, mark string) {
 	t.Helper()
 	c := exec.Command(bin, args...)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -36,15 +35,7 @@ func TestImagesSynthDomainsKilledAndResumed(t *testing.T) {
 	}
 	dir := t.TempDir()
 	killAfter(t, bin, args, dir, "seed 2: base epoch 5/12")
-	c := exec.Command(bin, args...)
-	c.Dir = dir
-	var stderr bytes.Buffer
-	c.Stderr = &stderr
-	got, err := c.Output()
-	if err != nil {
-		t.Fatalf("resumed: %v\n%s", err, stderr.String())
-	}
-	log := stderr.String()
+	got, log := resumeIn(t, bin, args, dir)
 	if !strings.Contains(log, "seed 2: base stage resumed after epoch") || strings.Contains(log, "seed 1:") {
 		t.Errorf("seed 2 not resumed, or seed 1 run again:\n%s", log)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,16 +33,9 @@ func TestImagesKilledAndResumed(t *testing.T) {
 	}
 	dir := t.TempDir()
 	killAfter(t, bin, args, dir, "base epoch 3/6")
-	c := exec.Command(bin, args...)
-	c.Dir = dir
-	var stderr bytes.Buffer
-	c.Stderr = &stderr
-	got, err := c.Output()
-	if err != nil {
-		t.Fatalf("resumed: %v\n%s", err, stderr.String())
-	}
-	if !strings.Contains(stderr.String(), "base stage resumed after epoch") {
-		t.Errorf("not resumed:\n%s", stderr.String())
+	got, log := resumeIn(t, bin, args, dir)
+	if !strings.Contains(log, "base stage resumed after epoch") {
+		t.Errorf("not resumed:\n%s", log)
 	}
 	if digitsTable(got) != digitsTable(want) {
 		t.Errorf("tables differ:\n%s\nwant\n%s", got, want)
