@@ -250,13 +250,17 @@ func (a *arm[T]) results(steps []step, o metrics.Options, log func(Result)) ([]R
 // was trained on and how (Study.AuxFit), that head's estimate against the
 // truth on each domain (train.AuxCheck) and the ECL stage epoch by epoch;
 // for an importance-weighted head the shift's diagnostics (the weights'
-// effective sample size among them), for a PseudoCal-calibrated one the
-// temperature of its target estimates.
+// effective sample size among them), for a PseudoCal- or ATC-calibrated
+// one the temperature of its target estimates, for an ATC-fitted
+// top-label one the shift of its logit of being correct on the target
+// instead, with ATC's estimate of the target accuracy it was made to match.
 type Diagnostics struct {
 	AuxData     string
 	AuxFit      string                  `json:",omitempty"`
 	Shift       *calib.ShiftDiagnostics `json:",omitempty"`
 	Temperature float64                 `json:",omitempty"`
+	LogitShift  float64                 `json:",omitempty"`
+	ATC         float64                 `json:",omitempty"`
 	Aux         []AuxCheck
 	Epochs      []train.EpochTrace
 }
@@ -271,13 +275,15 @@ type AuxCheck struct {
 // auxEstimates are an ECL row's auxiliary estimates on a split: the
 // model's head's, except on the samples cross-fitted heads were fitted on
 // (fitted, whose estimates are oof) and on the target, where the head's
-// logits are divided by targetT (0: 1).
+// logits are divided by targetT (0: 1) and, for top-label, targetShift is
+// added to its logit of being correct.
 type auxEstimates[T tensor.Float] struct {
-	p       ecl.Paradigm
-	m       *ecl.Classifier[T]
-	fitted  *tensor.Tensor[T]
-	oof     *tensor.Tensor[T]
-	targetT float64
+	p           ecl.Paradigm
+	m           *ecl.Classifier[T]
+	fitted      *tensor.Tensor[T]
+	oof         *tensor.Tensor[T]
+	targetT     float64
+	targetShift float64
 }
 
 // on is the estimate on d, a target split or not.
@@ -285,11 +291,29 @@ func (e auxEstimates[T]) on(d datasets.Split[T], target bool) *tensor.Tensor[T] 
 	if e.oof != nil && d.X == e.fitted {
 		return e.oof
 	}
+	if target && e.targetShift != 0 {
+		g := correctLogits(e.m, d.X)
+		for i := range g {
+			g[i] = 1 / (1 + math.Exp(-(g[i] + e.targetShift)))
+		}
+		return tensor.To(tensor.Convert[T](tensor.FromSlice(g, len(g))), d.X.Device())
+	}
 	t := 1.0
 	if target && e.targetT > 0 {
 		t = e.targetT
 	}
 	return train.AuxEstimate(e.p, e.m, d.X, t)
+}
+
+// correctLogits are the logits z₁ − z₀ of being correct of m's top-label
+// auxiliary head on x.
+func correctLogits[T tensor.Float](m *ecl.Classifier[T], x *tensor.Tensor[T]) []float64 {
+	z := logits(nn.Sequential[T]{m.Backbone, m.Aux}, x)
+	g := make([]float64, len(z)/2)
+	for i := range g {
+		g[i] = z[2*i+1] - z[2*i]
+	}
+	return g
 }
 
 // ecl trains the auxiliary head of id's paradigm on the source samples
@@ -348,6 +372,11 @@ func (a *arm[T]) ecl(id MethodID, split, fit string) (row, error) {
 			return row{}, err
 		}
 		d.Temperature = est.targetT
+	case "atc":
+		if est.targetT, est.targetShift, d.ATC, err = a.atcAux(p, m); err != nil {
+			return row{}, err
+		}
+		d.Temperature, d.LogitShift = est.targetT, est.targetShift
 	}
 	for _, dom := range []struct {
 		name   string
@@ -453,4 +482,32 @@ func meanAbsDiff(a, b []float64) float64 {
 		s += math.Abs(a[i] - b[i])
 	}
 	return s / float64(max(len(a), 1))
+}
+
+// atcAux fits m's auxiliary head to the base model's target accuracy
+// that ATC estimates (baselines.ATC on negative-entropy scores, its
+// threshold from the held-out source): for top-label the shift of its
+// logit of being correct, otherwise the temperature of its logits, under
+// which its mean estimate on the target's unlabelled split, P(correct) or
+// the largest class probability, equals that accuracy. It returns ATC's
+// estimate too.
+func (a *arm[T]) atcAux(p ecl.Paradigm, m *ecl.Classifier[T]) (temp, shift, acc float64, err error) {
+	k := a.classes
+	val, tgt := probs(a.base, a.val, k), probs(a.base, a.tgt, k)
+	correct := make([]bool, a.val.Len())
+	for i, y := range a.val.Y {
+		correct[i] = metrics.Argmax(val[i*k:(i+1)*k]) == y
+	}
+	if acc, _, err = baselines.ATC(baselines.NegEntropy(val, k), correct, baselines.NegEntropy(tgt, k)); err != nil {
+		return 0, 0, 0, fmt.Errorf("experiment: the ATC head: %w", err)
+	}
+	if p == ecl.TopLabel {
+		shift, err = baselines.ShiftForMean(correctLogits(m, a.tgt.X), acc)
+	} else {
+		temp, err = baselines.TemperatureForMean(logits(nn.Sequential[T]{m.Backbone, m.Aux}, a.tgt.X), k, acc)
+	}
+	if err != nil {
+		return 0, 0, acc, &UnfitError{fmt.Sprintf("the ATC head cannot match ATC's target accuracy %.4f: %v", acc, err)}
+	}
+	return temp, shift, acc, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ecl-go/ecl/ecl/baselines"
 	"github.com/ecl-go/ecl/ecl/metrics"
 	"github.com/ecl-go/ecl/tensor"
+	"github.com/ecl-go/ecl/train"
 )
 
 // auxFitSim is a small simulation study of seed 3 with the given ways of
@@ -24,10 +25,12 @@ func auxFitSim(fits ...string) SimConfig {
 }
 
 // Each way of fitting the head gives its own ECL row. The plain, the
-// cross-fitted and the PseudoCal rows share the head fitted on the
-// training source (the same stream): cross-fitting changes its estimates
-// on those samples only, the PseudoCal temperature on the target's only;
-// the importance-weighted head reports its weights' effective sample size.
+// cross-fitted, the PseudoCal and the ATC rows share the head fitted on
+// the training source (the same stream): cross-fitting changes its
+// estimates on those samples only, the PseudoCal and ATC temperatures on
+// the target's only, the ATC head's mean target estimate becoming ATC's
+// accuracy; the importance-weighted head reports its weights' effective
+// sample size.
 func TestAuxFitRows(t *testing.T) {
 	rs, err := RunSim(auxFitSim(AuxFits...))
 	if err != nil {
@@ -37,7 +40,7 @@ func TestAuxFitRows(t *testing.T) {
 	for _, r := range rs {
 		names = append(names, r.Method.String())
 	}
-	want := []string{"Uncal", "ECL-toplabel", "ECL-toplabel-iw", "ECL-toplabel-crossfit", "ECL-toplabel-pseudocal"}
+	want := []string{"Uncal", "ECL-toplabel", "ECL-toplabel-iw", "ECL-toplabel-crossfit", "ECL-toplabel-pseudocal", "ECL-toplabel-atc"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("rows %v, want %v", names, want)
 	}
@@ -50,7 +53,15 @@ func TestAuxFitRows(t *testing.T) {
 		t.Fatalf("%s: no estimate on %s", r.Method, domain)
 		return 0
 	}
-	plain, iw, cf, pc := rs[1], rs[2], rs[3], rs[4]
+	plain, iw, cf, pc, atc := rs[1], rs[2], rs[3], rs[4], rs[5]
+	for _, d := range []string{"source train", "source held-out"} {
+		if a, b := est(atc, d), est(plain, d); a != b {
+			t.Errorf("ATC head on %s: %v, the plain head's %v (the same head)", d, a, b)
+		}
+	}
+	if a := est(atc, "target unlabelled"); !(atc.Diag.ATC > 0 && atc.Diag.ATC < 1) || math.Abs(a-atc.Diag.ATC) > 1e-6 || atc.Diag.LogitShift == 0 || atc.Diag.Temperature != 0 {
+		t.Errorf("ATC head: mean target estimate %v, ATC's accuracy %v, shift %v, temperature %v", a, atc.Diag.ATC, atc.Diag.LogitShift, atc.Diag.Temperature)
+	}
 	for _, d := range []string{"source held-out", "target unlabelled", "target test"} {
 		if a, b := est(cf, d), est(plain, d); a != b {
 			t.Errorf("cross-fitted head on %s: %v, the plain head's %v (the same head)", d, a, b)
@@ -76,14 +87,19 @@ func TestAuxFitRows(t *testing.T) {
 	}
 	var buf strings.Builder
 	WriteDiagnostics(&buf, rs)
-	for _, line := range []string{"ECL-toplabel-iw", "ECL-toplabel-pseudocal"} {
+	for _, line := range []string{"ECL-toplabel-iw", "ECL-toplabel-pseudocal", "ECL-toplabel-atc"} {
 		i := strings.Index(buf.String(), line)
 		end := strings.Index(buf.String()[max(i, 0):], "\n")
 		if i < 0 || end < 0 {
 			t.Fatalf("diagnostics without %s:\n%s", line, buf.String())
 		}
 		got := buf.String()[i : i+end]
-		if want := map[bool]string{true: fmt.Sprintf("ESS %.1f%%", 100*s.ESSFraction), false: fmt.Sprintf("target temperature %.3g", pc.Diag.Temperature)}[line == "ECL-toplabel-iw"]; !strings.Contains(got, want) {
+		want := map[string]string{
+			"ECL-toplabel-iw":        fmt.Sprintf("ESS %.1f%%", 100*s.ESSFraction),
+			"ECL-toplabel-pseudocal": fmt.Sprintf("target temperature %.3g", pc.Diag.Temperature),
+			"ECL-toplabel-atc":       fmt.Sprintf("target logit shift %.3g for ATC's accuracy %.3f", atc.Diag.LogitShift, atc.Diag.ATC),
+		}[line]
+		if !strings.Contains(got, want) {
 			t.Errorf("diagnostics line %q lacks %q", got, want)
 		}
 	}
@@ -144,10 +160,10 @@ func TestPseudoCalAuxMatchesPseudoTargetAccuracy(t *testing.T) {
 }
 
 // checkAuxFitRows checks a domain study's rows: their names want, the
-// last four the top-label head on "train" fitted each of AuxFits's ways;
-// the importance-weighted row reports its weights' ESS, the PseudoCal row
-// its temperature, and the cross-fitted head's estimate on its own
-// samples is not the plain head's.
+// last ones the top-label head on "train" fitted each of AuxFits's ways,
+// in that order; the importance-weighted row reports its weights' ESS,
+// the PseudoCal and ATC rows their temperatures, and the cross-fitted
+// head's estimate on its own samples is not the plain head's.
 func checkAuxFitRows(t *testing.T, rs []Result, want []string) {
 	t.Helper()
 	var names []string
@@ -157,12 +173,16 @@ func checkAuxFitRows(t *testing.T, rs []Result, want []string) {
 	if !slices.Equal(names, want) || len(rs) < len(AuxFits) {
 		t.Fatalf("rows %v, want %v", names, want)
 	}
-	plain, iw, cf, pc := rs[len(rs)-4].Diag, rs[len(rs)-3].Diag, rs[len(rs)-2].Diag, rs[len(rs)-1].Diag
+	fit := rs[len(rs)-len(AuxFits):]
+	plain, iw, cf, pc, atc := fit[0].Diag, fit[1].Diag, fit[2].Diag, fit[3].Diag, fit[4].Diag
 	if iw.Shift == nil || !(iw.Shift.ESS > 0) {
 		t.Errorf("importance-weighted row: %+v", iw)
 	}
 	if !(pc.Temperature > 0) {
 		t.Errorf("PseudoCal row: %+v", pc)
+	}
+	if !(atc.LogitShift != 0 && atc.ATC > 0) {
+		t.Errorf("ATC row: %+v", atc)
 	}
 	if a, b := cf.Aux[0].Estimate[0], plain.Aux[0].Estimate[0]; a == b {
 		t.Errorf("cross-fitted estimate on the training split %v, the plain head's %v", a, b)
@@ -179,7 +199,7 @@ func TestRunDigitsAuxFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkAuxFitRows(t, rs, []string{"Uncal", "CE-finetune", "ECL-toplabel-train", "ECL-toplabel-train-iw", "ECL-toplabel-train-crossfit", "ECL-toplabel-train-pseudocal"})
+	checkAuxFitRows(t, rs, []string{"Uncal", "CE-finetune", "ECL-toplabel-train", "ECL-toplabel-train-iw", "ECL-toplabel-train-crossfit", "ECL-toplabel-train-pseudocal", "ECL-toplabel-train-atc"})
 }
 
 // The image study's runs share the digit study's runner, and so its fits:
@@ -197,10 +217,64 @@ func TestRunImagesAuxFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkAuxFitRows(t, rs, []string{"Uncal", "ECL-toplabel-train", "ECL-toplabel-train-iw", "ECL-toplabel-train-crossfit", "ECL-toplabel-train-pseudocal"})
+	checkAuxFitRows(t, rs, []string{"Uncal", "ECL-toplabel-train", "ECL-toplabel-train-iw", "ECL-toplabel-train-crossfit", "ECL-toplabel-train-pseudocal", "ECL-toplabel-train-atc"})
 	c.Arch, c.Weights, c.WholeNetwork, c.AuxFit = "lenet5", "", true, []string{"iw"}
 	var se *SettingError
 	if err := c.Validate(); !errors.As(err, &se) || se.Field != "AuxFit" {
 		t.Errorf("-aux-fit iw with the whole network fine-tuned: %v", err)
+	}
+}
+
+// The ATC head of a class paradigm is made, by a temperature, to have the
+// mean largest class probability on the target's unlabelled split that
+// ATC estimates; ATC's estimate is the share of target samples whose
+// negative entropy under the base model exceeds the held-out source's
+// threshold.
+func TestATCAuxMatchesATCAccuracy(t *testing.T) {
+	a := firstArm(t, auxFitSim("atc"))
+	m, err := a.models.copy(a.classes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	temp, shift, acc, err := a.atcAux(ecl.ClassWise, m)
+	if err != nil || !(temp > 0) || shift != 0 {
+		t.Fatalf("atcAux: temperature %v, shift %v, %v", temp, shift, err)
+	}
+	k := a.classes
+	val, tgt := probs(a.base, a.val, k), probs(a.base, a.tgt, k)
+	right := 0
+	for i, y := range a.val.Y {
+		if metrics.Argmax(val[i*k:(i+1)*k]) == y {
+			right++
+		}
+	}
+	score := func(p []float64, i int) float64 {
+		s := 0.0
+		for _, q := range p[i*k : (i+1)*k] {
+			s += q * math.Log(q)
+		}
+		return s
+	}
+	var src []float64
+	for i := range a.val.Y {
+		src = append(src, score(val, i))
+	}
+	slices.Sort(src)
+	above := 0
+	for i := range a.tgt.Y {
+		if score(tgt, i) > src[len(src)-right-1] {
+			above++
+		}
+	}
+	if want := float64(above) / float64(a.tgt.Len()); acc != want {
+		t.Errorf("ATC's accuracy %v, want %v", acc, want)
+	}
+	est := train.AuxEstimate(ecl.ClassWise, m, a.tgt.X, temp).Data()
+	mean := 0.0
+	for i := range a.tgt.Y {
+		mean += slices.Max(est[i*k:(i+1)*k]) / float64(a.tgt.Len())
+	}
+	if math.Abs(mean-acc) > 1e-9 {
+		t.Errorf("mean largest probability %v at temperature %v, want ATC's %v", mean, temp, acc)
 	}
 }

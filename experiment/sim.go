@@ -352,8 +352,12 @@ func (s Study) validate() error {
 // target's, its logits divided by a temperature fitted on PseudoCal's
 // mixed-up target inputs against their pseudo-labels (for top-label,
 // whether the main head predicts the pseudo-label): a label-free estimate
-// of the target's accuracy for ECL to match.
-var AuxFits = []string{"plain", "iw", "crossfit", "pseudocal"}
+// of the target's accuracy for ECL to match; "atc", the head as fitted on
+// the source samples and, on the target's, its logits divided by the
+// temperature under which its mean estimate equals the target accuracy
+// that average thresholded confidence estimates (Garg et al. 2022;
+// baselines.ATC).
+var AuxFits = []string{"plain", "iw", "crossfit", "pseudocal", "atc"}
 
 // auxFit checks AuxFit: each of AuxFits, none twice.
 func (s Study) auxFit() *SettingError {

@@ -196,10 +196,11 @@ func WriteDiagnostics(w io.Writer, rs []Result) {
 
 // fitSummary is what the diagnostics g of one row say of its head's fit,
 // means over seeds: the importance weights' effective sample size (share
-// of the samples) and the domain classifier's AUC, or the PseudoCal
-// temperature; empty for the other fits.
+// of the samples) and the domain classifier's AUC, the PseudoCal
+// temperature, or the ATC temperature or logit shift with ATC's accuracy
+// estimate; empty for the other fits.
 func fitSummary(g []*Diagnostics) string {
-	var ess, auc, temp []float64
+	var ess, auc, temp, atc, shift []float64
 	for _, d := range g {
 		if d.Shift != nil {
 			ess, auc = append(ess, d.Shift.ESSFraction), append(auc, d.Shift.AUC)
@@ -207,10 +208,17 @@ func fitSummary(g []*Diagnostics) string {
 		if d.Temperature > 0 {
 			temp = append(temp, d.Temperature)
 		}
+		if d.ATC > 0 {
+			atc, shift = append(atc, d.ATC), append(shift, d.LogitShift)
+		}
 	}
 	switch {
 	case len(ess) > 0:
 		return fmt.Sprintf(", ESS %.1f%% of the head's samples, domain AUC %.3f", 100*stat.Mean(ess, nil), stat.Mean(auc, nil))
+	case len(atc) > 0 && len(temp) > 0:
+		return fmt.Sprintf(", target temperature %.3g for ATC's accuracy %.3f", stat.Mean(temp, nil), stat.Mean(atc, nil))
+	case len(atc) > 0:
+		return fmt.Sprintf(", target logit shift %.3g for ATC's accuracy %.3f", stat.Mean(shift, nil), stat.Mean(atc, nil))
 	case len(temp) > 0:
 		return fmt.Sprintf(", target temperature %.3g", stat.Mean(temp, nil))
 	}
