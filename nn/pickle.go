@@ -517,16 +517,19 @@ func (u *unpickler) pushInt(s string) error {
 	return nil
 }
 
+// popItems pops the n values of a one-item opcode (one), or else the
+// values above the mark.
+func (u *unpickler) popItems(one bool, n int) ([]any, error) {
+	if one {
+		return u.popN(n)
+	}
+	return u.popMark()
+}
+
 // appends runs APPEND (one value), APPENDS or ADDITEMS (the values above
 // the mark) onto the list, set or list-like object below them.
 func (u *unpickler) appends(op byte) error {
-	var items []any
-	var err error
-	if op == 'a' {
-		items, err = u.popN(1)
-	} else {
-		items, err = u.popMark()
-	}
+	items, err := u.popItems(op == 'a', 1)
 	if err != nil {
 		return err
 	}
@@ -548,13 +551,7 @@ func (u *unpickler) appends(op byte) error {
 // setitems runs SETITEM (one pair) or SETITEMS (the pairs above the mark)
 // onto the dict or dict-like object below them.
 func (u *unpickler) setitems(op byte) error {
-	var items []any
-	var err error
-	if op == 's' {
-		items, err = u.popN(2)
-	} else {
-		items, err = u.popMark()
-	}
+	items, err := u.popItems(op == 's', 2)
 	if err != nil {
 		return err
 	}
