@@ -231,6 +231,33 @@ func (u *unpickler) popN(n int) ([]any, error) {
 	return vs, nil
 }
 
+// memoKey reads the memo key of a PUT or GET opcode: a decimal line (op
+// 'p' or 'g', protocol 0), one byte ('q', 'h') or four little-endian bytes
+// ('r', 'j').
+func (u *unpickler) memoKey(op byte) (uint32, error) {
+	switch op {
+	case 'p', 'g':
+		s, err := u.line()
+		if err != nil {
+			return 0, err
+		}
+		k, err := strconv.ParseUint(s, 10, 32)
+		return uint32(k), err
+	case 'q', 'h':
+		b, err := u.read(1)
+		if err != nil {
+			return 0, err
+		}
+		return uint32(b[0]), nil
+	default:
+		b, err := u.read(4)
+		if err != nil {
+			return 0, err
+		}
+		return binary.LittleEndian.Uint32(b), nil
+	}
+}
+
 // memoPut stores the top of the stack under k.
 func (u *unpickler) memoPut(k uint32) error {
 	v, err := u.top()
@@ -380,43 +407,17 @@ func (u *unpickler) step() (bool, error) {
 		if v, err = u.top(); err == nil {
 			u.push(v)
 		}
-	case 'p': // PUT, protocol 0
-		var s string
-		if s, err = u.line(); err == nil {
-			var k uint64
-			if k, err = strconv.ParseUint(s, 10, 32); err == nil {
-				err = u.memoPut(uint32(k))
-			}
-		}
-	case 'q':
-		var b []byte
-		if b, err = u.read(1); err == nil {
-			err = u.memoPut(uint32(b[0]))
-		}
-	case 'r':
-		var b []byte
-		if b, err = u.read(4); err == nil {
-			err = u.memoPut(binary.LittleEndian.Uint32(b))
+	case 'p', 'q', 'r': // PUT, BINPUT, LONG_BINPUT
+		var k uint32
+		if k, err = u.memoKey(op); err == nil {
+			err = u.memoPut(k)
 		}
 	case 0x94: // MEMOIZE
 		err = u.memoPut(uint32(len(u.memo)))
-	case 'g': // GET, protocol 0
-		var s string
-		if s, err = u.line(); err == nil {
-			var k uint64
-			if k, err = strconv.ParseUint(s, 10, 32); err == nil {
-				err = u.memoGet(uint32(k))
-			}
-		}
-	case 'h':
-		var b []byte
-		if b, err = u.read(1); err == nil {
-			err = u.memoGet(uint32(b[0]))
-		}
-	case 'j':
-		var b []byte
-		if b, err = u.read(4); err == nil {
-			err = u.memoGet(binary.LittleEndian.Uint32(b))
+	case 'g', 'h', 'j': // GET, BINGET, LONG_BINGET
+		var k uint32
+		if k, err = u.memoKey(op); err == nil {
+			err = u.memoGet(k)
 		}
 	case 'c': // GLOBAL module\nname\n
 		var mod, name string
@@ -516,16 +517,19 @@ func (u *unpickler) pushInt(s string) error {
 	return nil
 }
 
+// popItems pops the n values of a one-item opcode (one), or else the
+// values above the mark.
+func (u *unpickler) popItems(one bool, n int) ([]any, error) {
+	if one {
+		return u.popN(n)
+	}
+	return u.popMark()
+}
+
 // appends runs APPEND (one value), APPENDS or ADDITEMS (the values above
 // the mark) onto the list, set or list-like object below them.
 func (u *unpickler) appends(op byte) error {
-	var items []any
-	var err error
-	if op == 'a' {
-		items, err = u.popN(1)
-	} else {
-		items, err = u.popMark()
-	}
+	items, err := u.popItems(op == 'a', 1)
 	if err != nil {
 		return err
 	}
@@ -547,13 +551,7 @@ func (u *unpickler) appends(op byte) error {
 // setitems runs SETITEM (one pair) or SETITEMS (the pairs above the mark)
 // onto the dict or dict-like object below them.
 func (u *unpickler) setitems(op byte) error {
-	var items []any
-	var err error
-	if op == 's' {
-		items, err = u.popN(2)
-	} else {
-		items, err = u.popMark()
-	}
+	items, err := u.popItems(op == 's', 2)
 	if err != nil {
 		return err
 	}

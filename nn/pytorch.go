@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -119,16 +118,12 @@ func (o *PyTorchOptions) skips(name string) bool {
 // sizes beyond the file's own size, except the values of the model's
 // tensors.
 func LoadPyTorch[T tensor.Float](path string, m Module[T], opt *PyTorchOptions) error {
-	f, err := os.Open(path)
+	f, size, err := openSized(path, "nn.LoadPyTorch")
 	if err != nil {
-		return fmt.Errorf("nn.LoadPyTorch: %w", err)
+		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("nn.LoadPyTorch: %w", err)
-	}
-	return loadPyTorch(path, f, fi.Size(), m, opt)
+	return loadPyTorch(path, f, size, m, opt)
 }
 
 // loadPyTorch is LoadPyTorch of the file r of size bytes, named path.

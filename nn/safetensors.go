@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -131,17 +130,13 @@ func appendFloats[T tensor.Float](b []byte, vs []T) []byte {
 // file's. An error names the file and the tensors at fault (missing,
 // unexpected, of another shape).
 func LoadSafetensors[T tensor.Float](path string, m Module[T]) error {
-	f, err := os.Open(path)
+	f, size, err := openSized(path, "nn.LoadSafetensors")
 	if err != nil {
-		return fmt.Errorf("nn.LoadSafetensors: %w", err)
+		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("nn.LoadSafetensors: %w", err)
-	}
 	st := m.State()
-	vals, err := readSafetensors(f, fi.Size(), st)
+	vals, err := readSafetensors(f, size, st)
 	if err != nil {
 		return fmt.Errorf("nn.LoadSafetensors %s: %w", path, err)
 	}

@@ -15,6 +15,21 @@ func isSafetensors(path string) bool {
 	return strings.EqualFold(filepath.Ext(path), ".safetensors")
 }
 
+// openSized opens the file at path and returns its size; errors are
+// prefixed with fn.
+func openSized(path, fn string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", fn, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s: %w", fn, err)
+	}
+	return f, fi.Size(), nil
+}
+
 // LoadWeights restores m from a weights file: LoadSafetensors for a path
 // ending in .safetensors, else LoadPyTorch with opt (which applies to
 // torch.save files only).
@@ -32,17 +47,13 @@ func LoadWeights[T tensor.Float](path string, m Module[T], opt *PyTorchOptions) 
 // before building the model. Errors are LoadSafetensors' and
 // LoadPyTorch's.
 func WeightShapes(path string, opt *PyTorchOptions) (names []string, shapes [][]int, err error) {
-	f, err := os.Open(path)
+	f, size, err := openSized(path, "nn.WeightShapes")
 	if err != nil {
-		return nil, nil, fmt.Errorf("nn.WeightShapes: %w", err)
+		return nil, nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, fmt.Errorf("nn.WeightShapes: %w", err)
-	}
 	if isSafetensors(path) {
-		tensors, _, err := readSafetensorsHeader(f, fi.Size())
+		tensors, _, err := readSafetensorsHeader(f, size)
 		if err != nil {
 			return nil, nil, fmt.Errorf("nn.WeightShapes %s: %w", path, err)
 		}
@@ -51,7 +62,7 @@ func WeightShapes(path string, opt *PyTorchOptions) (names []string, shapes [][]
 		}
 		return names, shapes, nil
 	}
-	a, err := openTorchArchive(path, f, fi.Size())
+	a, err := openTorchArchive(path, f, size)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -32,6 +32,16 @@ func gatherKernels[T Float]() map[string]gatherKernel[T] {
 	return ks
 }
 
+// asmGatherOrSkip is the float32 assembly gather kernel; without one it
+// skips t.
+func asmGatherOrSkip(t *testing.T) gatherKernel[float32] {
+	gk, ok := asmGatherKernel[float32]()
+	if !ok {
+		t.Skip("no assembly gather kernel on this CPU or build")
+	}
+	return gk
+}
+
 func stride1(p Conv2DParams) Conv2DParams {
 	p.StrideH, p.StrideW, p.DilH, p.DilW = 1, 1, orOne(p.DilH), orOne(p.DilW)
 	return p
@@ -109,10 +119,7 @@ func TestGatherConvFloat64(t *testing.T) { checkGather[float64](t, 1e-12) }
 // The assembly kernel sums as the portable one, up to FMA rounding, over
 // steps below, at and past a multiple of its unrolling, adding and not.
 func TestGatherKernelMatchesGo(t *testing.T) {
-	gk, ok := asmGatherKernel[float32]()
-	if !ok {
-		t.Skip("no assembly gather kernel on this CPU or build")
-	}
+	gk := asmGatherOrSkip(t)
 	r := rand.New(rand.NewPCG(7, 8))
 	ref := goGatherKernel[float32]()
 	for _, k := range []int{1, 3, 4, 5, 8, 17} {
@@ -146,10 +153,7 @@ func TestGatherKernelMatchesGo(t *testing.T) {
 // The assembly dot3 sums as the portable one, up to rounding (lanes),
 // into a c that other tiles' sums share, leaving the rest alone.
 func TestGatherDot3MatchesGo(t *testing.T) {
-	gk, ok := asmGatherKernel[float32]()
-	if !ok {
-		t.Skip("no assembly gather kernel on this CPU or build")
-	}
+	gk := asmGatherOrSkip(t)
 	r := rand.New(rand.NewPCG(13, 14))
 	ref := goGatherKernel[float32]()
 	for _, kv := range []int{1, 2, 5} {
@@ -182,10 +186,7 @@ func TestGatherDot3MatchesGo(t *testing.T) {
 // With the assembly kernel, the forward pass and the input gradient sum
 // in the im2col GEMM's order: the paths agree to the bit.
 func TestGatherMatchesIm2colBitwise(t *testing.T) {
-	gk, ok := asmGatherKernel[float32]()
-	if !ok {
-		t.Skip("no assembly gather kernel on this CPU or build")
-	}
+	gk := asmGatherOrSkip(t)
 	withProcs(t, 2)
 	r := rand.New(rand.NewPCG(9, 10))
 	for _, p := range gatherCases[:3] {

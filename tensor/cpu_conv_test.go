@@ -110,13 +110,8 @@ func checkConvKernels[T Float](t *testing.T, tol float64) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range cpuConvCases {
 		p := tc.p
-		if err := p.Validate(); err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
 		rows, cols := colShape(p)
-		if big := p.N*p.O*rows*cols >= grain; big != tc.parallel {
-			t.Fatalf("%s: parallel path %v, want %v", tc.name, big, tc.parallel)
-		}
+		checkCase(t, tc.name, p, p.N*p.O*rows*cols, tc.parallel)
 		x, x64 := randOf[T](r, p.N*p.C*p.H*p.W)
 		w, w64 := randOf[T](r, p.O*p.C*p.KH*p.KW)
 		dy, dy64 := randOf[T](r, p.N*p.O*p.OutH()*p.OutW())

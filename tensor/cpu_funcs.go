@@ -174,25 +174,26 @@ func reduceBlock[T Float](op ReduceOp, out, src []T, n, inner int) {
 // gemmOperand describes a matrix view for BLAS: transposed or not, leading
 // dimension, or ok=false when it must be made contiguous first.
 func gemmOperand(rows, cols, rs, cs int) (trans bool, ld int, ok bool) {
-	if cs == 1 || cols == 1 {
-		ld = rs
-		if rows == 1 {
-			ld = cols
-		}
-		if ld >= max(cols, 1) {
-			return false, ld, true
-		}
+	if ld, ok := rowMajorLD(rows, cols, rs, cs); ok {
+		return false, ld, true
 	}
-	if rs == 1 || rows == 1 {
-		ld = cs
-		if cols == 1 {
-			ld = rows
-		}
-		if ld >= max(rows, 1) {
-			return true, ld, true
-		}
+	if ld, ok := rowMajorLD(cols, rows, cs, rs); ok { // the transpose
+		return true, ld, true
 	}
 	return false, 0, false
+}
+
+// rowMajorLD is the leading dimension of a rows×cols view with strides rs,
+// cs stored row by row, ok=false when it is not.
+func rowMajorLD(rows, cols, rs, cs int) (ld int, ok bool) {
+	if cs != 1 && cols != 1 {
+		return 0, false
+	}
+	ld = rs
+	if rows == 1 {
+		ld = cols
+	}
+	return ld, ld >= max(cols, 1)
 }
 
 func (c CPU[T]) MatMul(dst, a, b *Tensor[T]) {

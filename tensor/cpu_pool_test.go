@@ -78,12 +78,7 @@ func checkPoolKernels[T Float](t *testing.T, tol float64) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range cpuPoolCases {
 		p := tc.p
-		if err := p.Validate(); err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		if big := p.N*p.C*p.KH*p.KW*p.OutH()*p.OutW() >= grain; big != tc.parallel {
-			t.Fatalf("%s: parallel path %v, want %v", tc.name, big, tc.parallel)
-		}
+		checkCase(t, tc.name, p, p.N*p.C*p.KH*p.KW*p.OutH()*p.OutW(), tc.parallel)
 		for _, ties := range []bool{false, true} {
 			x, x64 := randOf[T](r, p.N*p.C*p.H*p.W)
 			if ties { // values in {-2, -1, 0, 1}

@@ -19,13 +19,15 @@ type unaryCase struct {
 	lo, hi float64
 }
 
-func unaryCases() []unaryCase {
-	b2f := func(b bool) float64 {
-		if b {
-			return 1
-		}
-		return 0
+// b2f is 1 for true, 0 for false.
+func b2f(b bool) float64 {
+	if b {
+		return 1
 	}
+	return 0
+}
+
+func unaryCases() []unaryCase {
 	return []unaryCase{
 		{"Neg", Neg[float64], Neg[float32], func(v float64) float64 { return -v }, -5, 5},
 		{"Exp", Exp[float64], Exp[float32], math.Exp, -10, 10},
@@ -124,12 +126,6 @@ type binaryCase struct {
 }
 
 func binaryCases() []binaryCase {
-	b2f := func(b bool) float64 {
-		if b {
-			return 1
-		}
-		return 0
-	}
 	return []binaryCase{
 		{"Add", Add[float64], Add[float32], func(x, y float64) float64 { return x + y }},
 		{"Sub", Sub[float64], Sub[float32], func(x, y float64) float64 { return x - y }},

@@ -51,6 +51,16 @@ func isaLevels(t *testing.T) []isa {
 	return ls
 }
 
+// atLevels runs f as a subtest at each of levels with gemmISA set to it,
+// then restores gemmISA.
+func atLevels(t *testing.T, levels []isa, f func(t *testing.T)) {
+	defer func(l isa) { gemmISA = l }(gemmISA)
+	for _, l := range levels {
+		gemmISA = l
+		t.Run(l.String(), f)
+	}
+}
+
 // TestGemmAVX512MatchesAVX2: both assembly levels sum each element of c in
 // the same order (one FMA chain over each kc block, the blocks added to c),
 // so their products agree bit for bit, whatever the tiles, stripes and
@@ -96,14 +106,10 @@ func TestMatMulEveryISA(t *testing.T) {
 	if cpuISA == isaGo {
 		t.Skip("no level below portable Go")
 	}
-	defer func(l isa) { gemmISA = l }(gemmISA)
-	for _, l := range isaLevels(t)[:cpuISA] {
-		gemmISA = l
-		t.Run(l.String(), func(t *testing.T) {
-			testMatMul[float32](t, 1e-5)
-			testMatMul[float64](t, 1e-13)
-		})
-	}
+	atLevels(t, isaLevels(t)[:cpuISA], func(t *testing.T) {
+		testMatMul[float32](t, 1e-5)
+		testMatMul[float64](t, 1e-13)
+	})
 }
 
 func gonumGemm[T Float](ta, tb bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
@@ -240,14 +246,10 @@ func checkGemm[T Float](t *testing.T, label string, c, c0 []T, want, bound []flo
 // float64 triple loop, at every level this CPU runs, on shapes around its
 // 3×4 tile and vector lengths, with padded leading dimensions.
 func TestGemmNT(t *testing.T) {
-	defer func(l isa) { gemmISA = l }(gemmISA)
-	for _, l := range isaLevels(t) {
-		gemmISA = l
-		t.Run(l.String(), func(t *testing.T) {
-			testGemmNT[float32](t, 1e-5)
-			testGemmNT[float64](t, 1e-13)
-		})
-	}
+	atLevels(t, isaLevels(t), func(t *testing.T) {
+		testGemmNT[float32](t, 1e-5)
+		testGemmNT[float64](t, 1e-13)
+	})
 }
 
 func testGemmNT[T Float](t *testing.T, tol float64) {
@@ -269,15 +271,13 @@ func testGemmNT[T Float](t *testing.T, tol float64) {
 // assembly from AVX2 on) with the definition, bit for bit: the
 // packing of op(a) and of a transposed op(b).
 func TestInterleave(t *testing.T) {
-	defer func(l isa) { gemmISA = l }(gemmISA)
-	for _, l := range isaLevels(t) {
-		gemmISA = l
-		testInterleave[float32](t, l)
-		testInterleave[float64](t, l)
-	}
+	atLevels(t, isaLevels(t), func(t *testing.T) {
+		testInterleave[float32](t)
+		testInterleave[float64](t)
+	})
 }
 
-func testInterleave[T Float](t *testing.T, l isa) {
+func testInterleave[T Float](t *testing.T) {
 	r := newRNG(19)
 	for _, s := range [][4]int{{4, 8, 12, 9}, {12, 256, 12, 300}, {7, 21, 32, 21}, {3, 16, 6, 20}, {32, 37, 32, 40}, {5, 7, 8, 7}} {
 		rows, kb, w, ld := s[0], s[1], s[2], s[3]
@@ -293,7 +293,7 @@ func testInterleave[T Float](t *testing.T, l isa) {
 		interleave(dst, w, rows, src, ld, kb, alpha)
 		for i := range dst {
 			if dst[i] != want[i] {
-				t.Errorf("%s %v interleave rows %d kb %d w %d ld %d: element %d = %v, want %v", DType[T](), l, rows, kb, w, ld, i, dst[i], want[i])
+				t.Errorf("%s interleave rows %d kb %d w %d ld %d: element %d = %v, want %v", DType[T](), rows, kb, w, ld, i, dst[i], want[i])
 				break
 			}
 		}
@@ -305,14 +305,10 @@ func testInterleave[T Float](t *testing.T, l isa) {
 // every level this CPU runs, and is not taken where it would not (k past
 // one block, alpha ≠ 1, beta ≠ 0: still the general path's bits).
 func TestGemmTransposedNarrow(t *testing.T) {
-	defer func(l isa) { gemmISA = l }(gemmISA)
-	for _, l := range isaLevels(t) {
-		gemmISA = l
-		t.Run(l.String(), func(t *testing.T) {
-			testGemmTransposed[float32](t)
-			testGemmTransposed[float64](t)
-		})
-	}
+	atLevels(t, isaLevels(t), func(t *testing.T) {
+		testGemmTransposed[float32](t)
+		testGemmTransposed[float64](t)
+	})
 }
 
 func testGemmTransposed[T Float](t *testing.T) {

@@ -80,6 +80,19 @@ func withProcs(t *testing.T, n int) {
 	t.Cleanup(func() { runtime.GOMAXPROCS(old) })
 }
 
+// checkCase fails t unless the case's parameters p are valid and its work,
+// which takes the parallel path from grain on, takes it exactly when
+// parallel says.
+func checkCase(t *testing.T, name string, p interface{ Validate() error }, work int, parallel bool) {
+	t.Helper()
+	if err := p.Validate(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if big := work >= grain; big != parallel {
+		t.Fatalf("%s: parallel path %v, want %v", name, big, parallel)
+	}
+}
+
 // offsetOf is the buffer position of idx in x, computed from the view's
 // shape, strides and offset.
 func offsetOf[T Float](x *Tensor[T], idx []int) int {

@@ -24,10 +24,10 @@ import itertools
 import math
 import os
 import re
-import statistics
-import time
 
 import torch
+
+from train import measure
 
 PARADIGMS = ("canonical", "classwise", "toplabel")
 
@@ -179,19 +179,6 @@ def case(paradigm, k, n, chunk, device="cpu", form="reference"):
     return run
 
 
-def measure(run, seconds=1.0, warmup=5, least=5):
-    """Median and best seconds per call of run, each call timed alone, after
-    warmup calls, over at least least calls and seconds seconds."""
-    for _ in range(warmup):
-        run()
-    times = []
-    while len(times) < least or sum(times) < seconds:
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), min(times)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", default=".", help="regular expression selecting rows by name")
@@ -209,7 +196,7 @@ def main():
                 name = f"ecl/{p}/k{k}/n{n}/float32"
                 if not pattern.search(name):
                     continue
-                forms = {f: measure(case(p, k, n, args.chunk, form=f)) for f in args.forms.split(",")}
+                forms = {f: measure(case(p, k, n, args.chunk, form=f), min_runs=5) for f in args.forms.split(",")}
                 med = min(m for m, _ in forms.values())
                 cols = " ".join(f"{forms[f][1] * 1e3:10.3f}" if f in forms else f"{'-':>10}" for f in ("fast", "reference"))
                 print(f"{name:<34} {med * 1e3:10.3f} {cols}", flush=True)

@@ -148,14 +148,9 @@ def measure(f, min_time=1.0, min_runs=10, warmup=5):
     return statistics.median(times), min(times)
 
 
-def train_step(net):
-    torch.manual_seed(1)
-    m = NETS[net][0]()
-    params = sum(p.numel() for p in m.parameters())
-    if params != NETS[net][1]:
-        raise SystemExit(f"train.py: {net} has {params} parameters, want {NETS[net][1]}")
-    x = torch.rand(100, 3, 28, 28)
-    y = torch.randint(0, 10, (100,))
+def adam_step(m, x, y):
+    """A training step of m on x and labels y: cross-entropy, then Adam at
+    lr 1e-3 (its state kept across calls)."""
     opt = torch.optim.Adam(m.parameters(), lr=1e-3, weight_decay=0)
 
     def step():
@@ -163,6 +158,16 @@ def train_step(net):
         F.cross_entropy(m(x), y).backward()
         opt.step()
     return step
+
+
+def train_step(net):
+    torch.manual_seed(1)
+    m = NETS[net][0]()
+    params = sum(p.numel() for p in m.parameters())
+    if params != NETS[net][1]:
+        raise SystemExit(f"train.py: {net} has {params} parameters, want {NETS[net][1]}")
+    x = torch.rand(100, 3, 28, 28)
+    return adam_step(m, x, torch.randint(0, 10, (100,)))
 
 
 # The paper's large networks (torchvision's, random weights, 1000 classes)
@@ -188,14 +193,7 @@ def large_step(net, train, channels_last=False):
                 m(x)
         return infer
     m.train()
-    y = torch.randint(0, 1000, (n,))
-    opt = torch.optim.Adam(m.parameters(), lr=1e-3, weight_decay=0)
-
-    def step():
-        opt.zero_grad()
-        F.cross_entropy(m(x), y).backward()
-        opt.step()
-    return step
+    return adam_step(m, x, torch.randint(0, 1000, (n,)))
 
 
 def conv_case(name, dtype):

@@ -67,6 +67,20 @@ func softmaxT(z []float64, t float64) []float64 {
 	return p
 }
 
+// loadParams is the calibrator ecl calibrate wrote to out for method.
+func loadParams(t *testing.T, out, method string) calib.Calibrator {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, "params_"+method+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, c, err := calib.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // draw samples a class from probabilities p.
 func draw(rng *rand.Rand, p []float64) int {
 	u := rng.Float64()
@@ -177,15 +191,7 @@ func TestCalibrateEndToEnd(t *testing.T) {
 		}
 	}
 	// TS recovers the temperature the data were made with.
-	data, err := os.ReadFile(filepath.Join(out, "params_ts.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, c, err := calib.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := c.(*calib.Temperature).T; math.Abs(got-temp)/temp > 0.05 {
+	if got := loadParams(t, out, "ts").(*calib.Temperature).T; math.Abs(got-temp)/temp > 0.05 {
 		t.Errorf("TS temperature %v, the data's %v", got, temp)
 	}
 	// The uncalibrated model is over-confident (T = 2.5), TS fixes most of
@@ -267,16 +273,8 @@ func TestCalibrateBinaryProbabilities(t *testing.T) {
 	if !strings.Contains(printed, "read as probabilities (detected; one column") {
 		t.Errorf("detection not reported:\n%s", printed)
 	}
-	data, err := os.ReadFile(filepath.Join(out, "params_platt.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, c, err := calib.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The labels follow σ(z/2): Platt's slope on the logit is 1/2.
-	if a := c.(*calib.Platt).A; math.Abs(a-0.5) > 0.1 {
+	if a := loadParams(t, out, "platt").(*calib.Platt).A; math.Abs(a-0.5) > 0.1 {
 		t.Errorf("Platt slope %v, want 0.5", a)
 	}
 	// Without target labels: estimates only, no diagrams.
@@ -307,13 +305,7 @@ func TestCalibrateBinaryProbabilities(t *testing.T) {
 
 func TestCalibrateBadInputs(t *testing.T) {
 	dir := t.TempDir()
-	w := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	w := func(name, text string) string { return writeFile(t, dir, name, []byte(text)) }
 	z := w("z.csv", "1,2,3\n3,2,1\n0,1,0\n")
 	zt := w("zt.csv", "1,2\n3,2\n")
 	y := w("y.csv", "0\n1\n2\n")

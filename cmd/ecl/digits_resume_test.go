@@ -34,19 +34,12 @@ func TestDigitsKilledInsideARunResumesBitForBit(t *testing.T) {
 	want, took, wantFiles := uninterrupted(t, bin, args...)
 	// resume runs the study to its end in dir and returns its stderr.
 	resume := func(trial string, dir string) string {
-		c := exec.Command(bin, args...)
-		c.Dir = dir
-		var stderr bytes.Buffer
-		c.Stderr = &stderr
-		got, err := c.Output()
-		if err != nil {
-			t.Fatalf("%s: resumed run: %v\n%s", trial, err, stderr.String())
-		}
+		got, log := resumeIn(t, trial, bin, args, dir)
 		if digitsTable(got) != digitsTable(want) {
 			t.Errorf("%s: tables differ:\n%s\nwant\n%s", trial, got, want)
 		}
 		sameStudyFiles(t, trial, studyFiles(t, filepath.Join(dir, "out")), wantFiles)
-		return stderr.String()
+		return log
 	}
 	for _, c := range []struct{ mark, resumed string }{
 		{"base epoch 4/8", "base stage resumed after epoch"},
@@ -100,12 +93,10 @@ func TestDigitsKilledInsideARunResumesBitForBit(t *testing.T) {
 	}
 }
 
-// killAfter starts bin with args in dir and kills it once a line of its
-// log contains mark.
-// resumeIn runs the command again in dir, where killAfter stopped it, and
-// returns its standard output and error; it fails the test if the command
-// fails.
-func resumeIn(t *testing.T, bin string, args []string, dir string) (stdout []byte, stderr string) {
+// resumeIn runs the command again in dir, where it was killed, and returns
+// its standard output and error; it fails the test, naming the trial, if
+// the command fails.
+func resumeIn(t *testing.T, trial, bin string, args []string, dir string) (stdout []byte, stderr string) {
 	t.Helper()
 	c := exec.Command(bin, args...)
 	c.Dir = dir
@@ -113,11 +104,13 @@ func resumeIn(t *testing.T, bin string, args []string, dir string) (stdout []byt
 	c.Stderr = &buf
 	got, err := c.Output()
 	if err != nil {
-		t.Fatalf("resumed: %v\n%s", err, buf.String())
+		t.Fatalf("%s: resumed run: %v\n%s", trial, err, buf.String())
 	}
 	return got, buf.String()
 }
 
+// killAfter starts bin with args in dir and kills it once a line of its
+// log contains mark.
 func killAfter(t *testing.T, bin string, args []string, dir, mark string) {
 	t.Helper()
 	c := exec.Command(bin, args...)

@@ -35,7 +35,7 @@ func TestImagesSynthDomainsKilledAndResumed(t *testing.T) {
 	}
 	dir := t.TempDir()
 	killAfter(t, bin, args, dir, "seed 2: base epoch 5/12")
-	got, log := resumeIn(t, bin, args, dir)
+	got, log := resumeIn(t, "killed after seed 2: base epoch 5/12", bin, args, dir)
 	if !strings.Contains(log, "seed 2: base stage resumed after epoch") || strings.Contains(log, "seed 1:") {
 		t.Errorf("seed 2 not resumed, or seed 1 run again:\n%s", log)
 	}

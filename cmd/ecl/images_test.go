@@ -33,7 +33,7 @@ func TestImagesKilledAndResumed(t *testing.T) {
 	}
 	dir := t.TempDir()
 	killAfter(t, bin, args, dir, "base epoch 3/6")
-	got, log := resumeIn(t, bin, args, dir)
+	got, log := resumeIn(t, "killed after base epoch 3/6", bin, args, dir)
 	if !strings.Contains(log, "base stage resumed after epoch") {
 		t.Errorf("not resumed:\n%s", log)
 	}

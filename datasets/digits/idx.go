@@ -46,6 +46,16 @@ func open(path string) (io.Reader, func() error, error) {
 	return z, func() error { z.Close(); return f.Close() }, nil
 }
 
+// readPath reads path, opened as open does, with read.
+func readPath[T any](path string, read func(r io.Reader, path string) (*T, error)) (*T, error) {
+	r, closeFn, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	return read(r, path)
+}
+
 // readUpTo reads at most n bytes from r, fewer if r ends first. Its buffer
 // grows with what r delivers, so a forged size costs memory only in
 // proportion to the data actually present.

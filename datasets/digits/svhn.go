@@ -63,12 +63,7 @@ const (
 // y their labels as N×1, 1–10 with 10 for the digit 0. Labels come back as
 // digits 0–9; other variables are skipped.
 func ReadSVHN(path string) (*ColorImages, error) {
-	r, closeFn, err := open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer closeFn()
-	return readSVHN(r, path)
+	return readPath(path, readSVHN)
 }
 
 // readSVHN reads an SVHN .mat file from r; errors name the file as path.

@@ -13,12 +13,7 @@ import (
 // 256 values in [−1, 1] of a 16×16 image, −1 background), raw or gzip, and
 // maps values to grey levels 0–255.
 func ReadUSPS(path string) (*Images, error) {
-	r, closeFn, err := open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer closeFn()
-	return readUSPS(r, path)
+	return readPath(path, readUSPS)
 }
 
 // readUSPS reads the USPS text format from r; errors name the file as path.

@@ -89,17 +89,23 @@ func TestDomainRatioOfTwoGaussians(t *testing.T) {
 	}
 }
 
-func TestDECEGradientAndValue(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
-	logits := tensor.RandNormal[float64](r, 0, 2, 12, 3)
-	labels := []int{0, 1, 2, 2, 1, 0, 0, 1, 2, 0, 1, 1}
-	rep, err := autograd.Check("DECE", func(xs []*autograd.Var[float64]) *autograd.Var[float64] {
-		return DECE(autograd.Softmax(xs[0], 1), labels, 15)
+// checkLoss checks the gradient of loss(softmax(logits)) with autograd.Check.
+func checkLoss(t *testing.T, name string, logits *tensor.Tensor[float64], loss func(probs *autograd.Var[float64]) *autograd.Var[float64]) {
+	t.Helper()
+	rep, err := autograd.Check(name, func(xs []*autograd.Var[float64]) *autograd.Var[float64] {
+		return loss(autograd.Softmax(xs[0], 1))
 	}, []*tensor.Tensor[float64]{logits}, autograd.CheckOptions{})
 	if err != nil {
 		t.Error(err)
 	}
 	t.Log(rep)
+}
+
+func TestDECEGradientAndValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	logits := tensor.RandNormal[float64](r, 0, 2, 12, 3)
+	labels := []int{0, 1, 2, 2, 1, 0, 0, 1, 2, 0, 1, 1}
+	checkLoss(t, "DECE", logits, func(p *autograd.Var[float64]) *autograd.Var[float64] { return DECE(p, labels, 15) })
 	// With sharp soft bins and ranks, DECE approaches the hard top-label ECE
 	// on 15 equal-width bins: one-hot-like rows all correct give ≈ 1 − c.
 	probs := tensor.FromSlice([]float64{0.9, 0.05, 0.05, 0.05, 0.9, 0.05}, 2, 3)
@@ -126,13 +132,7 @@ func TestKDELossMatchesMetricAndGradient(t *testing.T) {
 			t.Errorf("h=%v: loss %v, metric %v", h, got, want.Value)
 		}
 	}
-	rep, err := autograd.Check("KDELoss", func(xs []*autograd.Var[float64]) *autograd.Var[float64] {
-		return KDELoss(autograd.Softmax(xs[0], 1), labels, 0.5)
-	}, []*tensor.Tensor[float64]{logits}, autograd.CheckOptions{})
-	if err != nil {
-		t.Error(err)
-	}
-	t.Log(rep)
+	checkLoss(t, "KDELoss", logits, func(p *autograd.Var[float64]) *autograd.Var[float64] { return KDELoss(p, labels, 0.5) })
 }
 
 func TestPseudoMixup(t *testing.T) {

@@ -24,6 +24,18 @@ func wait(b *testing.B) {
 	}
 }
 
+// timed runs step once (a warm-up: it loads the modules and fills the
+// allocator's cache), then b.N times timed, waiting for the GPU after each.
+func timed(b *testing.B, step func()) {
+	step()
+	wait(b)
+	b.ResetTimer()
+	for range b.N {
+		step()
+		wait(b)
+	}
+}
+
 // gflops reports flop floating-point operations per iteration as GFLOP/s.
 func gflops(b *testing.B, flop float64) {
 	b.ReportMetric(flop*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
@@ -41,13 +53,7 @@ func gemmBench[T tensor.Float](b *testing.B) {
 		x := tensor.To(tensor.RandUniform[T](r, -1, 1, n, n), dev)
 		y := tensor.To(tensor.RandUniform[T](r, -1, 1, n, n), dev)
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			tensor.MatMul(x, y)
-			wait(b)
-			b.ResetTimer()
-			for range b.N {
-				tensor.MatMul(x, y)
-				wait(b)
-			}
+			timed(b, func() { tensor.MatMul(x, y) })
 			gflops(b, 2*float64(n)*float64(n)*float64(n))
 		})
 	}
@@ -132,13 +138,7 @@ func convBench(b *testing.B, name string, xs, ws []int, o tensor.ConvOptions) {
 		{"backward_weight", func() { tensor.Conv2DBackwardWeight(x, dy, p) }},
 	} {
 		b.Run(pass.name+"/"+name, func(b *testing.B) {
-			pass.f()
-			wait(b)
-			b.ResetTimer()
-			for range b.N {
-				pass.f()
-				wait(b)
-			}
+			timed(b, pass.f)
 			gflops(b, flop)
 		})
 	}
@@ -190,16 +190,22 @@ func BenchmarkSoftAssign(b *testing.B) {
 	})
 }
 
+// softAssigned is the soft assignment (τ = 0.01) of the rows x [N, K] to
+// the anchors a [B, K], with N, K and B.
+func softAssigned(b *testing.B, x, a *tensor.Tensor[float32]) (w *tensor.Tensor[float32], n, k, nb int) {
+	w, err := cuda.SoftAssign(x, a, 0.01)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return w, x.Dim(0), x.Dim(1), a.Dim(0)
+}
+
 // BenchmarkBinStats: the bin statistics of one domain (soft counts,
 // weighted sums and squared norms), canonical layout (G = 1, D = K) from an
 // assignment [N, 1, B].
 func BenchmarkBinStats(b *testing.B) {
 	eclBench(b, func(b *testing.B, x, a *tensor.Tensor[float32]) {
-		w, err := cuda.SoftAssign(x, a, 0.01)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n, k, nb := x.Dim(0), x.Dim(1), a.Dim(0)
+		w, n, k, nb := softAssigned(b, x, a)
 		w, p := tensor.Reshape(w, n, 1, nb), tensor.Reshape(x, n, 1, k)
 		wait(b)
 		b.ResetTimer()
@@ -216,11 +222,7 @@ func BenchmarkBinStats(b *testing.B) {
 // bin (the binned metrics), G = 1, D = K.
 func BenchmarkHardBinSums(b *testing.B) {
 	eclBench(b, func(b *testing.B, x, a *tensor.Tensor[float32]) {
-		w, err := cuda.SoftAssign(x, a, 0.01)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n, k, nb := x.Dim(0), x.Dim(1), a.Dim(0)
+		w, n, k, nb := softAssigned(b, x, a)
 		bin, v := tensor.ArgMax(w, 1, true), tensor.Reshape(x, n, 1, k)
 		wait(b)
 		b.ResetTimer()
@@ -242,14 +244,7 @@ func BenchmarkECLLoss(b *testing.B) {
 		for _, k := range []int{3, 10} {
 			for _, p := range []ecl.Paradigm{ecl.Canonical, ecl.ClassWise, ecl.TopLabel} {
 				b.Run(fmt.Sprintf("%v/k%d/n%d", p, k, n), func(b *testing.B) {
-					step := bench.ECLCase{Paradigm: p, K: k, N: n}.SetupOn(dev)
-					step()
-					wait(b)
-					b.ResetTimer()
-					for range b.N {
-						step()
-						wait(b)
-					}
+					timed(b, bench.ECLCase{Paradigm: p, K: k, N: n}.SetupOn(dev))
 					b.ReportMetric(2*float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 				})
 			}
@@ -267,14 +262,7 @@ func BenchmarkTrainStep(b *testing.B) {
 	}
 	for _, net := range []string{"lenet5", "resnet20"} {
 		b.Run(net, func(b *testing.B) {
-			step := bench.TrainStep(net, 100, dev)
-			step() // warm-up: loads the modules and fills the allocator's cache
-			wait(b)
-			b.ResetTimer()
-			for range b.N {
-				step()
-				wait(b)
-			}
+			timed(b, bench.TrainStep(net, 100, dev))
 			b.ReportMetric(100*float64(b.N)/b.Elapsed().Seconds(), "images/s")
 		})
 	}
@@ -293,13 +281,7 @@ func BenchmarkLargeStep(b *testing.B) {
 			}
 			b.Run(net+"/"+mode, func(b *testing.B) {
 				step, _ := bench.LargeStep(net, train, dev)
-				step()
-				wait(b)
-				b.ResetTimer()
-				for range b.N {
-					step()
-					wait(b)
-				}
+				timed(b, step)
 				b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "images/s")
 			})
 		}
@@ -326,13 +308,7 @@ func BenchmarkAttention(b *testing.B) {
 		tensor.AttentionBackward(do, q, k, v, o, lse, scale)
 	}
 	b.Run(fmt.Sprintf("bh%d/n%d/d%d", bh, n, dh), func(b *testing.B) {
-		step()
-		wait(b)
-		b.ResetTimer()
-		for range b.N {
-			step()
-			wait(b)
-		}
+		timed(b, step)
 		gflops(b, 12*bh*n*n*dh)
 	})
 }

@@ -26,18 +26,10 @@ func registerKernels[T tensor.Float](d *device[T]) {
 	tensor.Register(tensor.BatchNormReluKernel, dev, func(out, in []*tensor.Tensor[T], eps float64) {
 		batchNorm(d, out, in, eps, true)
 	})
-	tensor.Register(tensor.BatchNormBackwardKernel, dev, func(out, in []*tensor.Tensor[T], eps float64) {
-		batchNormBackward(d, out, in, eps)
-	})
-	tensor.Register(tensor.BatchNormReluBackwardKernel, dev, func(out, in []*tensor.Tensor[T], eps float64) {
-		batchNormBackward(d, out, in, eps)
-	})
-	tensor.Register(tensor.ChannelAffineKernel, dev, func(out, in []*tensor.Tensor[T], relu bool) {
-		channelAffine(d, out, in, relu)
-	})
-	tensor.Register(tensor.LayerNormKernel, dev, func(out, in []*tensor.Tensor[T], eps float64) {
-		layerNorm(d, out, in, eps)
-	})
+	tensor.Register(tensor.BatchNormBackwardKernel, dev, withDevice(d, batchNormBackward[T]))
+	tensor.Register(tensor.BatchNormReluBackwardKernel, dev, withDevice(d, batchNormBackward[T]))
+	tensor.Register(tensor.ChannelAffineKernel, dev, withDevice(d, channelAffine[T]))
+	tensor.Register(tensor.LayerNormKernel, dev, withDevice(d, layerNorm[T]))
 	tensor.Register(tensor.LayerNormBackwardKernel, dev, func(out, in []*tensor.Tensor[T], _ float64) {
 		layerNormBackward(d, out, in)
 	})
@@ -47,12 +39,8 @@ func registerKernels[T tensor.Float](d *device[T]) {
 	tensor.Register(tensor.GELUBackwardKernel, dev, func(out, in []*tensor.Tensor[T], _ struct{}) {
 		gelu(d, out, in, true)
 	})
-	tensor.Register(tensor.AttentionKernel, dev, func(out, in []*tensor.Tensor[T], scale float64) {
-		attention(d, out, in, scale)
-	})
-	tensor.Register(tensor.AttentionBackwardKernel, dev, func(out, in []*tensor.Tensor[T], scale float64) {
-		attentionBackward(d, out, in, scale)
-	})
+	tensor.Register(tensor.AttentionKernel, dev, withDevice(d, attention[T]))
+	tensor.Register(tensor.AttentionBackwardKernel, dev, withDevice(d, attentionBackward[T]))
 	tensor.Register(tensor.LogSoftmaxKernel, dev, func(out, in []*tensor.Tensor[T], axis int) {
 		must(d.alongAxis(kSoftmax, out[0], in[0], nil, axis, true))
 	})
@@ -71,4 +59,9 @@ func registerKernels[T tensor.Float](d *device[T]) {
 	tensor.Register(tensor.BinStatsKernel, dev, func(out, in []*tensor.Tensor[T], _ struct{}) {
 		must(binStatsInto(d, out[0], in[0], in[1]))
 	})
+}
+
+// withDevice is the body of a kernel whose function takes d first.
+func withDevice[T tensor.Float, A any](d *device[T], f func(d *device[T], out, in []*tensor.Tensor[T], attr A)) tensor.Body[T, A] {
+	return func(out, in []*tensor.Tensor[T], attr A) { f(d, out, in, attr) }
 }

@@ -263,11 +263,6 @@ struct simt {
   }
 };
 
-// dmma is the large kernel's double-precision arithmetic on the FP64 tensor
-// cores (sm_80 and newer): mma.sync m8n8k4, each warp computing a 64×32
-// part of the block's tile (warp w: rows 64·(w / 4), columns 32·(w % 4)) as
-// 8×4 products of 8×8 tiles. In an m8n8k4 product lane L holds A[L/4][L%4],
-// B[L%4][L/4] and C[L/4][2·(L%4) + {0, 1}].
 // warp64x32 is a warp's part of the 128×128 tile for the tensor-core
 // arithmetic: warp w takes rows r0 = 64·(w / 4) and columns c0 = 32·(w % 4).
 struct warp64x32 {
@@ -276,6 +271,11 @@ struct warp64x32 {
       : lane(threadIdx.x % 32), r0(64 * (threadIdx.x / 32 / 4)), c0(32 * (threadIdx.x / 32 % 4)) {}
 };
 
+// dmma is the large kernel's double-precision arithmetic on the FP64 tensor
+// cores (sm_80 and newer): mma.sync m8n8k4, each warp computing a 64×32
+// part of the block's tile (warp w: rows 64·(w / 4), columns 32·(w % 4)) as
+// 8×4 products of 8×8 tiles. In an m8n8k4 product lane L holds A[L/4][L%4],
+// B[L%4][L/4] and C[L/4][2·(L%4) + {0, 1}].
 struct dmma : warp64x32 {
   double acc[8][4][2];
 
@@ -355,8 +355,6 @@ struct dmma16 : warp64x32 {
 
   // step loads B's four fragments, then A's tile by tile, each followed by
   // its four products (fewer fragments live at once: no spills).
-  // step loads B's four fragments, then A's tile by tile, each followed by
-  // its four products (fewer fragments live at once).
   __device__ __forceinline__ void step(const double (*as)[RL], const double (*bs)[RL]) {
     static_assert(BK == 8, "one m16n8k8 step a slice");
     const int g = lane / 4, t = lane % 4;

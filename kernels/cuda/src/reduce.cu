@@ -51,9 +51,20 @@ __device__ __forceinline__ T warp_reduce(i64 op, T v) {
   return v;
 }
 
+// row_shift is the softmax shift of the row p of k values, on every lane of
+// the warp: the row maximum, or 0 when that is infinite or NaN.
+template <typename T>
+__device__ __forceinline__ T row_shift(const T* p, i64 k, int lane) {
+  T m = -t_inf<T>();
+  for (i64 j = lane; j < k; j += 32) m = combine(OpMaxR, m, p[j]);
+  m = warp_reduce(OpMaxR, m);
+  if (!(m > -t_inf<T>() && m < t_inf<T>())) m = 0;
+  return m;
+}
+
 // softmax_rows is tensor.Softmax (logs = 0) or tensor.LogSoftmax (logs = 1)
-// along the last axis of x [rows, k], one warp per row: the shift is the row
-// maximum, or 0 when that is infinite or NaN.
+// along the last axis of x [rows, k], one warp per row, shifted by
+// row_shift.
 template <typename T>
 __device__ void softmax_rows(i64 rows, i64 k, const T* __restrict__ x, T* dst, i64 logs) {
   int lane = threadIdx.x & 31;
@@ -62,10 +73,7 @@ __device__ void softmax_rows(i64 rows, i64 k, const T* __restrict__ x, T* dst, i
   for (i64 r = warp; r < rows; r += warps) {
     const T* p = x + r * k;
     T* q = dst + r * k;
-    T m = -t_inf<T>();
-    for (i64 j = lane; j < k; j += 32) m = combine(OpMaxR, m, p[j]);
-    m = warp_reduce(OpMaxR, m);
-    if (!(m > -t_inf<T>() && m < t_inf<T>())) m = 0;
+    const T m = row_shift(p, k, lane);
     T s = 0;
     for (i64 j = lane; j < k; j += 32) s += t_exp(p[j] - m);
     s = warp_reduce(OpSum, s);
@@ -80,7 +88,7 @@ __device__ void softmax_rows(i64 rows, i64 k, const T* __restrict__ x, T* dst, i
 
 // log_softmax_backward_rows is tensor.LogSoftmaxBackward along the last axis
 // of x [rows, k], one warp per row: dx = g − softmax(x)·Σ g, the softmax
-// recomputed from x with softmax_rows' shift, as −Σg / Σ exp(x − m) times
+// recomputed from x shifted by row_shift, as −Σg / Σ exp(x − m) times
 // exp(x − m), added to g.
 template <typename T>
 __device__ void log_softmax_backward_rows(i64 rows, i64 k, const T* __restrict__ g, const T* __restrict__ x, T* dx) {
@@ -91,10 +99,7 @@ __device__ void log_softmax_backward_rows(i64 rows, i64 k, const T* __restrict__
     const T* p = x + r * k;
     const T* gr = g + r * k;
     T* q = dx + r * k;
-    T m = -t_inf<T>();
-    for (i64 j = lane; j < k; j += 32) m = combine(OpMaxR, m, p[j]);
-    m = warp_reduce(OpMaxR, m);
-    if (!(m > -t_inf<T>() && m < t_inf<T>())) m = 0;
+    const T m = row_shift(p, k, lane);
     T s = 0, t = 0;
     for (i64 j = lane; j < k; j += 32) s += t_exp(p[j] - m), t += gr[j];
     s = warp_reduce(OpSum, s);
