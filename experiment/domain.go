@@ -171,6 +171,10 @@ type domainTask struct {
 	ck  *runCheckpoint
 	// cached is the base network's file in Training.BaseCache ("": none).
 	cached string
+	// augment, when set, makes the source's inputs of each epoch of the
+	// base stage (from 0), rows in source's order: the training
+	// transform's random crops. The later stages see source.X.
+	augment func(epoch int) (*tensor.Tensor[float32], error)
 }
 
 // runDomain trains, for one seed, the base network of task on its source
@@ -216,6 +220,9 @@ func runDomain(s Study, t Training, r train.Recipe, seed uint64, task domainTask
 		base.Base.Checkpoint = func(st train.StageState) error { return ck.saveBase(model, st, r.Base.Epochs) }
 		if err := t.onDevice(func(dev tensor.Device[float32]) error {
 			nn.ToDevice[float32](model, dev)
+			if task.augment != nil {
+				return baseAugmented(rand.New(ck.train), base, model, sp.source, task.augment, dev)
+			}
 			return train.Base(rand.New(ck.train), base, model, sp.source.To(dev))
 		}); err != nil {
 			return nil, err
@@ -295,6 +302,44 @@ func runDomain(s Study, t Training, r train.Recipe, seed uint64, task domainTask
 		out[i].Shift, out[i].Setup, out[i].Seed = DigitsShift(task.target), task.setup, seed
 	}
 	return out, err
+}
+
+// baseAugmented is train.Base with the source's inputs made again for
+// each epoch by augment: the stage run one epoch at a time, each resuming
+// from the state the last left (r.Base.Resume for the first), which is
+// train.Base's run bit for bit when augment gives the same inputs every
+// time. r.Base's Checkpoint is called after every epoch, as by
+// train.Base.
+func baseAugmented(rng *rand.Rand, r train.Recipe, m *ecl.Classifier[float32], src datasets.Split[float32], augment func(epoch int) (*tensor.Tensor[float32], error), dev tensor.Device[float32]) error {
+	state, save := r.Base.Resume, r.Base.Checkpoint
+	from := 0
+	if state != nil {
+		from = state.Epoch
+	}
+	for epoch := from; epoch < r.Base.Epochs; epoch++ {
+		x, err := augment(epoch)
+		if err != nil {
+			return err
+		}
+		if x.Dim(0) != src.Len() {
+			return fmt.Errorf("experiment: epoch %d's augmented inputs have %d rows for the %d of %s", epoch+1, x.Dim(0), src.Len(), src.Name)
+		}
+		s := src
+		s.X = x
+		one := r
+		one.Base.Epochs, one.Base.Resume = epoch+1, state
+		one.Base.Checkpoint = func(st train.StageState) error {
+			state = &st
+			if save != nil {
+				return save(st)
+			}
+			return nil
+		}
+		if err := train.Base(rng, one, m, s.To(dev)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // heads makes a network of a main head of k outputs and an auxiliary

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -54,6 +56,22 @@ type ImagesConfig struct {
 	// per domain, named by a hash of the network, its weights and the
 	// domain's images (a temporary folder, removed after, when empty).
 	FeatureCache string `json:"-"`
+	// Augment trains a small network's base stage on torchvision's
+	// training transform (images.RandomResizedCrop at 28, flipped with
+	// probability 0.5, normalised to [−1, 1]), drawn again for every
+	// epoch, each image from its own stream of the seed, epoch and place;
+	// the crops are taken from each image bounded to a shorter side of
+	// 115 (trainPrep: a larger image is first resized to it, the same
+	// with or without Cache). The held-out and target images, and the later
+	// stages, use the evaluation transform. Not for FeatureArchs, whose
+	// features are computed once.
+	Augment bool `json:",omitempty"`
+	// Cache is a folder of decoded images (images.OpenCache), one
+	// subfolder per domain and preparation, reused by later runs and
+	// rebuilt when the images change; empty: none. The results are the
+	// same with or without it. Not for FeatureArchs (FeatureCache keeps
+	// their features).
+	Cache string `json:"-"`
 }
 
 // ImagesSplit chooses an image task's domains and subsets. With PACS's
@@ -100,6 +118,10 @@ func (c ImagesConfig) Validate() error {
 		settings = append(settings, &SettingError{"WholeNetwork", true, "false: " + c.Arch + "'s backbone is frozen (fine-tuning it is not done)"})
 	case c.MaxPixels < 0:
 		settings = append(settings, &SettingError{"MaxPixels", c.MaxPixels, "at least 1 (0: the default)"})
+	case large && c.Augment:
+		settings = append(settings, &SettingError{"Augment", true, "false: " + c.Arch + "'s features are computed once with the evaluation transform (a frozen backbone's base network is a head on them)"})
+	case large && c.Cache != "":
+		settings = append(settings, &SettingError{"Cache", c.Cache, "empty: " + c.Arch + "'s features are cached in FeatureCache, which is read instead of the images"})
 	}
 	for _, f := range []struct {
 		field string
@@ -126,6 +148,64 @@ type imagesData struct {
 	sums    map[string]string
 	// Skipped lists the images and list entries left out, and why.
 	skipped []string
+	// train reads each source domain's images for the training
+	// transform (with Augment), prepared by trainPrep.
+	train map[string]images.Reader
+	// caches are the decoded-image caches open.
+	caches []*images.Cache
+}
+
+// close closes the caches.
+func (data *imagesData) close() {
+	for _, c := range data.caches {
+		c.Close()
+	}
+}
+
+// smallTrainTransform is the training transform of SmallArchs (Augment):
+// torchvision's RandomResizedCrop at their side and flip, normalised to
+// [−1, 1] as their evaluation inputs are.
+func smallTrainTransform() images.TrainTransform {
+	t := images.RandomResizedCrop(smallSide)
+	t.Mean, t.Std = [3]float32{0.5, 0.5, 0.5}, [3]float32{0.5, 0.5, 0.5}
+	return t
+}
+
+// trainPrep is what is done to an image before the training transform
+// crops it: its shorter side bounded to the transform's MinSide (115 for
+// 28), the smallest at which its smallest crops are not enlarged.
+func trainPrep() images.Prep { return images.Prep{Side: smallTrainTransform().MinSide(), Bound: true} }
+
+// evalTransform is the evaluation transform of SmallArchs: resize and
+// centre crop to their side, normalised to [−1, 1].
+func evalTransform() images.Transform {
+	half := [3]float32{0.5, 0.5, 0.5}
+	return images.Transform{Resize: smallSide, Crop: smallSide, Mean: half, Std: half}
+}
+
+// reader is the images of domain d prepared by prep: from the files, or
+// from a cache in Cache (opened, or built, and kept in data.caches).
+func (c ImagesConfig) reader(data *imagesData, d *images.Domain, prep images.Prep) (images.Reader, error) {
+	files := make([]string, d.Data.Len())
+	for i := range files {
+		files[i] = d.Data.File(i)
+	}
+	if c.Cache == "" {
+		return images.Files(files, c.MaxPixels, prep), nil
+	}
+	root, err := filepath.Abs(c.Dir)
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.Sum256([]byte(root))
+	dir := filepath.Join(c.Cache, fmt.Sprintf("%s-%s-%s", d.Name, prep, hex.EncodeToString(h[:4])))
+	cache, err := images.OpenCache(files, images.CacheConfig{Dir: dir, Prep: prep, Sum: data.ds.Sums[d.Name],
+		MaxPixels: c.MaxPixels, Skip: c.Skip, Workers: c.Workers, Log: c.Log})
+	if err != nil {
+		return nil, fmt.Errorf("experiment: domain %s: %w", d.Name, err)
+	}
+	data.caches = append(data.caches, cache)
+	return cache, nil
 }
 
 // domainInputs are one domain's network inputs: x's rows are the images
@@ -147,6 +227,12 @@ func (c ImagesConfig) open() (*imagesData, error) {
 	}
 	data := &imagesData{ds: ds, sums: map[string]string{}, inputs: map[string]*domainInputs{}}
 	data.skipped = slices.Clone(ds.Skipped)
+	ok := false
+	defer func() {
+		if !ok {
+			data.close()
+		}
+	}()
 	names := append([]string{c.Split.Target}, c.Split.Sources...)
 	if c.Split.Sources == nil {
 		for _, d := range ds.Names() {
@@ -179,7 +265,7 @@ func (c ImagesConfig) open() (*imagesData, error) {
 			}
 		}
 	}
-	read := c.readImages
+	read := func(d *images.Domain) (*domainInputs, []string, error) { return c.readImages(data, d) }
 	if _, large := FeatureArchs[c.Arch]; large {
 		if data.sums["weights"], err = fileSHA256(c.Weights); err != nil {
 			return nil, err
@@ -202,6 +288,15 @@ func (c ImagesConfig) open() (*imagesData, error) {
 		}
 		data.inputs[n], data.skipped = in, append(data.skipped, skipped...)
 	}
+	if c.Augment {
+		data.train = map[string]images.Reader{}
+		for _, n := range data.sources {
+			if data.train[n], err = c.reader(data, ds.Domain(n), trainPrep()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ok = true
 	return data, nil
 }
 
@@ -220,18 +315,23 @@ func unreadable(d *images.Dataset, skip bool) ([]string, error) {
 }
 
 // readImages decodes the domain's images at the small networks' side,
-// normalised to [−1, 1].
-func (c ImagesConfig) readImages(d *images.Domain) (*domainInputs, []string, error) {
+// normalised to [−1, 1] (evalTransform), from the files or from a cache
+// of them resized to that side, which gives the same tensors.
+func (c ImagesConfig) readImages(data *imagesData, d *images.Domain) (*domainInputs, []string, error) {
 	skipped, err := unreadable(d.Data, c.Skip)
 	if err != nil {
 		return nil, nil, fmt.Errorf("experiment: %w", err)
 	}
-	files := make([]string, d.Data.Len())
-	for i := range files {
-		files[i] = d.Data.File(i)
+	t := evalTransform()
+	var prep images.Prep // the files, decoded
+	if c.Cache != "" {
+		prep.Side = t.Resize // cached at the transform's resize
 	}
-	half := [3]float32{0.5, 0.5, 0.5}
-	b, err := images.Load(files, images.Transform{Resize: smallSide, Crop: smallSide, Mean: half, Std: half}, images.Options{Workers: c.Workers, MaxPixels: c.MaxPixels, Skip: c.Skip})
+	r, err := c.reader(data, d, prep)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := images.LoadFrom(r, t, images.Options{Workers: c.Workers, MaxPixels: c.MaxPixels, Skip: c.Skip})
 	if err != nil {
 		return nil, nil, fmt.Errorf("experiment: domain %s: %w", d.Name, err)
 	}
@@ -347,6 +447,35 @@ func (data *imagesData) split(n, name string, idx []int) datasets.Split[float32]
 	return datasets.Split[float32]{Name: name, X: tensor.IndexSelect(in.x, 0, r), Y: y}
 }
 
+// imageRef is image index of domain.
+type imageRef struct {
+	domain string
+	index  int
+}
+
+// refs is the images idx of domain n that were read, in split's order.
+func (data *imagesData) refs(n string, idx []int) []imageRef {
+	var out []imageRef
+	for _, i := range idx {
+		if data.inputs[n].row[i] >= 0 {
+			out = append(out, imageRef{n, i})
+		}
+	}
+	return out
+}
+
+// refReader reads the images refs from each domain's reader.
+type refReader struct {
+	refs    []imageRef
+	readers map[string]images.Reader
+}
+
+func (r refReader) Len() int { return len(r.refs) }
+
+func (r refReader) Image(i int) (*images.RGB, error) {
+	return r.readers[r.refs[i].domain].Image(r.refs[i].index)
+}
+
 // all is the indices of n images.
 func all(n int) []int {
 	idx := make([]int, n)
@@ -357,8 +486,8 @@ func all(n int) []int {
 }
 
 // task is the source, held-out, unlabelled and test splits of seed (see
-// ImagesSplit).
-func (c ImagesConfig) task(data *imagesData, seed uint64) (source, val, unlabelled, test datasets.Split[float32]) {
+// ImagesSplit), and the images of the source's rows.
+func (c ImagesConfig) task(data *imagesData, seed uint64) (source, val, unlabelled, test datasets.Split[float32], sourceImages []imageRef) {
 	o := c.Split
 	valFrac, testFrac := o.ValFraction, o.TestFraction
 	if valFrac == 0 {
@@ -369,25 +498,35 @@ func (c ImagesConfig) task(data *imagesData, seed uint64) (source, val, unlabell
 	}
 	name := strings.Join(data.sources, "+")
 	var train, held []datasets.Split[float32]
+	var trainImages []imageRef
 	for i, n := range data.sources {
 		d := data.ds.Domain(n)
 		rng := rand.New(rand.NewPCG(seed+uint64(i)+1, 1))
+		idx := all(d.Data.Len())
 		if d.Splits != nil {
-			train = append(train, data.split(n, n+" train", pick(rng, d.Splits["train"], o.MaxSource)))
+			idx = d.Splits["train"]
+		}
+		idx = pick(rng, idx, o.MaxSource)
+		if d.Splits != nil {
+			train = append(train, data.split(n, n+" train", idx))
 			held = append(held, data.split(n, n+" crossval", d.Splits["crossval"]))
 		} else {
-			train = append(train, data.split(n, n, pick(rng, all(d.Data.Len()), o.MaxSource)))
+			train = append(train, data.split(n, n, idx))
 		}
+		trainImages = append(trainImages, data.refs(n, idx)...)
 	}
 	merged := datasets.Concat(name+" train", train...)
 	if held != nil {
 		val = datasets.Concat(name+" held-out", held...)
-		source = merged
+		source, sourceImages = merged, trainImages
 	} else {
 		perm := rand.New(rand.NewPCG(seed, 0x5eed)).Perm(merged.Len())
 		nVal := max(1, int(valFrac*float64(merged.Len())))
 		val, source = merged.Rows(perm[:nVal]), merged.Rows(perm[nVal:])
 		val.Name, source.Name = name+" held-out", name+" train"
+		for _, r := range perm[nVal:] {
+			sourceImages = append(sourceImages, trainImages[r])
+		}
 	}
 	t := data.ds.Domain(o.Target)
 	rng := rand.New(rand.NewPCG(seed, 0x7a6))
@@ -403,7 +542,7 @@ func (c ImagesConfig) task(data *imagesData, seed uint64) (source, val, unlabell
 	}
 	unlabelled = data.split(o.Target, o.Target+" unlabelled", pick(rng, u, o.MaxTarget))
 	test = data.split(o.Target, o.Target+" test", pick(rng, te, o.MaxTest))
-	return source, val, unlabelled, test
+	return source, val, unlabelled, test, sourceImages
 }
 
 // RunImages trains, for each seed, the base network on the source domains
@@ -420,6 +559,7 @@ func RunImages(c ImagesConfig) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer data.close()
 	c.logSkipped(data)
 	var specs []runSpec
 	for run := range c.Runs {
@@ -442,6 +582,7 @@ func (c ImagesConfig) RunOne(i int) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer data.close()
 	return c.run(r, data, c.Seed+uint64(i))
 }
 
@@ -474,7 +615,7 @@ func (c ImagesConfig) spec(seed uint64, sums map[string]string) runSpec {
 
 // run trains and evaluates every model of one seed.
 func (c ImagesConfig) run(r train.Recipe, data *imagesData, seed uint64) ([]Result, error) {
-	source, val, unlabelled, test := c.task(data, seed)
+	source, val, unlabelled, test, sourceImages := c.task(data, seed)
 	for _, s := range []datasets.Split[float32]{source, val, unlabelled, test} {
 		if s.Len() == 0 {
 			return nil, fmt.Errorf("experiment: seed %d: split %s has no images (too few images read, or limits too small)", seed, s.Name)
@@ -489,6 +630,9 @@ func (c ImagesConfig) run(r train.Recipe, data *imagesData, seed uint64) ([]Resu
 		task.net = func(rng *rand.Rand, auxOut int) (*ecl.Classifier[float32], error) {
 			return NewSmallNet(c.Arch, rng, k, auxOut)
 		}
+		if c.Augment {
+			task.augment = c.augment(data, sourceImages, seed)
+		}
 	}
 	var err error
 	sums := data.sums
@@ -497,8 +641,30 @@ func (c ImagesConfig) run(r train.Recipe, data *imagesData, seed uint64) ([]Resu
 	}
 	o := c.Split
 	o.Seed = seed
-	if task.cached, err = c.basePath(c.Arch, o.Target, seed, o, sums); err != nil {
+	if task.cached, err = c.basePath(c.Arch, o.Target, seed, augmentedSplit{o, c.Augment}, sums); err != nil {
 		return nil, err
 	}
 	return runDomain(c.Study, c.Training, r, seed, task)
+}
+
+// augmentedSplit keys a base network trained with Augment apart from one
+// without (the same JSON as the split's without it).
+type augmentedSplit struct {
+	ImagesSplit
+	Augment bool `json:",omitempty"`
+}
+
+// augment makes each epoch's source inputs of the run of seed: the
+// training transform of the images refs, image i's random choices from
+// images.Stream(seed, epoch, i).
+func (c ImagesConfig) augment(data *imagesData, refs []imageRef, seed uint64) func(epoch int) (*tensor.Tensor[float32], error) {
+	r := refReader{refs, data.train}
+	t := smallTrainTransform()
+	return func(epoch int) (*tensor.Tensor[float32], error) {
+		b, err := images.LoadTrain(r, t, seed, epoch, images.Options{Workers: c.Workers})
+		if err != nil {
+			return nil, fmt.Errorf("experiment: the training transform's epoch %d: %w", epoch+1, err)
+		}
+		return tensor.FromSlice(b.X, len(b.Index), 3, smallSide, smallSide), nil
+	}
 }

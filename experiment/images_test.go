@@ -1,9 +1,11 @@
 package experiment
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,11 +172,64 @@ func TestImagesSplitLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, val, u, test := c.task(data, 1)
+	src, val, u, test, _ := c.task(data, 1)
 	if src.Len() != 16 || val.Len() != 4 || u.Len() != 8 || test.Len() != 4 {
 		t.Errorf("splits of %d, %d, %d, %d images, want the lists' 16, 4, 8, 4", src.Len(), val.Len(), u.Len(), test.Len())
 	}
 	if data.sums["photo_test_kfold.txt"] == "" {
 		t.Errorf("the lists are not in the checksums: %v", data.sums)
+	}
+}
+
+// With Cache the rows are those without it; with Augment the base network
+// trains on the training transform's crops, giving other rows, the same
+// again from the seed with any number of workers and with or without
+// Cache; a frozen backbone refuses both settings.
+func TestImagesAugmentAndCache(t *testing.T) {
+	dir := imageDomains(t, 6)
+	c := tinyImages(dir)
+	c.Methods = []string{"ts"}
+	run := func(c ImagesConfig) []Result {
+		t.Helper()
+		rows, err := RunImages(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	plain := run(c)
+	c.Cache = t.TempDir()
+	sameRows(t, run(c), plain)
+	if m, _ := filepath.Glob(filepath.Join(c.Cache, "*-side28-*", "shard-000000.bin")); len(m) != 3 {
+		t.Errorf("caches %v, want one per domain", m)
+	}
+	c.Augment = true
+	augmented := run(c)
+	if m, _ := filepath.Glob(filepath.Join(c.Cache, "*-bound115-*", "shard-000000.bin")); len(m) != 2 {
+		t.Errorf("training caches %v, want one per source domain", m)
+	}
+	if len(augmented) != len(plain) || !slices.ContainsFunc(augmented, func(r Result) bool { return r.Target != plain[0].Target }) {
+		t.Error("the augmented base network's rows are those without augmentation")
+	}
+	c.Cache = ""
+	for _, workers := range []int{1, 3} {
+		c.Workers = workers
+		sameRows(t, run(c), augmented)
+	}
+	o := ImagesSplit{Target: "photo", MaxSource: 3, Seed: 2}
+	with, _ := json.Marshal(augmentedSplit{o, false})
+	without, _ := json.Marshal(o)
+	if string(with) != string(without) {
+		t.Errorf("the base cache's key of a split without Augment changed: %s, was %s", with, without)
+	}
+	frozen := tinyImages(dir)
+	frozen.Arch, frozen.Weights = "resnet_tiny", "../nn/testdata/resnet_tiny.pth"
+	frozen.Augment = true
+	if err := frozen.Validate(); err == nil || !strings.Contains(err.Error(), "Augment") {
+		t.Errorf("augmenting a frozen backbone: %v", err)
+	}
+	frozen.Augment, frozen.Cache = false, t.TempDir()
+	if err := frozen.Validate(); err == nil || !strings.Contains(err.Error(), "Cache") {
+		t.Errorf("an image cache for a frozen backbone: %v", err)
 	}
 }

@@ -12,6 +12,11 @@ import (
 
 func runImages(args []string) error { return imagesStudy(args, false) }
 
+func init() {
+	// ImagesConfig's settings of these flags, for flagError.
+	settingFlags["Augment"], settingFlags["Cache"] = "augment", "cache"
+}
+
 // imagesStudy is ecl images; with check, it parses and validates args and
 // returns without running anything (ecl sweep's check of its jobs).
 func imagesStudy(args []string, check bool) error {
@@ -35,6 +40,8 @@ func imagesStudy(args []string, check bool) error {
 	fs.Int64Var(&c.MaxPixels, "max-pixels", images.DefaultMaxPixels, "the largest image decoded, in pixels (checked from its header before decoding)")
 	fs.IntVar(&c.Workers, "workers", 0, "images decoded at once (0: one per core)")
 	fs.IntVar(&c.FeatureBatch, "feature-batch", 32, fmt.Sprintf("images per forward pass of a frozen backbone, 1 to %d", experiment.MaxBatch))
+	fs.StringVar(&c.Cache, "cache", "", "folder of decoded images for the small networks (lenet5, resnet20, densenet40): each domain's images decoded once into shard files, reused by later runs and rebuilt when the images change; the same results as without it (empty: none; a frozen backbone reads -feature-cache instead)")
+	fs.BoolVar(&c.Augment, "augment", false, "train a small network's base stage on torchvision's training transform (RandomResizedCrop to 28 of each image bounded to a shorter side of 115, flip with probability 0.5), drawn again each epoch from the seed; the held-out and target images and the later stages keep the evaluation transform. Not for a frozen backbone, whose features are computed once with the evaluation transform (default: off, the evaluation transform throughout)")
 	cache := fs.String("feature-cache", "", "folder of a frozen backbone's features, one .npz per domain, reused by later runs (default: -out/features; a temporary folder without -out)")
 	f := addDomainFlags(fs, &c.Training, "images")
 	if err := parseFlags(fs, args, check); err != nil {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,6 +48,41 @@ func TestImagesKilledAndResumed(t *testing.T) {
 	}
 }
 
+// ecl images -augment -cache: killed in the base stage and run again, it
+// reads the cache the killed run built and ends with the tables and files
+// of an uninterrupted run; without -cache it prints the same tables, and
+// without -augment others.
+func TestImagesAugmentCacheKilledAndResumed(t *testing.T) {
+	bin := buildECL(t)
+	data := imageDomains(t, 10)
+	plain := []string{"images", "-data", data, "-target", "photo", "-arch", "lenet5", "-epochs", "6", "-aux-epochs", "2", "-ecl-epochs", "2",
+		"-batch", "5", "-lr", "0.01", "-methods", "ts", "-paradigms", "toplabel", "-runs", "1", "-diagram-dpi", "40", "-out", "out"}
+	augment := append(slices.Clone(plain), "-augment")
+	args := append(slices.Clone(augment), "-cache", "cache")
+	want, _, wantFiles := uninterrupted(t, bin, args...)
+	dir := t.TempDir()
+	killAfter(t, bin, args, dir, "base epoch 3/6")
+	got, log := resumeIn(t, bin, args, dir)
+	if !strings.Contains(log, "base stage resumed after epoch") || strings.Contains(log, "decoding images") {
+		t.Errorf("not resumed, or the cache built again:\n%s", log)
+	}
+	if digitsTable(got) != digitsTable(want) {
+		t.Errorf("tables differ:\n%s\nwant\n%s", got, want)
+	}
+	sameStudyFiles(t, "resumed", studyFiles(t, filepath.Join(dir, "out")), wantFiles)
+	if m, _ := filepath.Glob(filepath.Join(dir, "cache", "*", "shard-*.bin")); len(m) != 5 {
+		t.Errorf("cache shards %v, want 3 domains at 28 and 2 sources bounded to 115", m)
+	}
+	noCache, _, _ := uninterrupted(t, bin, augment...)
+	if digitsTable(noCache) != digitsTable(want) {
+		t.Errorf("without -cache, tables differ:\n%s\nwant\n%s", noCache, want)
+	}
+	notAugmented, _, _ := uninterrupted(t, bin, plain...)
+	if digitsTable(notAugmented) == digitsTable(want) {
+		t.Error("without -augment, the same tables")
+	}
+}
+
 // With a frozen torchvision backbone (the tiny ResNet of nn's fixtures,
 // random weights) the features go to -out/features, one file per domain.
 func TestImagesFrozenBackbone(t *testing.T) {
@@ -81,6 +117,8 @@ func TestImagesErrors(t *testing.T) {
 		{"weights for a small network", nil, []string{"-target", "photo", "-weights", "x.pth"}, []string{"-weights x.pth", "trained from scratch"}},
 		{"no weights", nil, []string{"-target", "photo", "-arch", "resnet50"}, []string{"-weights", "resnet50"}},
 		{"fit that needs the frozen backbone", nil, []string{"-target", "photo", "-aux-fit", "plain,iw", "-ecl-whole"}, []string{"-aux-fit iw", "want plain when the whole network is fine-tuned"}},
+		{"augmenting a frozen backbone", nil, []string{"-target", "photo", "-arch", "resnet50", "-weights", "x.pth", "-augment"}, []string{"-augment true", "computed once"}},
+		{"an image cache for a frozen backbone", nil, []string{"-target", "photo", "-arch", "resnet50", "-weights", "x.pth", "-cache", "c"}, []string{"-cache c", "features are cached"}},
 		{"unknown fit", nil, []string{"-target", "photo", "-aux-fit", "foo"}, []string{"-aux-fit foo", "want one of plain, iw, crossfit, pseudocal"}},
 		{"changed file", func() {
 			if err := os.WriteFile(filepath.Join(data, "art", "dog", "img-00.jpg"), []byte("changed"), 0o644); err != nil {

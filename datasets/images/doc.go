@@ -35,7 +35,25 @@
 // that a study's results are keyed by the images they came from and a
 // file changed since is an error naming it.
 //
+// TrainTransform is torchvision's training transform: RandomResizedCrop
+// (the box drawn by torchvision's algorithm, ten tries then the central
+// fallback, cropped and resized with the same bilinear filter),
+// RandomHorizontalFlip and the normalisation, every random choice from a
+// *rand.Rand; Stream gives each image of an epoch its own stream of a
+// seed.
+//
 // Load decodes and transforms a list of images on a bounded pool of
-// workers. A bad file (truncated, not an image, too large) is an *Error
-// naming it, or, with Skip, counted and left out.
+// workers; LoadFrom and LoadTrain do so for the images of a Reader (Files
+// decodes them, a Cache reads them back). A bad file (truncated, not an
+// image, too large) is an *Error naming it, or, with Skip, counted and
+// left out.
+//
+// OpenCache keeps a list's images decoded, prepared (Prep: the shorter
+// side resized as the evaluation transform resizes it, which then gives
+// the files' tensors byte for byte, or bounded for the training transform)
+// and stored as 8-bit RGB in shard files, keyed by the files' checksums
+// and the settings: a cache of other images or settings is rebuilt, a
+// killed build resumes after its last complete shard, and a shard whose
+// header or table disagrees with its size is a *CacheError naming the
+// file and the offset.
 package images

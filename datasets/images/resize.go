@@ -75,24 +75,38 @@ func Resize(img *RGB, w, h int) *RGB {
 // a centre crop after a resize, as torchvision's evaluation transform
 // makes, byte for byte.
 func resizeWindow(img *RGB, w, h int, win image.Rectangle) *RGB {
+	return resizeBox(img, image.Rect(0, 0, img.W, img.H), w, h, win)
+}
+
+// resizeBox returns the pixels win (within w×h) of Resize of box (within
+// img) to w×h: the crop box of img resized, as PIL's
+// img.crop(box).resize((w, h), BILINEAR) (torchvision's resized_crop) and
+// without copying the crop first, and of that only the window win.
+func resizeBox(img *RGB, box image.Rectangle, w, h int, win image.Rectangle) *RGB {
 	const half = int64(1) << (precisionBits - 1)
+	bw, bh := box.Dx(), box.Dy()
 	ww, wh := win.Dx(), win.Dy()
-	// The source rows the vertical pass reads: [r0, r1).
+	// The box's rows the vertical pass reads: [r0, r1).
 	r0, r1 := win.Min.Y, win.Max.Y
 	var cv coeffs
-	if h != img.H {
-		cv = bilinearCoeffs(img.H, h)
-		r0, r1 = img.H, 0
+	if h != bh {
+		cv = bilinearCoeffs(bh, h)
+		r0, r1 = bh, 0
 		for y := win.Min.Y; y < win.Max.Y; y++ {
 			r0, r1 = min(r0, cv.lo[y]), max(r1, cv.lo[y]+cv.n[y])
 		}
 		r1 = max(r0, r1)
 	}
 	mid := &RGB{W: ww, H: r1 - r0, Pix: make([]uint8, 3*ww*(r1-r0))}
-	if w != img.W {
-		c := bilinearCoeffs(img.W, w)
+	// row is the box's row y.
+	row := func(y int) []uint8 {
+		at := 3 * ((box.Min.Y+y)*img.W + box.Min.X)
+		return img.Pix[at : at+3*bw]
+	}
+	if w != bw {
+		c := bilinearCoeffs(bw, w)
 		for y := r0; y < r1; y++ {
-			row := img.Pix[3*y*img.W : 3*(y+1)*img.W]
+			row := row(y)
 			o := mid.Pix[3*(y-r0)*ww : 3*(y-r0+1)*ww]
 			for x := win.Min.X; x < win.Max.X; x++ {
 				k := c.k[x*c.size : x*c.size+c.n[x]]
@@ -110,10 +124,10 @@ func resizeWindow(img *RGB, w, h int, win image.Rectangle) *RGB {
 		}
 	} else {
 		for y := r0; y < r1; y++ {
-			copy(mid.Pix[3*(y-r0)*ww:3*(y-r0+1)*ww], img.Pix[3*(y*img.W+win.Min.X):])
+			copy(mid.Pix[3*(y-r0)*ww:3*(y-r0+1)*ww], row(y)[3*win.Min.X:])
 		}
 	}
-	if h == img.H {
+	if h == bh {
 		return mid
 	}
 	stride := 3 * ww

@@ -61,24 +61,47 @@ func Size(w, h, s int) (int, int) {
 func pyRound(x float64) int { return int(math.RoundToEven(x)) }
 
 // Apply transforms img into dst, [3, Crop, Crop] float32 (CHW), and
-// returns it; dst is allocated when it is shorter than 3·Crop².
+// returns it; dst is allocated when it is shorter than 3·Crop². An image
+// already of the resized size (a Cache's of Prep{Side: Resize}) is
+// cropped without a copy.
 func (t Transform) Apply(img *RGB, dst []float32) []float32 {
 	w, h := Size(img.W, img.H, t.Resize)
 	c := t.Crop
 	top, left := pyRound(float64(h-c)/2), pyRound(float64(w-c)/2)
-	r := resizeWindow(img, w, h, image.Rect(left, top, left+c, top+c))
+	pix, stride, at := img.Pix, 3*img.W, 3*(top*img.W+left)
+	if w != img.W || h != img.H {
+		pix, stride, at = resizeWindow(img, w, h, image.Rect(left, top, left+c, top+c)).Pix, 3*c, 0
+	}
+	return normalise(pix[at:], stride, c, false, t.Mean, t.Std, dst)
+}
+
+// normalise writes the c×c RGB pixels of pix (rows stride bytes apart),
+// mirrored left to right with flip, into dst as [3, c, c] float32 (CHW),
+// scaled to [0, 1] and normalised by mean and std, and returns it; dst is
+// allocated when it is shorter than 3·c².
+func normalise(pix []uint8, stride, c int, flip bool, mean, std [3]float32, dst []float32) []float32 {
 	if len(dst) < 3*c*c {
 		dst = make([]float32, 3*c*c)
 	}
 	dst = dst[:3*c*c]
+	var lut [256]float32
 	for ch := range 3 {
-		m, s := t.Mean[ch], t.Std[ch]
+		m, s := mean[ch], std[ch]
+		for v := range lut {
+			lut[v] = (float32(v)/255 - m) / s
+		}
 		out := dst[ch*c*c:]
 		for y := range c {
-			row := r.Pix[3*y*c+ch:]
-			for x := range c {
-				v := float32(row[3*x]) / 255
-				out[y*c+x] = (v - m) / s
+			row := pix[y*stride+ch:]
+			o := out[y*c : (y+1)*c]
+			if flip {
+				for x := range c {
+					o[c-1-x] = lut[row[3*x]]
+				}
+				continue
+			}
+			for x := range o {
+				o[x] = lut[row[3*x]]
 			}
 		}
 	}
