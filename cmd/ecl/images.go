@@ -12,11 +12,6 @@ import (
 
 func runImages(args []string) error { return imagesStudy(args, false) }
 
-func init() {
-	// ImagesConfig's settings of these flags, for flagError.
-	settingFlags["Augment"], settingFlags["Cache"] = "augment", "cache"
-}
-
 // imagesStudy is ecl images; with check, it parses and validates args and
 // returns without running anything (ecl sweep's check of its jobs).
 func imagesStudy(args []string, check bool) error {
