@@ -62,7 +62,7 @@ func TestImagesAugmentCacheKilledAndResumed(t *testing.T) {
 	want, _, wantFiles := uninterrupted(t, bin, args...)
 	dir := t.TempDir()
 	killAfter(t, bin, args, dir, "base epoch 3/6")
-	got, log := resumeIn(t, bin, args, dir)
+	got, log := resumeIn(t, "killed after base epoch 3/6 with -augment -cache", bin, args, dir)
 	if !strings.Contains(log, "base stage resumed after epoch") || strings.Contains(log, "decoding images") {
 		t.Errorf("not resumed, or the cache built again:\n%s", log)
 	}
