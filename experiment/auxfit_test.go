@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ecl-go/ecl/datasets/images/imagestest"
 	"github.com/ecl-go/ecl/datasets/sim"
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/ecl/baselines"
@@ -207,7 +208,7 @@ func TestRunDigitsAuxFit(t *testing.T) {
 // (PseudoCal mixes those), every fit its own row. Like the digits', its
 // fits other than plain need the frozen backbone.
 func TestRunImagesAuxFit(t *testing.T) {
-	c := tinyImages(imageDomains(t, 24))
+	c := tinyImages(imagestest.TempDomains(t, 24))
 	c.Arch, c.Weights, c.FeatureCache = "resnet_tiny", "../nn/testdata/resnet_tiny.pth", t.TempDir()
 	// A base head whose target predictions differ (PseudoCal mixes pairs
 	// that do).

@@ -13,16 +13,6 @@ import (
 	"github.com/ecl-go/ecl/ecl"
 )
 
-// imageDomains writes three domains of two classes of n images each.
-func imageDomains(t *testing.T, n int) string {
-	t.Helper()
-	root := t.TempDir()
-	if err := imagestest.Domains(root, []string{"art", "photo", "sketch"}, []string{"dog", "horse"}, n, 0); err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
 // sameRows fails unless a and b have the same methods and scores.
 func sameRows(t *testing.T, a, b []Result) {
 	t.Helper()
@@ -49,7 +39,7 @@ func tinyImages(dir string) ImagesConfig {
 // reports every row on the target, the same from the same seed; its
 // records are keyed by the domains' manifest.
 func TestImagesSmallNetwork(t *testing.T) {
-	dir := imageDomains(t, 8)
+	dir := imagestest.TempDomains(t, 8)
 	c := tinyImages(dir)
 	c.Methods = []string{"ts"}
 	a, err := RunImages(c)
@@ -86,7 +76,7 @@ func TestImagesSmallNetwork(t *testing.T) {
 // features are computed once per domain into the cache and read from it
 // by the next study.
 func TestImagesFrozenBackbone(t *testing.T) {
-	dir := imageDomains(t, 6)
+	dir := imagestest.TempDomains(t, 6)
 	c := tinyImages(dir)
 	c.Arch, c.Weights, c.FeatureCache = "resnet_tiny", "../nn/testdata/resnet_tiny.pth", t.TempDir()
 	c.Methods, c.Control = []string{"ts"}, false
@@ -124,7 +114,7 @@ func TestImagesFrozenBackbone(t *testing.T) {
 // A truncated JPEG stops the study with an error naming it; with Skip it
 // is left out and counted.
 func TestImagesBadFile(t *testing.T) {
-	dir := imageDomains(t, 6)
+	dir := imagestest.TempDomains(t, 6)
 	bad := filepath.Join(dir, "sketch", "dog", "img-00.jpg")
 	b, err := os.ReadFile(bad)
 	if err != nil {
@@ -151,7 +141,7 @@ func TestImagesBadFile(t *testing.T) {
 
 // With PACS's split lists the splits are the lists'.
 func TestImagesSplitLists(t *testing.T) {
-	dir := imageDomains(t, 6)
+	dir := imagestest.TempDomains(t, 6)
 	for _, d := range []string{"art", "photo", "sketch"} {
 		lines := map[string]string{}
 		for k, class := range []string{"dog", "horse"} {
@@ -186,7 +176,7 @@ func TestImagesSplitLists(t *testing.T) {
 // again from the seed with any number of workers and with or without
 // Cache; a frozen backbone refuses both settings.
 func TestImagesAugmentAndCache(t *testing.T) {
-	dir := imageDomains(t, 6)
+	dir := imagestest.TempDomains(t, 6)
 	c := tinyImages(dir)
 	c.Methods = []string{"ts"}
 	run := func(c ImagesConfig) []Result {

@@ -11,21 +11,11 @@ import (
 	"github.com/ecl-go/ecl/datasets/images/imagestest"
 )
 
-// imageDomains writes three domains of two classes of n images each.
-func imageDomains(t *testing.T, n int) string {
-	t.Helper()
-	root := t.TempDir()
-	if err := imagestest.Domains(root, []string{"art", "photo", "sketch"}, []string{"dog", "horse"}, n, 0); err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
 // ecl images killed in its base stage and run again ends with the tables
 // and files of an uninterrupted run; ecl report reads its records.
 func TestImagesKilledAndResumed(t *testing.T) {
 	bin := buildECL(t)
-	data := imageDomains(t, 10)
+	data := imagestest.TempDomains(t, 10)
 	args := []string{"images", "-data", data, "-target", "photo", "-arch", "lenet5", "-epochs", "6", "-aux-epochs", "2", "-ecl-epochs", "2",
 		"-batch", "5", "-lr", "0.01", "-methods", "ts", "-paradigms", "toplabel", "-runs", "1", "-diagram-dpi", "40", "-out", "out"}
 	want, _, wantFiles := uninterrupted(t, bin, args...)
@@ -54,7 +44,7 @@ func TestImagesKilledAndResumed(t *testing.T) {
 // without -augment others.
 func TestImagesAugmentCacheKilledAndResumed(t *testing.T) {
 	bin := buildECL(t)
-	data := imageDomains(t, 10)
+	data := imagestest.TempDomains(t, 10)
 	plain := []string{"images", "-data", data, "-target", "photo", "-arch", "lenet5", "-epochs", "6", "-aux-epochs", "2", "-ecl-epochs", "2",
 		"-batch", "5", "-lr", "0.01", "-methods", "ts", "-paradigms", "toplabel", "-runs", "1", "-diagram-dpi", "40", "-out", "out"}
 	augment := append(slices.Clone(plain), "-augment")
@@ -87,7 +77,7 @@ func TestImagesAugmentCacheKilledAndResumed(t *testing.T) {
 // random weights) the features go to -out/features, one file per domain.
 func TestImagesFrozenBackbone(t *testing.T) {
 	withTinyArchs(t)
-	data := imageDomains(t, 6)
+	data := imagestest.TempDomains(t, 6)
 	out := filepath.Join(t.TempDir(), "out")
 	err := runImages([]string{"-data", data, "-target", "sketch", "-arch", "resnet_tiny", "-weights", "../../nn/testdata/resnet_tiny.pth",
 		"-epochs", "2", "-batch", "5", "-methods", "ts", "-paradigms", "toplabel", "-runs", "1", "-quiet", "-diagram-dpi", "40", "-out", out})
@@ -104,7 +94,7 @@ func TestImagesFrozenBackbone(t *testing.T) {
 
 // Bad data and settings are errors naming what is wrong.
 func TestImagesErrors(t *testing.T) {
-	data := imageDomains(t, 4)
+	data := imagestest.TempDomains(t, 4)
 	base := []string{"-data", data, "-epochs", "1", "-batch", "4", "-methods", "none", "-paradigms", "toplabel", "-runs", "1", "-quiet", "-out", ""}
 	for _, c := range []struct {
 		name  string

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"testing"
 )
 
 // Image is a random w×h image: a smooth colour field with noise, RGB,
@@ -108,4 +109,16 @@ func Domains(root string, domains, classes []string, n int, seed uint64) error {
 		}
 	}
 	return nil
+}
+
+// TempDomains writes three domains (art, photo, sketch) of two classes
+// (dog, horse) of n images each, drawn from seed 0, in a temporary folder
+// of t, and returns it; a failure ends the test.
+func TempDomains(t testing.TB, n int) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := Domains(root, []string{"art", "photo", "sketch"}, []string{"dog", "horse"}, n, 0); err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
