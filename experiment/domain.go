@@ -175,6 +175,9 @@ type domainTask struct {
 	// base stage (from 0), rows in source's order: the training
 	// transform's random crops. The later stages see source.X.
 	augment func(epoch int) (*tensor.Tensor[float32], error)
+	// pretrained, when set, is the base network's main head as it is
+	// (a network's own classifier on its features): no base stage.
+	pretrained *nn.Linear[float32]
 }
 
 // runDomain trains, for one seed, the base network of task on its source
@@ -201,6 +204,11 @@ func runDomain(s Study, t Training, r train.Recipe, seed uint64, task domainTask
 		return nil, err
 	}
 	switch _, statErr := os.Stat(cached); {
+	case task.pretrained != nil:
+		if err := copyLinear(model.Main, task.pretrained); err != nil {
+			return nil, err
+		}
+		logf("seed %d: base network: the pretrained head", seed)
 	case cached != "" && statErr == nil:
 		if err := nn.Load(cached, nn.Module[float32](model)); err != nil {
 			return nil, err
@@ -349,6 +357,17 @@ func heads(dim, k int) func(rng *rand.Rand, auxOut int) (*ecl.Classifier[float32
 		vb := nn.NewVars[float32]()
 		return &ecl.Classifier[float32]{Backbone: nn.Sequential[float32]{}, Main: nn.NewLinear(vb.Sub("main"), rng, dim, k), Aux: nn.NewLinear(vb.Sub("aux"), rng, dim, auxOut)}, nil
 	}
+}
+
+// copyLinear copies the weights of the linear layer from into to.
+func copyLinear(to nn.Module[float32], from *nn.Linear[float32]) error {
+	l, ok := to.(*nn.Linear[float32])
+	if !ok || !slices.Equal(l.W.Shape(), from.W.Shape()) {
+		return fmt.Errorf("experiment: a pretrained head %v into a main head %T", from.W.Shape(), to)
+	}
+	tensor.CopyInto(l.W.Value, from.W.Value)
+	tensor.CopyInto(l.B.Value, from.B.Value)
+	return nil
 }
 
 // runSpecs computes the runs specs of study (run i by run(i)), writes

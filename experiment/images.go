@@ -15,6 +15,7 @@ import (
 	"github.com/ecl-go/ecl/datasets/digits"
 	"github.com/ecl-go/ecl/datasets/images"
 	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
 	"github.com/ecl-go/ecl/train"
 )
@@ -72,6 +73,12 @@ type ImagesConfig struct {
 	// same with or without it. Not for FeatureArchs (FeatureCache keeps
 	// their features).
 	Cache string `json:"-"`
+	// PretrainedHead makes the base network the weights file's own
+	// classifier on the backbone's features (ImageNet's for
+	// ImageNet→Sketch, whose class folders sort into ImageNet-1k's order)
+	// instead of a new head trained on the source; the file's head must
+	// have one output per class of the domains. Only for FeatureArchs.
+	PretrainedHead bool `json:",omitempty"`
 }
 
 // ImagesSplit chooses an image task's domains and subsets. With PACS's
@@ -120,6 +127,8 @@ func (c ImagesConfig) Validate() error {
 		settings = append(settings, &SettingError{"MaxPixels", c.MaxPixels, "at least 1 (0: the default)"})
 	case large && c.Augment:
 		settings = append(settings, &SettingError{"Augment", true, "false: " + c.Arch + "'s features are computed once with the evaluation transform (a frozen backbone's base network is a head on them)"})
+	case !large && c.PretrainedHead:
+		settings = append(settings, &SettingError{"PretrainedHead", true, "false: " + c.Arch + " is trained from scratch and has no pretrained head"})
 	case large && c.Cache != "":
 		settings = append(settings, &SettingError{"Cache", c.Cache, "empty: " + c.Arch + "'s features are cached in FeatureCache, which is read instead of the images"})
 	}
@@ -153,6 +162,8 @@ type imagesData struct {
 	train map[string]images.Reader
 	// caches are the decoded-image caches open.
 	caches []*images.Cache
+	// head is the weights file's classifier (with PretrainedHead).
+	head *nn.Linear[float32]
 }
 
 // close closes the caches.
@@ -269,6 +280,11 @@ func (c ImagesConfig) open() (*imagesData, error) {
 	if _, large := FeatureArchs[c.Arch]; large {
 		if data.sums["weights"], err = fileSHA256(c.Weights); err != nil {
 			return nil, err
+		}
+		if c.PretrainedHead {
+			if data.head, err = pretrainedHead(c.Arch, c.Weights, len(ds.Classes)); err != nil {
+				return nil, err
+			}
 		}
 		cache := c.FeatureCache
 		if cache == "" {
@@ -625,7 +641,7 @@ func (c ImagesConfig) run(r train.Recipe, data *imagesData, seed uint64) ([]Resu
 	task := domainTask{source: source, val: val, unlabelled: unlabelled, test: test, target: c.Split.Target, classes: k,
 		setup: fmt.Sprintf("%s %s→%s n=%d/%d/%d", c.Arch, strings.Join(data.sources, "+"), c.Split.Target, source.Len(), unlabelled.Len(), test.Len())}
 	if _, large := FeatureArchs[c.Arch]; large {
-		task.net = heads(source.X.Dim(1), k)
+		task.net, task.pretrained = heads(source.X.Dim(1), k), data.head
 	} else {
 		task.net = func(rng *rand.Rand, auxOut int) (*ecl.Classifier[float32], error) {
 			return NewSmallNet(c.Arch, rng, k, auxOut)
@@ -641,10 +657,26 @@ func (c ImagesConfig) run(r train.Recipe, data *imagesData, seed uint64) ([]Resu
 	}
 	o := c.Split
 	o.Seed = seed
-	if task.cached, err = c.basePath(c.Arch, o.Target, seed, augmentedSplit{o, c.Augment}, sums); err != nil {
-		return nil, err
+	if task.pretrained == nil {
+		if task.cached, err = c.basePath(c.Arch, o.Target, seed, augmentedSplit{o, c.Augment}, sums); err != nil {
+			return nil, err
+		}
 	}
 	return runDomain(c.Study, c.Training, r, seed, task)
+}
+
+// pretrainedHead is the classifier of arch's weights file, which must
+// have classes outputs.
+func pretrainedHead(arch, weights string, classes int) (*nn.Linear[float32], error) {
+	a := FeatureArchs[arch]
+	net, n, err := LoadNetwork(a, weights)
+	if err != nil {
+		return nil, err
+	}
+	if n != classes || net.Head == nil {
+		return nil, fmt.Errorf("experiment: %s: its head %s has %d outputs, the domains %d classes (a pretrained head needs one output per class, in the classes' sorted order)", weights, a.Head, n, classes)
+	}
+	return net.Head, nil
 }
 
 // augmentedSplit keys a base network trained with Augment apart from one

@@ -199,7 +199,7 @@ var settingFlags = map[string]string{
 	"Split.MaxSource": "max-source", "Split.MaxTarget": "max-target", "Split.MaxTest": "max-test",
 	// ecl images
 	"Split.TestFraction": "test", "Weights": "weights", "WholeNetwork": "ecl-whole", "Workers": "workers", "FeatureBatch": "feature-batch", "MaxPixels": "max-pixels",
-	"Augment": "augment", "Cache": "cache",
+	"Augment": "augment", "Cache": "cache", "PretrainedHead": "pretrained-head",
 }
 
 // lessGC has the garbage collector run at 5× the live heap instead of 2×,
