@@ -42,7 +42,8 @@ func denseNetStep(cfg nn.DenseNetConfig, n, size int) (zero func(), forward func
 }
 
 // BenchmarkDenseNetBCStep times a training step of each of denseNetSteps
-// and reports, besides time and allocations per step, two heap sizes
+// and reports, besides time, process CPU time (cpu-ns/op, as
+// BenchmarkTrainStep) and allocations per step, two heap sizes
 // measured on separate steps before the timed ones: kept-B/op, the live
 // heap that the forward pass leaves for the backward pass (after a
 // collection, less the live heap before it), and peak-B/op, the high-water
@@ -54,7 +55,15 @@ func BenchmarkDenseNetBCStep(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			zero, forward := denseNetStep(c.cfg, c.n, c.size)
 			kept, peak := stepHeap(zero, forward)
-			loop(b, func() { zero(); forward().Backward() })
+			warm, start := false, time.Duration(0)
+			loop(b, func() {
+				zero()
+				forward().Backward()
+				if !warm { // the untimed warm-up call
+					warm, start = true, processCPU()
+				}
+			})
+			reportCPU(b, start)
 			b.ReportMetric(float64(kept), "kept-B/op")
 			b.ReportMetric(float64(peak), "peak-B/op")
 		})
