@@ -78,6 +78,7 @@ func TestDenseBlockMatchesLayers(t *testing.T) {
 		if c.transition {
 			s = append(s, NewTransition(NewVars[float64](), r, c.c+c.layers*c.g))
 		}
+		randomParams(r, s)
 		fused, layers := fusedAndLayers(t, s, tensor.RandNormal[float64](r, 0, 1, c.n, c.c, c.h, c.w), nil)
 		if err := sameRuns(fused, layers, 1e-12); err != nil {
 			t.Errorf("%+v: %v", c, err)
@@ -99,10 +100,16 @@ func bottleneckBlock[T tensor.Float](seed uint64, n, c, g, bn, layers, h, w int,
 		vb := NewVars[T]()
 		s = append(s, &TVTransition[T]{Vars: vb, Norm: NewBatchNorm2d(vb.Sub("norm"), c), Conv: fanInConv(vb.Sub("conv"), r, c, c/2, 1, 1)})
 	}
+	randomParams(r, s)
+	return s, tensor.RandNormal[T](r, 0, 1, n, c-layers*g, h, w)
+}
+
+// randomParams sets every parameter of s to normal values of mean 0.5 and
+// deviation 1 (γ away from 1 and β from 0, some of either sign).
+func randomParams[T tensor.Float](r *rand.Rand, s Sequential[T]) {
 	for _, p := range s.Params() {
 		tensor.CopyInto(p.Value, tensor.RandNormal[T](r, 0.5, 1, p.Value.Shape()...))
 	}
-	return s, tensor.RandNormal[T](r, 0, 1, n, c-layers*g, h, w)
 }
 
 // bottleneckCases are the blocks of BottleneckDenseLayers that the fused
