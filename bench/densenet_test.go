@@ -13,10 +13,10 @@ import (
 	"github.com/ecl-go/ecl/tensor"
 )
 
-// denseNetSteps are the small torchvision DenseNet-BCs whose training step
+// denseNetSteps are the torchvision DenseNet-BCs whose training step
 // BenchmarkDenseNetBCStep measures: two blocks of 6 and 12 layers at growth
-// 32 on 32×32 images in batches of 8, and densenet121 on 64×64 images in
-// batches of 2.
+// 32 on 32×32 images in batches of 8, and densenet121 on 64×64 images and
+// on ImageNet's 224×224 in batches of 2.
 var denseNetSteps = []struct {
 	name    string
 	cfg     nn.DenseNetConfig
@@ -24,6 +24,7 @@ var denseNetSteps = []struct {
 }{
 	{name: "bc-6-12/32px/batch8", cfg: nn.DenseNetConfig{Growth: 32, Blocks: []int{6, 12}, Init: 64, BNSize: 4, Classes: 10}, n: 8, size: 32},
 	{name: "densenet121/64px/batch2", cfg: nn.DenseNet121Config(10), n: 2, size: 64},
+	{name: "densenet121/224px/batch2", cfg: nn.DenseNet121Config(1000), n: 2, size: 224},
 }
 
 // denseNetStep is a training step of a DenseNet-BC on the CPU in float32,
@@ -44,12 +45,12 @@ func denseNetStep(cfg nn.DenseNetConfig, n, size int) (zero func(), forward func
 // BenchmarkDenseNetBCStep times a training step of each of denseNetSteps
 // and reports, besides time, process CPU time (cpu-ns/op, as
 // BenchmarkTrainStep) and allocations per step, two heap sizes
-// measured on separate steps before the timed ones: kept-B/op, the live
-// heap that the forward pass leaves for the backward pass (after a
-// collection, less the live heap before it), and peak-B/op, the high-water
-// of the heap's objects during a step (polled every 100 µs, less the live
-// heap before it; garbage not yet collected counts, so it depends on the
-// collector's pacing).
+// measured on separate steps before the timed ones (stepHeap): kept-B/op,
+// the live heap that the forward pass leaves for the backward pass (after
+// a collection), and peak-B/op, the high-water of the heap's objects
+// during a step (polled every 100 µs; garbage not yet collected counts, so
+// it depends on the collector's pacing), each less the live heap of the
+// model and its input.
 func BenchmarkDenseNetBCStep(b *testing.B) {
 	for _, c := range denseNetSteps {
 		b.Run(c.name, func(b *testing.B) {
@@ -70,25 +71,30 @@ func BenchmarkDenseNetBCStep(b *testing.B) {
 	}
 }
 
-// stepHeap runs two steps (zero, forward and Backward) and returns the
-// live heap kept between the passes of the first and the polled peak of
-// the second, each less the live heap after zero.
+// stepHeap runs three steps (zero, forward and Backward) of a model that
+// has not run yet and returns the live heap kept between the passes of
+// the second and the polled peak of the third, each less the live heap
+// before the first step: the model's parameters and input. (Measured
+// after a step, the base would vary: the cores' idle workers keep the
+// last closure they ran, and with it whatever buffer it captured.)
 func stepHeap(zero func(), forward func() *autograd.Var[float32]) (kept, peak uint64) {
 	var ms runtime.MemStats
 	live := func() uint64 {
 		runtime.GC()
+		runtime.GC() // the first keeps sync.Pool's scratch buffers one more cycle
 		runtime.ReadMemStats(&ms)
 		return ms.HeapAlloc
 	}
-	zero()
 	base := live()
+	forward().Backward() // warm-up
+	zero()
 	loss := forward()
-	kept = live() - base
+	kept = max(live(), base) - base
 	loss.Backward()
 
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	zero()
-	base = live()
+	runtime.GC()
 	done, stopped := make(chan struct{}), sync.WaitGroup{}
 	stopped.Add(1)
 	go func() {
@@ -108,10 +114,7 @@ func stepHeap(zero func(), forward func() *autograd.Var[float32]) (kept, peak ui
 	forward().Backward()
 	close(done)
 	stopped.Wait()
-	if peak < base {
-		return kept, 0
-	}
-	return kept, peak - base
+	return kept, max(peak, base) - base
 }
 
 // TestDenseNetStepRuns runs the benchmark's step once at a tiny size, so
