@@ -46,11 +46,10 @@ func denseNetStep(cfg nn.DenseNetConfig, n, size int) (zero func(), forward func
 // and reports, besides time, process CPU time (cpu-ns/op, as
 // BenchmarkTrainStep) and allocations per step, two heap sizes
 // measured on separate steps before the timed ones (stepHeap): kept-B/op,
-// the live heap that the forward pass leaves for the backward pass (after
-// a collection), and peak-B/op, the high-water of the heap's objects
-// during a step (polled every 100 µs; garbage not yet collected counts, so
-// it depends on the collector's pacing), each less the live heap of the
-// model and its input.
+// the live heap that the forward pass leaves for the backward pass, and
+// peak-B/op, the high-water of the heap's objects during a step (polled
+// every 100 µs, less the live heap before the step; garbage not yet
+// collected counts, so it depends on the collector's pacing).
 func BenchmarkDenseNetBCStep(b *testing.B) {
 	for _, c := range denseNetSteps {
 		b.Run(c.name, func(b *testing.B) {
@@ -71,12 +70,13 @@ func BenchmarkDenseNetBCStep(b *testing.B) {
 	}
 }
 
-// stepHeap runs three steps (zero, forward and Backward) of a model that
-// has not run yet and returns the live heap kept between the passes of
-// the second and the polled peak of the third, each less the live heap
-// before the first step: the model's parameters and input. (Measured
-// after a step, the base would vary: the cores' idle workers keep the
-// last closure they ran, and with it whatever buffer it captured.)
+// stepHeap returns the live heap that a forward pass keeps for the
+// backward pass, measured as the heap that dropping its graph frees (after
+// a warm-up step), and the polled peak of the heap's objects in the next
+// step, less the live heap before it. (Nothing runs on the cores between
+// the two measurements of the first: the idle workers keep the last
+// closure they ran, and with it whatever buffer it captured, so a base
+// taken before a step would move with what ran last.)
 func stepHeap(zero func(), forward func() *autograd.Var[float32]) (kept, peak uint64) {
 	var ms runtime.MemStats
 	live := func() uint64 {
@@ -85,16 +85,15 @@ func stepHeap(zero func(), forward func() *autograd.Var[float32]) (kept, peak ui
 		runtime.ReadMemStats(&ms)
 		return ms.HeapAlloc
 	}
-	base := live()
 	forward().Backward() // warm-up
 	zero()
 	loss := forward()
-	kept = max(live(), base) - base
-	loss.Backward()
+	withGraph := live()
+	runtime.KeepAlive(loss)
+	base := live()
+	kept = max(withGraph, base) - base
 
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	zero()
-	runtime.GC()
 	done, stopped := make(chan struct{}), sync.WaitGroup{}
 	stopped.Add(1)
 	go func() {
