@@ -403,15 +403,15 @@ func gradChannelAffine[T tensor.Float](relu bool) rule[T] {
 	}
 }
 
-// denseblock: the layers of a dense block; ∂x and each unit's ∂γ, ∂β, ∂W,
-// the units' batch norms and ReLUs recomputed from st
+// denseblock: the layers of a dense block; ∂x and each unit's parameters'
+// gradients, the units' batch norms and ReLUs recomputed from st
 // (tensor.DenseBlockBackward).
 func gradDenseBlock[T tensor.Float](st *tensor.DenseBlockState[T]) rule[T] {
 	return func(g, _ *tensor.Tensor[T], _ []*Var[T]) grads[T] {
 		dx, units := tensor.DenseBlockBackward(g, st)
 		out := grads[T]{dx}
 		for _, d := range units {
-			out = append(out, d.Gamma, d.Beta, d.W)
+			out = append(out, d.Params()...)
 		}
 		return out
 	}

@@ -36,41 +36,54 @@ func (l *DenseLayer[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 	return autograd.Concat(1, x, l.Conv.Forward(autograd.Relu(l.BN.Forward(x))))
 }
 
-// forwardRun runs l and the dense layers that follow it in rest, and the
-// Transition after them, as one dense block where it can (see DenseLayer);
-// it returns the output and how many modules of rest it consumed.
+// forwardRun runs l and the layers that follow it in rest as one dense
+// block where it can (see DenseLayer).
 func (l *DenseLayer[T]) forwardRun(x *autograd.Var[T], rest []Module[T]) (*autograd.Var[T], int) {
-	bns, convs := []*BatchNorm2d[T]{l.BN}, []*Conv2d[T]{l.Conv}
-	used, pool := 0, false
-run:
+	return forwardBlock(l, x, rest)
+}
+
+// unit is l as a unit of a dense block, with its batch normalisation.
+func (l *DenseLayer[T]) unit() (autograd.DenseUnit[T], []*BatchNorm2d[T]) {
+	return autograd.DenseUnit[T]{Gamma: l.BN.Gamma, Beta: l.BN.Beta, W: l.Conv.W}, []*BatchNorm2d[T]{l.BN}
+}
+
+// blockLayer is a layer that a fused dense block can run: a dense layer,
+// or a transition, which ends the block (its unit pools). unit is the
+// layer as a unit of the block, with its batch normalisations in the order
+// autograd.DenseBlock reports their statistics.
+type blockLayer[T tensor.Float] interface {
+	Module[T]
+	unit() (autograd.DenseUnit[T], []*BatchNorm2d[T])
+}
+
+// forwardBlock runs first and the block layers that follow it in rest, up
+// to and including a transition, as one autograd.DenseBlock when x is on
+// the CPU and every batch normalisation is in training with the same ε;
+// it returns the output and how many modules of rest it consumed. Else it
+// is first.Forward(x), consuming none.
+func forwardBlock[T tensor.Float](first blockLayer[T], x *autograd.Var[T], rest []Module[T]) (*autograd.Var[T], int) {
+	u, bns := first.unit()
+	units, used := []autograd.DenseUnit[T]{u}, 0
 	for _, m := range rest {
-		switch m := m.(type) {
-		case *DenseLayer[T]:
-			bns, convs = append(bns, m.BN), append(convs, m.Conv)
-		case *Transition[T]:
-			bns, convs, pool = append(bns, m.BN), append(convs, m.Conv), true
-			used++
-			break run
-		default:
-			break run
+		l, ok := m.(blockLayer[T])
+		if u.Pool || !ok {
+			break
 		}
+		var ns []*BatchNorm2d[T]
+		u, ns = l.unit()
+		units, bns = append(units, u), append(bns, ns...)
 		used++
 	}
 	_, fused := x.Value.Device().(tensor.CPU[T])
 	for _, b := range bns {
-		fused = fused && *b.training
+		fused = fused && *b.training && b.Eps == bns[0].Eps
 	}
 	if !fused {
-		return l.Forward(x), 0
-	}
-	units := make([]autograd.DenseUnit[T], len(bns))
-	for i, b := range bns {
-		units[i] = autograd.DenseUnit[T]{Gamma: b.Gamma, Beta: b.Beta, W: convs[i].W, Pool: pool && i == len(bns)-1}
+		return first.Forward(x), 0
 	}
 	s := x.Shape()
 	count := s[0] * s[2] * s[3]
-	y := autograd.DenseBlock(x, units, l.BN.Eps, func(i int, m, v *tensor.Tensor[T]) { bns[i].track(m, v, count) })
-	return y, used
+	return autograd.DenseBlock(x, units, bns[0].Eps, func(i int, m, v *tensor.Tensor[T]) { bns[i].track(m, v, count) }), used
 }
 
 // Transition is the DenseNet transition between blocks on c channels:
@@ -85,6 +98,12 @@ type Transition[T tensor.Float] struct {
 // NewTransition creates in vb the transition on c channels.
 func NewTransition[T tensor.Float](vb Vars[T], rng *rand.Rand, c int) *Transition[T] {
 	return &Transition[T]{Vars: vb, BN: NewBatchNorm2d(vb.Sub("bn"), c), Conv: heConv(vb.Sub("conv"), rng, c, c, 1, 1)}
+}
+
+// unit is t as the last unit of a dense block, with its batch
+// normalisation.
+func (t *Transition[T]) unit() (autograd.DenseUnit[T], []*BatchNorm2d[T]) {
+	return autograd.DenseUnit[T]{Gamma: t.BN.Gamma, Beta: t.BN.Beta, W: t.Conv.W, Pool: true}, []*BatchNorm2d[T]{t.BN}
 }
 
 // Forward is pool(conv(relu(bn(x)))).

@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -60,67 +61,182 @@ func TestDenseBlockGradients(t *testing.T) {
 	}
 }
 
-// TestDenseBlockMatchesLayers compares the fused block with the layers
-// applied one by one (concatenating, batch norm and ReLU stored): outputs,
-// every gradient and the running statistics; the larger block splits over
-// cores.
+// TestDenseBlockMatchesLayers compares the fused block of dense layers
+// with the layers applied one by one (concatenating, batch norm and ReLU
+// stored): outputs, every gradient and the running statistics; the larger
+// block splits over cores.
 func TestDenseBlockMatchesLayers(t *testing.T) {
 	for _, c := range []struct {
 		n, c, g, layers, h, w int
 		transition            bool
 	}{{2, 3, 2, 2, 6, 5, true}, {2, 3, 2, 2, 6, 5, false}, {5, 8, 4, 3, 10, 9, true}} {
-		transition := c.transition
-		s, inputs := denseBlock(rand.New(rand.NewPCG(9, 9)), c.n, c.c, c.g, c.layers, c.h, c.w, transition)
-		run := func(fused bool) (out [][]float64) {
-			vars := make([]V, len(inputs))
-			for i, x := range inputs {
-				vars[i] = autograd.Param(x)
-			}
-			m := withParams(s, vars)
-			y := vars[0]
-			if fused {
-				y = m.Forward(y)
-			} else {
-				for _, l := range m {
-					y = l.Forward(y)
-				}
-			}
-			g := tensor.RandNormal[float64](rand.New(rand.NewPCG(1, 1)), 0, 1, y.Shape()...)
-			y.BackwardWith(g)
-			out = append(out, y.Value.Data())
-			for _, v := range vars {
-				out = append(out, v.Grad.Data())
-			}
-			for _, l := range m { // the layers are literals: their batch normalisations hold the state
-				var bn *BatchNorm2d[float64]
-				switch l := l.(type) {
-				case *DenseLayer[float64]:
-					bn = l.BN
-				case *Transition[float64]:
-					bn = l.BN
-				}
-				for _, st := range bn.State() {
-					out = append(out, st.Value().Data())
-				}
-			}
-			return out
+		r := rand.New(rand.NewPCG(9, 9))
+		var s Sequential[float64]
+		for i := range c.layers {
+			s = append(s, NewDenseLayer(NewVars[float64](), r, c.c+i*c.g, c.g))
 		}
-		want, got := run(false), run(true)
-		if len(want) != len(got) {
-			t.Fatalf("transition %v: %d tensors, want %d", transition, len(got), len(want))
+		if c.transition {
+			s = append(s, NewTransition(NewVars[float64](), r, c.c+c.layers*c.g))
 		}
-		for i := range want {
-			if len(want[i]) != len(got[i]) {
-				t.Fatalf("transition %v, tensor %d: %d values, want %d", transition, i, len(got[i]), len(want[i]))
+		randomParams(r, s)
+		fused, layers := fusedAndLayers(t, s, tensor.RandNormal[float64](r, 0, 1, c.n, c.c, c.h, c.w), nil)
+		if err := sameRuns(fused, layers, 1e-12); err != nil {
+			t.Errorf("%+v: %v", c, err)
+		}
+	}
+}
+
+// bottleneckBlock is layers BottleneckDenseLayers of growth g and
+// bottleneck width bn·g on c channels and, with transition, the
+// TVTransition after them (c′ → c′/2), with random parameters, and an
+// input [n, c, h, w].
+func bottleneckBlock[T tensor.Float](seed uint64, n, c, g, bn, layers, h, w int, transition bool) (Sequential[T], *tensor.Tensor[T]) {
+	r := rand.New(rand.NewPCG(seed, 10))
+	var s Sequential[T]
+	for i := range layers {
+		s = append(s, NewBottleneckDenseLayer(NewVars[T](), r, c+i*g, g, bn))
+	}
+	if c += layers * g; transition {
+		vb := NewVars[T]()
+		s = append(s, &TVTransition[T]{Vars: vb, Norm: NewBatchNorm2d(vb.Sub("norm"), c), Conv: fanInConv(vb.Sub("conv"), r, c, c/2, 1, 1)})
+	}
+	randomParams(r, s)
+	return s, tensor.RandNormal[T](r, 0, 1, n, c-layers*g, h, w)
+}
+
+// randomParams sets every parameter of s to normal values of mean 0.5 and
+// deviation 1 (γ away from 1 and β from 0, some of either sign).
+func randomParams[T tensor.Float](r *rand.Rand, s Sequential[T]) {
+	for _, p := range s.Params() {
+		tensor.CopyInto(p.Value, tensor.RandNormal[T](r, 0.5, 1, p.Value.Shape()...))
+	}
+}
+
+// bottleneckCases are the blocks of BottleneckDenseLayers that the fused
+// block is compared on: one image, odd sizes, several layers, with and
+// without a transition; the last splits over cores.
+var bottleneckCases = []struct {
+	n, c, g, bn, layers, h, w int
+	transition                bool
+}{
+	{1, 3, 2, 2, 3, 5, 7, true},
+	{1, 3, 2, 2, 3, 5, 7, false},
+	{2, 4, 3, 2, 2, 3, 3, false},
+	{3, 5, 2, 3, 4, 7, 5, true},
+	{5, 8, 4, 4, 3, 9, 10, true},
+}
+
+// TestBottleneckDenseBlockMatchesLayers compares the fused block of
+// BottleneckDenseLayers (and a TVTransition) with the layers applied one by
+// one: outputs, every gradient and the running statistics of both batch
+// normalisations of each layer, in float64 and float32 (differences of
+// about 1e-14 and 2e-6 of each tensor's largest magnitude on the machine
+// of 2026-12).
+func TestBottleneckDenseBlockMatchesLayers(t *testing.T) {
+	for i, c := range bottleneckCases {
+		s, x := bottleneckBlock[float64](uint64(i), c.n, c.c, c.g, c.bn, c.layers, c.h, c.w, c.transition)
+		fused, layers := fusedAndLayers(t, s, x, nil)
+		if err := sameRuns(fused, layers, 1e-12); err != nil {
+			t.Errorf("float64 %+v: %v", c, err)
+		}
+		s32, x32 := bottleneckBlock[float32](uint64(i), c.n, c.c, c.g, c.bn, c.layers, c.h, c.w, c.transition)
+		fused32, layers32 := fusedAndLayers(t, s32, x32, nil)
+		if err := sameRuns(fused32, layers32, 2e-5); err != nil {
+			t.Errorf("float32 %+v: %v", c, err)
+		}
+	}
+}
+
+// TestBottleneckDenseBlockSensitivity plants bugs in the fused run that
+// the comparison must catch: a bottleneck weight off by 1e-6, and a
+// bottleneck batch normalisation's running statistics moved with another
+// momentum.
+func TestBottleneckDenseBlockSensitivity(t *testing.T) {
+	c := bottleneckCases[0]
+	s, x := bottleneckBlock[float64](0, c.n, c.c, c.g, c.bn, c.layers, c.h, c.w, c.transition)
+	last := s[c.layers-1].(*BottleneckDenseLayer[float64])
+	for name, plant := range map[string]func() func(){
+		"conv1 weight": func() func() {
+			w := last.Conv1.W.Value
+			w.Set(w.At(0, 1, 0, 0)+1e-6, 0, 1, 0, 0)
+			return func() {}
+		},
+		"norm2 momentum": func() func() {
+			last.Norm2.Momentum = 0.2
+			return func() { last.Norm2.Momentum = 0.1 }
+		},
+	} {
+		fused, layers := fusedAndLayers(t, s, x, plant)
+		if err := sameRuns(fused, layers, 1e-12); err == nil {
+			t.Errorf("planted %s: the runs agree", name)
+		} else {
+			t.Logf("planted %s: %v", name, err)
+		}
+	}
+}
+
+// fusedAndLayers runs the dense layers s (in training) on x twice from the
+// same parameters and running statistics: as a Sequential, which must run
+// them as one fused dense block, and layer by layer, composed. Each run
+// gives its output, the gradients of x and of every parameter for the
+// same random output gradient, and the state after the step (parameters
+// and running statistics). plant, if not nil, is called just before the
+// fused run, and what it returns just after.
+func fusedAndLayers[T tensor.Float](t *testing.T, s Sequential[T], x *tensor.Tensor[T], plant func() func()) (fused, layers [][]T) {
+	t.Helper()
+	initial := snapshot(s.State())
+	run := func(fuse bool) (out [][]T) {
+		for i, n := range s.State() {
+			tensor.CopyInto(n.Value(), tensor.FromSlice(initial[i], n.Value().Shape()...))
+		}
+		if fuse && plant != nil {
+			defer plant()()
+		}
+		ZeroGrad[T](s)
+		xv := autograd.Param(x)
+		y := xv
+		if fuse {
+			y = s.Forward(y)
+		} else {
+			for _, l := range s {
+				y = l.Forward(y)
 			}
-			for j := range want[i] {
-				if d := math.Abs(got[i][j] - want[i][j]); d > 1e-12*(1+math.Abs(want[i][j])) {
-					t.Errorf("transition %v, tensor %d [%d]: %v, want %v", transition, i, j, got[i][j], want[i][j])
-					break
-				}
+		}
+		if fused := y.Op().String() == "denseblock"; fused != fuse {
+			t.Fatalf("run fused %v: output of %s", fuse, y.Op())
+		}
+		y.BackwardWith(tensor.RandNormal[T](rand.New(rand.NewPCG(1, 1)), 0, 1, y.Shape()...))
+		out = append(out, y.Value.Data(), xv.Grad.Data())
+		for _, p := range s.Params() {
+			out = append(out, p.Grad.Data())
+		}
+		return append(out, snapshot(s.State())...)
+	}
+	return run(true), run(false)
+}
+
+// sameRuns is nil if got and want agree within tol, relative to the
+// largest magnitude of each tensor (at least 1), else the first
+// difference.
+func sameRuns[T tensor.Float](got, want [][]T, tol float64) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("%d tensors, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if len(got[i]) != len(want[i]) {
+			return fmt.Errorf("tensor %d: %d values, want %d", i, len(got[i]), len(want[i]))
+		}
+		scale := 1.0
+		for _, v := range want[i] {
+			scale = max(scale, math.Abs(float64(v)))
+		}
+		for j := range want[i] {
+			if d := math.Abs(float64(got[i][j] - want[i][j])); d > tol*scale || math.IsNaN(d) {
+				return fmt.Errorf("tensor %d [%d]: %v, want %v", i, j, got[i][j], want[i][j])
 			}
 		}
 	}
+	return nil
 }
 
 func TestDenseNet40(t *testing.T) {

@@ -13,9 +13,18 @@ import (
 // it appends to x [N, C, H, W] the growth channels conv2(relu(norm2(
 // conv1(relu(norm1(x)))))), conv1 1×1 C→bnSize·growth and conv2 3×3
 // bnSize·growth→growth, both without bias. Its layers are named norm1,
-// conv1, norm2 and conv2. It runs as composed ops, copying the
-// concatenation at each layer (DenseLayer's fused block does not take the
-// bottleneck): fine for evaluation and fine-tuning at small batches.
+// conv1, norm2 and conv2.
+//
+// On its own, a layer copies the whole concatenation, so a block of L
+// layers would store O(L²) channels for backward. In a Sequential (as
+// DenseNet runs its blocks), in training on the CPU, a run of consecutive
+// layers and the TVTransition after them run as one autograd.DenseBlock
+// instead, as DenseLayers do: one feature buffer that each layer appends
+// to, norm1 and ReLU recomputed in the backward pass (Pleiss et al. 2017),
+// and of each layer only conv1's output (bnSize·growth channels) kept,
+// norm2 and its ReLU recomputed too: memory linear in depth. The results
+// are the same up to rounding. On another device or in evaluation, the
+// layers run as composed ops.
 type BottleneckDenseLayer[T tensor.Float] struct {
 	Vars[T]
 	Norm1, Norm2 *BatchNorm2d[T]
@@ -36,6 +45,18 @@ func NewBottleneckDenseLayer[T tensor.Float](vb Vars[T], rng *rand.Rand, in, gro
 func (l *BottleneckDenseLayer[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 	h := l.Conv1.Forward(l.Norm1.ForwardRelu(x, nil))
 	return autograd.Concat(1, x, l.Conv2.Forward(l.Norm2.ForwardRelu(h, nil)))
+}
+
+// forwardRun runs l and the layers that follow it in rest as one dense
+// block where it can (see BottleneckDenseLayer).
+func (l *BottleneckDenseLayer[T]) forwardRun(x *autograd.Var[T], rest []Module[T]) (*autograd.Var[T], int) {
+	return forwardBlock(l, x, rest)
+}
+
+// unit is l as a unit of a dense block, with its batch normalisations.
+func (l *BottleneckDenseLayer[T]) unit() (autograd.DenseUnit[T], []*BatchNorm2d[T]) {
+	return autograd.DenseUnit[T]{Gamma: l.Norm1.Gamma, Beta: l.Norm1.Beta, W: l.Conv2.W,
+		Bottleneck: &autograd.DenseBottleneck[T]{W: l.Conv1.W, Gamma: l.Norm2.Gamma, Beta: l.Norm2.Beta}}, []*BatchNorm2d[T]{l.Norm1, l.Norm2}
 }
 
 // fanInConv is heConv with torchvision DenseNet's initialisation,
@@ -72,6 +93,12 @@ type TVTransition[T tensor.Float] struct {
 	Vars[T]
 	Norm *BatchNorm2d[T]
 	Conv *Conv2d[T]
+}
+
+// unit is t as the last unit of a dense block, with its batch
+// normalisation.
+func (t *TVTransition[T]) unit() (autograd.DenseUnit[T], []*BatchNorm2d[T]) {
+	return autograd.DenseUnit[T]{Gamma: t.Norm.Gamma, Beta: t.Norm.Beta, W: t.Conv.W, Pool: true}, []*BatchNorm2d[T]{t.Norm}
 }
 
 // Forward is pool(conv(relu(norm(x)))).
@@ -146,12 +173,16 @@ func DenseNet161[T tensor.Float](vb Vars[T], rng *rand.Rand, classes int) *Dense
 func (d *DenseNet[T]) Features(x *autograd.Var[T]) *autograd.Var[T] {
 	h := imageNetStem(d.Conv0, d.Norm0, x)
 	for b, block := range d.Blocks {
+		// A Sequential, so that the block runs fused where it can (see
+		// BottleneckDenseLayer).
+		run := make(Sequential[T], 0, len(block)+1)
 		for _, l := range block {
-			h = l.Forward(h)
+			run = append(run, l)
 		}
 		if b < len(d.Transitions) {
-			h = d.Transitions[b].Forward(h)
+			run = append(run, d.Transitions[b])
 		}
+		h = run.Forward(h)
 	}
 	return GlobalAvgPool[T]().Forward(d.Norm5.ForwardRelu(h, nil))
 }

@@ -1,9 +1,9 @@
 package tensor
 
 import (
+	"fmt"
 	"math"
 	"runtime"
-	"slices"
 )
 
 // A dense block of DenseNet (Huang et al. 2017) in memory linear in its
@@ -14,24 +14,80 @@ import (
 // gradient with respect to the features is summed in place in one buffer
 // too. The batch statistics of a channel are computed once, when it is
 // written: every later layer normalises it with the same mean and variance.
+//
+// A layer is one or two stages of batch normalisation, ReLU and
+// convolution: the first normalises the features, a bottleneck's second
+// (DenseNet-BC) normalises the first's output. That output, bnSize·growth
+// channels, is kept for the backward pass rather than recomputed: the
+// bottleneck's batch normalisation needs it whole for its statistics, so
+// the forward pass makes it anyway; recomputing it would cost a second 1×1
+// convolution of all the features per layer (more multiply-adds than the
+// 3×3 convolution once the features are wider than 9·growth channels,
+// 288 in densenet121); and keeping it costs bnSize times what the layer
+// appends to the features, so memory stays linear in depth. Its
+// normalisation and ReLU are recomputed, as the first stage's are, but for
+// the whole batch at once into a scratch buffer of its size, so that its
+// 3×3 convolution runs on Conv2D's kernels, which lay several small
+// images side by side (see batched).
 
 // DenseUnit is one layer of a dense block: batch normalisation of its input
 // channels with the batch's statistics, scale γ and shift β, ReLU, then a
 // convolution by W [o, c, k, k] (k odd, stride 1, padding k/2) and, for a
 // transition (k = 1), 2×2 average pooling with stride 2. Both are linear
 // and a 1×1 convolution acts on each position alone, so a transition pools
-// first and convolves a quarter of the positions.
+// first and convolves a quarter of the positions. With a Bottleneck (not
+// for a transition), the ReLU's output goes through the bottleneck before
+// W, which then convolves the bottleneck's channels: torchvision's
+// DenseNet-BC layer norm1–ReLU–conv1–norm2–ReLU–conv2 is γ, β (norm1),
+// Bottleneck {W: conv1, Gamma, Beta: norm2}, W (conv2).
 type DenseUnit[T Float] struct {
 	Gamma, Beta, W *Tensor[T]
 	Pool           bool
+	Bottleneck     *DenseBottleneck[T]
+}
+
+// DenseBottleneck is the bottleneck of a dense unit: a convolution by W
+// [b, c, k, k] (k odd, stride 1, padding k/2; 1×1 in DenseNet-BC) of the
+// unit's normalised input, then batch normalisation of its b channels with
+// the batch's statistics, scale γ and shift β, and ReLU.
+type DenseBottleneck[T Float] struct {
+	W, Gamma, Beta *Tensor[T]
+}
+
+// Params lists u's tensors in the order autograd.DenseBlock takes a unit's
+// parameters: γ, β, the bottleneck's W, γ and β if it has one, then W.
+func (u DenseUnit[T]) Params() []*Tensor[T] {
+	ps := append(make([]*Tensor[T], 0, 6), u.Gamma, u.Beta)
+	if b := u.Bottleneck; b != nil {
+		ps = append(ps, b.W, b.Gamma, b.Beta)
+	}
+	return append(ps, u.W)
+}
+
+// denseStage is one batch normalisation, ReLU and convolution of a unit:
+// of the first c channels of src [N, ≥c, H, W] (the features, or a
+// bottleneck's output), whose batch means and biased variances are mean and
+// vari, with scale gamma and shift beta, then the convolution by w, pooled
+// first for a transition.
+type denseStage[T Float] struct {
+	gamma, beta, w *Tensor[T]
+	pool           bool
+	src            *Tensor[T]
+	c              int
+	mean, vari     []float64
 }
 
 // DenseBlockState is what DenseBlockBackward needs from DenseBlock.
 type DenseBlockState[T Float] struct {
-	units      []DenseUnit[T]
+	units      [][]denseStage[T] // each unit's stages: two for a bottleneck
 	buf        *Tensor[T]
 	mean, vari []float64 // per channel of buf: batch mean and biased variance
 	eps        T
+	// widest is the most input channels of a stage, and scratch the length
+	// of a worker's scratch buffer: sized for every stage that runs image
+	// by image, so that buffers from the pool fit from one layer to the
+	// next.
+	widest, scratch int
 }
 
 // DenseBlock runs units on x [N, C0, H, W] (on the CPU): unit i normalises
@@ -50,48 +106,135 @@ func DenseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Tensor[T],
 	n, c, h, w := sh[0], sh[1], sh[2], sh[3]
 	total := c
 	for i, u := range units {
-		ws := u.W.Shape()
-		if len(ws) != 4 || ws[1] != total || ws[2] != ws[3] || ws[2]%2 == 0 ||
-			!slices.Equal(u.Gamma.Shape(), []int{total}) || !slices.Equal(u.Beta.Shape(), []int{total}) ||
-			u.Pool && (i != len(units)-1 || ws[2] != 1 || h < 2 || w < 2) {
-			panic(shapeError("DenseBlock", [][]int{sh, ws, u.Gamma.Shape(), u.Beta.Shape()}, "unit %d (weight %v, γ %v, β %v, pool %v) on %d channels of %d×%d, %d units",
-				i, ws, u.Gamma.Shape(), u.Beta.Shape(), u.Pool, total, h, w, len(units)))
-		}
+		checkDenseUnit(u, i, len(units), sh, total)
 		if !u.Pool {
-			total += ws[0]
+			total += u.W.Dim(0)
 		}
 	}
 	hw := h * w
-	st := &DenseBlockState[T]{units: units, buf: Zeros[T](n, total, h, w), mean: make([]float64, total), vari: make([]float64, total), eps: eps}
+	st := &DenseBlockState[T]{buf: Zeros[T](n, total, h, w), mean: make([]float64, total), vari: make([]float64, total), eps: eps}
 	bs, xs := HostData(st.buf), HostData(Contiguous(x))
 	for i := range n {
 		copy(bs[i*total*hw:][:c*hw], xs[i*c*hw:])
 	}
-	st.stats(0, c)
+	channelStatsOf(st.buf, 0, c, st.mean, st.vari)
+	st.plan(units, c)
 	y := st.buf
-	for _, u := range units {
-		o := u.W.Dim(0)
-		if u.Pool {
+	for _, stages := range st.units {
+		first := stages[0]
+		if len(stages) == 2 {
+			neck := stages[1].src
+			st.forward(first, HostData(neck), neck.Dim(1)*hw)
+			channelStatsOf(neck, 0, neck.Dim(1), stages[1].mean, stages[1].vari)
+		}
+		last := stages[len(stages)-1]
+		o := last.w.Dim(0)
+		if last.pool {
 			y = Zeros[T](n, o, h/2, w/2)
-			st.unitForward(u, c, HostData(y), o*(h/2)*(w/2))
+			st.forward(last, HostData(y), o*(h/2)*(w/2))
 			break
 		}
-		st.unitForward(u, c, bs[c*hw:], total*hw)
-		st.stats(c, c+o)
+		st.forward(last, bs[c*hw:], total*hw)
+		channelStatsOf(st.buf, c, c+o, st.mean, st.vari)
 		c += o
 	}
 	return y, st
 }
 
-// Stats is unit i's batch mean and biased variance ([c_i]), for running
-// estimates.
-func (s *DenseBlockState[T]) Stats(i int) (mean, variance *Tensor[T]) {
-	c := s.units[i].W.Dim(1)
-	mean, variance = Zeros[T](c), Zeros[T](c)
-	for ch, m := range s.mean[:c] {
-		HostData(mean)[ch], HostData(variance)[ch] = T(m), T(s.vari[ch])
+// checkDenseUnit panics unless unit i of n fits c channels of the images
+// of x's shape sh.
+func checkDenseUnit[T Float](u DenseUnit[T], i, n int, sh []int, c int) {
+	h, w := sh[2], sh[3]
+	conv := func(w *Tensor[T], c int) bool {
+		return w.Dims() == 4 && w.Dim(1) == c && w.Dim(2) == w.Dim(3) && w.Dim(2)%2 == 1
 	}
-	return mean, variance
+	norm := func(g, b *Tensor[T], c int) bool {
+		return g.Dims() == 1 && g.Dim(0) == c && b.Dims() == 1 && b.Dim(0) == c
+	}
+	in, ok := c, norm(u.Gamma, u.Beta, c)
+	b := u.Bottleneck
+	if b != nil {
+		ok = ok && conv(b.W, c) && !u.Pool
+		if ok {
+			in = b.W.Dim(0)
+			ok = norm(b.Gamma, b.Beta, in)
+		}
+	}
+	if conv(u.W, in) && (!u.Pool || i == n-1 && u.W.Dim(2) == 1 && h >= 2 && w >= 2) && ok {
+		return
+	}
+	shapes := [][]int{sh, u.W.Shape(), u.Gamma.Shape(), u.Beta.Shape()}
+	detail := fmt.Sprintf("unit %d (weight %v, γ %v, β %v, pool %v", i, u.W.Shape(), u.Gamma.Shape(), u.Beta.Shape(), u.Pool)
+	if b != nil {
+		shapes = append(shapes, b.W.Shape(), b.Gamma.Shape(), b.Beta.Shape())
+		detail += fmt.Sprintf(", bottleneck weight %v, γ %v, β %v", b.W.Shape(), b.Gamma.Shape(), b.Beta.Shape())
+	}
+	panic(shapeError("DenseBlock", shapes, "%s) on %d channels of %d×%d, %d units", detail, c, h, w, n))
+}
+
+// plan sets the stages of units on the features' first c channels, with an
+// output buffer (kept for the backward pass) and statistics for each
+// bottleneck, and sizes the scratch.
+func (s *DenseBlockState[T]) plan(units []DenseUnit[T], c int) {
+	n, _, hw := s.dims()
+	h, w := s.buf.Dim(2), s.buf.Dim(3)
+	s.units = make([][]denseStage[T], len(units))
+	all := make([]denseStage[T], 0, 2*len(units)) // the stages of all units, in one allocation
+	for i, u := range units {
+		all = append(all, denseStage[T]{gamma: u.Gamma, beta: u.Beta, w: u.W, pool: u.Pool, src: s.buf, c: c, mean: s.mean[:c], vari: s.vari[:c]})
+		if b := u.Bottleneck; b != nil {
+			first := &all[len(all)-1]
+			first.w, first.pool = b.W, false
+			o := b.W.Dim(0)
+			all = append(all, denseStage[T]{gamma: b.Gamma, beta: b.Beta, w: u.W, pool: u.Pool, src: emptyOn[T](CPU[T]{}, n, o, h, w), c: o, mean: make([]float64, o), vari: make([]float64, o)})
+			s.units[i] = all[len(all)-2:]
+		} else {
+			s.units[i] = all[len(all)-1:]
+		}
+		c += u.W.Dim(0)
+	}
+	for _, stages := range s.units {
+		for _, st := range stages {
+			s.widest = max(s.widest, st.c)
+			if s.batched(st) {
+				continue
+			}
+			p := s.params(st)
+			rows, cols := colShape(p)
+			col := 0
+			if st.pool || !pointwise(p) {
+				col = rows * cols
+			}
+			s.scratch = max(s.scratch, st.c*hw+col)
+		}
+	}
+}
+
+// Stats is the batch mean and biased variance of each batch normalisation
+// of the block, in order (a bottleneck unit's first, then its
+// bottleneck's), for running estimates.
+func (s *DenseBlockState[T]) Stats() (means, variances []*Tensor[T]) {
+	means, variances = make([]*Tensor[T], 0, 2*len(s.units)), make([]*Tensor[T], 0, 2*len(s.units))
+	for _, stages := range s.units {
+		for _, st := range stages {
+			m, v := Zeros[T](st.c), Zeros[T](st.c)
+			for ch := range st.c {
+				HostData(m)[ch], HostData(v)[ch] = T(st.mean[ch]), T(st.vari[ch])
+			}
+			means, variances = append(means, m), append(variances, v)
+		}
+	}
+	return means, variances
+}
+
+// pools reports a last unit that pools: the block's output is then its
+// output, not the features.
+func (s *DenseBlockState[T]) pools() bool {
+	if k := len(s.units); k > 0 {
+		stages := s.units[k-1]
+		return stages[len(stages)-1].pool
+	}
+	return false
 }
 
 // dims is N, the channels of the features and H·W.
@@ -100,60 +243,51 @@ func (s *DenseBlockState[T]) dims() (n, total, hw int) {
 	return sh[0], sh[1], sh[2] * sh[3]
 }
 
-// stats computes the batch statistics of channels [lo, hi).
-func (s *DenseBlockState[T]) stats(lo, hi int) {
-	n, total, hw := s.dims()
-	bs := HostData(s.buf)
+// channelStatsOf sets mean[ch] and vari[ch] to the batch statistics of
+// channels [lo, hi) of x [N, C, H, W].
+func channelStatsOf[T Float](x *Tensor[T], lo, hi int, mean, vari []float64) {
+	sh := x.Shape()
+	n, c, hw := sh[0], sh[1], sh[2]*sh[3]
+	xs := HostData(x)
 	parallelFor(hi-lo, 2*n*hw, func(a, b int) {
 		for ch := lo + a; ch < lo+b; ch++ {
-			s.mean[ch], s.vari[ch] = channelStats(bs, n, total, hw, ch)
+			mean[ch], vari[ch] = channelStats(xs, n, c, hw, ch)
 		}
 	})
 }
 
-// params is the convolution of unit u on c channels (on the pooled size
-// for a transition).
-func (s *DenseBlockState[T]) params(u DenseUnit[T], c int) Conv2DParams {
+// params is the convolution of stage st (on the pooled size for a
+// transition).
+func (s *DenseBlockState[T]) params(st denseStage[T]) Conv2DParams {
 	sh := s.buf.Shape()
-	k, h, w := u.W.Dim(2), sh[2], sh[3]
-	if u.Pool {
+	k, h, w := st.w.Dim(2), sh[2], sh[3]
+	if st.pool {
 		h, w = h/2, w/2
 	}
-	return Conv2DParams{N: sh[0], C: c, H: h, W: w, O: u.W.Dim(0), KH: k, KW: k,
+	return Conv2DParams{N: sh[0], C: st.c, H: h, W: w, O: st.w.Dim(0), KH: k, KW: k,
 		StrideH: 1, StrideW: 1, PadH: k / 2, PadW: k / 2, DilH: 1, DilW: 1}
 }
 
-// affine is unit u's batch normalisation as a per-channel scale and shift,
-// computed as BatchNorm does.
-func (s *DenseBlockState[T]) affine(u DenseUnit[T], c int) (scale, shift []T) {
-	scale, shift = make([]T, c), make([]T, c)
-	gs, bs := HostData(Contiguous(u.Gamma)), HostData(Contiguous(u.Beta))
-	for ch := range c {
-		a := float64(gs[ch]) / math.Sqrt(s.vari[ch]+float64(s.eps))
-		scale[ch], shift[ch] = T(a), T(float64(bs[ch])-s.mean[ch]*a)
+// affine is stage st's batch normalisation as a per-channel scale and
+// shift, computed as BatchNorm does.
+func (s *DenseBlockState[T]) affine(st denseStage[T]) (scale, shift []T) {
+	scale, shift = make([]T, st.c), make([]T, st.c)
+	gs, bs := HostData(Contiguous(st.gamma)), HostData(Contiguous(st.beta))
+	for ch := range st.c {
+		a := float64(gs[ch]) / math.Sqrt(st.vari[ch]+float64(s.eps))
+		scale[ch], shift[ch] = T(a), T(float64(bs[ch])-st.mean[ch]*a)
 	}
 	return scale, shift
 }
 
 // normalize sets z [c, H·W] to ReLU(scale·x + shift) of image i's first c
-// channels.
-func (s *DenseBlockState[T]) normalize(z []T, i int, scale, shift []T) {
-	_, total, hw := s.dims()
-	xs := HostData(s.buf)[i*total*hw:]
+// channels of stage st's input.
+func (s *DenseBlockState[T]) normalize(z []T, i int, st denseStage[T], scale, shift []T) {
+	hw := st.src.Dim(2) * st.src.Dim(3)
+	xs := HostData(st.src)[i*st.src.Dim(1)*hw:]
 	for ch, a := range scale {
 		affineRelu(z[ch*hw:(ch+1)*hw], xs[ch*hw:(ch+1)*hw], a, shift[ch])
 	}
-}
-
-// widest is the most input channels and kernel values k² of the units:
-// scratch sized for them serves every unit, so that buffers from the pool
-// fit from one layer to the next.
-func (s *DenseBlockState[T]) widest() (c, kk int) {
-	for _, u := range s.units {
-		ws := u.W.Shape()
-		c, kk = max(c, ws[1]), max(kk, ws[2]*ws[3])
-	}
-	return c, kk
 }
 
 // affineRelu sets dst[i] = max(src[i]·a + b, 0), in assembly where it can.
@@ -183,48 +317,75 @@ func axpbyc[T Float](d, g, x []T, a, b, c T) {
 	}
 }
 
-// unitScratch is one worker's buffers for unit u with convolution p: the
-// normalised image z and its column matrix col (im2col's columns, the
+// stageScratch is one worker's buffers for stage st with convolution p:
+// the normalised image z and its column matrix col (im2col's columns, the
 // pooled z for a transition, nil for another 1×1 kernel, whose columns are
-// z), carved from one buffer of the block's widest size, to give back with
-// putScratch.
-func (s *DenseBlockState[T]) unitScratch(u DenseUnit[T], p Conv2DParams) (z, col []T, buf *[]T) {
+// z), carved from one buffer of the block's scratch size, to give back
+// with putScratch.
+func (s *DenseBlockState[T]) stageScratch(st denseStage[T], p Conv2DParams) (z, col []T, buf *[]T) {
 	rows, cols := colShape(p)
-	c, kk := s.widest()
 	hw := s.buf.Dim(2) * s.buf.Dim(3)
-	buf = getScratch[T]((c + c*kk) * hw)
+	buf = getScratch[T](s.scratch)
 	z = (*buf)[:p.C*hw]
-	if u.Pool || !pointwise(p) {
-		col = (*buf)[c*hw:][:rows*cols]
+	if st.pool || !pointwise(p) {
+		col = (*buf)[p.C*hw:][:rows*cols]
 	}
 	return z, col, buf
 }
 
-// columnsOf normalises image i into z and returns unit u's column matrix
+// columnsOf normalises image i into z and returns stage st's column matrix
 // of it: pooled into col for a transition, z itself for another 1×1
 // kernel, else im2col's columns in col.
-func (s *DenseBlockState[T]) columnsOf(z, col []T, i int, u DenseUnit[T], p Conv2DParams, scale, shift []T) []T {
-	s.normalize(z, i, scale, shift)
-	if u.Pool {
+func (s *DenseBlockState[T]) columnsOf(z, col []T, i int, st denseStage[T], p Conv2DParams, scale, shift []T) []T {
+	s.normalize(z, i, st, scale, shift)
+	if st.pool {
 		pool2x2(col, z, p.C, s.buf.Dim(2), s.buf.Dim(3))
 		return col
 	}
 	return columns(col, z, p)
 }
 
-// unitForward writes unit u's output for each image i, on the first c
-// channels, to dst[i·stride:].
-func (s *DenseBlockState[T]) unitForward(u DenseUnit[T], c int, dst []T, stride int) {
-	p := s.params(u, c)
+// batched reports a stage that runs on the whole batch at once, with
+// Conv2D's kernels (which lay several small images side by side), rather
+// than image by image: one that reads a bottleneck's output, whose
+// normalised copy for the whole batch is a scratch buffer of the kept
+// output's size. A stage on the features stays image by image, its
+// scratch one image per core (a batch's would be as large as the
+// features).
+func (s *DenseBlockState[T]) batched(st denseStage[T]) bool { return st.src != s.buf }
+
+// normalizeAll sets z [N, c, H·W] to stage st's normalised input.
+func (s *DenseBlockState[T]) normalizeAll(z []T, st denseStage[T], scale, shift []T) {
+	n, _, hw := s.dims()
+	parallelFor(n, 2*st.c*hw, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s.normalize(z[i*st.c*hw:], i, st, scale, shift)
+		}
+	})
+}
+
+// forward writes stage st's output for each image i to dst[i·stride:].
+func (s *DenseBlockState[T]) forward(st denseStage[T], dst []T, stride int) {
+	p := s.params(st)
 	rows, cols := colShape(p)
-	scale, shift := s.affine(u, c)
-	mk, W, wbuf := packedWeights(operand[T]{data: HostData(Contiguous(u.W)), ld: rows}, p.O, rows)
+	scale, shift := s.affine(st)
+	if s.batched(st) {
+		z, y := getScratch[T](p.N*p.C*p.H*p.W), getScratch[T](p.N*p.O*cols)
+		defer func() { putScratch(z); putScratch(y) }()
+		s.normalizeAll(*z, st, scale, shift)
+		conv2dForward(*y, *z, HostData(Contiguous(st.w)), nil, p)
+		for i := range p.N {
+			copy(dst[i*stride:][:p.O*cols], (*y)[i*p.O*cols:])
+		}
+		return
+	}
+	mk, W, wbuf := packedWeights(operand[T]{data: HostData(Contiguous(st.w)), ld: rows}, p.O, rows)
 	defer putScratch(wbuf)
 	parallelFor(p.N, p.O*rows*cols, func(lo, hi int) {
-		z, col, buf := s.unitScratch(u, p)
+		z, col, buf := s.stageScratch(st, p)
 		defer putScratch(buf)
 		for i := lo; i < hi; i++ {
-			cm := s.columnsOf(z, col, i, u, p, scale, shift)
+			cm := s.columnsOf(z, col, i, st, p, scale, shift)
 			gemmOperands(mk, 1, p.O, cols, rows, 1, W, operand[T]{data: cm, ld: cols}, 0, dst[i*stride:], cols)
 		}
 	})
@@ -303,33 +464,32 @@ func dot64[T Float](g, x []T, m float64) float64 {
 	return (a + b) + (c + d)
 }
 
-// DenseUnitGrad holds the gradients of one unit's parameters.
-type DenseUnitGrad[T Float] struct{ Gamma, Beta, W *Tensor[T] }
-
 // DenseBlockBackward is the gradient of Σ DenseBlock(x)·g with respect to x
-// and to each unit's parameters.
-func DenseBlockBackward[T Float](g *Tensor[T], s *DenseBlockState[T]) (dx *Tensor[T], grads []DenseUnitGrad[T]) {
+// and to each unit's parameters: grads[i] holds those of unit i in its
+// fields (and Pool as the unit's).
+func DenseBlockBackward[T Float](g *Tensor[T], s *DenseBlockState[T]) (dx *Tensor[T], grads []DenseUnit[T]) {
 	n, total, hw := s.dims()
 	dbuf := getScratch[T](n * total * hw)
 	defer putScratch(dbuf)
-	widest, _ := s.widest()
-	dz := getScratch[T](n * widest * hw)
+	dz := getScratch[T](n * s.widest * hw)
 	defer putScratch(dz)
-	grads = make([]DenseUnitGrad[T], len(s.units))
+	grads = make([]DenseUnit[T], len(s.units))
 	gs := HostData(Contiguous(g))
-	last := len(s.units) - 1
-	c := total
-	if last >= 0 && s.units[last].Pool {
+	if s.pools() {
 		clear(*dbuf)
-		o, h, w := s.units[last].W.Dim(0), s.buf.Dim(2), s.buf.Dim(3)
-		grads[last] = s.unitBackward(s.units[last], total, gs, o*(h/2)*(w/2), *dbuf, *dz)
-		last--
 	} else {
 		copy(*dbuf, gs)
 	}
-	for i := last; i >= 0; i-- {
-		c -= s.units[i].W.Dim(0)
-		grads[i] = s.unitBackward(s.units[i], c, (*dbuf)[c*hw:], total*hw, *dbuf, *dz)
+	c := total
+	for i := len(s.units) - 1; i >= 0; i-- {
+		stages := s.units[i]
+		last := stages[len(stages)-1]
+		dy, stride := gs, last.w.Dim(0)*(s.buf.Dim(2)/2)*(s.buf.Dim(3)/2)
+		if !last.pool {
+			c -= last.w.Dim(0)
+			dy, stride = (*dbuf)[c*hw:], total*hw
+		}
+		grads[i] = s.unitBackward(stages, dy, stride, *dbuf, *dz)
 	}
 	dx = Zeros[T](n, c, s.buf.Dim(2), s.buf.Dim(3))
 	ds := HostData(dx)
@@ -340,74 +500,56 @@ func DenseBlockBackward[T Float](g *Tensor[T], s *DenseBlockState[T]) (dx *Tenso
 }
 
 // unitBackward adds to dbuf (of the features' shape) the gradient, with
-// respect to unit u's first c input channels, of Σ u(x)·dy with dy of image
-// i at dy[i·stride:], and returns the gradients of u's parameters. The batch
-// is cut into one slice per core: each recomputes its images' normalised
-// inputs and columns, adds its weight gradient and per-channel sums into
-// its own buffers, which are then added in slice order (the result does
-// not depend on scheduling), and stores the gradient with respect to the
-// normalised input in dz; a second pass over channels applies batch
-// normalisation's backward rule.
-func (s *DenseBlockState[T]) unitBackward(u DenseUnit[T], c int, dy []T, stride int, dbuf, dz []T) DenseUnitGrad[T] {
-	p := s.params(u, c)
-	n, total, hw := s.dims()
-	rows, cols := colShape(p)
-	scale, shift := s.affine(u, c)
-	mk, Wt, wbuf := packedWeights(operand[T]{data: HostData(Contiguous(u.W)), ld: rows, trans: true}, rows, p.O)
-	defer putScratch(wbuf)
+// respect to the unit's input channels, of Σ u(x)·dy for the unit u of
+// stages, with dy of image i at dy[i·stride:], and returns the gradients
+// of u's parameters. A bottleneck's stage passes its gradient to the
+// first through a scratch buffer of its output's shape.
+func (s *DenseBlockState[T]) unitBackward(stages []denseStage[T], dy []T, stride int, dbuf, dz []T) DenseUnit[T] {
+	first, last := stages[0], stages[len(stages)-1]
+	var g DenseUnit[T]
+	g.Pool = last.pool
+	if len(stages) == 2 {
+		n, _, hw := s.dims()
+		dneck := getScratch[T](n * last.c * hw)
+		defer putScratch(dneck)
+		clear(*dneck)
+		g.Bottleneck = new(DenseBottleneck[T])
+		g.Bottleneck.Gamma, g.Bottleneck.Beta, g.W = s.stageBackward(last, dy, stride, *dneck, dz)
+		dy, stride = *dneck, last.c*hw
+		g.Gamma, g.Beta, g.Bottleneck.W = s.stageBackward(first, dy, stride, dbuf, dz)
+		return g
+	}
+	g.Gamma, g.Beta, g.W = s.stageBackward(first, dy, stride, dbuf, dz)
+	return g
+}
+
+// stageBackward adds to dsrc (of the shape of stage st's input) the
+// gradient, with respect to st's first c input channels, of Σ st(x)·dy
+// with dy of image i at dy[i·stride:], and returns the gradients of st's
+// γ, β and weight: the convolution's and ReLU's backward pass (imagesBackward
+// or batchBackward) leaves the gradient with respect to the normalised
+// input in dz and its per-channel sums, then a pass over channels applies
+// batch normalisation's backward rule.
+func (s *DenseBlockState[T]) stageBackward(st denseStage[T], dy []T, stride int, dsrc, dz []T) (dgamma, dbeta, dw *Tensor[T]) {
+	p := s.params(st)
+	c, n, hw := st.c, p.N, s.buf.Dim(2)*s.buf.Dim(3)
+	srcC := st.src.Dim(1)
 	// The statistics as BatchNormBackward reads them, rounded to T.
 	mu, inv := make([]float64, c), make([]float64, c)
 	for ch := range c {
-		mu[ch] = float64(T(s.mean[ch]))
-		inv[ch] = 1 / math.Sqrt(float64(T(s.vari[ch]))+float64(s.eps))
+		mu[ch] = float64(T(st.mean[ch]))
+		inv[ch] = 1 / math.Sqrt(float64(T(st.vari[ch]))+float64(s.eps))
 	}
-	parts := max(1, min(n, runtime.GOMAXPROCS(0)))
-	accs := getScratch[T](parts * p.O * rows)
-	defer putScratch(accs)
-	sums := make([]float64, parts*2*c) // per part and channel: Σ g and Σ g·(x − μ)
-	xs := HostData(s.buf)
-	parallelFor(parts, p.O*rows*cols*n/parts, func(lo, hi int) {
-		z, col, buf := s.unitScratch(u, p)
-		defer putScratch(buf)
-		for part := lo; part < hi; part++ {
-			acc := (*accs)[part*p.O*rows : (part+1)*p.O*rows]
-			clear(acc)
-			sum := sums[part*2*c : (part+1)*2*c]
-			for i := part * n / parts; i < (part+1)*n/parts; i++ {
-				cm := s.columnsOf(z, col, i, u, p, scale, shift)
-				gi := dy[i*stride:]
-				gemmNT(p.O, rows, cols, gi, cols, cm, cols, acc, rows)
-				// The gradient of the columns, then of z.
-				dzi, dcol := dz[i*c*hw:(i+1)*c*hw], col
-				if col == nil {
-					dcol = dzi
-				}
-				gemmOperands(mk, 1, rows, cols, p.O, 1, Wt, operand[T]{data: gi, ld: cols}, 0, dcol, cols)
-				switch {
-				case u.Pool:
-					unpool2x2(dzi, col, c, s.buf.Dim(2), s.buf.Dim(3))
-				case col != nil:
-					clear(dzi)
-					col2im(dzi, col, p)
-				}
-				xi := xs[i*total*hw:]
-				for ch := range c {
-					zc, dc, m := z[ch*hw:(ch+1)*hw], dzi[ch*hw:(ch+1)*hw], mu[ch]
-					keepPositive(dc, zc)
-					sum[2*ch] += sum64(dc)
-					sum[2*ch+1] += dot64(dc, xi[ch*hw:(ch+1)*hw], m)
-				}
-			}
-		}
-	})
-	grad := DenseUnitGrad[T]{Gamma: Zeros[T](c), Beta: Zeros[T](c), W: Zeros[T](u.W.Shape()...)}
-	dw := HostData(grad.W)
-	for part := range parts {
-		for i, v := range (*accs)[part*len(dw) : (part+1)*len(dw)] {
-			dw[i] += v
-		}
+	dgamma, dbeta, dw = Zeros[T](c), Zeros[T](c), Zeros[T](st.w.Shape()...)
+	var sums []float64 // per slice of the batch and channel: Σ g and Σ g·(x − μ)
+	if s.batched(st) {
+		sums = s.batchBackward(st, p, dy, stride, dz, HostData(dw), mu)
+	} else {
+		sums = s.imagesBackward(st, p, dy, stride, dz, HostData(dw), mu)
 	}
-	dgs, dbs, gam := HostData(grad.Gamma), HostData(grad.Beta), HostData(Contiguous(u.Gamma))
+	parts := len(sums) / (2 * c)
+	xs := HostData(st.src)
+	dgs, dbs, gam := HostData(dgamma), HostData(dbeta), HostData(Contiguous(st.gamma))
 	m := float64(n * hw)
 	parallelFor(c, 3*n*hw, func(lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
@@ -424,11 +566,106 @@ func (s *DenseBlockState[T]) unitBackward(u DenseUnit[T], c int, dy []T, stride 
 			k0 := -a*sg/m - kx*mu[ch]
 			ta, tkx, tk0 := T(a), T(kx), T(k0)
 			for i := range n {
-				off := (i*total + ch) * hw
+				off := (i*srcC + ch) * hw
 				dc := dz[(i*c+ch)*hw : (i*c+ch+1)*hw]
-				axpbyc(dbuf[off:off+hw], dc, xs[off:off+hw], ta, tkx, tk0)
+				axpbyc(dsrc[off:off+hw], dc, xs[off:off+hw], ta, tkx, tk0)
 			}
 		}
 	})
-	return grad
+	return dgamma, dbeta, dw
+}
+
+// imagesBackward is stageBackward's convolution and ReLU image by image:
+// the batch is cut into one slice per core; each recomputes its images'
+// normalised inputs and columns, adds its weight gradient and per-channel
+// sums into its own buffers, which are then added in slice order (the
+// result does not depend on scheduling), and stores the gradient with
+// respect to the normalised input in dz. It sets dw and returns the sums
+// of each slice.
+func (s *DenseBlockState[T]) imagesBackward(st denseStage[T], p Conv2DParams, dy []T, stride int, dz, dw []T, mu []float64) []float64 {
+	c, n, hw := st.c, p.N, s.buf.Dim(2)*s.buf.Dim(3)
+	srcC := st.src.Dim(1)
+	rows, cols := colShape(p)
+	scale, shift := s.affine(st)
+	mk, Wt, wbuf := packedWeights(operand[T]{data: HostData(Contiguous(st.w)), ld: rows, trans: true}, rows, p.O)
+	defer putScratch(wbuf)
+	parts := max(1, min(n, runtime.GOMAXPROCS(0)))
+	accs := getScratch[T](parts * p.O * rows)
+	defer putScratch(accs)
+	sums := make([]float64, parts*2*c)
+	xs := HostData(st.src)
+	parallelFor(parts, p.O*rows*cols*n/parts, func(lo, hi int) {
+		z, col, buf := s.stageScratch(st, p)
+		defer putScratch(buf)
+		for part := lo; part < hi; part++ {
+			acc := (*accs)[part*p.O*rows : (part+1)*p.O*rows]
+			clear(acc)
+			sum := sums[part*2*c : (part+1)*2*c]
+			for i := part * n / parts; i < (part+1)*n/parts; i++ {
+				cm := s.columnsOf(z, col, i, st, p, scale, shift)
+				gi := dy[i*stride:]
+				gemmNT(p.O, rows, cols, gi, cols, cm, cols, acc, rows)
+				// The gradient of the columns, then of z.
+				dzi, dcol := dz[i*c*hw:(i+1)*c*hw], col
+				if col == nil {
+					dcol = dzi
+				}
+				gemmOperands(mk, 1, rows, cols, p.O, 1, Wt, operand[T]{data: gi, ld: cols}, 0, dcol, cols)
+				switch {
+				case st.pool:
+					unpool2x2(dzi, col, c, s.buf.Dim(2), s.buf.Dim(3))
+				case col != nil:
+					clear(dzi)
+					col2im(dzi, col, p)
+				}
+				reluSums(sum, dzi, z, xs[i*srcC*hw:], mu, hw)
+			}
+		}
+	})
+	for part := range parts {
+		for i, v := range (*accs)[part*len(dw) : (part+1)*len(dw)] {
+			dw[i] += v
+		}
+	}
+	return sums
+}
+
+// batchBackward is stageBackward's convolution and ReLU on the whole batch
+// at once (see batched), with Conv2D's backward kernels: it recomputes the
+// normalised input, sets dw and the gradient with respect to the
+// normalised input in dz, and returns the per-channel sums (one slice).
+func (s *DenseBlockState[T]) batchBackward(st denseStage[T], p Conv2DParams, dy []T, stride int, dz, dw []T, mu []float64) []float64 {
+	c, n, hw := st.c, p.N, p.H*p.W
+	srcC := st.src.Dim(1)
+	out := p.O * p.OutH() * p.OutW()
+	scale, shift := s.affine(st)
+	z, g := getScratch[T](n*c*hw), getScratch[T](n*out)
+	defer func() { putScratch(z); putScratch(g) }()
+	s.normalizeAll(*z, st, scale, shift)
+	for i := range n {
+		copy((*g)[i*out:(i+1)*out], dy[i*stride:])
+	}
+	conv2dGrads(dz[:n*c*hw], dw, *z, *g, HostData(Contiguous(st.w)), p)
+	sums := make([]float64, 2*c)
+	xs := HostData(st.src)
+	parallelFor(c, 3*n*hw, func(lo, hi int) {
+		for i := range n {
+			at := (i*c + lo) * hw
+			reluSums(sums[2*lo:2*hi], dz[at:at+(hi-lo)*hw], (*z)[at:], xs[(i*srcC+lo)*hw:], mu[lo:hi], hw)
+		}
+	})
+	return sums
+}
+
+// reluSums applies ReLU's backward rule to dz [c, H·W], the gradient
+// with respect to z = ReLU(·) [c, H·W] of channels whose input is x with
+// means mu, and adds Σ dz and Σ dz·(x − μ) of channel ch to sum[2ch] and
+// sum[2ch+1].
+func reluSums[T Float](sum []float64, dz, z, x []T, mu []float64, hw int) {
+	for ch, m := range mu {
+		zc, dc := z[ch*hw:(ch+1)*hw], dz[ch*hw:(ch+1)*hw]
+		keepPositive(dc, zc)
+		sum[2*ch] += sum64(dc)
+		sum[2*ch+1] += dot64(dc, x[ch*hw:(ch+1)*hw], m)
+	}
 }

@@ -119,6 +119,17 @@ var cases = []Case{
 		return autograd.ChannelAffine(x[0], x[1], x[2], x[3], true)
 	}},
 	{"ChannelAffine", in(transposed(6, 3), uniform(3), uniform(3)), func(x []v64) v64 { return autograd.ChannelAffine(x[0], x[1], x[2], nil, false) }},
+	// A DenseNet-BC layer (1×1 bottleneck) and a transition pooling 3×3 to
+	// 1×1; two layers on one image, the first with a 3×3 bottleneck and a
+	// 1×1 convolution.
+	{"DenseBlock", in(uniform(2, 2, 3, 3), positive(2), uniform(2), uniform(3, 2, 1, 1), positive(3), uniform(3), uniform(2, 3, 3, 3),
+		positive(4), uniform(4), uniform(2, 4, 1, 1)), func(x []v64) v64 {
+		return autograd.DenseBlock(x[0], []autograd.DenseUnit[float64]{bottleneckUnit(x[1:7]), {Gamma: x[7], Beta: x[8], W: x[9], Pool: true}}, 1e-5, nil)
+	}},
+	{"DenseBlock", in(uniform(1, 1, 4, 5), positive(1), uniform(1), uniform(2, 1, 3, 3), positive(2), uniform(2), uniform(2, 2, 1, 1),
+		positive(3), uniform(3), uniform(2, 3, 1, 1), positive(2), uniform(2), uniform(2, 2, 3, 3)), func(x []v64) v64 {
+		return autograd.DenseBlock(x[0], []autograd.DenseUnit[float64]{bottleneckUnit(x[1:7]), bottleneckUnit(x[7:13])}, 1e-5, nil)
+	}},
 }
 
 // units are the two dense-block units of a case's inputs x: (gamma, beta,
@@ -128,4 +139,11 @@ func units(x []v64, pool bool) []autograd.DenseUnit[float64] {
 		{Gamma: x[1], Beta: x[2], W: x[3]},
 		{Gamma: x[4], Beta: x[5], W: x[6], Pool: pool},
 	}
+}
+
+// bottleneckUnit is the dense-block unit with a bottleneck of the inputs x:
+// γ, β, the bottleneck's weight, γ and β, then the unit's weight, in
+// tensor.DenseUnit.Params's order.
+func bottleneckUnit(x []v64) autograd.DenseUnit[float64] {
+	return autograd.DenseUnit[float64]{Gamma: x[0], Beta: x[1], W: x[5], Bottleneck: &autograd.DenseBottleneck[float64]{W: x[2], Gamma: x[3], Beta: x[4]}}
 }
