@@ -32,15 +32,7 @@ func TestDigitsKilledInsideARunResumesBitForBit(t *testing.T) {
 		"-batch", "10", "-lr", "0.01", "-max-test", "30", "-methods", "ts,pseudocal", "-paradigms", "toplabel,classwise", "-runs", "1",
 		"-diagram-dpi", "40", "-out", "out"}
 	want, took, wantFiles := uninterrupted(t, bin, args...)
-	// resume runs the study to its end in dir and returns its stderr.
-	resume := func(trial string, dir string) string {
-		got, log := resumeIn(t, trial, bin, args, dir)
-		if digitsTable(got) != digitsTable(want) {
-			t.Errorf("%s: tables differ:\n%s\nwant\n%s", trial, got, want)
-		}
-		sameStudyFiles(t, trial, studyFiles(t, filepath.Join(dir, "out")), wantFiles)
-		return log
-	}
+	resume := func(trial string, dir string) string { return resumeMatches(t, trial, bin, args, dir, want, wantFiles) }
 	for _, c := range []struct{ mark, resumed string }{
 		{"base epoch 4/8", "base stage resumed after epoch"},
 		{"seed 1: CE-finetune", "rows from the checkpoint"},
@@ -107,6 +99,20 @@ func resumeIn(t *testing.T, trial, bin string, args []string, dir string) (stdou
 		t.Fatalf("%s: resumed run: %v\n%s", trial, err, buf.String())
 	}
 	return got, buf.String()
+}
+
+// resumeMatches runs the command again in dir, where it was killed, and
+// fails the test, naming the trial, unless it ends with the tables want
+// and the files wantFiles in dir/out of an uninterrupted run; it returns
+// its log.
+func resumeMatches(t *testing.T, trial, bin string, args []string, dir string, want []byte, wantFiles map[string]string) string {
+	t.Helper()
+	got, log := resumeIn(t, trial, bin, args, dir)
+	if digitsTable(got) != digitsTable(want) {
+		t.Errorf("%s: tables differ:\n%s\nwant\n%s", trial, got, want)
+	}
+	sameStudyFiles(t, trial, studyFiles(t, filepath.Join(dir, "out")), wantFiles)
+	return log
 }
 
 // killAfter starts bin with args in dir and kills it once a line of its
