@@ -38,3 +38,27 @@ func ExampleFitTemperature() {
 	// temperature within 0.2 of 3: true
 	// first sample, class 0: 0.96 raw, 0.61 calibrated
 }
+
+// Average thresholded confidence estimates a target's accuracy without
+// its labels: the threshold on the source's scores above which the share
+// of samples equals the source's accuracy, then the share of target
+// scores above it. ShiftForMean then moves a head's logits of being
+// correct until their mean P(correct) is that estimate.
+func ExampleATC() {
+	src := []float64{0.9, 0.1, 0.5, 1.0, 0.3, 0.7, 0.2, 0.8, 0.6, 0.4} // scores, larger = surer
+	correct := []bool{true, false, true, true, false, true, true, true, false, true}
+	tgt := []float64{0.2, 0.35, 0.5, 0.9}
+	acc, threshold, err := baselines.ATC(src, correct, tgt)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("source accuracy 0.7, threshold %.2f, target estimate %.2f\n", threshold, acc)
+	b, err := baselines.ShiftForMean([]float64{3, 4, 5, 6}, acc)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("logit shift %.3f\n", b)
+	// Output:
+	// source accuracy 0.7, threshold 0.30, target estimate 0.75
+	// logit shift -3.106
+}
