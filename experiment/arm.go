@@ -493,7 +493,8 @@ func meanAbsDiff(a, b []float64) float64 {
 // estimate too.
 func (a *arm[T]) atcAux(p ecl.Paradigm, m *ecl.Classifier[T]) (temp, shift, acc float64, err error) {
 	k := a.classes
-	val, tgt := probs(a.base, a.val, k), probs(a.base, a.tgt, k)
+	valLogits, _, _ := a.baseLogits()
+	val, tgt := tensor.Softmax(tensor.FromSlice(valLogits, a.val.Len(), k), 1).Data(), probs(a.base, a.tgt, k)
 	correct := make([]bool, a.val.Len())
 	for i, y := range a.val.Y {
 		correct[i] = metrics.Argmax(val[i*k:(i+1)*k]) == y
