@@ -114,13 +114,60 @@ func maxPool2dForward[T Float](y, x []T, p Pool2DParams) {
 			}
 			return
 		}
+		y0, y1, x0, x1 := interior3x3(p)
 		for oy := 0; oy < oh; oy++ {
 			row := yp[oy*ow : (oy+1)*ow]
-			for ox := range row {
+			inner := oy >= y0 && oy < y1
+			for ox := 0; ox < ow; {
+				if inner && ox >= x0 && ox < x1 {
+					if n := max3x3Row(row[ox:x1], plane[(oy*p.StrideH-p.PadH)*p.W+ox*p.StrideW-p.PadW:], p.W, p.StrideW); n > 0 {
+						ox += n
+						continue
+					}
+				}
 				row[ox] = plane[windowArgmax(plane, p, oy, ox)]
+				ox++
 			}
 		}
 	})
+}
+
+// interior3x3 is the range of output rows [y0, y1) and columns [x0, x1)
+// whose 3×3 windows lie inside the plane (empty for other windows): the
+// ones max3x3Row takes.
+func interior3x3(p Pool2DParams) (y0, y1, x0, x1 int) {
+	if p.KH != 3 || p.KW != 3 {
+		return 0, 0, 0, 0
+	}
+	// Output o's window starts at o·stride − pad and must end by size.
+	in := func(pad, stride, size, out int) (int, int) {
+		lo := (pad + stride - 1) / stride
+		if size+pad < 3 {
+			return lo, lo
+		}
+		return lo, max(lo, min(out, (size+pad-3)/stride+1))
+	}
+	y0, y1 = in(p.PadH, p.StrideH, p.H, p.OutH())
+	x0, x1 = in(p.PadW, p.StrideW, p.W, p.OutW())
+	return y0, y1, x0, x1
+}
+
+// max3x3Row sets row[i] to the maximum of the 3×3 window whose top-left
+// element is x[i·stride] (rows ld apart), from the first window on, and
+// returns the count it set: it stops before a window whose maximum is NaN
+// or zero, where the first NaN's payload or the sign of the first zero
+// (windowArgmax's choice) may differ from the builtin max's.
+func max3x3Row[T Float](row, x []T, ld, stride int) int {
+	r0, r1, r2 := x, x[ld:], x[2*ld:]
+	for i := range row {
+		j := i * stride
+		m := max(r0[j], r0[j+1], r0[j+2], r1[j], r1[j+1], r1[j+2], r2[j], r2[j+1], r2[j+2])
+		if m != m || m == 0 {
+			return i
+		}
+		row[i] = m
+	}
+	return len(row)
 }
 
 // maxPool2dBackward sets dx to the sum of the dy of the windows whose first
