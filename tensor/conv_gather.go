@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -17,6 +18,16 @@ import (
 // place through a table of their offsets. It sums in the order of the
 // im2col GEMM (same k-blocks), so both paths agree to the bit. The weight
 // gradient is dot products over the same layout (weightDots).
+//
+// A strided forward pass (stride s ≤ 2, not 1×1) takes the same kernel on a
+// canvas of phases: the padded image split into s×s sub-images, phase
+// (a, b) holding its rows a, a+s, … and columns b, b+s, …, each image in
+// its own block of ⌈(W+2·PadW)/s⌉ columns. Output (i, j) reads padded
+// input (s·i + kh·DilH, s·j + kw·DilW): phase ((kh·DilH) mod s, (kw·DilW)
+// mod s), shifted by the quotients, so consecutive outputs again read
+// consecutive canvas positions. A channel's taps then lie out of order on
+// the canvas; they are summed in canvas order (the weights' columns
+// permuted to match), so the result differs from im2col's by rounding.
 
 // gatherKernel is a register tile of mr×nr and the function adding
 // Σ_p a[p*mr+i]·b[offs[p]+j] over k ≥ 1 steps to c[i*ldc+j] (or setting c
@@ -95,22 +106,33 @@ const maxCanvas = 8
 // keeps im2col (its training step took 6.8–7.0 ms on the gather path,
 // 6.4–6.6 ms by im2col).
 func gathers(p Conv2DParams, nr int) bool {
+	return p.StrideH == 1 && p.StrideW == 1 && gathersForward(p, nr)
+}
+
+// gathersForward is gathers for the forward pass alone, which also takes
+// strides of 2 on the canvas of phases; 1×1 kernels keep im2col, whose
+// columns are a copy of the pixels they read.
+func gathersForward(p Conv2DParams, nr int) bool {
 	_, waste := canvas(p, nr)
-	return p.StrideH == 1 && p.StrideW == 1 && !pointwise(p) && max(p.C, p.O) >= 8 && waste <= maxWaste
+	return p.StrideH <= 2 && p.StrideW <= 2 && !(p.KH == 1 && p.KW == 1) && max(p.C, p.O) >= 8 && waste <= maxWaste
 }
 
 // canvas returns the number of images side by side that wastes the
-// fewest columns of nr-wide tiles, at most maxCanvas and the batch, and
-// the ratio of the columns computed to the output positions. Images share
-// padding columns only where the output is at most PadW wider than the
-// input (the kernel reaches past the padding).
+// fewest columns of nr-wide tiles, at most maxCanvas and the batch's share
+// of a core (a canvas is one core's work: a batch of 8 on one canvas ran
+// ResNet-50's 3×3 layers on one of two cores), and the ratio of the
+// columns computed to the output positions. Images share padding columns
+// only where the output is at most PadW wider than the input (the kernel
+// reaches past the padding).
 func canvas(p Conv2DParams, nr int) (imgs int, waste float64) {
 	oh, ow := p.OutH(), p.OutW()
-	for k := 1; k <= min(maxCanvas, max(p.N, 1)); k++ {
-		if k > 1 && ow > p.W+p.PadW {
+	procs := runtime.GOMAXPROCS(0)
+	for k := 1; k <= min(maxCanvas, max((p.N+procs-1)/procs, 1)); k++ {
+		if k > 1 && p.StrideW == 1 && ow > p.W+p.PadW {
 			break
 		}
-		w := float64(roundUp(oh*(p.PadW+k*(p.W+p.PadW)), nr)) / float64(k*oh*ow)
+		_, wp, _ := canvasShape(p, k)
+		w := float64(roundUp(oh*wp, nr)) / float64(k*oh*ow)
 		if k == 1 || w < waste {
 			imgs, waste = k, w
 		}
@@ -118,12 +140,26 @@ func canvas(p Conv2DParams, nr int) (imgs int, waste float64) {
 	return imgs, waste
 }
 
-// gatherConv is stride-1 convolution p laid out for kernel gk.
+// canvasShape is the layout of a canvas of imgs images for p: the columns
+// from one image to the next (its padded column 0 at step·k), the canvas
+// width and the rows of a channel (of a phase, for a stride above 1).
+func canvasShape(p Conv2DParams, imgs int) (step, wp, rows int) {
+	if p.StrideH == 1 && p.StrideW == 1 {
+		step = p.W + p.PadW
+		return step, p.PadW + imgs*step, p.H + 2*p.PadH
+	}
+	step = (p.W + 2*p.PadW + p.StrideW - 1) / p.StrideW
+	return step, imgs * step, (p.H + 2*p.PadH + p.StrideH - 1) / p.StrideH
+}
+
+// gatherConv is convolution p laid out for kernel gk.
 type gatherConv[T Float] struct {
 	gk        gatherKernel[T]
 	p         Conv2DParams
 	imgs      int    // images side by side on the canvas
-	wp, plane int    // canvas width, and channel plane Hp·Wp
+	step      int    // columns from one image to the next
+	wp, plane int    // canvas width, and channel (phase) plane
+	perm      []int  // a channel's taps in canvas order; nil at stride 1
 	n, nt     int    // output positions at the canvas width, OH·Wp; rounded up to nr
 	size      int    // the canvas and the slack the last tiles read
 	kc        int    // the im2col GEMM's k-block
@@ -140,24 +176,50 @@ func gatherFor[T Float](p Conv2DParams) (*gatherConv[T], bool) {
 	return newGatherConv(gk, p), true
 }
 
+// gatherForwardFor is gatherFor for the forward pass (gathersForward).
+func gatherForwardFor[T Float](p Conv2DParams) (*gatherConv[T], bool) {
+	gk, ok := asmGatherKernel[T]()
+	if !ok || !gathersForward(p, gk.nr) {
+		return nil, false
+	}
+	return newGatherConv(gk, p), true
+}
+
 var offsetPool sync.Pool // of *[]int
 
 func newGatherConv[T Float](gk gatherKernel[T], p Conv2DParams) *gatherConv[T] {
 	imgs, _ := canvas(p, gk.nr)
-	wp := p.PadW + imgs*(p.W+p.PadW)
-	g := &gatherConv[T]{gk: gk, p: p, imgs: imgs, wp: wp, plane: (p.H + 2*p.PadH) * wp, n: p.OutH() * wp, kc: kernelFor[T]().kc}
+	step, wp, rows := canvasShape(p, imgs)
+	sh, sw := p.StrideH, p.StrideW
+	g := &gatherConv[T]{gk: gk, p: p, imgs: imgs, step: step, wp: wp, plane: rows * wp, n: p.OutH() * wp, kc: kernelFor[T]().kc}
 	g.nt = roundUp(g.n, gk.nr)
-	g.size = p.C*g.plane + g.nt - g.n + (p.KW-1)*p.DilW + 16 // dot3 reads 16 past its rows
+	g.size = p.C*sh*sw*g.plane + g.nt - g.n + (p.KW-1)*p.DilW/sw + 16 // dot3 reads 16 past its rows
+	// A channel's taps: phase (a, b), then the shift within it.
+	taps := make([]int, 0, p.KH*p.KW)
+	for kh := range p.KH {
+		for kw := range p.KW {
+			dh, dw := kh*p.DilH, kw*p.DilW
+			taps = append(taps, ((dh%sh)*sw+dw%sw)*g.plane+dh/sh*wp+dw/sw)
+		}
+	}
+	if sh > 1 || sw > 1 {
+		g.perm = make([]int, len(taps))
+		for t := range g.perm {
+			g.perm[t] = t
+		}
+		slices.SortStableFunc(g.perm, func(s, t int) int { return taps[s] - taps[t] })
+	}
 	g.offs, _ = offsetPool.Get().(*[]int)
 	if g.offs == nil {
 		g.offs = new([]int)
 	}
 	offs := (*g.offs)[:0]
 	for c := range p.C {
-		for kh := range p.KH {
-			for kw := range p.KW {
-				offs = append(offs, c*g.plane+kh*p.DilH*wp+kw*p.DilW)
+		for t := range taps {
+			if g.perm != nil {
+				t = g.perm[t]
 			}
+			offs = append(offs, c*sh*sw*g.plane+taps[t])
 		}
 	}
 	*g.offs = offs
@@ -171,6 +233,17 @@ func (g *gatherConv[T]) release() { offsetPool.Put(g.offs) }
 func (g *gatherConv[T]) packed(w []T) *[]T {
 	k := len(*g.offs)
 	a := getScratch[T](roundUp(g.p.O, g.gk.mr) * k)
+	if g.perm != nil { // the taps in canvas order
+		wc := getScratch[T](len(w))
+		defer putScratch(wc)
+		kk := len(g.perm)
+		for r := 0; r < len(w); r += kk {
+			for i, t := range g.perm {
+				(*wc)[r+i] = w[r+t]
+			}
+		}
+		w = *wc
+	}
 	packA(*a, operand[T]{data: w, ld: k}, 0, g.p.O, 0, k, g.gk.mr, 1)
 	return a
 }
@@ -208,9 +281,13 @@ func (g *gatherConv[T]) place(xb, x []T) {
 	p := g.p
 	img := p.C * p.H * p.W
 	k := len(x) / img
+	if p.StrideH > 1 || p.StrideW > 1 {
+		g.placePhases(xb, x, k)
+		return
+	}
 	for i := range g.imgs {
 		for c := range p.C {
-			dst := xb[c*g.plane+p.PadH*g.wp+p.PadW+i*(p.W+p.PadW):]
+			dst := xb[c*g.plane+p.PadH*g.wp+p.PadW+i*g.step:]
 			if i < k {
 				canvasCopy(dst, x[i*img+c*p.H*p.W:], p.H, p.W, g.wp, p.W)
 				continue
@@ -222,13 +299,59 @@ func (g *gatherConv[T]) place(xb, x []T) {
 	}
 }
 
+// placePhases is place for a stride above 1: image i's pixel (h, w),
+// padded (h + PadH, w + PadW), goes to phase ((h + PadH) mod sh, (w +
+// PadW) mod sw) of its channel, at row (h + PadH)/sh and column i·step +
+// (w + PadW)/sw.
+func (g *gatherConv[T]) placePhases(xb, x []T, k int) {
+	p := g.p
+	sh, sw := p.StrideH, p.StrideW
+	// first is the first phase row (column) r of phase a whose input row
+	// r·s + a − pad lies in the image, and that row.
+	first := func(pad, a, s int) (r, h int) {
+		r = max(0, (pad-a+s-1)/s)
+		return r, r*s + a - pad
+	}
+	img := p.C * p.H * p.W
+	for i := range g.imgs {
+		for c := range p.C {
+			var src []T
+			if i < k {
+				src = x[i*img+c*p.H*p.W:]
+			}
+			for a := range sh {
+				r0, h0 := first(p.PadH, a, sh)
+				for b := range sw {
+					q0, w0 := first(p.PadW, b, sw)
+					if w0 >= p.W {
+						continue
+					}
+					n := (p.W - w0 + sw - 1) / sw
+					base := ((c*sh+a)*sw+b)*g.plane + i*g.step + q0
+					for r, h := r0, h0; h < p.H; r, h = r+1, h+sh {
+						dst := xb[base+r*g.wp:][:n]
+						if i >= k {
+							clear(dst)
+							continue
+						}
+						row := src[h*p.W+w0:]
+						for j := range dst {
+							dst[j] = row[j*sw]
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // unpad sets y [k, O, OH, OW] to the output positions of yb, plus b[o] on
 // channel o where b is not nil (rounded as a separate addition).
 func (g *gatherConv[T]) unpad(y, yb, b []T) {
 	oh, ow := g.p.OutH(), g.p.OutW()
 	for i := range len(y) / (g.p.O * oh * ow) {
 		for o := range g.p.O {
-			dst, src := y[(i*g.p.O+o)*oh*ow:][:oh*ow], yb[o*g.nt+i*(g.p.W+g.p.PadW):]
+			dst, src := y[(i*g.p.O+o)*oh*ow:][:oh*ow], yb[o*g.nt+i*g.step:]
 			if b == nil {
 				canvasCopy(dst, src, oh, ow, ow, g.wp)
 				continue
@@ -250,7 +373,7 @@ func (g *gatherConv[T]) widen(xw, y []T) {
 	k := len(y) / (g.p.O * oh * ow)
 	for i := range g.imgs {
 		for o := range g.p.O {
-			dst := xw[o*g.nt+i*(g.p.W+g.p.PadW):]
+			dst := xw[o*g.nt+i*g.step:]
 			if i < k {
 				canvasCopy(dst, y[(i*g.p.O+o)*oh*ow:], oh, ow, g.wp, ow)
 				continue

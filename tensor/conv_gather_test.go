@@ -22,6 +22,67 @@ var gatherCases = []Conv2DParams{
 	{N: 5, C: 2, H: 4, W: 3, O: 3, KH: 1, KW: 3, PadW: 1},
 }
 
+// stridedGatherCases are stride-2 convolutions the forward pass takes on
+// the canvas of phases: ResNet-50's 3×3 layers and its 7×7 stem (at a
+// smaller size), odd sizes and batches, no and wide padding, dilation,
+// mixed strides, a 1×3 kernel, one image on a canvas of several, and
+// output channels that fill no tile.
+var stridedGatherCases = []Conv2DParams{
+	{N: 3, C: 16, H: 28, W: 28, O: 32, KH: 3, KW: 3, PadH: 1, PadW: 1, StrideH: 2, StrideW: 2},
+	{N: 2, C: 3, H: 30, W: 30, O: 16, KH: 7, KW: 7, PadH: 3, PadW: 3, StrideH: 2, StrideW: 2},
+	{N: 5, C: 8, H: 7, W: 7, O: 8, KH: 3, KW: 3, PadH: 1, PadW: 1, StrideH: 2, StrideW: 2},
+	{N: 1, C: 9, H: 9, W: 11, O: 5, KH: 3, KW: 3, StrideH: 2, StrideW: 2},
+	{N: 3, C: 8, H: 10, W: 9, O: 12, KH: 3, KW: 3, PadH: 2, PadW: 2, DilH: 2, DilW: 2, StrideH: 2, StrideW: 2},
+	{N: 4, C: 10, H: 8, W: 13, O: 9, KH: 3, KW: 2, PadH: 1, PadW: 1, StrideH: 1, StrideW: 2},
+	{N: 2, C: 12, H: 9, W: 6, O: 8, KH: 2, KW: 3, PadH: 1, PadW: 1, StrideH: 2, StrideW: 1},
+	{N: 3, C: 8, H: 5, W: 5, O: 3, KH: 1, KW: 3, PadW: 1, StrideH: 2, StrideW: 2},
+	{N: 1, C: 1, H: 1, W: 1, O: 1, KH: 3, KW: 3, PadH: 1, PadW: 1, StrideH: 2, StrideW: 2},
+}
+
+// The forward pass on the canvas of phases, with and without bias, equals
+// the direct loops for every kernel, in both precisions.
+func TestGatherConvStrided(t *testing.T) {
+	checkGatherStrided[float32](t, 1e-5)
+	checkGatherStrided[float64](t, 1e-13)
+}
+
+func checkGatherStrided[T Float](t *testing.T, tol float64) {
+	withProcs(t, 2)
+	r := rand.New(rand.NewPCG(15, 16))
+	multi := false
+	for _, p := range stridedGatherCases {
+		p.DilH, p.DilW = orOne(p.DilH), orOne(p.DilW)
+		if err := p.Validate(); err != nil {
+			t.Fatalf("%+v: %v", p, err)
+		}
+		x, x64 := randOf[T](r, p.N*p.C*p.H*p.W)
+		w, w64 := randOf[T](r, p.O*p.C*p.KH*p.KW)
+		b, b64 := randOf[T](r, p.O)
+		wantY, _, _ := refConv(x64, w64, make([]float64, p.N*p.O*p.OutH()*p.OutW()), p)
+		wantYb := slices.Clone(wantY)
+		for i := range wantYb {
+			wantYb[i] += b64[i/(p.OutH()*p.OutW())%p.O]
+		}
+		for name, gk := range gatherKernels[T]() {
+			g := newGatherConv(gk, p)
+			multi = multi || (g.imgs > 1 && p.N%g.imgs != 0)
+			y, yb := nans[T](len(wantY)), nans[T](len(wantY))
+			g.forward(y, x, w, nil)
+			g.forward(yb, x, w, b)
+			g.release()
+			if e := relErr(y, wantY); e > tol {
+				t.Errorf("%s %s %+v: strided forward differs from the direct loops by %g", DType[T](), name, p, e)
+			}
+			if e := relErr(yb, wantYb); e > tol {
+				t.Errorf("%s %s %+v: strided forward with bias differs from the direct loops by %g", DType[T](), name, p, e)
+			}
+		}
+	}
+	if !multi {
+		t.Error("no strided case put several images on a canvas and left the last one in part")
+	}
+}
+
 // gatherKernels are the gather kernels this CPU runs: the portable one,
 // and the assembly one where there is one.
 func gatherKernels[T Float]() map[string]gatherKernel[T] {
@@ -240,6 +301,33 @@ func TestGathers(t *testing.T) {
 		p.StrideH, p.StrideW, p.DilH, p.DilW = orOne(p.StrideH), orOne(p.StrideW), 1, 1
 		if got := gathers(p, 32); got != c.want {
 			t.Errorf("%+v: gathers = %v, want %v", p, got, c.want)
+		}
+	}
+}
+
+// The forward pass also takes ResNet-50's strided 3×3 layers and its 7×7
+// stem on the canvas of phases, but not its strided 1×1 shortcuts, a
+// stride of 3, or LeNet's first layer; the gradients' layouts stay at
+// stride 1.
+func TestGathersForward(t *testing.T) {
+	for _, c := range []struct {
+		p    Conv2DParams
+		want bool
+	}{
+		{Conv2DParams{N: 8, C: 128, H: 56, W: 56, O: 128, KH: 3, KW: 3, PadH: 1, PadW: 1, StrideH: 2, StrideW: 2}, true},
+		{Conv2DParams{N: 8, C: 512, H: 14, W: 14, O: 512, KH: 3, KW: 3, PadH: 1, PadW: 1, StrideH: 2, StrideW: 2}, true},
+		{Conv2DParams{N: 8, C: 3, H: 224, W: 224, O: 64, KH: 7, KW: 7, PadH: 3, PadW: 3, StrideH: 2, StrideW: 2}, true},
+		{Conv2DParams{N: 8, C: 256, H: 56, W: 56, O: 512, KH: 1, KW: 1, StrideH: 2, StrideW: 2}, false},
+		{Conv2DParams{N: 8, C: 16, H: 28, W: 28, O: 16, KH: 3, KW: 3, StrideH: 3, StrideW: 3}, false},
+		{Conv2DParams{N: 100, C: 3, H: 28, W: 28, O: 6, KH: 5, KW: 5, PadH: 2, PadW: 2, StrideH: 1, StrideW: 1}, false},
+	} {
+		p := c.p
+		p.DilH, p.DilW = 1, 1
+		if got := gathersForward(p, 32); got != c.want {
+			t.Errorf("%+v: gathersForward = %v, want %v", p, got, c.want)
+		}
+		if p.StrideH > 1 && gathers(p, 32) {
+			t.Errorf("%+v: gathers takes a stride above 1", p)
 		}
 	}
 }

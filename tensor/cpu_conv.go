@@ -141,7 +141,7 @@ func columns[T Float](col, xn []T, p Conv2DParams) []T {
 // the bias b [O] (none if nil): per image y_n = W·col_n, then b added to
 // each row (rounded as a separate addition, as a broadcast Add would).
 func conv2dForward[T Float](y, x, w, b []T, p Conv2DParams) {
-	if g, ok := gatherFor[T](p); ok {
+	if g, ok := gatherForwardFor[T](p); ok {
 		defer g.release()
 		g.forward(y, x, w, b)
 		return
