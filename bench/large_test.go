@@ -42,3 +42,18 @@ func TestLargeStep(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLargeStep times LargeStep for each large network, inference and
+// training step, a warm-up call untimed: the rows to profile, e.g.
+// go test -run '^$' -bench 'LargeStep/resnet50/infer' -benchtime 10x
+// -cpuprofile cpu.prof ./bench.
+func BenchmarkLargeStep(b *testing.B) {
+	for _, name := range []string{"resnet50", "vit_b_16"} {
+		for _, mode := range []string{"infer", "train"} {
+			b.Run(name+"/"+mode, func(b *testing.B) {
+				run, _ := LargeStep(name, mode == "train", tensor.CPU[float32]{})
+				loop(b, run)
+			})
+		}
+	}
+}
