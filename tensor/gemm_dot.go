@@ -14,10 +14,14 @@ type dotKernel[T Float] struct {
 // Without an assembly dot-product kernel it is gemmSerial, and so it is
 // for short rows (k up to 4 vectors) of 32 or more rows of a, where the
 // lane sums ending each dot product cost more than packing for the GEMM
-// micro-kernel (64×576×64 float32 with AVX-512: 86 → 140 GFLOP/s).
+// micro-kernel (64×576×64 float32 with AVX-512: 86 → 140 GFLOP/s), and
+// for large products (m, n ≥ 32, m·n ≥ 2¹⁴), whose rows, read whole for
+// every tile, no longer stay in cache (ResNet-50's 1×1 weight gradients,
+// 1024×256×196: 43 → 109 GFLOP/s).
 func gemmNT[T Float](m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	dk, ok := asmDotKernel[T]()
-	if !ok || k < dk.lanes || m == 0 || n == 0 || (k <= 4*dk.lanes && m >= 32) {
+	large := m >= 32 && n >= 32 && m*n >= 1<<14
+	if !ok || k < dk.lanes || m == 0 || n == 0 || (k <= 4*dk.lanes && m >= 32) || large {
 		gemmSerial(false, true, m, n, k, 1, a, lda, b, ldb, 1, c, ldc)
 		return
 	}

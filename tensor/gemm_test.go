@@ -244,7 +244,8 @@ func checkGemm[T Float](t *testing.T, label string, c, c0 []T, want, bound []flo
 
 // TestGemmNT compares gemmNT (c += a·bᵀ, operands read along k) with the
 // float64 triple loop, at every level this CPU runs, on shapes around its
-// 3×4 tile and vector lengths, with padded leading dimensions.
+// 3×4 tile and vector lengths and one large enough for the packed GEMM,
+// with padded leading dimensions.
 func TestGemmNT(t *testing.T) {
 	atLevels(t, isaLevels(t), func(t *testing.T) {
 		testGemmNT[float32](t, 1e-5)
@@ -254,7 +255,7 @@ func TestGemmNT(t *testing.T) {
 
 func testGemmNT[T Float](t *testing.T, tol float64) {
 	r := newRNG(13)
-	for _, s := range [][3]int{{0, 4, 8}, {3, 0, 8}, {1, 1, 1}, {3, 4, 8}, {3, 4, 7}, {2, 3, 9}, {6, 75, 784}, {16, 150, 64}, {16, 150, 100}, {7, 13, 37}, {5, 9, 3}, {4, 5, 16}, {3, 4, 40}, {32, 20, 50}, {40, 9, 30}} {
+	for _, s := range [][3]int{{0, 4, 8}, {3, 0, 8}, {1, 1, 1}, {3, 4, 8}, {3, 4, 7}, {2, 3, 9}, {6, 75, 784}, {16, 150, 64}, {16, 150, 100}, {7, 13, 37}, {5, 9, 3}, {4, 5, 16}, {3, 4, 40}, {32, 20, 50}, {40, 9, 30}, {130, 129, 70}} {
 		m, n, k := s[0], s[1], s[2]
 		lda, ldb, ldc := k+5, k+1, n+3
 		a, b, c0 := randSlice[T](r, m*lda), randSlice[T](r, n*ldb), randSlice[T](r, m*ldc)
