@@ -12,32 +12,47 @@ import (
 )
 
 // ECLCase is one workload of the ECL loss: the mini-batch loss (Algorithm 1,
-// 15 bins, sum reduction) forward and backward on a source and a target
-// domain of N samples each, float32, with the main head's probabilities
-// [N, K] and the auxiliary probabilities as the differentiated inputs.
-// bench/peer/ecl.py prints the same rows for PyTorch.
+// 15 bins, sum reduction), or the soft-binned estimator (Eq. 7, L1 norm),
+// forward and backward on a source and a target domain of N samples each,
+// float32, with the main head's probabilities [N, K] and the auxiliary
+// probabilities as the differentiated inputs. bench/peer/ecl.py prints the
+// same rows for PyTorch.
 type ECLCase struct {
 	Paradigm ecl.Paradigm
 	K, N     int
+	// SoftBinned times ecl.SoftBinnedLoss instead of ecl.MiniBatchLoss.
+	SoftBinned bool
 	// Arena runs each pass inside a tensor.Arena, as train.fit runs a
 	// training step (and the training-step rows run theirs): a pass's
 	// tensors are recycled by the next instead of being collected.
 	Arena bool
 }
 
-// Name is the row's name, as the peer script prints it.
+// Name is the row's name, as the peer script prints it: ecl/… for the
+// mini-batch loss, eclsb/… for the soft-binned estimator.
 func (c ECLCase) Name() string {
-	return fmt.Sprintf("ecl/%v/k%d/n%d/float32", c.Paradigm, c.K, c.N)
+	prefix := "ecl"
+	if c.SoftBinned {
+		prefix = "eclsb"
+	}
+	return fmt.Sprintf("%s/%v/k%d/n%d/float32", prefix, c.Paradigm, c.K, c.N)
 }
 
-// ECLCases lists the loss workloads: every paradigm, K = 3 and 10,
-// N = 10², 10⁴, 10⁶ and 10⁷ (the last needs several GB).
+// ECLCases lists the loss workloads: every paradigm, K = 3 and 10, the
+// mini-batch loss at N = 10², 10⁴, 10⁶ and 10⁷ (the last needs several
+// GB), then the soft-binned estimator at N = 10² and 10⁴.
 func ECLCases() []ECLCase {
 	var cs []ECLCase
-	for _, n := range []int{100, 10_000, 1_000_000, 10_000_000} {
-		for _, k := range []int{3, 10} {
-			for _, p := range []ecl.Paradigm{ecl.Canonical, ecl.ClassWise, ecl.TopLabel} {
-				cs = append(cs, ECLCase{Paradigm: p, K: k, N: n})
+	for _, soft := range []bool{false, true} {
+		ns := []int{100, 10_000, 1_000_000, 10_000_000}
+		if soft {
+			ns = ns[:2]
+		}
+		for _, n := range ns {
+			for _, k := range []int{3, 10} {
+				for _, p := range []ecl.Paradigm{ecl.Canonical, ecl.ClassWise, ecl.TopLabel} {
+					cs = append(cs, ECLCase{Paradigm: p, K: k, N: n, SoftBinned: soft})
+				}
 			}
 		}
 	}
@@ -60,13 +75,26 @@ func (c ECLCase) SetupOn(dev tensor.Device[float32]) func() {
 		return probs()
 	}
 	s, t, as, at := tensor.To(probs(), dev), tensor.To(probs(), dev), tensor.To(aux(), dev), tensor.To(aux(), dev)
-	mb, err := ecl.NewMiniBatch(ecl.Config{Paradigm: c.Paradigm, Classes: c.K, Bins: 15})
+	cfg := ecl.Config{Paradigm: c.Paradigm, Classes: c.K, Bins: 15}
+	mb, err := ecl.NewMiniBatch(cfg) // its running expectations carry from pass to pass
 	if err != nil {
 		panic(err)
 	}
+	loss := func(s, t, as, at *autograd.Var[float32]) *autograd.Var[float32] {
+		return ecl.MiniBatchLoss(mb, s, t, as, at)
+	}
+	if c.SoftBinned {
+		sb, err := ecl.NewSoftBinned(cfg, ecl.L1, 0)
+		if err != nil {
+			panic(err)
+		}
+		loss = func(s, t, as, at *autograd.Var[float32]) *autograd.Var[float32] {
+			return ecl.SoftBinnedLoss(sb, s, t, as, at)
+		}
+	}
 	pass := func() {
 		vs := []*autograd.Var[float32]{autograd.Param(s), autograd.Param(t), autograd.Param(as), autograd.Param(at)}
-		ecl.MiniBatchLoss(mb, vs[0], vs[1], vs[2], vs[3]).Backward()
+		loss(vs[0], vs[1], vs[2], vs[3]).Backward()
 	}
 	if !c.Arena {
 		return pass

@@ -21,8 +21,8 @@ go build -o "$dir/benchtable" ./bench/benchtable
 i=1
 while [ "$i" -le "$rounds" ]; do
 	echo "round $i of $rounds" >&2
-	"$dir/benchtable" -run "$pattern" "$@" | awk '/^ecl\// {print "go", $1, $2}' >>"$dir/times"
-	"$python" bench/peer/ecl.py --run "$pattern" | awk '/^ecl\// {print "torch", $1, $2}' >>"$dir/times"
+	"$dir/benchtable" -run "$pattern" "$@" | awk '/^ecl(sb)?\// {print "go", $1, $2}' >>"$dir/times"
+	"$python" bench/peer/ecl.py --run "$pattern" | awk '/^ecl(sb)?\// {print "torch", $1, $2}' >>"$dir/times"
 	i=$((i + 1))
 done
 awk '

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """PyTorch CPU peer of the ECL loss rows of `go run ./bench/benchtable`.
 
-It prints the same row names (ecl/PARADIGM/kK/nN/float32) and the time of
-one forward and backward pass of the mini-batch ECL (Algorithm 1: soft
+It prints the same row names (ecl/PARADIGM/kK/nN/float32, and
+eclsb/… for the soft-binned estimator of Eq. 7 at N = 10² and 10⁴) and the
+time of one forward and backward pass of the mini-batch ECL (Algorithm 1: soft
 assignment to the anchors, per-bin sums, proximal steps on the detached
 sums, the fixed-u loss summed over samples, backward) on a source and a
 target domain of N samples, float32, the main head's and auxiliary
@@ -140,6 +141,19 @@ class MiniBatch:
         return total
 
 
+    def softbinned(self, s, t, ps, pt, eps=2.0 ** -23):
+        """One forward and backward pass of the soft-binned estimator (Eq. 7,
+        L1 norm): per-bin expectations m/(n + eps) of each domain, their
+        distance weighted by the target's share of each bin."""
+        p3 = lambda v: v.reshape(v.shape[0], self.g, self.d)
+        _, ns, ms = self.sums(s, p3(ps))
+        _, nt, mt = self.sums(t, p3(pt))
+        diff = ms / (ns + eps).unsqueeze(2) - mt / (nt + eps).unsqueeze(2)
+        loss = (nt / nt.sum(1, keepdim=True) * diff.abs().sum(2)).sum()
+        loss.backward()
+        return loss.item()
+
+
 class MiniBatchFast(MiniBatch):
     """The same computation in the fastest form we can write in PyTorch:
     squared distances as ‖x‖² − 2·x·aᵀ + ‖a‖² (one batched matrix product
@@ -162,10 +176,11 @@ class MiniBatchFast(MiniBatch):
 FORMS = {"reference": MiniBatch, "fast": MiniBatchFast}
 
 
-def case(paradigm, k, n, chunk, device="cpu", form="reference"):
+def case(paradigm, k, n, chunk, device="cpu", form="reference", soft=False):
     """One forward and backward pass on inputs drawn on the CPU and moved to
     device (kernels/cuda/peer/peer.py times it on the GPU), in the given
-    form (FORMS)."""
+    form (FORMS), of the mini-batch loss or, with soft, of the soft-binned
+    estimator."""
     g = torch.Generator().manual_seed(k * 1000003 + n)
     probs = lambda: torch.softmax(2 * torch.randn(n, k, generator=g), dim=1)
     aux = (lambda: torch.rand(n, generator=g)) if paradigm == "toplabel" else probs
@@ -174,7 +189,10 @@ def case(paradigm, k, n, chunk, device="cpu", form="reference"):
 
     def run():
         vs = [v.clone().requires_grad_(True) for v in inputs]
-        mb.step(*vs, chunk=chunk)
+        if soft:
+            mb.softbinned(*vs)
+        else:
+            mb.step(*vs, chunk=chunk)
 
     return run
 
@@ -190,13 +208,14 @@ def main():
     pattern = re.compile(args.run)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads")
     print(f"{'workload':<34} {'ms/op':>10} {'fast':>10} {'reference':>10}  (ms/op: the faster form's median; best of each form beside)")
-    for n in (100, 10_000, 1_000_000, 10_000_000):
+    rows = [(False, n) for n in (100, 10_000, 1_000_000, 10_000_000)] + [(True, n) for n in (100, 10_000)]
+    for soft, n in rows:
         for k in (3, 10):
             for p in PARADIGMS:
-                name = f"ecl/{p}/k{k}/n{n}/float32"
+                name = f"{'eclsb' if soft else 'ecl'}/{p}/k{k}/n{n}/float32"
                 if not pattern.search(name):
                     continue
-                forms = {f: measure(case(p, k, n, args.chunk, form=f), min_runs=5) for f in args.forms.split(",")}
+                forms = {f: measure(case(p, k, n, args.chunk, form=f, soft=soft), min_runs=5) for f in args.forms.split(",")}
                 med = min(m for m, _ in forms.values())
                 cols = " ".join(f"{forms[f][1] * 1e3:10.3f}" if f in forms else f"{'-':>10}" for f in ("fast", "reference"))
                 print(f"{name:<34} {med * 1e3:10.3f} {cols}", flush=True)
