@@ -70,19 +70,24 @@ func extremesAsm[T Float](x, val, idx []T, k int, min bool) int {
 	return len(v)
 }
 
-// extremeGradRows is extremeGradAsm's kernel (reduce_amd64.s).
+// extremeGradRows and extremeGradRowsCached are extremeGradAsm's kernels
+// (reduce_amd64.s), with streaming and with ordinary stores.
 //
 //go:noescape
 func extremeGradRows(dst *float32, blocks, k int, val, idx *float32, tab *int32)
 
+//go:noescape
+func extremeGradRowsCached(dst *float32, blocks, k int, val, idx *float32, tab *int32)
+
 // extremeGradAsm sets the rows of k elements of dst to zero but val at the
 // index idx (ExtremeGrad along the last axis) for the whole blocks of 16
-// rows, with streaming stores, where the AVX-512 kernel takes them
-// (float32, k ≤ 16, dst 64-byte aligned), and returns the number of rows
-// it did.
-func extremeGradAsm[T Float](dst, val, idx []T, k int) int {
+// rows, where the AVX-512 kernel takes them (float32, k ≤ 16), and returns
+// the number of rows it did. With stream it writes with streaming stores,
+// for a gradient too large to stay in cache, and only where dst is 64-byte
+// aligned.
+func extremeGradAsm[T Float](dst, val, idx []T, k int, stream bool) int {
 	d, ok := any(dst).([]float32)
-	if !extremesVec || !ok || k < 1 || k > 16 || len(val) < 16 || len(d) < len(val)*k || uintptr(unsafe.Pointer(&d[0]))%64 != 0 {
+	if !extremesVec || !ok || k < 1 || k > 16 || len(val) < 16 || len(d) < len(val)*k || stream && uintptr(unsafe.Pointer(&d[0]))%64 != 0 {
 		return 0
 	}
 	var tab [2 * 16 * 16]int32 // per lane of the block's vectors: its row, then its column
@@ -90,6 +95,10 @@ func extremeGradAsm[T Float](dst, val, idx []T, k int) int {
 		tab[e], tab[16*k+e] = int32(e/k), int32(math.Float32bits(float32(e%k)))
 	}
 	blocks := len(val) / 16
-	extremeGradRows(&d[0], blocks, k, &reinterpret[float32](val)[0], &reinterpret[float32](idx)[0], &tab[0])
+	rows := extremeGradRowsCached
+	if stream {
+		rows = extremeGradRows
+	}
+	rows(&d[0], blocks, k, &reinterpret[float32](val)[0], &reinterpret[float32](idx)[0], &tab[0])
 	return 16 * blocks
 }

@@ -32,6 +32,41 @@ loop: \
 	MOVQ         CX, R11; \
 	SHLQ         $2, R11
 
+// EXTREMEGRAD is the body of extremeGradRows and extremeGradRowsCached,
+// storing each vector with store.
+#define EXTREMEGRAD(store) \
+	MOVQ  dst+0(FP), DI; \
+	MOVQ  blocks+8(FP), R10; \
+	MOVQ  k+16(FP), CX; \
+	MOVQ  val+24(FP), SI; \
+	MOVQ  idx+32(FP), R9; \
+	MOVQ  tab+40(FP), BX; \
+	MOVQ  CX, R11; \
+	SHLQ  $6, R11; \
+	TESTQ R10, R10; \
+	JZ    gdone; \
+gblock: \
+	VMOVUPS (SI), Z0; \
+	VMOVUPS (R9), Z1; \
+	MOVQ    BX, R12; \
+	MOVQ    CX, DX; \
+gvec: \
+	VMOVDQU32 (R12), Z2; \
+	VPERMPS   Z0, Z2, Z3; \
+	VPERMPS   Z1, Z2, Z4; \
+	VCMPPS    $0, (R12)(R11*1), Z4, K1; \
+	VMOVAPS.Z Z3, K1, Z5; \
+	store     Z5, (DI); \
+	ADDQ      $64, DI; \
+	ADDQ      $64, R12; \
+	DECQ      DX; \
+	JNZ       gvec; \
+	ADDQ      $64, SI; \
+	ADDQ      $64, R9; \
+	DECQ      R10; \
+	JNZ       gblock; \
+gdone:
+
 // func extremesRows(x *float32, rows, k int, flip float32, val, idx *float32)
 //
 // The largest element of each of rows rows of 1 ≤ k ≤ 16 contiguous
@@ -349,40 +384,16 @@ tdone:
 // lane l from the row tab[16q + l] (int32), its column being
 // tab[16k + 16q + l] (float32).
 TEXT ·extremeGradRows(SB), NOSPLIT, $0-48
-	MOVQ  dst+0(FP), DI
-	MOVQ  blocks+8(FP), R10
-	MOVQ  k+16(FP), CX
-	MOVQ  val+24(FP), SI
-	MOVQ  idx+32(FP), R9
-	MOVQ  tab+40(FP), BX
-	MOVQ  CX, R11
-	SHLQ  $6, R11
-	TESTQ R10, R10
-	JZ    gdone
-
-gblock:
-	VMOVUPS (SI), Z0
-	VMOVUPS (R9), Z1
-	MOVQ    BX, R12
-	MOVQ    CX, DX
-
-gvec:
-	VMOVDQU32 (R12), Z2
-	VPERMPS   Z0, Z2, Z3
-	VPERMPS   Z1, Z2, Z4
-	VCMPPS    $0, (R12)(R11*1), Z4, K1
-	VMOVAPS.Z Z3, K1, Z5
-	VMOVNTPS  Z5, (DI)
-	ADDQ      $64, DI
-	ADDQ      $64, R12
-	DECQ      DX
-	JNZ       gvec
-	ADDQ      $64, SI
-	ADDQ      $64, R9
-	DECQ      R10
-	JNZ       gblock
-
-gdone:
+	EXTREMEGRAD(VMOVNTPS)
 	SFENCE
+	VZEROUPPER
+	RET
+
+// func extremeGradRowsCached(dst *float32, blocks, k int, val, idx *float32, tab *int32)
+//
+// extremeGradRows with ordinary stores, dst aligned or not: for a
+// gradient that the next op reads from cache.
+TEXT ·extremeGradRowsCached(SB), NOSPLIT, $0-48
+	EXTREMEGRAD(VMOVUPS)
 	VZEROUPPER
 	RET

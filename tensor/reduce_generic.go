@@ -15,4 +15,4 @@ var extremesColsK = 0
 var extremesTreeOn = false
 
 // extremeGradAsm reports that there is no assembly: it wrote no rows.
-func extremeGradAsm[T Float](dst, val, idx []T, k int) int { return 0 }
+func extremeGradAsm[T Float](dst, val, idx []T, k int, stream bool) int { return 0 }

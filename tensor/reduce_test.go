@@ -394,11 +394,11 @@ func TestExtremesVectorMatchesScalar(t *testing.T) {
 	}
 }
 
-// TestExtremeGradVectorMatchesScalar checks the streaming kernel of the
-// top-label gradient rows (extremeGradAsm) on rows of garbage: zeros but
-// the value (NaN included) at the index, every row of the whole blocks
-// written, none after them, and nothing done where dst is not 64-byte
-// aligned.
+// TestExtremeGradVectorMatchesScalar checks the kernels of the top-label
+// gradient rows (extremeGradAsm) on rows of garbage: zeros but the value
+// (NaN included) at the index, every row of the whole blocks written, none
+// after them; the streaming one does nothing where dst is not 64-byte
+// aligned, the cached one works there too.
 func TestExtremeGradVectorMatchesScalar(t *testing.T) {
 	if !extremesVec {
 		t.Skip("no vector kernel on this CPU or build")
@@ -417,18 +417,22 @@ func TestExtremeGradVectorMatchesScalar(t *testing.T) {
 		for uintptr(unsafe.Pointer(&buf[off]))%64 != 0 {
 			off++
 		}
-		for _, o := range []int{off, off + 1} {
+		for _, c := range []struct {
+			o      int
+			stream bool
+		}{{off, true}, {off + 1, true}, {off, false}, {off + 1, false}} {
+			o := c.o
 			dst := buf[o : o+rows*k]
 			for i := range dst {
 				dst[i] = 7
 			}
-			done := extremeGradAsm(dst, val, idx, k)
+			done := extremeGradAsm(dst, val, idx, k, c.stream)
 			want := 16 * 7
-			if o != off {
+			if o != off && c.stream {
 				want = 0
 			}
 			if done != want {
-				t.Fatalf("k=%d offset %d: %d rows done, want %d", k, o-off, done, want)
+				t.Fatalf("k=%d offset %d stream %v: %d rows done, want %d", k, o-off, c.stream, done, want)
 			}
 			for i, v := range dst {
 				row, c := i/k, i%k

@@ -184,12 +184,10 @@ func topLabelStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 			}
 			rows(r, m)
 			// The chunk's rows of ds, zeros but the gradient at the maxima,
-			// in one pass (streaming stores where the kernel takes them and
+			// in one pass where the kernel takes them (streaming stores if
 			// ds is large), the rest cleared and scattered in cache.
-			out, done := dss[lo*k:(lo+m)*k], 0
-			if len(dss) >= topStreamElems {
-				done = extremeGradAsm(out, dx, idx, k)
-			}
+			out := dss[lo*k : (lo+m)*k]
+			done := extremeGradAsm(out, dx, idx, k, len(dss) >= topStreamElems)
 			clear(out[done*k:])
 			for r := done; r < m; r++ {
 				out[r*k+int(idx[r])] = dx[r]
