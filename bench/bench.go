@@ -6,6 +6,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -41,7 +42,60 @@ func Cases() []Case {
 	}{{"lenet5", lenet}, {"resnet20", resnet}} {
 		cs = append(cs, conv[float32](c.name, c.p), conv[float64](c.name, c.p))
 	}
-	return cs
+	// ViT-B/16's attention at a training batch of 16: 16·12 heads, 197
+	// tokens, 64 dimensions a head.
+	return append(cs, attention(192, 197, 64), attentionProducts(192, 197, 64))
+}
+
+// attentionFlops is the arithmetic of attention's forward and backward
+// passes over bh heads of n tokens of d dimensions: seven products of
+// n×n×d a head (q·kᵀ and p·v forward; the scores again, dv, dp, dq and dk
+// backward).
+func attentionFlops(bh, n, d int) float64 {
+	return 7 * 2 * float64(bh) * float64(n) * float64(n) * float64(d)
+}
+
+// attention times tensor.Attention and tensor.AttentionBackward, float32.
+func attention(bh, n, d int) Case {
+	return Case{
+		Name:  fmt.Sprintf("attention-fwd+bwd/float32/bh%d/n%d/d%d", bh, n, d),
+		Flops: attentionFlops(bh, n, d),
+		Setup: func() func() {
+			r := rng()
+			q, k, v, do := tensor.RandNormal[float32](r, 0, 1, bh, n, d), tensor.RandNormal[float32](r, 0, 1, bh, n, d),
+				tensor.RandNormal[float32](r, 0, 1, bh, n, d), tensor.RandNormal[float32](r, 0, 1, bh, n, d)
+			scale := float32(1 / math.Sqrt(float64(d)))
+			return func() {
+				o, lse := tensor.Attention(q, k, v, scale)
+				tensor.AttentionBackward(do, q, k, v, o, lse, scale)
+			}
+		},
+	}
+}
+
+// attentionProducts times the seven batched products of attention's
+// arithmetic alone (tensor.MatMul, transposed operands as views), the
+// GEMM rate the fused attention is measured against.
+func attentionProducts(bh, n, d int) Case {
+	return Case{
+		Name:  fmt.Sprintf("attention-products/float32/bh%d/n%d/d%d", bh, n, d),
+		Flops: attentionFlops(bh, n, d),
+		Setup: func() func() {
+			r := rng()
+			q, k := tensor.RandNormal[float32](r, 0, 1, bh, n, d), tensor.RandNormal[float32](r, 0, 1, bh, n, d)
+			p := tensor.RandNormal[float32](r, 0, 1, bh, n, n)
+			t := func(x *tensor.Tensor[float32]) *tensor.Tensor[float32] { return tensor.Transpose(x, 1, 2) }
+			return func() {
+				tensor.MatMul(q, t(k)) // scores
+				tensor.MatMul(p, k)    // output
+				tensor.MatMul(q, t(k)) // scores again
+				tensor.MatMul(t(p), q) // dv
+				tensor.MatMul(q, t(k)) // dp
+				tensor.MatMul(p, k)    // dq
+				tensor.MatMul(t(p), q) // dk
+			}
+		},
+	}
 }
 
 func rng() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }

@@ -318,7 +318,8 @@ const attnRows = 32
 // attentionCPU is Attention's CPU body: for each batch·head, a tile of
 // attnRows queries at a time, the scores of the tile against all keys by
 // one matrix product (scale·Q·Kᵀ), each row's softmax with its maximum and
-// sum in float64 (the log-sum-exp saved for the backward pass), then the
+// sum in float64 (the log-sum-exp saved for the backward pass; the
+// exponentials by expShiftAsm's vector kernel where it applies), then the
 // output by a second product (P·V) divided by the row's sum. No more than
 // a tile's scores are held on each core.
 func attentionCPU[T Float](out, in []*Tensor[T], scale float64) {
@@ -342,11 +343,16 @@ func attentionCPU[T Float](out, in []*Tensor[T], scale float64) {
 				for _, z := range row {
 					mx = max(mx, float64(z))
 				}
-				var l float64
-				for j, z := range row {
-					p := math.Exp(float64(z) - mx)
-					l += p
-					row[j] = T(p)
+				l, vec := 0.0, false
+				if !math.IsInf(mx, 0) && !math.IsNaN(mx) {
+					l, vec = expShiftAsm(row, mx)
+				}
+				if !vec { // a row with an infinite or NaN maximum, or no vector kernel
+					for j, z := range row {
+						p := math.Exp(float64(z) - mx)
+						l += p
+						row[j] = T(p)
+					}
 				}
 				inv[i] = 1 / l
 				lse[b*n+r0+i] = T(mx + math.Log(l))
@@ -392,10 +398,18 @@ func attentionBackwardCPU[T Float](out, in []*Tensor[T], scale float64) {
 						dd += float64(dot[i*dh+c]) * float64(ot[i*dh+c])
 					}
 					l := float64(lse[b*n+r0+i])
+					vec := false
+					if !math.IsInf(l, 0) && !math.IsNaN(l) {
+						_, vec = expShiftAsm(p[i*m:(i+1)*m], l)
+					}
 					for j := range m {
 						e := i*m + j
-						pj := math.Exp(float64(p[e]) - l)
-						p[e], dp[e] = T(pj), T(pj*(float64(dp[e])-dd)*scale)
+						pj := float64(p[e])
+						if !vec {
+							pj = math.Exp(pj - l)
+							p[e] = T(pj)
+						}
+						dp[e] = T(pj * (float64(dp[e]) - dd) * scale)
 					}
 				}
 				gemmSerial(false, false, rows, dh, m, 1, dp, m, kb, dh, 0, span(dq), dh)
