@@ -15,12 +15,12 @@ type dotKernel[T Float] struct {
 // for short rows (k up to 4 vectors) of 32 or more rows of a, where the
 // lane sums ending each dot product cost more than packing for the GEMM
 // micro-kernel (64×576×64 float32 with AVX-512: 86 → 140 GFLOP/s), and
-// for large products (m, n ≥ 32, m·n ≥ 2¹⁴, as ResNet-50's 1×1 weight
-// gradients), whose rows, read whole for every tile, no longer stay in
-// cache (bench/README.md).
+// for large products (m, n ≥ 32, and m·n ≥ 2¹⁴ or (m + n)·k ≥ 2¹⁹, as
+// ResNet-50's 1×1 and stem weight gradients), whose rows, read whole for
+// every tile, no longer stay in cache (bench/README.md).
 func gemmNT[T Float](m, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
 	dk, ok := asmDotKernel[T]()
-	large := m >= 32 && n >= 32 && m*n >= 1<<14
+	large := m >= 32 && n >= 32 && (m*n >= 1<<14 || (m+n)*k >= 1<<19)
 	if !ok || k < dk.lanes || m == 0 || n == 0 || (k <= 4*dk.lanes && m >= 32) || large {
 		gemmSerial(false, true, m, n, k, 1, a, lda, b, ldb, 1, c, ldc)
 		return
