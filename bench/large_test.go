@@ -48,7 +48,7 @@ func TestLargeStep(t *testing.T) {
 // go test -run '^$' -bench 'LargeStep/resnet50/infer' -benchtime 10x
 // -cpuprofile cpu.prof ./bench.
 func BenchmarkLargeStep(b *testing.B) {
-	for _, name := range []string{"resnet50", "vit_b_16"} {
+	for _, name := range LargeOrder {
 		for _, mode := range []string{"infer", "train"} {
 			b.Run(name+"/"+mode, func(b *testing.B) {
 				run, _ := LargeStep(name, mode == "train", tensor.CPU[float32]{})

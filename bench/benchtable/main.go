@@ -119,7 +119,7 @@ func main() {
 		per := time.Duration(res.NsPerOp())
 		fmt.Printf("%-34s %10.3f %9s  (%.0f images/s, batch 100, Adam; %.1f MB and %d allocations per step)\n", name, float64(per.Nanoseconds())/1e6, "", 100/per.Seconds(), float64(res.AllocedBytesPerOp())/1e6, res.AllocsPerOp())
 	}
-	for _, net := range []string{"resnet50", "vit_b_16"} {
+	for _, net := range bench.LargeOrder {
 		for _, train := range []bool{false, true} {
 			name, batch, what := net+"-infer/float32", bench.LargeInferBatch, "inference, evaluation mode"
 			if train {
