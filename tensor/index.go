@@ -24,7 +24,7 @@ func Concat[T Float](axis int, ts ...*Tensor[T]) *Tensor[T] {
 		}
 		shape[axis] += t.shape[axis]
 	}
-	out := ZerosOn(dev, shape...)
+	out := outputOn(dev, shape...) // every element is copied in
 	at := 0
 	for _, t := range ts {
 		dev.Copy(Narrow(out, axis, at, t.shape[axis]), t)

@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 )
@@ -191,4 +192,20 @@ func TestOneHot(t *testing.T) {
 	}
 	expectShape(t, "OneHot empty", OneHot[float64](nil, 3), 0, 3)
 	mustPanic(t, func() { OneHot[float64]([]int{-1}, 3) }, "tensor.OneHot", "label -1")
+}
+
+// Concat writes every element of its result, which it does not clear
+// first: in an arena whose previous pass left NaN in the buffer it
+// reuses, the result is exactly its parts.
+func TestConcatOverwritesRecycledBuffer(t *testing.T) {
+	a, b := FromSlice([]float32{1, 2, 3, 4}, 2, 2), FromSlice([]float32{5, 6}, 2, 1)
+	var arena Arena[float32]
+	arena.Do(func() { Full[float32](float32(math.NaN()), 2, 3) })
+	arena.Do(func() {
+		got := Concat(1, a, b).Data()
+		want := []float32{1, 2, 5, 3, 4, 6}
+		if !slices.Equal(got, want) {
+			t.Errorf("Concat in a recycled buffer = %v, want %v", got, want)
+		}
+	})
 }
