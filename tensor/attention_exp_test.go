@@ -59,3 +59,25 @@ func TestExpShiftAsm(t *testing.T) {
 		}
 	}
 }
+
+// rowMax is the builtin max over the row, NaN included, at every length
+// around its four running maxima.
+func TestRowMax(t *testing.T) {
+	r := newRNG(22)
+	for n := 0; n <= 13; n++ {
+		for trial := range 20 {
+			row := make([]float64, n)
+			want := math.Inf(-1)
+			for i := range row {
+				row[i] = r.NormFloat64()
+				if trial%5 == 0 && r.IntN(n) == 0 {
+					row[i] = math.NaN()
+				}
+				want = max(want, row[i])
+			}
+			if got := rowMax(row); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("n=%d trial %d: rowMax(%v) = %v, want %v", n, trial, row, got, want)
+			}
+		}
+	}
+}

@@ -339,10 +339,7 @@ func attentionCPU[T Float](out, in []*Tensor[T], scale float64) {
 			gemmSerial(false, true, rows, m, dh, T(scale), qt, dh, kb, dh, 0, s, m)
 			for i := range rows {
 				row := s[i*m : (i+1)*m]
-				mx := math.Inf(-1)
-				for _, z := range row {
-					mx = max(mx, float64(z))
-				}
+				mx := rowMax(row)
 				l, vec := 0.0, false
 				if !math.IsInf(mx, 0) && !math.IsNaN(mx) {
 					l, vec = expShiftAsm(row, mx)
@@ -366,6 +363,23 @@ func attentionCPU[T Float](out, in []*Tensor[T], scale float64) {
 			}
 		}
 	})
+}
+
+// rowMax is the largest element of row (−∞ if empty, NaN if it has one),
+// in four running maxima: one chain of dependent max operations ran at a
+// few cycles an element (14% of attention's forward and backward).
+func rowMax[T Float](row []T) float64 {
+	inf := T(math.Inf(-1))
+	m0, m1, m2, m3 := inf, inf, inf, inf
+	j := 0
+	for ; j+4 <= len(row); j += 4 {
+		v := row[j : j+4 : j+4]
+		m0, m1, m2, m3 = max(m0, v[0]), max(m1, v[1]), max(m2, v[2]), max(m3, v[3])
+	}
+	for _, z := range row[j:] {
+		m0 = max(m0, z)
+	}
+	return float64(max(m0, m1, m2, m3))
 }
 
 // attentionBackwardCPU is AttentionBackward's CPU body, one batch·head at
