@@ -407,10 +407,7 @@ func attentionBackwardCPU[T Float](out, in []*Tensor[T], scale float64) {
 				gemmSerial(false, true, rows, m, dh, T(scale), qt, dh, kb, dh, 0, p, m)
 				gemmSerial(false, true, rows, m, dh, 1, dot, dh, vb, dh, 0, dp, m)
 				for i := range rows {
-					var dd float64
-					for c := range dh {
-						dd += float64(dot[i*dh+c]) * float64(ot[i*dh+c])
-					}
+					dd := dot64(dot[i*dh:(i+1)*dh], ot[i*dh:(i+1)*dh], 0)
 					l := float64(lse[b*n+r0+i])
 					vec := false
 					if !math.IsInf(l, 0) && !math.IsNaN(l) {
