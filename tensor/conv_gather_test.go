@@ -59,28 +59,37 @@ func checkGatherStrided[T Float](t *testing.T, tol float64) {
 		w, w64 := randOf[T](r, p.O*p.C*p.KH*p.KW)
 		b, b64 := randOf[T](r, p.O)
 		wantY, _, _ := refConv(x64, w64, make([]float64, p.N*p.O*p.OutH()*p.OutW()), p)
-		wantYb := slices.Clone(wantY)
-		for i := range wantYb {
-			wantYb[i] += b64[i/(p.OutH()*p.OutW())%p.O]
-		}
 		for name, gk := range gatherKernels[T]() {
-			g := newGatherConv(gk, p)
-			multi = multi || (g.imgs > 1 && p.N%g.imgs != 0)
-			y, yb := nans[T](len(wantY)), nans[T](len(wantY))
-			g.forward(y, x, w, nil)
-			g.forward(yb, x, w, b)
-			g.release()
-			if e := relErr(y, wantY); e > tol {
-				t.Errorf("%s %s %+v: strided forward differs from the direct loops by %g", DType[T](), name, p, e)
-			}
-			if e := relErr(yb, wantYb); e > tol {
-				t.Errorf("%s %s %+v: strided forward with bias differs from the direct loops by %g", DType[T](), name, p, e)
-			}
+			multi = checkGatherForward(t, "strided forward", name, gk, p, x, w, b, wantY, b64, tol) || multi
 		}
 	}
 	if !multi {
 		t.Error("no strided case put several images on a canvas and left the last one in part")
 	}
+}
+
+// checkGatherForward compares kernel gk's forward pass of p, without and
+// with the bias b, against the direct loops' wantY (plus b64 per channel),
+// naming the check what; it reports whether p's canvas held several
+// images and the last one in part.
+func checkGatherForward[T Float](t *testing.T, what, name string, gk gatherKernel[T], p Conv2DParams, x, w, b []T, wantY, b64 []float64, tol float64) (multi bool) {
+	t.Helper()
+	wantYb := slices.Clone(wantY)
+	for i := range wantYb {
+		wantYb[i] += b64[i/(p.OutH()*p.OutW())%p.O]
+	}
+	g := newGatherConv(gk, p)
+	defer g.release()
+	y, yb := nans[T](len(wantY)), nans[T](len(wantY))
+	g.forward(y, x, w, nil)
+	g.forward(yb, x, w, b)
+	if e := relErr(y, wantY); e > tol {
+		t.Errorf("%s %s %+v: %s differs from the direct loops by %g", DType[T](), name, p, what, e)
+	}
+	if e := relErr(yb, wantYb); e > tol {
+		t.Errorf("%s %s %+v: %s with bias differs from the direct loops by %g", DType[T](), name, p, what, e)
+	}
+	return g.imgs > 1 && p.N%g.imgs != 0
 }
 
 // gatherKernels are the gather kernels this CPU runs: the portable one,
@@ -126,25 +135,10 @@ func checkGather[T Float](t *testing.T, tol float64) {
 		dy, dy64 := randOf[T](r, p.N*p.O*p.OutH()*p.OutW())
 		b, b64 := randOf[T](r, p.O)
 		wantY, wantDx, wantDw := refConv(x64, w64, dy64, p)
-		wantYb := slices.Clone(wantY)
-		for i := range wantYb {
-			wantYb[i] += b64[i/(p.OutH()*p.OutW())%p.O]
-		}
 		for name, gk := range gatherKernels[T]() {
-			g := newGatherConv(gk, p)
-			multi = multi || (g.imgs > 1 && p.N%g.imgs != 0)
-			y, yb := nans[T](len(dy)), nans[T](len(dy))
-			g.forward(y, x, w, nil)
-			g.forward(yb, x, w, b)
-			g.release()
-			if e := relErr(y, wantY); e > tol {
-				t.Errorf("%s %s %+v: forward differs from the direct loops by %g", DType[T](), name, p, e)
-			}
-			if e := relErr(yb, wantYb); e > tol {
-				t.Errorf("%s %s %+v: forward with bias differs from the direct loops by %g", DType[T](), name, p, e)
-			}
+			multi = checkGatherForward(t, "forward", name, gk, p, x, w, b, wantY, b64, tol) || multi
 			dwOnly := nans[T](len(w))
-			g = newGatherConv(gk, p)
+			g := newGatherConv(gk, p)
 			g.weights(dwOnly, x, dy)
 			g.release()
 			if e := relErr(dwOnly, wantDw); e > tol {
