@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 
@@ -26,11 +27,11 @@ type Case struct {
 	Setup func() func()
 }
 
-// Cases lists the workloads: matmul n×n·n×n for n = 128, 512, 1024 in float32
-// and float64, and convolution forward+backward for a LeNet-5 and a ResNet-20
-// layer.
+// Cases lists the workloads: this CPU's multiply-add peak (peakCases),
+// matmul n×n·n×n for n = 128, 512, 1024 in float32 and float64, and
+// convolution forward+backward for a LeNet-5 and a ResNet-20 layer.
 func Cases() []Case {
-	var cs []Case
+	cs := peakCases(runtime.GOMAXPROCS(0))
 	for _, n := range []int{128, 512, 1024} {
 		cs = append(cs, matmul[float32](n), matmul[float64](n))
 	}

@@ -85,9 +85,12 @@ func gatherGo[T Float](k int, a, b []T, offs []int, c []T, ldc int, add bool) {
 
 // maxWaste is the largest ratio of the kernel's columns to the output
 // positions they compute (the rest being padding and the last tile's
-// rounding) at which convolution takes the gather path; im2col's GEMM
-// wastes as much on ResNet's 7×7 maps (64 columns for 49).
-const maxWaste = 1.25
+// rounding) at which convolution takes the gather path. im2col's GEMM
+// wastes some too (64 columns for ResNet's 7×7 maps of 49 positions) and
+// copies every column; LeNet-5's second layer (8×8 outputs at a canvas
+// width of 12 an image, 1.5) and ResNet-50's 7×7 layers (1.31) are
+// faster on the canvas (bench/README.md, "Wasted columns").
+const maxWaste = 1.5
 
 // dotChunk is the length of the rows the weight gradient's dot products
 // take at a time, 2 KB a row, so that the rows one block of the other

@@ -40,6 +40,11 @@ for c in $cores; do
 	if awk -v a="$rate" -v b="$bestrate" 'BEGIN {exit !(a > b)}'; then best=$c bestrate=$rate; fi
 done
 echo "OpenBLAS core type for the rounds: $best" >&2
+# This CPU's multiply-add peak at the thread count (benchtable's fma-peak
+# rows, the best of three), for the fraction each side reaches.
+peaks=$(for i in 1 2 3; do GOMAXPROCS=$threads "$dir/benchtable" -run "^fma-peak/.*/threads$threads\$"; done |
+	awk '/^fma-peak\/float32/ && $3 > s {s = $3} /^fma-peak\/float64/ && $3 > d {d = $3} END {print s + 0, d + 0}')
+echo "peak: $threads threads, float32 / float64 $peaks GFLOP/s" >&2
 i=1
 while [ "$i" -le "$rounds" ]; do
 	echo "round $i/$rounds" >&2
@@ -49,7 +54,8 @@ while [ "$i" -le "$rounds" ]; do
 	i=$((i + 1))
 done
 echo "GFLOP/s over $rounds alternating rounds, $threads threads ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'));$(head -1 "$dir/peer")"
-printf '%-22s %9s %9s %9s %9s %8s %8s\n' workload go-best go-med blas-best blas-med best/best med/med
+echo "peak: float32 / float64 $peaks GFLOP/s (24 independent AVX-512 multiply-adds a round on registers, benchtable's fma-peak rows); go/peak and blas/peak are the medians' fractions of it"
+printf '%-22s %9s %9s %9s %9s %8s %8s %8s %9s\n' workload go-best go-med blas-best blas-med best/best med/med go/peak blas/peak
 for name in $(awk '{print $2}' "$dir/rows" | awk '!seen[$0]++'); do
 	stats() { # best and median of one side's figures for this row
 		awk -v s="$1" -v n="$name" '$1 == s && $2 == n {print $3}' "$dir/rows" | sort -g |
@@ -57,5 +63,10 @@ for name in $(awk '{print $2}' "$dir/rows" | awk '!seen[$0]++'); do
 	}
 	g=$(stats go)
 	b=$(stats blas)
-	echo "$name $g $b" | awk '{printf "%-22s %9.1f %9.1f %9.1f %9.1f %7.2fx %7.2fx\n", $1, $2, $3, $4, $5, $2 / $4, $3 / $5}'
+	peak=$(echo "$peaks" | awk -v n="$name" '{print (n ~ /float64/) ? $2 : $1}')
+	echo "$name $g $b $peak" | awk '{
+		gp = bp = "-" # no peak row off AVX-512
+		if ($6 > 0) {gp = sprintf("%.0f%%", 100 * $3 / $6); bp = sprintf("%.0f%%", 100 * $5 / $6)}
+		printf "%-22s %9.1f %9.1f %9.1f %9.1f %7.2fx %7.2fx %8s %9s\n", $1, $2, $3, $4, $5, $2 / $4, $3 / $5, gp, bp
+	}'
 done
