@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // grain is the amount of work (roughly, scalar operations) below which a loop
@@ -16,15 +17,16 @@ const grain = 1 << 15
 // safe to run concurrently on disjoint ranges. The partition depends only
 // on n and GOMAXPROCS, never on which goroutine runs which chunk.
 //
-// The chunks go to a pool of workers that sleep between jobs. The calling
-// goroutine runs chunks too, and any chunk no worker has claimed yet, so a
-// worker slow to wake costs parallelism, never waiting, and a busy or
-// nested pool never deadlocks. When the caller is out of chunks while a
-// worker still runs one, it sleeps until that worker is done; neither
-// spins. (Workers used to spin 500 µs after each job for the next, and
-// the caller yielded in a loop while it waited: on the 2-core machine,
-// under load, a spinning goroutine took the core from the one it waited
-// for.)
+// The chunks go to a pool of workers that poll for the next job for
+// spinWait, then sleep. The calling goroutine runs chunks too, and any
+// chunk no worker has claimed yet, so a worker slow to wake costs
+// parallelism, never waiting, and a busy or nested pool never deadlocks.
+// When the caller is out of chunks while a worker still runs one, it
+// polls for spinWait, then sleeps until that worker is done. (Workers
+// used to spin 500 µs after each job, and the caller yielded in a loop
+// while it waited: on the 2-core machine, under load, a spinning
+// goroutine took the core from the one it waited for. Neither then spun
+// at all, and each job paid the wake-up of an idle core.)
 func parallelFor(n, cost int, body func(lo, hi int)) {
 	if n <= 0 {
 		return
@@ -121,7 +123,33 @@ func (j *job) release() {
 func (j *job) wait() {
 	j.next.Store(j.chunks)
 	j.release()
+	spinUntil(j.unlocked.Load)
 	j.done.Lock()
+}
+
+// spinWait is how long a worker out of jobs, or a caller out of chunks,
+// polls before it sleeps: about what a wake-up costs (BenchmarkWake). A
+// sleeping goroutine leaves its core idle, and an idle core of a virtual
+// machine took 150–175 µs to wake on this project's 2-core machine, so a
+// step of small layers (LeNet-5's) paid that once or twice a layer.
+// Polling longer than a wake-up costs more CPU than it can save.
+var spinWait = 150 * time.Microsecond
+
+// spinUntil polls ready for up to spinWait and reports whether it turned
+// true.
+func spinUntil(ready func() bool) bool {
+	if ready() {
+		return true
+	}
+	start := time.Now()
+	for i := 0; ; i++ {
+		if ready() {
+			return true
+		}
+		if i%64 == 0 && time.Since(start) > spinWait {
+			return false
+		}
+	}
 }
 
 // workerPool holds the helper goroutines of parallelFor: they take the
@@ -161,6 +189,9 @@ func (p *workerPool) work() {
 		if j := p.current.Load(); j != last && j != nil {
 			last = j
 			j.help()
+			continue
+		}
+		if spinUntil(func() bool { j := p.current.Load(); return j != last && j != nil }) {
 			continue
 		}
 		p.sleepers.Add(1)

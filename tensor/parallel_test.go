@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -73,5 +74,31 @@ func TestParallelForWaitsForWorkers(t *testing.T) {
 		if d := done.Load(); d != 2 {
 			t.Fatalf("returned with %d of 2 indices done", d)
 		}
+	}
+}
+
+// BenchmarkWake times parallelFor's overhead against the ideal for two
+// chunks of us µs each (a layer of a small network) separated by 20 µs
+// of serial work (the glue between layers): "overhead-µs" is the time a
+// call takes beyond us + 20, about a core's wake-up where the worker
+// slept, a few µs where it polled.
+func BenchmarkWake(b *testing.B) {
+	busy := func(d time.Duration) {
+		for t := time.Now(); time.Since(t) < d; {
+		}
+	}
+	for _, us := range []int{20, 100, 500} {
+		b.Run(fmt.Sprintf("chunk%dus", us), func(b *testing.B) {
+			d := time.Duration(us) * time.Microsecond
+			for range b.N {
+				parallelFor(2, grain, func(lo, hi int) {
+					for range hi - lo {
+						busy(d)
+					}
+				})
+				busy(20 * time.Microsecond)
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)-float64(us+20), "overhead-µs")
+		})
 	}
 }
