@@ -28,7 +28,9 @@ import (
 // normalisation and ReLU are recomputed, as the first stage's are, but for
 // the whole batch at once into a scratch buffer of its size, so that its
 // 3×3 convolution runs on Conv2D's kernels, which lay several small
-// images side by side (see batched).
+// images side by side. A k×k stage on the features (DenseNet-40's) does
+// the same a few images at a time, its scratch those images' normalised
+// features (see chunk).
 
 // DenseUnit is one layer of a dense block: batch normalisation of its input
 // channels with the batch's statistics, scale γ and shift β, ReLU, then a
@@ -196,7 +198,7 @@ func (s *DenseBlockState[T]) plan(units []DenseUnit[T], c int) {
 	for _, stages := range s.units {
 		for _, st := range stages {
 			s.widest = max(s.widest, st.c)
-			if s.batched(st) {
+			if s.chunk(st) > 0 {
 				continue
 			}
 			p := s.params(st)
@@ -345,21 +347,36 @@ func (s *DenseBlockState[T]) columnsOf(z, col []T, i int, st denseStage[T], p Co
 	return columns(col, z, p)
 }
 
-// batched reports a stage that runs on the whole batch at once, with
-// Conv2D's kernels (which lay several small images side by side), rather
-// than image by image: one that reads a bottleneck's output, whose
-// normalised copy for the whole batch is a scratch buffer of the kept
-// output's size. A stage on the features stays image by image, its
-// scratch one image per core (a batch's would be as large as the
-// features).
-func (s *DenseBlockState[T]) batched(st denseStage[T]) bool { return st.src != s.buf }
+// chunk is the number of images stage st convolves at once with Conv2D's
+// kernels (which lay several small images side by side on a canvas and
+// take the gather path), or 0 for image by image: the whole batch for a
+// stage that reads a bottleneck's output, whose normalised copy for the
+// batch is a scratch buffer of the kept output's size; denseChunk images
+// for a k×k kernel on the features, whose normalised copy for the batch
+// would be as large as the features; image by image, on im2col's columns,
+// for a 1×1 kernel or a transition on the features.
+func (s *DenseBlockState[T]) chunk(st denseStage[T]) int {
+	p := s.params(st)
+	switch {
+	case st.src != s.buf:
+		return p.N
+	case st.pool || pointwise(p):
+		return 0
+	}
+	return min(p.N, denseChunk())
+}
 
-// normalizeAll sets z [N, c, H·W] to stage st's normalised input.
-func (s *DenseBlockState[T]) normalizeAll(z []T, st denseStage[T], scale, shift []T) {
-	n, _, hw := s.dims()
-	parallelFor(n, 2*st.c*hw, func(lo, hi int) {
+// denseChunk is the number of images a k×k stage on the features
+// convolves at once: a canvas's worth per core.
+var denseChunk = func() int { return runtime.GOMAXPROCS(0) * maxCanvas }
+
+// normalizeAll sets z [i1−i0, c, H·W] to stage st's normalised input of
+// images [i0, i1).
+func (s *DenseBlockState[T]) normalizeAll(z []T, i0, i1 int, st denseStage[T], scale, shift []T) {
+	_, _, hw := s.dims()
+	parallelFor(i1-i0, 2*st.c*hw, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			s.normalize(z[i*st.c*hw:], i, st, scale, shift)
+			s.normalize(z[i*st.c*hw:], i0+i, st, scale, shift)
 		}
 	})
 }
@@ -369,13 +386,20 @@ func (s *DenseBlockState[T]) forward(st denseStage[T], dst []T, stride int) {
 	p := s.params(st)
 	rows, cols := colShape(p)
 	scale, shift := s.affine(st)
-	if s.batched(st) {
-		z, y := getScratch[T](p.N*p.C*p.H*p.W), getScratch[T](p.N*p.O*cols)
+	if g := s.chunk(st); g > 0 {
+		// Sized for the block's widest stage, so that the pool's buffer
+		// fits every layer's.
+		z, y := getScratch[T](g*s.widest*p.H*p.W), getScratch[T](g*p.O*cols)
 		defer func() { putScratch(z); putScratch(y) }()
-		s.normalizeAll(*z, st, scale, shift)
-		conv2dForward(*y, *z, HostData(Contiguous(st.w)), nil, p)
-		for i := range p.N {
-			copy(dst[i*stride:][:p.O*cols], (*y)[i*p.O*cols:])
+		w := HostData(Contiguous(st.w))
+		for i0 := 0; i0 < p.N; i0 += g {
+			q := p
+			q.N = min(g, p.N-i0)
+			s.normalizeAll(*z, i0, i0+q.N, st, scale, shift)
+			conv2dForward((*y)[:q.N*p.O*cols], (*z)[:q.N*p.C*p.H*p.W], w, nil, q)
+			for i := range q.N {
+				copy(dst[(i0+i)*stride:][:p.O*cols], (*y)[i*p.O*cols:])
+			}
 		}
 		return
 	}
@@ -542,8 +566,8 @@ func (s *DenseBlockState[T]) stageBackward(st denseStage[T], dy []T, stride int,
 	}
 	dgamma, dbeta, dw = Zeros[T](c), Zeros[T](c), Zeros[T](st.w.Shape()...)
 	var sums []float64 // per slice of the batch and channel: Σ g and Σ g·(x − μ)
-	if s.batched(st) {
-		sums = s.batchBackward(st, p, dy, stride, dz, HostData(dw), mu)
+	if g := s.chunk(st); g > 0 {
+		sums = s.batchBackward(st, p, g, dy, stride, dz, HostData(dw), mu)
 	} else {
 		sums = s.imagesBackward(st, p, dy, stride, dz, HostData(dw), mu)
 	}
@@ -630,30 +654,44 @@ func (s *DenseBlockState[T]) imagesBackward(st denseStage[T], p Conv2DParams, dy
 	return sums
 }
 
-// batchBackward is stageBackward's convolution and ReLU on the whole batch
-// at once (see batched), with Conv2D's backward kernels: it recomputes the
-// normalised input, sets dw and the gradient with respect to the
-// normalised input in dz, and returns the per-channel sums (one slice).
-func (s *DenseBlockState[T]) batchBackward(st denseStage[T], p Conv2DParams, dy []T, stride int, dz, dw []T, mu []float64) []float64 {
+// batchBackward is stageBackward's convolution and ReLU on g images at a
+// time (see chunk), with Conv2D's backward kernels: it recomputes their
+// normalised input, adds their weight gradient to dw (set first; the
+// chunks' added in order) and sets the gradient with respect to the
+// normalised input in dz; it returns the per-channel sums (one slice).
+func (s *DenseBlockState[T]) batchBackward(st denseStage[T], p Conv2DParams, g int, dy []T, stride int, dz, dw []T, mu []float64) []float64 {
 	c, n, hw := st.c, p.N, p.H*p.W
 	srcC := st.src.Dim(1)
 	out := p.O * p.OutH() * p.OutW()
 	scale, shift := s.affine(st)
-	z, g := getScratch[T](n*c*hw), getScratch[T](n*out)
-	defer func() { putScratch(z); putScratch(g) }()
-	s.normalizeAll(*z, st, scale, shift)
-	for i := range n {
-		copy((*g)[i*out:(i+1)*out], dy[i*stride:])
-	}
-	conv2dGrads(dz[:n*c*hw], dw, *z, *g, HostData(Contiguous(st.w)), p)
+	z, gy, dwc := getScratch[T](g*s.widest*hw), getScratch[T](g*out), getScratch[T](len(dw))
+	defer func() { putScratch(z); putScratch(gy); putScratch(dwc) }()
+	w := HostData(Contiguous(st.w))
 	sums := make([]float64, 2*c)
 	xs := HostData(st.src)
-	parallelFor(c, 3*n*hw, func(lo, hi int) {
-		for i := range n {
-			at := (i*c + lo) * hw
-			reluSums(sums[2*lo:2*hi], dz[at:at+(hi-lo)*hw], (*z)[at:], xs[(i*srcC+lo)*hw:], mu[lo:hi], hw)
+	for i0 := 0; i0 < n; i0 += g {
+		q := p
+		q.N = min(g, n-i0)
+		s.normalizeAll(*z, i0, i0+q.N, st, scale, shift)
+		for i := range q.N {
+			copy((*gy)[i*out:(i+1)*out], dy[(i0+i)*stride:])
 		}
-	})
+		dzc := dz[i0*c*hw : (i0+q.N)*c*hw]
+		if i0 == 0 {
+			conv2dGrads(dzc, dw, (*z)[:q.N*c*hw], (*gy)[:q.N*out], w, q)
+		} else {
+			conv2dGrads(dzc, *dwc, (*z)[:q.N*c*hw], (*gy)[:q.N*out], w, q)
+			for k, v := range *dwc {
+				dw[k] += v
+			}
+		}
+		parallelFor(c, 3*q.N*hw, func(lo, hi int) {
+			for i := range q.N {
+				at := (i*c + lo) * hw
+				reluSums(sums[2*lo:2*hi], dzc[at:at+(hi-lo)*hw], (*z)[at:], xs[((i0+i)*srcC+lo)*hw:], mu[lo:hi], hw)
+			}
+		})
+	}
 	return sums
 }
 

@@ -2,6 +2,8 @@ package tensor
 
 import (
 	"errors"
+	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -29,4 +31,55 @@ func TestDenseBlockBottleneckShapes(t *testing.T) {
 			t.Errorf("%s: panic %v, want a shape error", name, err)
 		}
 	}
+}
+
+// TestDenseBlockChunks: a block whose k×k stages on the features convolve a
+// few images at a time (chunks of 2 and 1 of 5 images, on Conv2D's kernels,
+// weight gradients added chunk by chunk) matches the same block image by
+// image (im2col's columns): output, input gradient and every parameter
+// gradient, in float64 and float32; a transition stays image by image.
+func TestDenseBlockChunks(t *testing.T) {
+	defer func(f func() int) { denseChunk = f }(denseChunk)
+	denseChunkCase[float64](t, 1e-12)
+	denseChunkCase[float32](t, 2e-5)
+}
+
+func denseChunkCase[T Float](t *testing.T, tol float64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(5, 7))
+	n, c, g, h, w := 5, 4, 3, 6, 7
+	var units []DenseUnit[T]
+	for i := range 3 {
+		units = append(units, DenseUnit[T]{Gamma: RandNormal[T](r, 1, 0.5, c+i*g), Beta: RandNormal[T](r, 0, 0.5, c+i*g), W: RandNormal[T](r, 0, 0.3, g, c+i*g, 3, 3)})
+	}
+	ct := c + 3*g
+	units = append(units, DenseUnit[T]{Gamma: RandNormal[T](r, 1, 0.5, ct), Beta: RandNormal[T](r, 0, 0.5, ct), W: RandNormal[T](r, 0, 0.3, 5, ct, 1, 1), Pool: true})
+	x := RandNormal[T](r, 0, 1, n, c, h, w)
+	dy := RandNormal[T](r, 0, 1, n, 5, h/2, w/2)
+	run := func(chunk int) []*Tensor[T] {
+		denseChunk = func() int { return chunk }
+		y, st := DenseBlock(x, units, 1e-5)
+		dx, grads := DenseBlockBackward(dy, st)
+		out := []*Tensor[T]{y, dx}
+		for _, u := range grads {
+			out = append(out, u.Gamma, u.Beta, u.W)
+		}
+		return out
+	}
+	want, got := run(0), run(2)
+	for i := range want {
+		if d := maxRelDiff(HostData(got[i]), HostData(want[i])); d > tol {
+			t.Errorf("%s: tensor %d (output, dx, then γ, β, W of each unit) differs by %.3g of its largest value", DType[T](), i, d)
+		}
+	}
+}
+
+// maxRelDiff is the largest |a − b| over the largest |b|.
+func maxRelDiff[T Float](a, b []T) float64 {
+	var d, m float64
+	for i, v := range b {
+		d = max(d, math.Abs(float64(a[i]-v)))
+		m = max(m, math.Abs(float64(v)))
+	}
+	return d / m
 }
