@@ -175,9 +175,11 @@ func gemmBlock[T Float](mk microKernel[T], i0, i1, j0, j1, k int, alpha T, a, b 
 	bufA, bufB, bufT := getScratch[T](mc*kc), getScratch[T](kc*nc), getScratch[T](mr*nr)
 	defer func() { putScratch(bufA); putScratch(bufB); putScratch(bufT) }()
 	pa, pb, tile := *bufA, *bufB, *bufT
-	// A short op(a) multiplies each panel of b only a few times: a dense b
-	// is then read in place, and only its last, partial panel packed.
-	inPlace := !b.trans && i1-i0 <= 4*mr
+	// A short op(a) multiplies each panel of b only a few times, and a
+	// small b (at most 2¹⁵ elements, a 128² matrix of float32 or float64)
+	// stays in cache whole: a dense b is then read in place, and only its
+	// last, partial panel packed.
+	inPlace := !b.trans && (i1-i0 <= 4*mr || k*b.ld <= 1<<15)
 	for jc := j0; jc < j1; jc += nc {
 		nb := min(nc, j1-jc)
 		for pc := 0; pc < k; pc += kc {
