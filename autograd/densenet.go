@@ -3,17 +3,20 @@ package autograd
 import "github.com/ecl-go/ecl/tensor"
 
 // DenseUnit is one layer of a dense block (tensor.DenseUnit) with
-// differentiable parameters.
+// differentiable parameters; Mean and Var, the running statistics of
+// evaluation mode, are constants.
 type DenseUnit[T tensor.Float] struct {
 	Gamma, Beta, W *Var[T]
 	Pool           bool
 	Bottleneck     *DenseBottleneck[T]
+	Mean, Var      *tensor.Tensor[T]
 }
 
 // DenseBottleneck is the bottleneck of a dense unit
 // (tensor.DenseBottleneck) with differentiable parameters.
 type DenseBottleneck[T tensor.Float] struct {
 	W, Gamma, Beta *Var[T]
+	Mean, Var      *tensor.Tensor[T]
 }
 
 // appendParams appends u's parameters to ps in tensor.DenseUnit.Params's
@@ -35,9 +38,9 @@ func DenseBlock[T tensor.Float](x *Var[T], units []DenseUnit[T], eps T, stats fu
 	tu := make([]tensor.DenseUnit[T], len(units))
 	inputs := append(make([]*Var[T], 0, 1+6*len(units)), x)
 	for i, u := range units {
-		tu[i] = tensor.DenseUnit[T]{Gamma: u.Gamma.Value, Beta: u.Beta.Value, W: u.W.Value, Pool: u.Pool}
+		tu[i] = tensor.DenseUnit[T]{Gamma: u.Gamma.Value, Beta: u.Beta.Value, W: u.W.Value, Pool: u.Pool, Mean: u.Mean, Var: u.Var}
 		if b := u.Bottleneck; b != nil {
-			tu[i].Bottleneck = &tensor.DenseBottleneck[T]{W: b.W.Value, Gamma: b.Gamma.Value, Beta: b.Beta.Value}
+			tu[i].Bottleneck = &tensor.DenseBottleneck[T]{W: b.W.Value, Gamma: b.Gamma.Value, Beta: b.Beta.Value, Mean: b.Mean, Var: b.Var}
 		}
 		inputs = u.appendParams(inputs)
 	}

@@ -12,12 +12,12 @@ import (
 // conv3×3(relu(bn(x))), giving [N, C+growth, H, W].
 //
 // On its own, a layer copies the whole concatenation, so a block of L
-// layers would store O(L²) channels for backward. In a Sequential, in
-// training on the CPU, a run of consecutive layers and the Transition after
-// them run as one autograd.DenseBlock instead: one feature buffer that each
-// layer appends to, batch normalisation and ReLU recomputed in the backward
-// pass (Pleiss et al. 2017), memory linear in depth; the results are the
-// same up to rounding.
+// layers would store O(L²) channels for backward. In a Sequential on the
+// CPU, in training or in evaluation, a run of consecutive layers and the
+// Transition after them run as one autograd.DenseBlock instead: one feature
+// buffer that each layer appends to, batch normalisation and ReLU
+// recomputed in the backward pass (Pleiss et al. 2017), memory linear in
+// depth; the results are the same up to rounding.
 //
 // Its layers are named bn and conv.
 type DenseLayer[T tensor.Float] struct {
@@ -58,9 +58,11 @@ type blockLayer[T tensor.Float] interface {
 
 // forwardBlock runs first and the block layers that follow it in rest, up
 // to and including a transition, as one autograd.DenseBlock when x is on
-// the CPU and every batch normalisation is in training with the same ε;
-// it returns the output and how many modules of rest it consumed. Else it
-// is first.Forward(x), consuming none.
+// the CPU and every batch normalisation has the same ε and is in the same
+// mode: in training, on the batch's statistics, which it tracks; in
+// evaluation, on the running ones. It returns the output and how many
+// modules of rest it consumed. Else it is first.Forward(x), consuming
+// none.
 func forwardBlock[T tensor.Float](first blockLayer[T], x *autograd.Var[T], rest []Module[T]) (*autograd.Var[T], int) {
 	u, bns := first.unit()
 	units, used := []autograd.DenseUnit[T]{u}, 0
@@ -75,11 +77,24 @@ func forwardBlock[T tensor.Float](first blockLayer[T], x *autograd.Var[T], rest 
 		used++
 	}
 	_, fused := x.Value.Device().(tensor.CPU[T])
+	training := *bns[0].training
 	for _, b := range bns {
-		fused = fused && *b.training && b.Eps == bns[0].Eps
+		fused = fused && *b.training == training && b.Eps == bns[0].Eps
 	}
 	if !fused {
 		return first.Forward(x), 0
+	}
+	if !training {
+		k := 0 // the next unit's batch normalisation in bns
+		for i := range units {
+			units[i].Mean, units[i].Var = bns[k].RunMean.Value, bns[k].RunVar.Value
+			k++
+			if b := units[i].Bottleneck; b != nil {
+				b.Mean, b.Var = bns[k].RunMean.Value, bns[k].RunVar.Value
+				k++
+			}
+		}
+		return autograd.DenseBlock(x, units, bns[0].Eps, nil), used
 	}
 	s := x.Shape()
 	count := s[0] * s[2] * s[3]

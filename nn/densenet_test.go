@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ecl-go/ecl/autograd"
@@ -268,4 +269,41 @@ func TestDenseNet40(t *testing.T) {
 
 func TestDenseNet40Modes(t *testing.T) {
 	checkModes(t, withHead(rand.New(rand.NewPCG(6, 6)), DenseNet40[float32], 10))
+}
+
+// TestDenseBlockEvalMatchesLayers compares, in evaluation mode, the fused
+// block (each batch normalisation on its own running statistics, drawn at
+// random here) with the layers applied one by one: outputs and every
+// gradient, dense layers with a transition and bottleneck layers, float64
+// and float32; the running statistics stay put.
+func TestDenseBlockEvalMatchesLayers(t *testing.T) {
+	eval := func(s Sequential[float64]) {
+		r := rand.New(rand.NewPCG(11, 11))
+		for _, m := range s.State() {
+			if strings.HasSuffix(m.Name, "running_mean") || strings.HasSuffix(m.Name, "running_var") {
+				lo := map[bool]float64{true: -1, false: 0.2}[strings.HasSuffix(m.Name, "mean")]
+				tensor.CopyInto(m.Value(), tensor.RandUniform[float64](r, lo, lo+1.5, m.Value().Shape()...))
+			}
+		}
+		s.SetTraining(false)
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	var s Sequential[float64]
+	for i := range 3 {
+		s = append(s, NewDenseLayer(NewVars[float64](), r, 8+i*4, 4))
+	}
+	s = append(s, NewTransition(NewVars[float64](), r, 20))
+	randomParams(r, s)
+	eval(s)
+	fused, layers := fusedAndLayers(t, s, tensor.RandNormal[float64](r, 0, 1, 5, 8, 10, 9), nil)
+	if err := sameRuns(fused, layers, 1e-12); err != nil {
+		t.Errorf("dense layers: %v", err)
+	}
+	c := bottleneckCases[3]
+	sb, x := bottleneckBlock[float64](3, c.n, c.c, c.g, c.bn, c.layers, c.h, c.w, c.transition)
+	eval(sb)
+	fused, layers = fusedAndLayers(t, sb, x, nil)
+	if err := sameRuns(fused, layers, 1e-12); err != nil {
+		t.Errorf("bottleneck layers: %v", err)
+	}
 }

@@ -42,10 +42,16 @@ import (
 // W, which then convolves the bottleneck's channels: torchvision's
 // DenseNet-BC layer norm1–ReLU–conv1–norm2–ReLU–conv2 is γ, β (norm1),
 // Bottleneck {W: conv1, Gamma, Beta: norm2}, W (conv2).
+//
+// Mean and Var, where set (on every unit and bottleneck of a block, or on
+// none), put the block in evaluation mode: each batch normalisation uses
+// its own running mean and variance, not the batch's statistics, and the
+// backward pass treats them as constants.
 type DenseUnit[T Float] struct {
 	Gamma, Beta, W *Tensor[T]
 	Pool           bool
 	Bottleneck     *DenseBottleneck[T]
+	Mean, Var      *Tensor[T]
 }
 
 // DenseBottleneck is the bottleneck of a dense unit: a convolution by W
@@ -54,6 +60,7 @@ type DenseUnit[T Float] struct {
 // the batch's statistics, scale γ and shift β, and ReLU.
 type DenseBottleneck[T Float] struct {
 	W, Gamma, Beta *Tensor[T]
+	Mean, Var      *Tensor[T] // running statistics, as DenseUnit's
 }
 
 // Params lists u's tensors in the order autograd.DenseBlock takes a unit's
@@ -85,6 +92,7 @@ type DenseBlockState[T Float] struct {
 	buf        *Tensor[T]
 	mean, vari []float64 // per channel of buf: batch mean and biased variance
 	eps        T
+	fixed      bool // evaluation mode: running statistics, constants
 	// widest is the most input channels of a stage, and scratch the length
 	// of a worker's scratch buffer: sized for every stage that runs image
 	// by image, so that buffers from the pool fit from one layer to the
@@ -108,18 +116,23 @@ func DenseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Tensor[T],
 	n, c, h, w := sh[0], sh[1], sh[2], sh[3]
 	total := c
 	for i, u := range units {
-		checkDenseUnit(u, i, len(units), sh, total)
+		checkDenseUnit(u, i, len(units), sh, total, units[0].Mean != nil)
 		if !u.Pool {
 			total += u.W.Dim(0)
 		}
 	}
 	hw := h * w
-	st := &DenseBlockState[T]{buf: Zeros[T](n, total, h, w), mean: make([]float64, total), vari: make([]float64, total), eps: eps}
+	st := &DenseBlockState[T]{buf: Zeros[T](n, total, h, w), mean: make([]float64, total), vari: make([]float64, total), eps: eps, fixed: units[0].Mean != nil}
 	bs, xs := HostData(st.buf), HostData(Contiguous(x))
 	for i := range n {
 		copy(bs[i*total*hw:][:c*hw], xs[i*c*hw:])
 	}
-	channelStatsOf(st.buf, 0, c, st.mean, st.vari)
+	stats := func(x *Tensor[T], lo, hi int, mean, vari []float64) {
+		if !st.fixed {
+			channelStatsOf(x, lo, hi, mean, vari)
+		}
+	}
+	stats(st.buf, 0, c, st.mean, st.vari)
 	st.plan(units, c)
 	y := st.buf
 	for _, stages := range st.units {
@@ -127,7 +140,7 @@ func DenseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Tensor[T],
 		if len(stages) == 2 {
 			neck := stages[1].src
 			st.forward(first, HostData(neck), neck.Dim(1)*hw)
-			channelStatsOf(neck, 0, neck.Dim(1), stages[1].mean, stages[1].vari)
+			stats(neck, 0, neck.Dim(1), stages[1].mean, stages[1].vari)
 		}
 		last := stages[len(stages)-1]
 		o := last.w.Dim(0)
@@ -137,7 +150,7 @@ func DenseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Tensor[T],
 			break
 		}
 		st.forward(last, bs[c*hw:], total*hw)
-		channelStatsOf(st.buf, c, c+o, st.mean, st.vari)
+		stats(st.buf, c, c+o, st.mean, st.vari)
 		c += o
 	}
 	return y, st
@@ -145,7 +158,7 @@ func DenseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Tensor[T],
 
 // checkDenseUnit panics unless unit i of n fits c channels of the images
 // of x's shape sh.
-func checkDenseUnit[T Float](u DenseUnit[T], i, n int, sh []int, c int) {
+func checkDenseUnit[T Float](u DenseUnit[T], i, n int, sh []int, c int, fixed bool) {
 	h, w := sh[2], sh[3]
 	conv := func(w *Tensor[T], c int) bool {
 		return w.Dims() == 4 && w.Dim(1) == c && w.Dim(2) == w.Dim(3) && w.Dim(2)%2 == 1
@@ -153,20 +166,27 @@ func checkDenseUnit[T Float](u DenseUnit[T], i, n int, sh []int, c int) {
 	norm := func(g, b *Tensor[T], c int) bool {
 		return g.Dims() == 1 && g.Dim(0) == c && b.Dims() == 1 && b.Dim(0) == c
 	}
-	in, ok := c, norm(u.Gamma, u.Beta, c)
+	// Running statistics of c channels, on every unit (fixed) or none.
+	stats := func(m, v *Tensor[T], c int) bool {
+		if m == nil || v == nil {
+			return m == nil && v == nil && !fixed
+		}
+		return fixed && norm(m, v, c)
+	}
+	in, ok := c, norm(u.Gamma, u.Beta, c) && stats(u.Mean, u.Var, c)
 	b := u.Bottleneck
 	if b != nil {
 		ok = ok && conv(b.W, c) && !u.Pool
 		if ok {
 			in = b.W.Dim(0)
-			ok = norm(b.Gamma, b.Beta, in)
+			ok = norm(b.Gamma, b.Beta, in) && stats(b.Mean, b.Var, in)
 		}
 	}
 	if conv(u.W, in) && (!u.Pool || i == n-1 && u.W.Dim(2) == 1 && h >= 2 && w >= 2) && ok {
 		return
 	}
 	shapes := [][]int{sh, u.W.Shape(), u.Gamma.Shape(), u.Beta.Shape()}
-	detail := fmt.Sprintf("unit %d (weight %v, γ %v, β %v, pool %v", i, u.W.Shape(), u.Gamma.Shape(), u.Beta.Shape(), u.Pool)
+	detail := fmt.Sprintf("unit %d (weight %v, γ %v, β %v, pool %v, running statistics %v of the block's %v", i, u.W.Shape(), u.Gamma.Shape(), u.Beta.Shape(), u.Pool, u.Mean != nil, fixed)
 	if b != nil {
 		shapes = append(shapes, b.W.Shape(), b.Gamma.Shape(), b.Beta.Shape())
 		detail += fmt.Sprintf(", bottleneck weight %v, γ %v, β %v", b.W.Shape(), b.Gamma.Shape(), b.Beta.Shape())
@@ -182,13 +202,23 @@ func (s *DenseBlockState[T]) plan(units []DenseUnit[T], c int) {
 	h, w := s.buf.Dim(2), s.buf.Dim(3)
 	s.units = make([][]denseStage[T], len(units))
 	all := make([]denseStage[T], 0, 2*len(units)) // the stages of all units, in one allocation
+	// statsOf is a stage's statistics: the running ones m and v in
+	// evaluation mode, else mean and vari (the batch's, filled in later).
+	statsOf := func(m, v *Tensor[T], mean, vari []float64) ([]float64, []float64) {
+		if !s.fixed {
+			return mean, vari
+		}
+		return float64s(m), float64s(v)
+	}
 	for i, u := range units {
-		all = append(all, denseStage[T]{gamma: u.Gamma, beta: u.Beta, w: u.W, pool: u.Pool, src: s.buf, c: c, mean: s.mean[:c], vari: s.vari[:c]})
+		mean, vari := statsOf(u.Mean, u.Var, s.mean[:c], s.vari[:c])
+		all = append(all, denseStage[T]{gamma: u.Gamma, beta: u.Beta, w: u.W, pool: u.Pool, src: s.buf, c: c, mean: mean, vari: vari})
 		if b := u.Bottleneck; b != nil {
 			first := &all[len(all)-1]
 			first.w, first.pool = b.W, false
 			o := b.W.Dim(0)
-			all = append(all, denseStage[T]{gamma: b.Gamma, beta: b.Beta, w: u.W, pool: u.Pool, src: emptyOn[T](CPU[T]{}, n, o, h, w), c: o, mean: make([]float64, o), vari: make([]float64, o)})
+			mean, vari := statsOf(b.Mean, b.Var, make([]float64, o), make([]float64, o))
+			all = append(all, denseStage[T]{gamma: b.Gamma, beta: b.Beta, w: u.W, pool: u.Pool, src: emptyOn[T](CPU[T]{}, n, o, h, w), c: o, mean: mean, vari: vari})
 			s.units[i] = all[len(all)-2:]
 		} else {
 			s.units[i] = all[len(all)-1:]
@@ -210,6 +240,15 @@ func (s *DenseBlockState[T]) plan(units []DenseUnit[T], c int) {
 			s.scratch = max(s.scratch, st.c*hw+col)
 		}
 	}
+}
+
+// float64s is x's values in float64.
+func float64s[T Float](x *Tensor[T]) []float64 {
+	out := make([]float64, x.Len())
+	for i, v := range HostData(Contiguous(x)) {
+		out[i] = float64(v)
+	}
+	return out
 }
 
 // Stats is the batch mean and biased variance of each batch normalisation
@@ -584,10 +623,14 @@ func (s *DenseBlockState[T]) stageBackward(st denseStage[T], dy []T, stride int,
 			}
 			sgx *= inv[ch] // Σ g·x̂
 			dgs[ch], dbs[ch] = T(sgx), T(sg)
-			// dx = a·g + kx·x + k0 with a = γ/√(σ²+ε), as BatchNormBackward.
+			// dx = a·g + kx·x + k0 with a = γ/√(σ²+ε), as BatchNormBackward;
+			// with running statistics, constants, dx = a·g.
 			a := float64(gam[ch]) * inv[ch]
 			kx := -a * inv[ch] * sgx / m
 			k0 := -a*sg/m - kx*mu[ch]
+			if s.fixed {
+				kx, k0 = 0, 0
+			}
 			ta, tkx, tk0 := T(a), T(kx), T(k0)
 			for i := range n {
 				off := (i*srcC + ch) * hw

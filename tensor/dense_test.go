@@ -83,3 +83,31 @@ func maxRelDiff[T Float](a, b []T) float64 {
 	}
 	return d / m
 }
+
+// TestDenseBlockStatisticsAllOrNone: running statistics on some units of a
+// block and not on others, or of the wrong length, panic with a
+// *ShapeError naming the unit.
+func TestDenseBlockStatisticsAllOrNone(t *testing.T) {
+	x := Zeros[float64](1, 2, 4, 4)
+	unit := func(c int, stats int) DenseUnit[float64] {
+		u := DenseUnit[float64]{Gamma: Ones[float64](c), Beta: Zeros[float64](c), W: Zeros[float64](2, c, 3, 3)}
+		if stats > 0 {
+			u.Mean, u.Var = Zeros[float64](stats), Ones[float64](stats)
+		}
+		return u
+	}
+	if y, _ := DenseBlock(x, []DenseUnit[float64]{unit(2, 2), unit(4, 4)}, 1e-5); y.Dim(1) != 6 {
+		t.Errorf("output %v, want 6 channels", y.Shape())
+	}
+	for name, units := range map[string][]DenseUnit[float64]{
+		"second without": {unit(2, 2), unit(4, 0)},
+		"second with":    {unit(2, 0), unit(4, 4)},
+		"wrong length":   {unit(2, 2), unit(4, 3)},
+	} {
+		f := func() { DenseBlock(x, units, 1e-5) }
+		mustPanic(t, f, "tensor.DenseBlock", "unit 1", "running statistics")
+		if err := panicError(f); !errors.Is(err, ErrShape) {
+			t.Errorf("%s: panic %v, want a shape error", name, err)
+		}
+	}
+}
