@@ -1,6 +1,10 @@
 package autograd
 
-import "github.com/ecl-go/ecl/tensor"
+import (
+	"slices"
+
+	"github.com/ecl-go/ecl/tensor"
+)
 
 // DenseUnit is one layer of a dense block (tensor.DenseUnit) with
 // differentiable parameters; Mean and Var, the running statistics of
@@ -44,7 +48,11 @@ func DenseBlock[T tensor.Float](x *Var[T], units []DenseUnit[T], eps T, stats fu
 		}
 		inputs = u.appendParams(inputs)
 	}
-	y, st := tensor.DenseBlock(x.Value, tu, eps)
+	block := tensor.DenseBlockForward[T] // nothing kept where no gradient will be asked
+	if noGrad.Load() == 0 && slices.ContainsFunc(inputs, func(v *Var[T]) bool { return v.requiresGrad }) {
+		block = tensor.DenseBlock[T]
+	}
+	y, st := block(x.Value, tu, eps)
 	if stats != nil {
 		means, variances := st.Stats()
 		for i, m := range means {

@@ -45,7 +45,8 @@ func LargeStep(net string, train bool, dev tensor.Device[float32]) (func(), nn.M
 	m.SetTraining(train)
 	var arena tensor.Arena[float32]
 	if !train {
-		return func() { arena.Do(func() { m.Forward(x) }) }, m
+		// As the peer's torch.inference_mode and ecl features: no graph.
+		return func() { arena.Do(func() { autograd.NoGrad(func() { m.Forward(x) }) }) }, m
 	}
 	labels := make([]int, n)
 	for i := range labels {

@@ -93,6 +93,9 @@ type DenseBlockState[T Float] struct {
 	mean, vari []float64 // per channel of buf: batch mean and biased variance
 	eps        T
 	fixed      bool // evaluation mode: running statistics, constants
+	// forwardOnly marks a state whose bottleneck outputs shared a buffer
+	// (DenseBlockForward): no backward pass.
+	forwardOnly bool
 	// widest is the most input channels of a stage, and scratch the length
 	// of a worker's scratch buffer: sized for every stage that runs image
 	// by image, so that buffers from the pool fit from one layer to the
@@ -106,6 +109,20 @@ type DenseBlockState[T Float] struct {
 // features, is then the result. The result is the features
 // [N, C0 + Σ o_i, H, W] otherwise.
 func DenseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Tensor[T], *DenseBlockState[T]) {
+	return denseBlock(x, units, eps, true)
+}
+
+// DenseBlockForward is DenseBlock for a forward pass alone (inference):
+// the bottleneck outputs, which DenseBlock keeps one per unit for the
+// backward pass, share one buffer. Its state gives Stats;
+// DenseBlockBackward panics on it.
+func DenseBlockForward[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Tensor[T], *DenseBlockState[T]) {
+	return denseBlock(x, units, eps, false)
+}
+
+// denseBlock is DenseBlock, keeping what the backward pass needs where
+// keep is set.
+func denseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T, keep bool) (*Tensor[T], *DenseBlockState[T]) {
 	if _, ok := x.Device().(CPU[T]); !ok {
 		panic(argumentError("DenseBlock", "runs on the CPU only, not on %s", x.Device()))
 	}
@@ -122,7 +139,7 @@ func DenseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Tensor[T],
 		}
 	}
 	hw := h * w
-	st := &DenseBlockState[T]{buf: Zeros[T](n, total, h, w), mean: make([]float64, total), vari: make([]float64, total), eps: eps, fixed: units[0].Mean != nil}
+	st := &DenseBlockState[T]{buf: Zeros[T](n, total, h, w), mean: make([]float64, total), vari: make([]float64, total), eps: eps, fixed: units[0].Mean != nil, forwardOnly: !keep}
 	bs, xs := HostData(st.buf), HostData(Contiguous(x))
 	for i := range n {
 		copy(bs[i*total*hw:][:c*hw], xs[i*c*hw:])
@@ -210,6 +227,7 @@ func (s *DenseBlockState[T]) plan(units []DenseUnit[T], c int) {
 		}
 		return float64s(m), float64s(v)
 	}
+	var neck *Tensor[T] // the bottleneck outputs' buffer where they share one
 	for i, u := range units {
 		mean, vari := statsOf(u.Mean, u.Var, s.mean[:c], s.vari[:c])
 		all = append(all, denseStage[T]{gamma: u.Gamma, beta: u.Beta, w: u.W, pool: u.Pool, src: s.buf, c: c, mean: mean, vari: vari})
@@ -218,7 +236,10 @@ func (s *DenseBlockState[T]) plan(units []DenseUnit[T], c int) {
 			first.w, first.pool = b.W, false
 			o := b.W.Dim(0)
 			mean, vari := statsOf(b.Mean, b.Var, make([]float64, o), make([]float64, o))
-			all = append(all, denseStage[T]{gamma: b.Gamma, beta: b.Beta, w: u.W, pool: u.Pool, src: emptyOn[T](CPU[T]{}, n, o, h, w), c: o, mean: mean, vari: vari})
+			if !s.forwardOnly || neck == nil || neck.Dim(1) != o {
+				neck = emptyOn[T](CPU[T]{}, n, o, h, w)
+			}
+			all = append(all, denseStage[T]{gamma: b.Gamma, beta: b.Beta, w: u.W, pool: u.Pool, src: neck, c: o, mean: mean, vari: vari})
 			s.units[i] = all[len(all)-2:]
 		} else {
 			s.units[i] = all[len(all)-1:]
@@ -531,6 +552,9 @@ func dot64[T Float](g, x []T, m float64) float64 {
 // and to each unit's parameters: grads[i] holds those of unit i in its
 // fields (and Pool as the unit's).
 func DenseBlockBackward[T Float](g *Tensor[T], s *DenseBlockState[T]) (dx *Tensor[T], grads []DenseUnit[T]) {
+	if s.forwardOnly {
+		panic(argumentError("DenseBlockBackward", "the state of DenseBlockForward, which keeps nothing for a backward pass"))
+	}
 	n, total, hw := s.dims()
 	dbuf := getScratch[T](n * total * hw)
 	defer putScratch(dbuf)

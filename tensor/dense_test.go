@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -109,5 +110,36 @@ func TestDenseBlockStatisticsAllOrNone(t *testing.T) {
 		if err := panicError(f); !errors.Is(err, ErrShape) {
 			t.Errorf("%s: panic %v, want a shape error", name, err)
 		}
+	}
+}
+
+// TestDenseBlockForward: the forward-only block, whose bottleneck outputs
+// share one buffer, gives DenseBlock's output bit for bit, in training and
+// in evaluation mode, and its state refuses a backward pass.
+func TestDenseBlockForward(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	n, c, g, neck, h, w := 3, 4, 2, 6, 5, 4
+	var units []DenseUnit[float64]
+	for i := range 3 {
+		ci := c + i*g
+		units = append(units, DenseUnit[float64]{Gamma: RandNormal[float64](r, 1, 0.5, ci), Beta: RandNormal[float64](r, 0, 0.5, ci), W: RandNormal[float64](r, 0, 0.3, g, neck, 3, 3),
+			Bottleneck: &DenseBottleneck[float64]{W: RandNormal[float64](r, 0, 0.3, neck, ci, 1, 1), Gamma: RandNormal[float64](r, 1, 0.5, neck), Beta: RandNormal[float64](r, 0, 0.5, neck)}})
+	}
+	x := RandNormal[float64](r, 0, 1, n, c, h, w)
+	for _, eval := range []bool{false, true} {
+		if eval {
+			for i := range units {
+				ci := c + i*g
+				units[i].Mean, units[i].Var = RandNormal[float64](r, 0, 1, ci), RandUniform[float64](r, 0.5, 2, ci)
+				b := units[i].Bottleneck
+				b.Mean, b.Var = RandNormal[float64](r, 0, 1, neck), RandUniform[float64](r, 0.5, 2, neck)
+			}
+		}
+		want, _ := DenseBlock(x, units, 1e-5)
+		got, st := DenseBlockForward(x, units, 1e-5)
+		if !slices.Equal(HostData(got), HostData(want)) {
+			t.Errorf("evaluation %v: forward-only output differs from DenseBlock's", eval)
+		}
+		mustPanic(t, func() { DenseBlockBackward(want, st) }, "tensor.DenseBlockBackward", "DenseBlockForward")
 	}
 }
