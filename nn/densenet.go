@@ -77,6 +77,9 @@ func forwardBlock[T tensor.Float](first blockLayer[T], x *autograd.Var[T], rest 
 		used++
 	}
 	_, fused := x.Value.Device().(tensor.CPU[T])
+	if sh := x.Shape(); u.Pool && (sh[2] < 2 || sh[3] < 2) {
+		fused = false // a transition that pools a map under 2×2: the layers' rule
+	}
 	training := *bns[0].training
 	for _, b := range bns {
 		fused = fused && *b.training == training && b.Eps == bns[0].Eps
