@@ -174,7 +174,8 @@ func denseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T, keep bool) (
 }
 
 // checkDenseUnit panics unless unit i of n fits c channels of the images
-// of x's shape sh.
+// of x's shape sh, with running statistics where fixed (the block's first
+// unit has them) and without otherwise.
 func checkDenseUnit[T Float](u DenseUnit[T], i, n int, sh []int, c int, fixed bool) {
 	h, w := sh[2], sh[3]
 	conv := func(w *Tensor[T], c int) bool {

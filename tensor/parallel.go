@@ -128,12 +128,11 @@ func (j *job) wait() {
 }
 
 // spinWait is how long a worker out of jobs, or a caller out of chunks,
-// polls before it sleeps: about what a wake-up costs (BenchmarkWake). A
-// sleeping goroutine leaves its core idle, and an idle core of a virtual
-// machine took 150–175 µs to wake on this project's 2-core machine, so a
-// step of small layers (LeNet-5's) paid that once or twice a layer.
-// Polling longer than a wake-up costs more CPU than it can save.
-var spinWait = 150 * time.Microsecond
+// polls before it sleeps: about what waking an idle core of a virtual
+// machine costs (BenchmarkWake; bench/README.md, "Waking cores"), which a
+// step of small layers would otherwise pay once or twice a layer. Polling
+// longer than a wake-up costs more CPU than it can save.
+const spinWait = 150 * time.Microsecond
 
 // spinUntil polls ready for up to spinWait and reports whether it turned
 // true.
