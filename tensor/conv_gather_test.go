@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -323,6 +324,25 @@ func TestGathersForward(t *testing.T) {
 		}
 		if p.StrideH > 1 && gathers(p, 32) {
 			t.Errorf("%+v: gathers takes a stride above 1", p)
+		}
+	}
+}
+
+// A canvas holds at most maxCanvasValues with its sums, else a core's
+// share of the batch: ResNet-50's 28×28 layer of 128 channels at batch 8
+// fits one image (canvas 128·30·30 + sums 128·896 = 229,888 values; two
+// would take 128·30·59 + 128·1664 = 439,552), ResNet-20's 32×32 layer of
+// 16 at batch 100 seven (16·34·232 + 16·7424 = 244,992; eight: 16·34·265
+// + 16·8480 = 279,840), though more images waste fewer columns in both.
+func TestCanvasImages(t *testing.T) {
+	runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, c := range []struct {
+		n, ch, hw, want int
+	}{{8, 128, 28, 1}, {100, 16, 32, 7}} {
+		p := Conv2DParams{N: c.n, C: c.ch, H: c.hw, W: c.hw, O: c.ch, KH: 3, KW: 3, PadH: 1, PadW: 1, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1}
+		if got, _ := canvas(p, 32); got != c.want {
+			t.Errorf("%d×%d×%d at batch %d: %d images a canvas, want %d", c.ch, c.hw, c.hw, c.n, got, c.want)
 		}
 	}
 }

@@ -175,11 +175,13 @@ func gemmBlock[T Float](mk microKernel[T], i0, i1, j0, j1, k int, alpha T, a, b 
 	bufA, bufB, bufT := getScratch[T](mc*kc), getScratch[T](kc*nc), getScratch[T](mr*nr)
 	defer func() { putScratch(bufA); putScratch(bufB); putScratch(bufT) }()
 	pa, pb, tile := *bufA, *bufB, *bufT
-	// A short op(a) multiplies each panel of b only a few times, and a
-	// small b (at most 2¹⁵ elements, a 128² matrix of float32 or float64)
-	// stays in cache whole: a dense b is then read in place, and only its
+	// Packing b pays where each panel of it meets many row blocks of a;
+	// op(a) of at most two blocks (ResNet's 1×1 convolutions: 64 to 256
+	// output channels against an image's pixels, 5–18% faster in place)
+	// or a small b (at most 2¹⁵ elements, a 128² matrix of float32 or
+	// float64, in cache whole) are read in place instead, and only the
 	// last, partial panel packed.
-	inPlace := !b.trans && (i1-i0 <= 4*mr || k*b.ld <= 1<<15)
+	inPlace := !b.trans && (i1-i0 <= 2*mk.mc || k*b.ld <= 1<<15)
 	for jc := j0; jc < j1; jc += nc {
 		nb := min(nc, j1-jc)
 		for pc := 0; pc < k; pc += kc {
