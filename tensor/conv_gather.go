@@ -190,11 +190,18 @@ func gatherFor[T Float](p Conv2DParams) (*gatherConv[T], bool) {
 
 // gatherForwardFor is gatherFor for the forward pass (gathersForward).
 func gatherForwardFor[T Float](p Conv2DParams) (*gatherConv[T], bool) {
-	gk, ok := asmGatherKernel[T]()
-	if !ok || !gathersForward(p, gk.nr) {
+	if !takesGather[T](p) {
 		return nil, false
 	}
+	gk, _ := asmGatherKernel[T]()
 	return newGatherConv(gk, p), true
+}
+
+// takesGather reports whether T has an assembly gather kernel and p's
+// forward pass takes it (gathersForward).
+func takesGather[T Float](p Conv2DParams) bool {
+	gk, ok := asmGatherKernel[T]()
+	return ok && gathersForward(p, gk.nr)
 }
 
 var offsetPool sync.Pool // of *[]int

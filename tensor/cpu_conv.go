@@ -196,11 +196,14 @@ func packedWeights[T Float](w operand[T], m, k int) (microKernel[T], operand[T],
 	return mk, w, buf
 }
 
-// conv2dBackwardInput computes dx [N,C,H,W] = ∂Σ(y·dy)/∂x: for a "same"
-// convolution at stride 1 the convolution of dy with the flipped kernel
-// (flippedConv), else per image the columns Wᵀ·dy_n folded back by col2im.
+// conv2dBackwardInput computes dx [N,C,H,W] = ∂Σ(y·dy)/∂x: the
+// convolution of dy with the flipped kernel (flippedConv) for a "same"
+// convolution, or where that convolution takes the gather path (LeNet's
+// unpadded 5×5: 2.25 times the multiply-adds of col2im's GEMM, but none of
+// its scattered additions), else per image the columns Wᵀ·dy_n folded back
+// by col2im.
 func conv2dBackwardInput[T Float](dx, dy, w []T, p Conv2DParams) {
-	if q, ok := flippedConv(p); ok {
+	if q, ok := flippedConv(p); ok && (same(p) || takesGather[T](q)) {
 		wf := getScratch[T](len(w))
 		defer putScratch(wf)
 		flipKernel(*wf, w, p)
@@ -231,10 +234,10 @@ func conv2dBackwardCPU[T Float](out, in []*Tensor[T], p Conv2DParams) {
 	conv2dGrads(HostData(out[0]), HostData(out[1]), HostData(in[0]), HostData(in[1]), HostData(in[2]), p)
 }
 
-// conv2dGrads computes dx and dw, from one column matrix per image where
-// flippedConv allows (conv2dGradsFlipped), else apart.
+// conv2dGrads computes dx and dw, from one layout per image for a "same"
+// convolution (conv2dGradsFlipped), else apart.
 func conv2dGrads[T Float](dx, dw, x, dy, w []T, p Conv2DParams) {
-	if q, ok := flippedConv(p); ok {
+	if q, ok := flippedConv(p); ok && same(p) {
 		conv2dGradsFlipped(dx, dw, x, dy, w, p, q)
 		return
 	}
@@ -337,21 +340,23 @@ func im2colBackwardWeight[T Float](dw, x, dy []T, p Conv2DParams) {
 	}
 }
 
-// flippedConv is the convolution whose forward pass is p's input gradient,
-// where it costs no more multiply-adds than col2im's: at stride 1, dx is
-// dy [N,O,OH,OW] padded by dil·(k−1) − pad, cross-correlated with the
-// kernel turned by 180° and its channels swapped (flipKernel). Its products
-// number C·O·KH·KW·H·W, so only "same" convolutions (OH = H, OW = W) take
-// it (LeNet's unpadded 5×5 would do 2.25 times the work); a 1×1 kernel
+// flippedConv is the convolution whose forward pass is p's input gradient
+// at stride 1: dx is dy [N,O,OH,OW] padded by dil·(k−1) − pad, which must
+// not be negative, cross-correlated with the kernel turned by 180° and its
+// channels swapped (flipKernel). Its products number C·O·KH·KW·H·W, as
+// many as col2im's GEMM only for "same" convolutions (same); a 1×1 kernel
 // keeps the direct path, whose columns are dx itself.
 func flippedConv(p Conv2DParams) (Conv2DParams, bool) {
 	ph, pw := p.DilH*(p.KH-1)-p.PadH, p.DilW*(p.KW-1)-p.PadW
-	if p.StrideH != 1 || p.StrideW != 1 || p.OutH() != p.H || p.OutW() != p.W || pointwise(p) {
+	if p.StrideH != 1 || p.StrideW != 1 || ph < 0 || pw < 0 || pointwise(p) {
 		return p, false
 	}
 	return Conv2DParams{N: p.N, C: p.O, H: p.OutH(), W: p.OutW(), O: p.C, KH: p.KH, KW: p.KW,
 		StrideH: 1, StrideW: 1, PadH: ph, PadW: pw, DilH: p.DilH, DilW: p.DilW}, true
 }
+
+// same reports an output the size of the input.
+func same(p Conv2DParams) bool { return p.OutH() == p.H && p.OutW() == p.W }
 
 // flipKernel sets wf [C,O,KH,KW] to w [O,C,KH,KW] with each kernel turned
 // by 180°: wf[c,o,i,j] = w[o,c,KH−1−i,KW−1−j].
