@@ -195,23 +195,28 @@ done:
 	VFMADD231PS Z2, Z7, c2; \
 	VFMADD231PS Z3, Z7, c3
 
-// Add the lanes of acc to the float at off(R10), using Z0, Z1.
-#define SSUM(acc, yacc, off) \
-	VEXTRACTF64X4 $1, acc, Y0; \
-	VADDPS        Y0, yacc, Y0; \
-	VEXTRACTF128  $1, Y0, X1; \
-	VADDPS        X1, X0, X0; \
-	VHADDPS       X0, X0, X0; \
-	VHADDPS       X0, X0, X0; \
-	VADDSS        off(R10), X0, X0; \
-	VMOVSS        X0, off(R10)
-
-// Add a row i, shift s's four sums to c at R10 (four floats).
-#define SSUM4(z0, y0, z1, y1, z2, y2, z3, y3) \
-	SSUM(z0, y0, 0); \
-	SSUM(z1, y1, 4); \
-	SSUM(z2, y2, 8); \
-	SSUM(z3, y3, 12)
+// Add the lane sums of a, b, c and d to the four floats at R10, using
+// Z0–Z3 and the mask K1 = 0x1111: the halves of a and b, and of c and d,
+// folded into one vector each (VSHUFF32X4), their quarters into one vector
+// of four (A, B, C, D), each quarter summed within itself (VPERMILPS), and
+// the first float of each quarter compressed into X1.
+#define SSUM4(a, b, c, d) \
+	VSHUFF32X4  $0x44, b, a, Z0; \
+	VSHUFF32X4  $0xEE, b, a, Z1; \
+	VADDPS      Z1, Z0, Z0; \
+	VSHUFF32X4  $0x44, d, c, Z2; \
+	VSHUFF32X4  $0xEE, d, c, Z3; \
+	VADDPS      Z3, Z2, Z2; \
+	VSHUFF32X4  $0x88, Z2, Z0, Z1; \
+	VSHUFF32X4  $0xDD, Z2, Z0, Z3; \
+	VADDPS      Z3, Z1, Z1; \
+	VPERMILPS   $0x4E, Z1, Z2; \
+	VADDPS      Z2, Z1, Z1; \
+	VPERMILPS   $0xB1, Z1, Z2; \
+	VADDPS      Z2, Z1, Z1; \
+	VCOMPRESSPS Z1, K1, Z2; \
+	VADDPS      (R10), X2, X2; \
+	VMOVUPS     X2, (R10)
 
 // func sdot2x3x4(kv int, a *float32, lda int, b *float32, ldb int, c *float32, lds, ldi int)
 //
@@ -268,17 +273,19 @@ sloop:
 	SHLQ $2, R12
 	MOVQ ldi+56(FP), R13
 	SHLQ $2, R13
-	MOVQ DX, R10
-	SSUM4(Z8, Y8, Z9, Y9, Z10, Y10, Z11, Y11)
-	ADDQ R12, R10
-	SSUM4(Z12, Y12, Z13, Y13, Z14, Y14, Z15, Y15)
-	ADDQ R12, R10
-	SSUM4(Z16, Y16, Z17, Y17, Z18, Y18, Z19, Y19)
-	LEAQ (DX)(R13*1), R10
-	SSUM4(Z20, Y20, Z21, Y21, Z22, Y22, Z23, Y23)
-	ADDQ R12, R10
-	SSUM4(Z24, Y24, Z25, Y25, Z26, Y26, Z27, Y27)
-	ADDQ R12, R10
-	SSUM4(Z28, Y28, Z29, Y29, Z30, Y30, Z31, Y31)
+	MOVL  $0x1111, AX
+	KMOVW AX, K1
+	MOVQ  DX, R10
+	SSUM4(Z8, Z9, Z10, Z11)
+	ADDQ  R12, R10
+	SSUM4(Z12, Z13, Z14, Z15)
+	ADDQ  R12, R10
+	SSUM4(Z16, Z17, Z18, Z19)
+	LEAQ  (DX)(R13*1), R10
+	SSUM4(Z20, Z21, Z22, Z23)
+	ADDQ  R12, R10
+	SSUM4(Z24, Z25, Z26, Z27)
+	ADDQ  R12, R10
+	SSUM4(Z28, Z29, Z30, Z31)
 	VZEROUPPER
 	RET
