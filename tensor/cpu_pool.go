@@ -120,7 +120,14 @@ func maxPool2dForward[T Float](y, x []T, p Pool2DParams) {
 			inner := oy >= y0 && oy < y1
 			for ox := 0; ox < ow; {
 				if inner && ox >= x0 && ox < x1 {
-					if n := max3x3Row(row[ox:x1], plane[(oy*p.StrideH-p.PadH)*p.W+ox*p.StrideW-p.PadW:], p.W, p.StrideW); n > 0 {
+					src, n := plane[(oy*p.StrideH-p.PadH)*p.W+ox*p.StrideW-p.PadW:], 0
+					if p.StrideW == 2 {
+						n = max3x3s2Asm(row[ox:x1], src, p.W)
+					}
+					if n == 0 {
+						n = max3x3Row(row[ox:x1], src, p.W, p.StrideW)
+					}
+					if n > 0 {
 						ox += n
 						continue
 					}

@@ -5,11 +5,12 @@ import (
 	"testing"
 )
 
-// The 3×3 max pooling's interior windows (max3x3Row) give windowArgmax's
+// The 3×3 max pooling's interior windows (max3x3Row, and at stride 2 in
+// float32 with AVX-512 maxPool3x3S2F32, 16 at a time) give windowArgmax's
 // element bit for bit, in both precisions: on planes with ties, NaNs,
 // infinities and signed zeros (where a zero is the maximum, the first
 // zero's sign must survive), at strides 1 and 2, padded or not, on planes
-// too small to have an interior and on ResNet's stem pooling.
+// too small to have an interior and on ResNet's stem pooling (112×112).
 func TestMaxPool3x3Interior(t *testing.T) {
 	testMaxPool3x3Interior[float32](t)
 	testMaxPool3x3Interior[float64](t)
@@ -19,7 +20,7 @@ func testMaxPool3x3Interior[T Float](t *testing.T) {
 	r := newRNG(11)
 	bits := func(v T) uint64 { return math.Float64bits(float64(v)) }
 	zeros := [3]float64{-1, 0, math.Copysign(0, -1)}
-	for _, q := range [][4]int{{1, 1, 1, 0}, {2, 2, 2, 1}, {3, 3, 1, 0}, {3, 4, 2, 1}, {7, 9, 1, 1}, {8, 8, 2, 1}, {9, 7, 2, 0}, {17, 33, 2, 1}, {56, 56, 2, 1}} {
+	for _, q := range [][4]int{{1, 1, 1, 0}, {2, 2, 2, 1}, {3, 3, 1, 0}, {3, 4, 2, 1}, {7, 9, 1, 1}, {8, 8, 2, 1}, {9, 7, 2, 0}, {17, 33, 2, 1}, {56, 56, 2, 1}, {112, 112, 2, 1}} {
 		p := Pool2DParams{N: 2, C: 2, H: q[0], W: q[1], KH: 3, KW: 3, StrideH: q[2], StrideW: q[2], PadH: q[3], PadW: q[3]}
 		if p.OutH() < 1 || p.OutW() < 1 {
 			continue
