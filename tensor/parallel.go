@@ -44,6 +44,14 @@ func parallelFor(n, cost int, body func(lo, hi int)) {
 	j.run()
 }
 
+// ParallelFor runs body over a partition of [0, n) into contiguous chunks,
+// one per core (GOMAXPROCS), when n·cost (roughly, the scalar operations
+// an index takes) is at least 2¹⁵, else inline: the engine's own loop,
+// for a kernel body registered from outside the package (optim's Adam).
+// body must be safe to run concurrently on disjoint ranges; the
+// partition depends only on n and GOMAXPROCS.
+func ParallelFor(n, cost int, body func(lo, hi int)) { parallelFor(n, cost, body) }
+
 // job is one parallelFor call. Its chunks are claimed through next. held
 // counts the workers between their attempt to claim a chunk and the end
 // of that chunk, plus 1 for the caller until it has run out of chunks;
