@@ -208,10 +208,25 @@ func maxPool2dBackward[T Float](dx, x, dy []T, p Pool2DParams) {
 			return
 		}
 		clear(grad)
+		y0, y1, x0, x1 := interior3x3(p)
+		var at [64]uint8
 		for oy := 0; oy < oh; oy++ {
 			g := dy[out+oy*ow : out+(oy+1)*ow]
-			for ox, v := range g {
-				grad[windowArgmax(plane, p, oy, ox)] += v
+			inner := oy >= y0 && oy < y1 && p.StrideW == 2
+			for ox := 0; ox < ow; {
+				if inner && ox >= x0 && ox < x1 {
+					// Interior windows 16 at a time, in the same order.
+					base := (oy*p.StrideH-p.PadH)*p.W + ox*2 - p.PadW
+					if n := argmax3x3s2Asm(at[:min(len(at), x1-ox)], plane[base:], p.W); n > 0 {
+						for i, k := range at[:n] {
+							grad[base+2*i+int(k/3)*p.W+int(k%3)] += g[ox+i]
+						}
+						ox += n
+						continue
+					}
+				}
+				grad[windowArgmax(plane, p, oy, ox)] += g[ox]
+				ox++
 			}
 		}
 	})

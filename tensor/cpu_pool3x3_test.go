@@ -82,3 +82,47 @@ func TestInterior3x3(t *testing.T) {
 		}
 	}
 }
+
+// The 3×3 max pooling's backward pass (at stride 2 in float32 with
+// AVX-512, maxPool3x3S2ArgF32 for interior windows) adds each dy to the
+// element windowArgmax picks, in window order, bit for bit: on planes with
+// ties, NaNs, infinities and signed zeros, padded or not, and on ResNet's
+// stem pooling (112×112).
+func TestMaxPool3x3Backward(t *testing.T) {
+	testMaxPool3x3Backward[float32](t)
+	testMaxPool3x3Backward[float64](t)
+}
+
+func testMaxPool3x3Backward[T Float](t *testing.T) {
+	r := newRNG(12)
+	for _, q := range [][4]int{{3, 4, 2, 1}, {9, 7, 2, 0}, {17, 33, 2, 1}, {40, 70, 2, 0}, {56, 56, 2, 1}, {112, 112, 2, 1}, {9, 40, 1, 1}} {
+		p := Pool2DParams{N: 2, C: 2, H: q[0], W: q[1], KH: 3, KW: 3, StrideH: q[2], StrideW: q[2], PadH: q[3], PadW: q[3]}
+		oh, ow := p.OutH(), p.OutW()
+		for trial := range 12 {
+			x := make([]T, p.N*p.C*p.H*p.W)
+			for i := range x {
+				x[i] = T(poolValue(r, trial))
+			}
+			dy := make([]T, p.N*p.C*oh*ow)
+			for i := range dy {
+				dy[i] = T(r.NormFloat64())
+			}
+			want := make([]T, len(x))
+			for pl := range p.N * p.C {
+				plane := x[pl*p.H*p.W : (pl+1)*p.H*p.W]
+				for oy := range oh {
+					for ox := range ow {
+						want[pl*p.H*p.W+windowArgmax(plane, p, oy, ox)] += dy[pl*oh*ow+oy*ow+ox]
+					}
+				}
+			}
+			got := nans[T](len(x))
+			maxPool2dBackward(got, x, dy, p)
+			for i := range got {
+				if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
+					t.Fatalf("%s %dx%d stride %d pad %d trial %d: dx[%d] = %v, want %v", DType[T](), p.H, p.W, q[2], q[3], trial, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

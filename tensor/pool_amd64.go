@@ -17,6 +17,9 @@ func maxPool2x2BackF32(g0, g1, dy, r0, r1 *float32, n int) int
 //go:noescape
 func maxPool3x3S2F32(y, r0, r1, r2 *float32, n int) int
 
+//go:noescape
+func maxPool3x3S2ArgF32(at *uint8, r0, r1, r2 *float32, n int) int
+
 // max2x2Asm sets y[i] to the maximum of window i of the input rows r0, r1
 // of a halving pooling, as argmax2x2 picks it, for a prefix of y that it
 // returns the length of: float32 rows of 8 windows or more on CPUs with
@@ -66,4 +69,19 @@ func max3x3s2Asm[T Float](y, x []T, ld int) int {
 	_ = x[2*ld+2*n] // the last group's 33rd column of the third row
 	x32 := reinterpret[float32](x)
 	return maxPool3x3S2F32(&reinterpret[float32](y)[0], &x32[0], &x32[ld], &x32[2*ld], n)
+}
+
+// argmax3x3s2Asm sets at[i] to the position, 0–8 in row-major order, of
+// the first maximum of the 3×3 window at columns 2i to 2i+2 of the rows x,
+// x[ld:], x[2·ld:] (windowArgmax's choice), for a prefix of at that it
+// returns the length of: float32 with AVX-512, 16 windows at a time, up
+// to a group whose inputs hold a NaN.
+func argmax3x3s2Asm[T Float](at []uint8, x []T, ld int) int {
+	n := len(at) &^ 15
+	if cpuISA < isaAVX512 || unsafe.Sizeof(x[0]) != 4 || n == 0 {
+		return 0
+	}
+	_ = x[2*ld+2*n] // the last group's 33rd column of the third row
+	x32 := reinterpret[float32](x)
+	return maxPool3x3S2ArgF32(&at[0], &x32[0], &x32[ld], &x32[2*ld], n)
 }

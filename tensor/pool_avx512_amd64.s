@@ -129,3 +129,98 @@ done:
 	MOVQ BX, ret+40(FP)
 	VZEROUPPER
 	RET
+
+// COLS sets e, o and e2 to the even columns 0–30, the odd ones 1–31 and
+// the even ones 2–32 of a row held in lo (0–15), hi (16–31) and c32
+// (column 32 in lane 0).
+#define COLS(lo, hi, c32, e, o, e2) \
+	VMOVAPS   lo, e; \
+	VPERMT2PS hi, Z30, e; \
+	VMOVAPS   lo, o; \
+	VPERMT2PS hi, Z31, o; \
+	VALIGND   $1, e, c32, e2
+
+// FIRST sets the lanes of Z19 where x equals the maximum Z18 to k, using
+// K3 and Z20.
+#define FIRST(x, k) \
+	VCMPPS       $0, Z18, x, K3; \
+	MOVL         $k, AX; \
+	VPBROADCASTD AX, Z20; \
+	VMOVDQA32    Z20, K3, Z19
+
+// func maxPool3x3S2ArgF32(at *uint8, r0, r1, r2 *float32, n int) int
+//
+// at[i] = the position, 0–8 in row-major order, of the first maximum of
+// the window of rows r0, r1, r2 at columns 2i to 2i+2 (as windowArgmax
+// picks it), for i below n rounded down to a multiple of 16, up to the
+// first group of 16 whose inputs hold a NaN; returns the count set. Rows
+// are read as by maxPool3x3S2F32.
+TEXT ·maxPool3x3S2ArgF32(SB), NOSPLIT, $0-48
+	MOVQ    at+0(FP), DI
+	MOVQ    r0+8(FP), SI
+	MOVQ    r1+16(FP), R8
+	MOVQ    r2+24(FP), R9
+	MOVQ    n+32(FP), CX
+	SHRQ    $4, CX
+	XORQ    BX, BX
+	VMOVUPS pool3even<>(SB), Z30
+	VMOVUPS pool3odd<>(SB), Z31
+	MOVL    $1, AX
+	KMOVW   AX, K1
+
+agroup:
+	TESTQ     CX, CX
+	JZ        adone
+	VMOVUPS   (SI), Z0
+	VMOVUPS   64(SI), Z1
+	VMOVUPS.Z 128(SI), K1, Z2
+	VMOVUPS   (R8), Z3
+	VMOVUPS   64(R8), Z4
+	VMOVUPS.Z 128(R8), K1, Z5
+	VMOVUPS   (R9), Z6
+	VMOVUPS   64(R9), Z7
+	VMOVUPS.Z 128(R9), K1, Z8
+	KXORW     K2, K2, K2
+	UNORD(Z0, Z3)
+	UNORD(Z1, Z4)
+	UNORD(Z6, Z7)
+	UNORD(Z2, Z5)
+	UNORD(Z8, Z8)
+	KORTESTW  K2, K2
+	JNZ       adone
+	COLS(Z0, Z1, Z2, Z9, Z10, Z11)
+	COLS(Z3, Z4, Z5, Z12, Z13, Z14)
+	COLS(Z6, Z7, Z8, Z15, Z16, Z17)
+	VMAXPS    Z10, Z9, Z18
+	VMAXPS    Z11, Z18, Z18
+	VMAXPS    Z12, Z18, Z18
+	VMAXPS    Z13, Z18, Z18
+	VMAXPS    Z14, Z18, Z18
+	VMAXPS    Z15, Z18, Z18
+	VMAXPS    Z16, Z18, Z18
+	VMAXPS    Z17, Z18, Z18
+	// The last position first, then each earlier one that holds the
+	// maximum over it.
+	MOVL         $8, AX
+	VPBROADCASTD AX, Z19
+	FIRST(Z16, 7)
+	FIRST(Z15, 6)
+	FIRST(Z14, 5)
+	FIRST(Z13, 4)
+	FIRST(Z12, 3)
+	FIRST(Z11, 2)
+	FIRST(Z10, 1)
+	FIRST(Z9, 0)
+	VPMOVDB   Z19, (DI)
+	ADDQ      $16, DI
+	ADDQ      $128, SI
+	ADDQ      $128, R8
+	ADDQ      $128, R9
+	ADDQ      $16, BX
+	DECQ      CX
+	JMP       agroup
+
+adone:
+	MOVQ BX, ret+40(FP)
+	VZEROUPPER
+	RET
