@@ -102,8 +102,7 @@ const maxCanvas = 8
 
 // maxCanvasValues bounds a canvas of several images and its sums: 1 MB of
 // float32, half an L2 of 2 MB, so that both stay there while the weights
-// pass. ResNet-50's 3×3 layers ran 10–45% faster on one image a canvas
-// than on four (28×28 maps, 3.5 MB) or eight (56×56, 12 MB).
+// pass (bench/README.md, "Canvases that fit in L2").
 const maxCanvasValues = 1 << 18
 
 // gathers reports whether convolution p takes the gather path where T has
@@ -128,9 +127,10 @@ func gathersForward(p Conv2DParams, nr int) bool {
 
 // canvas returns the number of images side by side that wastes the
 // fewest columns of nr-wide tiles, at most maxCanvas, maxCanvasValues
-// with the sums, and the batch's share of a core (a canvas is one core's work: a batch of 8 on one canvas ran
-// ResNet-50's 3×3 layers on one of two cores), and the ratio of the
-// columns computed to the output positions. Images share padding columns
+// with the sums, and the batch's share of a core (a canvas is one core's
+// work: a batch of 8 on one canvas ran ResNet-50's 3×3 layers on one of
+// two cores), and the ratio of the columns computed to the output
+// positions. Images share padding columns
 // only where the output is at most PadW wider than the input (the kernel
 // reaches past the padding).
 func canvas(p Conv2DParams, nr int) (imgs int, waste float64) {

@@ -12,7 +12,7 @@ func maxPool2x2F32(y, r0, r1 *float32, n int) int
 //go:noescape
 func maxPool2x2BackF32(g0, g1, dy, r0, r1 *float32, n int) int
 
-// The AVX-512 kernel of pool_avx512_amd64.s.
+// The AVX-512 kernels of pool_avx512_amd64.s.
 //
 //go:noescape
 func maxPool3x3S2F32(y, r0, r1, r2 *float32, n int) int
