@@ -178,9 +178,9 @@ func gemmBlock[T Float](mk microKernel[T], i0, i1, j0, j1, k int, alpha T, a, b 
 	// Packing b pays where each panel of it meets many row blocks of a;
 	// op(a) of at most two blocks (ResNet's 1×1 convolutions: 64 to 256
 	// output channels against an image's pixels; bench/README.md, "b read
-	// in place for short products") or a small b (at most 2¹⁵ elements, a 128² matrix of float32 or
-	// float64, in cache whole) are read in place instead, and only the
-	// last, partial panel packed.
+	// in place for short products") or a small b (at most 2¹⁵ elements, a
+	// 128² matrix of float32 or float64, in cache whole) are read in place
+	// instead, and only the last, partial panel packed.
 	inPlace := !b.trans && (i1-i0 <= 2*mk.mc || k*b.ld <= 1<<15)
 	for jc := j0; jc < j1; jc += nc {
 		nb := min(nc, j1-jc)
