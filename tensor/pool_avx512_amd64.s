@@ -50,6 +50,36 @@ GLOBL pool3odd<>(SB), RODATA|NOPTR, $64
 	VCMPPS $3, b, a, K3; \
 	KORW   K3, K2, K2
 
+// COLS sets e, o and e2 to the even columns 0–30, the odd ones 1–31 and
+// the even ones 2–32 of a row held in lo (0–15), hi (16–31) and c32
+// (column 32 in lane 0), by the lane indices in Z30 and Z31.
+#define COLS(lo, hi, c32, e, o, e2) \
+	VMOVAPS   lo, e; \
+	VPERMT2PS hi, Z30, e; \
+	VMOVAPS   lo, o; \
+	VPERMT2PS hi, Z31, o; \
+	VALIGND   $1, e, c32, e2
+
+// LOAD3 loads columns 0–15, 16–31 and 32 (lane 0, the rest zero, by the
+// mask K1 = 1) of the rows at SI, R8 and R9 into Z0–Z2, Z3–Z5 and Z6–Z8,
+// and sets K2 to the lanes where any of them holds a NaN.
+#define LOAD3 \
+	VMOVUPS   (SI), Z0; \
+	VMOVUPS   64(SI), Z1; \
+	VMOVUPS.Z 128(SI), K1, Z2; \
+	VMOVUPS   (R8), Z3; \
+	VMOVUPS   64(R8), Z4; \
+	VMOVUPS.Z 128(R8), K1, Z5; \
+	VMOVUPS   (R9), Z6; \
+	VMOVUPS   64(R9), Z7; \
+	VMOVUPS.Z 128(R9), K1, Z8; \
+	KXORW     K2, K2, K2; \
+	UNORD(Z0, Z3); \
+	UNORD(Z1, Z4); \
+	UNORD(Z6, Z7); \
+	UNORD(Z2, Z5); \
+	UNORD(Z8, Z8)
+
 // func maxPool3x3S2F32(y, r0, r1, r2 *float32, n int) int
 //
 // y[i] = the maximum of r0, r1 and r2 at columns 2i, 2i+1 and 2i+2, for i
@@ -75,21 +105,7 @@ TEXT ·maxPool3x3S2F32(SB), NOSPLIT, $0-48
 group:
 	TESTQ     CX, CX
 	JZ        done
-	VMOVUPS   (SI), Z0
-	VMOVUPS   64(SI), Z1
-	VMOVUPS.Z 128(SI), K1, Z2
-	VMOVUPS   (R8), Z3
-	VMOVUPS   64(R8), Z4
-	VMOVUPS.Z 128(R8), K1, Z5
-	VMOVUPS   (R9), Z6
-	VMOVUPS   64(R9), Z7
-	VMOVUPS.Z 128(R9), K1, Z8
-	KXORW     K2, K2, K2
-	UNORD(Z0, Z3)
-	UNORD(Z1, Z4)
-	UNORD(Z6, Z7)
-	UNORD(Z2, Z5)
-	UNORD(Z8, Z8)
+	LOAD3
 	NEGZERO(Z0)
 	NEGZERO(Z1)
 	NEGZERO(Z2)
@@ -109,11 +125,7 @@ group:
 	VMAXPS    Z5, Z2, Z2
 	VMAXPS    Z8, Z2, Z2
 	// Across: the even columns, the odd ones, and the even ones from 2 on.
-	VMOVAPS   Z0, Z9
-	VPERMT2PS Z1, Z30, Z9
-	VMOVAPS   Z0, Z10
-	VPERMT2PS Z1, Z31, Z10
-	VALIGND   $1, Z9, Z2, Z11
+	COLS(Z0, Z1, Z2, Z9, Z10, Z11)
 	VMAXPS    Z10, Z9, Z9
 	VMAXPS    Z11, Z9, Z9
 	VMOVUPS   Z9, (DI)
@@ -129,16 +141,6 @@ done:
 	MOVQ BX, ret+40(FP)
 	VZEROUPPER
 	RET
-
-// COLS sets e, o and e2 to the even columns 0–30, the odd ones 1–31 and
-// the even ones 2–32 of a row held in lo (0–15), hi (16–31) and c32
-// (column 32 in lane 0).
-#define COLS(lo, hi, c32, e, o, e2) \
-	VMOVAPS   lo, e; \
-	VPERMT2PS hi, Z30, e; \
-	VMOVAPS   lo, o; \
-	VPERMT2PS hi, Z31, o; \
-	VALIGND   $1, e, c32, e2
 
 // FIRST sets the lanes of Z19 where x equals the maximum Z18 to k, using
 // K3 and Z20.
@@ -171,21 +173,7 @@ TEXT ·maxPool3x3S2ArgF32(SB), NOSPLIT, $0-48
 agroup:
 	TESTQ     CX, CX
 	JZ        adone
-	VMOVUPS   (SI), Z0
-	VMOVUPS   64(SI), Z1
-	VMOVUPS.Z 128(SI), K1, Z2
-	VMOVUPS   (R8), Z3
-	VMOVUPS   64(R8), Z4
-	VMOVUPS.Z 128(R8), K1, Z5
-	VMOVUPS   (R9), Z6
-	VMOVUPS   64(R9), Z7
-	VMOVUPS.Z 128(R9), K1, Z8
-	KXORW     K2, K2, K2
-	UNORD(Z0, Z3)
-	UNORD(Z1, Z4)
-	UNORD(Z6, Z7)
-	UNORD(Z2, Z5)
-	UNORD(Z8, Z8)
+	LOAD3
 	KORTESTW  K2, K2
 	JNZ       adone
 	COLS(Z0, Z1, Z2, Z9, Z10, Z11)
