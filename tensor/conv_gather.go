@@ -130,9 +130,8 @@ func gathersForward(p Conv2DParams, nr int) bool {
 // with the sums, and the batch's share of a core (a canvas is one core's
 // work: a batch of 8 on one canvas ran ResNet-50's 3×3 layers on one of
 // two cores), and the ratio of the columns computed to the output
-// positions. Images share padding columns
-// only where the output is at most PadW wider than the input (the kernel
-// reaches past the padding).
+// positions. Images share padding columns only where the output is at
+// most PadW wider than the input (the kernel reaches past the padding).
 func canvas(p Conv2DParams, nr int) (imgs int, waste float64) {
 	oh, ow := p.OutH(), p.OutW()
 	procs := runtime.GOMAXPROCS(0)

@@ -80,6 +80,31 @@ GLOBL pool3odd<>(SB), RODATA|NOPTR, $64
 	UNORD(Z2, Z5); \
 	UNORD(Z8, Z8)
 
+// POOL3ARGS loads a kernel's arguments: the output (named first) into DI,
+// the rows into SI, R8 and R9, the groups of 16 into CX, BX cleared for
+// the count set; the column indices into Z30, Z31 and the mask K1 = 1.
+#define POOL3ARGS(first) \
+	MOVQ    first+0(FP), DI; \
+	MOVQ    r0+8(FP), SI; \
+	MOVQ    r1+16(FP), R8; \
+	MOVQ    r2+24(FP), R9; \
+	MOVQ    n+32(FP), CX; \
+	SHRQ    $4, CX; \
+	XORQ    BX, BX; \
+	VMOVUPS pool3even<>(SB), Z30; \
+	VMOVUPS pool3odd<>(SB), Z31; \
+	MOVL    $1, AX; \
+	KMOVW   AX, K1
+
+// NEXT3 moves the rows on by a group (32 columns) and counts its 16
+// windows.
+#define NEXT3 \
+	ADDQ $128, SI; \
+	ADDQ $128, R8; \
+	ADDQ $128, R9; \
+	ADDQ $16, BX; \
+	DECQ CX
+
 // func maxPool3x3S2F32(y, r0, r1, r2 *float32, n int) int
 //
 // y[i] = the maximum of r0, r1 and r2 at columns 2i, 2i+1 and 2i+2, for i
@@ -88,19 +113,9 @@ GLOBL pool3odd<>(SB), RODATA|NOPTR, $64
 // 32 columns of each row whole and the 33rd by a masked load: row k must
 // hold 2·n + 1 floats.
 TEXT ·maxPool3x3S2F32(SB), NOSPLIT, $0-48
-	MOVQ         y+0(FP), DI
-	MOVQ         r0+8(FP), SI
-	MOVQ         r1+16(FP), R8
-	MOVQ         r2+24(FP), R9
-	MOVQ         n+32(FP), CX
-	SHRQ         $4, CX
-	XORQ         BX, BX
-	VMOVUPS      pool3even<>(SB), Z30
-	VMOVUPS      pool3odd<>(SB), Z31
+	POOL3ARGS(y)
 	MOVL         $0x80000000, AX
 	VPBROADCASTD AX, Z29
-	MOVL         $1, AX
-	KMOVW        AX, K1
 
 group:
 	TESTQ     CX, CX
@@ -130,11 +145,7 @@ group:
 	VMAXPS    Z11, Z9, Z9
 	VMOVUPS   Z9, (DI)
 	ADDQ      $64, DI
-	ADDQ      $128, SI
-	ADDQ      $128, R8
-	ADDQ      $128, R9
-	ADDQ      $16, BX
-	DECQ      CX
+	NEXT3
 	JMP       group
 
 done:
@@ -158,17 +169,7 @@ done:
 // first group of 16 whose inputs hold a NaN; returns the count set. Rows
 // are read as by maxPool3x3S2F32.
 TEXT ·maxPool3x3S2ArgF32(SB), NOSPLIT, $0-48
-	MOVQ    at+0(FP), DI
-	MOVQ    r0+8(FP), SI
-	MOVQ    r1+16(FP), R8
-	MOVQ    r2+24(FP), R9
-	MOVQ    n+32(FP), CX
-	SHRQ    $4, CX
-	XORQ    BX, BX
-	VMOVUPS pool3even<>(SB), Z30
-	VMOVUPS pool3odd<>(SB), Z31
-	MOVL    $1, AX
-	KMOVW   AX, K1
+	POOL3ARGS(at)
 
 agroup:
 	TESTQ     CX, CX
@@ -201,11 +202,7 @@ agroup:
 	FIRST(Z9, 0)
 	VPMOVDB   Z19, (DI)
 	ADDQ      $16, DI
-	ADDQ      $128, SI
-	ADDQ      $128, R8
-	ADDQ      $128, R9
-	ADDQ      $16, BX
-	DECQ      CX
+	NEXT3
 	JMP       agroup
 
 adone:
