@@ -158,3 +158,16 @@ func ExampleAdd_shapeMismatch() {
 	tensor.Add(tensor.Zeros[float64](2, 3), tensor.Zeros[float64](4))
 	// Output: tensor.Add: shapes [2 3] and [4] do not broadcast
 }
+
+// ParallelFor splits a loop over the cores from 2¹⁵ scalar operations;
+// each chunk writes its own part of the result.
+func ExampleParallelFor() {
+	squares := make([]int, 100_000)
+	tensor.ParallelFor(len(squares), 1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			squares[i] = i * i
+		}
+	})
+	fmt.Println(squares[3], squares[99_999])
+	// Output: 9 9999800001
+}
