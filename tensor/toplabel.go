@@ -81,10 +81,10 @@ const topChunk = soft1DRounds * 16
 
 // topSerialRows is the number of rows below which the CPU bodies stay on
 // the calling goroutine: waking a second core costs more than it saves
-// there (ECL top-label loss at N = 10⁴, K = 3, before these kernels, one
-// core against two alternated on the busy 2-core machine: best of 3
-// 0.57 ms against 0.88 ms, CPU time 0.35 ms against 0.86 ms).
-const topSerialRows = 1 << 15
+// there. From it on both cores take part, which pays from an ECL batch of
+// 10⁴ rows since the engine's workers poll for their next job
+// (bench/README.md, "The top-label loss on both cores").
+const topSerialRows = 1 << 11
 
 // topStreamElems is the size of the gradient of s from which the backward
 // writes it with streaming stores: below, it stays in cache for the op
