@@ -15,6 +15,28 @@ func Conv2DBias[T tensor.Float](x, w, b *Var[T], o tensor.ConvOptions) *Var[T] {
 	return record(opConv2DBias, y, gradConv2DBias[T](convParams(x, w, o)), x, w, b)
 }
 
+// Conv2DAffine is ChannelAffine(Conv2D(x, w), scale, shift, r, relu), a
+// convolution and its batch normalisation in evaluation mode (with a
+// residual block's sum and ReLU; r nil for none): one pass
+// (tensor.Conv2DAffine), unless the gradient of scale is to be computed,
+// which needs the convolution's output kept.
+func Conv2DAffine[T tensor.Float](x, w, scale, shift, r *Var[T], o tensor.ConvOptions, relu bool) *Var[T] {
+	inputs := []*Var[T]{x, w, scale, shift}
+	var rv *tensor.Tensor[T]
+	if r != nil {
+		rv = r.Value
+		inputs = append(inputs, r)
+	}
+	var y, z *tensor.Tensor[T]
+	if noGrad.Load() == 0 && scale.requiresGrad {
+		z = tensor.Conv2D(x.Value, w.Value, o)
+		y = tensor.ChannelAffine(z, scale.Value, shift.Value, rv, relu)
+	} else {
+		y = tensor.Conv2DAffine(x.Value, w.Value, scale.Value, shift.Value, rv, o, relu)
+	}
+	return record(opConv2DAffine, y, gradConv2DAffine(convParams(x, w, o), z, relu), inputs...)
+}
+
 // convParams is the parameters of the convolution of x with w, which the
 // forward op has checked (else it panics with the *tensor.ShapeError).
 func convParams[T tensor.Float](x, w *Var[T], o tensor.ConvOptions) tensor.Conv2DParams {

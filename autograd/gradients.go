@@ -296,10 +296,11 @@ func gradMatMul[T tensor.Float](g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
 
 // Convolution and pooling (conv.go).
 var (
-	opConv2D     = def("conv2d")
-	opConv2DBias = def("conv2dbias")
-	opMaxPool2D  = def("maxpool2d")
-	opAvgPool2D  = def("avgpool2d")
+	opConv2D       = def("conv2d")
+	opConv2DBias   = def("conv2dbias")
+	opConv2DAffine = def("conv2daffine")
+	opMaxPool2D    = def("maxpool2d")
+	opAvgPool2D    = def("avgpool2d")
 )
 
 // conv2d: y = x ⋆ w; ∂x = g ⋆ᵀ w (transposed convolution), ∂w = x ⋆ g
@@ -316,6 +317,16 @@ func gradConv2DBias[T tensor.Float](p tensor.Conv2DParams) rule[T] {
 			db = tensor.Conv2DBiasBackward(g)
 		}
 		return append(convGrads(g, x[0], x[1], p), db)
+	}
+}
+
+// conv2daffine: y = relu?(z·a + b + r), z = x ⋆ w; the channel_affine rule
+// for z (kept by the forward where a requires its gradient, else nil),
+// then the conv2d rule for ∂z.
+func gradConv2DAffine[T tensor.Float](p tensor.Conv2DParams, z *tensor.Tensor[T], relu bool) rule[T] {
+	return func(g, y *tensor.Tensor[T], x []*Var[T]) grads[T] {
+		a := affineGrads(g, y, z, x[2].Value, relu, len(x) == 5)
+		return append(convGrads(a[0], x[0], x[1], p), a[1:]...)
 	}
 }
 
@@ -383,24 +394,35 @@ func gradBatchNormRelu[T tensor.Float](mu, va *tensor.Tensor[T], eps T) rule[T] 
 // every axis but the channel's, ∂r = g'.
 func gradChannelAffine[T tensor.Float](relu bool) rule[T] {
 	return func(g, y *tensor.Tensor[T], x []*Var[T]) grads[T] {
-		if relu {
-			g = tensor.ReluGrad(g, y)
-		}
-		n, c := y.Dim(0), y.Dim(1)
-		per := func(t *tensor.Tensor[T]) *tensor.Tensor[T] { // the sum over all but the channel axis
-			return tensor.Reshape(tensor.Sum(tensor.Sum(tensor.Reshape(tensor.Contiguous(t), n, c, -1), 2, false), 0, false), c)
-		}
-		bc := make([]int, y.Dims())
-		for i := range bc {
-			bc[i] = 1
-		}
-		bc[1] = c
-		out := grads[T]{tensor.Mul(g, tensor.Reshape(x[1].Value, bc...)), per(tensor.Mul(g, x[0].Value)), per(g)}
-		if len(x) == 4 {
-			out = append(out, g)
-		}
-		return out
+		return affineGrads(g, y, x[0].Value, x[1].Value, relu, len(x) == 4)
 	}
+}
+
+// affineGrads is the channel_affine rule for the output y = relu?(z·a + b
+// + r) and its gradient g: ∂z, ∂a (nil for a nil z), ∂b, and ∂r where
+// withR.
+func affineGrads[T tensor.Float](g, y, z, a *tensor.Tensor[T], relu, withR bool) grads[T] {
+	if relu {
+		g = tensor.ReluGrad(g, y)
+	}
+	n, c := y.Dim(0), y.Dim(1)
+	per := func(t *tensor.Tensor[T]) *tensor.Tensor[T] { // the sum over all but the channel axis
+		return tensor.Reshape(tensor.Sum(tensor.Sum(tensor.Reshape(tensor.Contiguous(t), n, c, -1), 2, false), 0, false), c)
+	}
+	bc := make([]int, y.Dims())
+	for i := range bc {
+		bc[i] = 1
+	}
+	bc[1] = c
+	var da *tensor.Tensor[T]
+	if z != nil {
+		da = per(tensor.Mul(g, z))
+	}
+	out := grads[T]{tensor.Mul(g, tensor.Reshape(a, bc...)), da, per(g)}
+	if withR {
+		out = append(out, g)
+	}
+	return out
 }
 
 // denseblock: the layers of a dense block; ∂x and each unit's parameters'

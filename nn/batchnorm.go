@@ -41,13 +41,38 @@ func (b *BatchNorm2d[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 }
 
 // eval is Relu?(x·scale + shift + r) in evaluation mode, one pass
-// (autograd.ChannelAffine), with the per-channel scale = γ/√(var+ε) and
-// shift = β − mean·scale from the running estimates.
+// (autograd.ChannelAffine).
 func (b *BatchNorm2d[T]) eval(x, r *autograd.Var[T], relu bool) *autograd.Var[T] {
-	mean, variance := autograd.Const(b.RunMean.Value), autograd.Const(b.RunVar.Value)
-	scale := autograd.Div(b.Gamma, autograd.Sqrt(autograd.AddScalar(variance, b.Eps)))
-	shift := autograd.Sub(b.Beta, autograd.Mul(mean, scale))
+	scale, shift := b.evalAffine()
 	return autograd.ChannelAffine(x, scale, shift, r, relu)
+}
+
+// evalAffine is the per-channel scale = γ/√(var+ε) and shift = β −
+// mean·scale of evaluation mode, from the running estimates.
+func (b *BatchNorm2d[T]) evalAffine() (scale, shift *autograd.Var[T]) {
+	mean, variance := autograd.Const(b.RunMean.Value), autograd.Const(b.RunVar.Value)
+	scale = autograd.Div(b.Gamma, autograd.Sqrt(autograd.AddScalar(variance, b.Eps)))
+	return scale, autograd.Sub(b.Beta, autograd.Mul(mean, scale))
+}
+
+// AfterConv is b(conv(x)) plus r (nil for none), then Relu where relu: in
+// evaluation, for a convolution without bias, one pass that normalises
+// each output plane as the convolution writes it
+// (autograd.Conv2DAffine); else the convolution, then Forward or
+// ForwardRelu.
+func (b *BatchNorm2d[T]) AfterConv(conv *Conv2d[T], x, r *autograd.Var[T], relu bool) *autograd.Var[T] {
+	if !*b.training && conv.B == nil {
+		scale, shift := b.evalAffine()
+		return autograd.Conv2DAffine(x, conv.W, scale, shift, r, conv.Opt, relu)
+	}
+	h := conv.Forward(x)
+	switch {
+	case relu:
+		return b.ForwardRelu(h, r)
+	case r != nil:
+		return autograd.Add(b.Forward(h), r)
+	}
+	return b.Forward(h)
 }
 
 // forwardRun runs b and, when rest starts with a ReLU, that too, fused.

@@ -36,8 +36,8 @@ func NewBasicBlock[T tensor.Float](vb Vars[T], rng *rand.Rand, in, out, stride i
 
 // Forward applies the block to x [N, in, H, W].
 func (b *BasicBlock[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
-	h := b.BN1.ForwardRelu(b.Conv1.Forward(x), nil)
-	return b.BN2.ForwardRelu(b.Conv2.Forward(h), b.shortcut(x))
+	h := b.BN1.AfterConv(b.Conv1, x, nil, true)
+	return b.BN2.AfterConv(b.Conv2, h, b.shortcut(x), true)
 }
 
 // shortcut is x, subsampled (a 1×1 pooling window with the stride) and

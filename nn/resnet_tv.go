@@ -42,13 +42,13 @@ func NewBottleneck[T tensor.Float](vb Vars[T], rng *rand.Rand, in, width, out, s
 
 // Forward applies the block to x [N, in, H, W].
 func (b *Bottleneck[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
-	h := b.BN1.ForwardRelu(b.Conv1.Forward(x), nil)
-	h = b.BN2.ForwardRelu(b.Conv2.Forward(h), nil)
+	h := b.BN1.AfterConv(b.Conv1, x, nil, true)
+	h = b.BN2.AfterConv(b.Conv2, h, nil, true)
 	shortcut := x
 	if b.Down != nil {
-		shortcut = b.DownBN.Forward(b.Down.Forward(x))
+		shortcut = b.DownBN.AfterConv(b.Down, x, nil, false)
 	}
-	return b.BN3.ForwardRelu(b.Conv3.Forward(h), shortcut)
+	return b.BN3.AfterConv(b.Conv3, h, shortcut, true)
 }
 
 // ResNetConfig is a torchvision bottleneck ResNet.
@@ -170,7 +170,7 @@ func (r *ResNet[T]) Forward(x *autograd.Var[T]) *autograd.Var[T] {
 // imageNetStem is the stem of torchvision's ResNets and DenseNets:
 // conv (7×7/2), batch norm, ReLU and max pooling 3×3/2 padded by 1.
 func imageNetStem[T tensor.Float](conv *Conv2d[T], bn *BatchNorm2d[T], x *autograd.Var[T]) *autograd.Var[T] {
-	h := bn.ForwardRelu(conv.Forward(x), nil)
+	h := bn.AfterConv(conv, x, nil, true)
 	return autograd.MaxPool2D(h, 3, 3, tensor.ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1})
 }
 

@@ -67,22 +67,28 @@ func channelAffineCPU[T Float](out, in []*Tensor[T], relu bool) {
 	}
 	parallelFor(n*c, 2*s, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
-			a, b := scale[p%c], shift[p%c]
-			y, x := ys[p*s:(p+1)*s], xs[p*s:(p+1)*s]
-			switch {
-			case rs != nil && relu:
-				affineAddRelu(y, x, rs[p*s:(p+1)*s], a, b)
-			case relu:
-				affineRelu(y, x, a, b)
-			case rs != nil:
-				for j, v := range x {
-					y[j] = v*a + b + rs[p*s+j]
-				}
-			default:
-				for j, v := range x {
-					y[j] = v*a + b
-				}
+			var r []T
+			if rs != nil {
+				r = rs[p*s : (p+1)*s]
 			}
+			affinePlane(ys[p*s:(p+1)*s], xs[p*s:(p+1)*s], r, scale[p%c], shift[p%c], relu)
 		}
 	})
+}
+
+// affinePlane sets y to x·a + b (+ r where r is not nil), then the ReLU
+// where relu: one plane of ChannelAffine. y may be x.
+func affinePlane[T Float](y, x, r []T, a, b T, relu bool) {
+	switch {
+	case r != nil && relu:
+		affineAddRelu(y, x, r, a, b)
+	case relu:
+		affineRelu(y, x, a, b)
+	case r != nil:
+		for j, v := range x {
+			y[j] = v*a + b + r[j]
+		}
+	default:
+		affine(y, x, a, b)
+	}
 }

@@ -1,5 +1,7 @@
 package tensor
 
+import "slices"
+
 // ConvOptions are the stride, zero padding and dilation of a convolution or
 // pooling window; zero values mean stride 1, padding 0, dilation 1.
 type ConvOptions struct {
@@ -71,7 +73,40 @@ func Conv2DBias[T Float](x, w, b *Tensor[T], o ConvOptions) *Tensor[T] {
 		return Add(Conv2D(x, w, o), Reshape(b, 1, p.O, 1, 1))
 	}
 	y := emptyOn(dev, p.N, p.O, p.OutH(), p.OutW())
-	conv2dForward(HostData(y), HostData(Contiguous(x)), HostData(Contiguous(w)), HostData(Contiguous(b)), p)
+	conv2dForward(HostData(y), HostData(Contiguous(x)), HostData(Contiguous(w)), biasEpilogue(HostData(Contiguous(b))), p)
+	return y
+}
+
+// Conv2DAffine is ChannelAffine(Conv2D(x, w, o), scale, shift, r, relu):
+// a convolution followed by batch normalisation in evaluation mode, with
+// a residual block's sum and ReLU. On the CPU each output plane takes the
+// affine map while it is in cache, to the same bits as the two ops;
+// elsewhere the two ops run.
+func Conv2DAffine[T Float](x, w, scale, shift, r *Tensor[T], o ConvOptions, relu bool) *Tensor[T] {
+	ts := []*Tensor[T]{x, w, scale, shift}
+	if r != nil {
+		ts = append(ts, r)
+	}
+	dev := sameDevice("Conv2DAffine", ts...)
+	p := must(conv2DParams("Conv2DAffine", x.shape, w.shape, o))
+	for _, t := range []*Tensor[T]{scale, shift} {
+		if !slices.Equal(t.shape, []int{p.O}) {
+			panic(shapeError("Conv2DAffine", [][]int{x.shape, w.shape, t.shape}, "per-channel tensor %v for %d output channels", t.shape, p.O))
+		}
+	}
+	yShape := []int{p.N, p.O, p.OutH(), p.OutW()}
+	if r != nil && !slices.Equal(r.shape, yShape) {
+		panic(shapeError("Conv2DAffine", [][]int{x.shape, w.shape, r.shape}, "residual %v for output %v", r.shape, yShape))
+	}
+	if _, ok := dev.(CPU[T]); !ok || p.N == 0 {
+		return ChannelAffine(Conv2D(x, w, o), scale, shift, r, relu)
+	}
+	e := &epilogue[T]{scale: HostData(Contiguous(scale)), shift: HostData(Contiguous(shift)), relu: relu}
+	if r != nil {
+		e.r = HostData(Contiguous(r))
+	}
+	y := outputOn(dev, yShape...)
+	conv2dForward(HostData(y), HostData(Contiguous(x)), HostData(Contiguous(w)), e, p)
 	return y
 }
 

@@ -363,21 +363,24 @@ func (g *gatherConv[T]) placePhases(xb, x []T, k int) {
 	}
 }
 
-// unpad sets y [k, O, OH, OW] to the output positions of yb, plus b[o] on
-// channel o where b is not nil (rounded as a separate addition).
-func (g *gatherConv[T]) unpad(y, yb, b []T) {
+// unpad sets y [k, O, OH, OW], images n0 to n0+k of the output, to the
+// output positions of yb, then e on each plane.
+func (g *gatherConv[T]) unpad(y, yb []T, n0 int, e *epilogue[T]) {
 	oh, ow := g.p.OutH(), g.p.OutW()
 	for i := range len(y) / (g.p.O * oh * ow) {
 		for o := range g.p.O {
 			dst, src := y[(i*g.p.O+o)*oh*ow:][:oh*ow], yb[o*g.nt+i*g.step:]
-			if b == nil {
-				canvasCopy(dst, src, oh, ow, ow, g.wp)
+			if e != nil && e.bias != nil {
+				for r := range oh {
+					for j, v := range src[r*g.wp : r*g.wp+ow] {
+						dst[r*ow+j] = v + e.bias[o]
+					}
+				}
 				continue
 			}
-			for r := range oh {
-				for j, v := range src[r*g.wp : r*g.wp+ow] {
-					dst[r*ow+j] = v + b[o]
-				}
+			canvasCopy(dst, src, oh, ow, ow, g.wp)
+			if e != nil {
+				e.affine(dst, n0+i, o, g.p.O)
 			}
 		}
 	}
@@ -404,7 +407,7 @@ func (g *gatherConv[T]) widen(xw, y []T) {
 }
 
 // forward is conv2dForward on the gather path.
-func (g *gatherConv[T]) forward(y, x, w, b []T) {
+func (g *gatherConv[T]) forward(y, x, w []T, e *epilogue[T]) {
 	p := g.p
 	a := g.packed(w)
 	defer putScratch(a)
@@ -416,7 +419,7 @@ func (g *gatherConv[T]) forward(y, x, w, b []T) {
 		for i := lo; i < hi; i++ {
 			n0, n1 := g.images(i)
 			g.image(*yb, *xb, x[n0*img:n1*img], *a)
-			g.unpad(y[n0*out:n1*out], *yb, b)
+			g.unpad(y[n0*out:n1*out], *yb, n0, e)
 		}
 	})
 }
@@ -438,7 +441,7 @@ func (g *gatherConv[T]) grads(dx, dw, x, dy, wf []T, p Conv2DParams) {
 		defer putScratch(yb)
 		n0, n1 := g.images(i)
 		g.image(*yb, xb, dy[n0*out:n1*out], *a)
-		g.unpad(dx[n0*img:n1*img], *yb, nil)
+		g.unpad(dx[n0*img:n1*img], *yb, n0, nil)
 		g.widen(xw, x[n0*img:n1*img])
 		g.weightDots(acc, xb, xw)
 	})

@@ -83,7 +83,7 @@ func checkGatherForward[T Float](t *testing.T, what, name string, gk gatherKerne
 	defer g.release()
 	y, yb := nans[T](len(wantY)), nans[T](len(wantY))
 	g.forward(y, x, w, nil)
-	g.forward(yb, x, w, b)
+	g.forward(yb, x, w, biasEpilogue(b))
 	if e := relErr(y, wantY); e > tol {
 		t.Errorf("%s %s %+v: %s differs from the direct loops by %g", DType[T](), name, p, what, e)
 	}
@@ -253,9 +253,9 @@ func TestGatherMatchesIm2colBitwise(t *testing.T) {
 		b, _ := randOf[float32](r, p.O)
 		y, want := make([]float32, len(dy)), make([]float32, len(dy))
 		g := newGatherConv(gk, p)
-		g.forward(y, x, w, b)
+		g.forward(y, x, w, biasEpilogue(b))
 		g.release()
-		im2colForward(want, x, w, b, p)
+		im2colForward(want, x, w, biasEpilogue(b), p)
 		if !slices.Equal(y, want) {
 			t.Errorf("%+v: forward differs from im2col", p)
 		}

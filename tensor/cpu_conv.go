@@ -137,30 +137,59 @@ func columns[T Float](col, xn []T, p Conv2DParams) []T {
 	return col
 }
 
-// conv2dForward computes y [N,O,OH,OW] from x [N,C,H,W], w [O,C,KH,KW] and
-// the bias b [O] (none if nil): per image y_n = W·col_n, then b added to
-// each row (rounded as a separate addition, as a broadcast Add would).
-func conv2dForward[T Float](y, x, w, b []T, p Conv2DParams) {
+// epilogue is what the CPU convolution does to each output plane (image
+// n, channel o) while the plane is in cache: add the bias b [O] (rounded
+// as a separate addition, as a broadcast Add would), or ChannelAffine's
+// y·scale[o] + shift[o] (+ r, of y's shape), then the ReLU where relu. A
+// nil epilogue leaves the sums as they are.
+type epilogue[T Float] struct {
+	bias         []T
+	scale, shift []T
+	r            []T
+	relu         bool
+}
+
+// biasEpilogue is the epilogue adding b, or nil for a nil b.
+func biasEpilogue[T Float](b []T) *epilogue[T] {
+	if b == nil {
+		return nil
+	}
+	return &epilogue[T]{bias: b}
+}
+
+// affine applies ChannelAffine's part of e to y, the plane of image n and
+// channel o of an output of channels channels.
+func (e *epilogue[T]) affine(y []T, n, o, channels int) {
+	var r []T
+	if e.r != nil {
+		r = e.r[(n*channels+o)*len(y):][:len(y)]
+	}
+	affinePlane(y, y, r, e.scale[o], e.shift[o], e.relu)
+}
+
+// conv2dForward computes y [N,O,OH,OW] from x [N,C,H,W] and w [O,C,KH,KW]
+// (per image y_n = W·col_n), then e (nil: none) on each plane.
+func conv2dForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams) {
 	if g, ok := gatherForwardFor[T](p); ok {
 		defer g.release()
-		g.forward(y, x, w, b)
+		g.forward(y, x, w, e)
 		return
 	}
-	im2colForward(y, x, w, b, p)
+	im2colForward(y, x, w, e, p)
 }
 
 // im2colForward is conv2dForward by im2col and GEMM.
-func im2colForward[T Float](y, x, w, b []T, p Conv2DParams) {
+func im2colForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams) {
 	rows, cols := colShape(p)
 	img, out := p.C*p.H*p.W, p.O*cols
 	mk, W, buf := packedWeights(operand[T]{data: w, ld: rows}, p.O, rows)
 	defer putScratch(buf)
-	var bias []T // b broadcast to [O, cols]
-	if b != nil {
+	var bias []T // the bias broadcast to [O, cols]
+	if e != nil && e.bias != nil {
 		bb := getScratch[T](out)
 		defer putScratch(bb)
 		bias = *bb
-		for o, v := range b {
+		for o, v := range e.bias {
 			fill(bias[o*cols:(o+1)*cols], v)
 		}
 	}
@@ -168,8 +197,13 @@ func im2colForward[T Float](y, x, w, b []T, p Conv2DParams) {
 		for n := lo; n < hi; n++ {
 			c, yn := columns(col, x[n*img:(n+1)*img], p), y[n*out:(n+1)*out]
 			gemmOperands(mk, 1, p.O, cols, rows, 1, W, operand[T]{data: c, ld: cols}, 0, yn, cols)
-			if bias != nil {
+			switch {
+			case bias != nil:
 				moveRows(yn, bias, 1, out, out, out, true)
+			case e != nil:
+				for o := range p.O {
+					e.affine(yn[o*cols:(o+1)*cols], n, o, p.O)
+				}
 			}
 		}
 	})

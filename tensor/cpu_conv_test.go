@@ -125,7 +125,7 @@ func checkConvKernels[T Float](t *testing.T, tol float64) {
 		y, dx, dw := nans[T](len(dy)), nans[T](len(x)), nans[T](len(w))
 		yb := nans[T](len(dy))
 		conv2dForward(y, x, w, nil, p)
-		conv2dForward(yb, x, w, b, p)
+		conv2dForward(yb, x, w, biasEpilogue(b), p)
 		conv2dBackwardInput(dx, dy, w, p)
 		conv2dBackwardWeight(dw, x, dy, p)
 		dx2, dw2 := nans[T](len(x)), nans[T](len(w))

@@ -356,8 +356,17 @@ func (s *DenseBlockState[T]) normalize(z []T, i int, st denseStage[T], scale, sh
 // affineRelu sets dst[i] = max(src[i]·a + b, 0), in assembly where it can.
 func affineRelu[T Float](dst, src []T, a, b T) {
 	src = src[:len(dst)]
-	for j := affineReluAsm(dst, src, a, b); j < len(dst); j++ {
+	for j := affineMaxAsm(dst, src, a, b, 0); j < len(dst); j++ {
 		dst[j] = max(src[j]*a+b, 0)
+	}
+}
+
+// affine sets dst[i] = src[i]·a + b, in assembly where it can (the ReLU's
+// kernel with −∞ for its bound).
+func affine[T Float](dst, src []T, a, b T) {
+	src = src[:len(dst)]
+	for j := affineMaxAsm(dst, src, a, b, T(math.Inf(-1))); j < len(dst); j++ {
+		dst[j] = src[j]*a + b
 	}
 }
 

@@ -37,10 +37,10 @@ func rowsAsm[T Float](dst, src []T, rows, cols, ldd, lds int, add bool) bool {
 // multiple of 8 (float32) or 4 (float64).
 
 //go:noescape
-func affineRelu32(dst, src *float32, n int, a, b float32)
+func affineMax32(dst, src *float32, n int, a, b, lo float32)
 
 //go:noescape
-func affineRelu64(dst, src *float64, n int, a, b float64)
+func affineMax64(dst, src *float64, n int, a, b, lo float64)
 
 //go:noescape
 func keepPositive32(d, z *float32, n int)
@@ -80,13 +80,13 @@ func vectorPrefix[T Float](n int, f32, f64 func(n int)) int {
 func f32[T Float](s []T) *float32 { return &reinterpret[float32](s)[0] }
 func f64[T Float](s []T) *float64 { return &reinterpret[float64](s)[0] }
 
-// affineReluAsm sets dst[i] = max(src[i]·a + b, 0) over the prefix of dst
+// affineMaxAsm sets dst[i] = max(src[i]·a + b, lo) over the prefix of dst
 // that the assembly takes and returns its length.
-func affineReluAsm[T Float](dst, src []T, a, b T) int {
+func affineMaxAsm[T Float](dst, src []T, a, b, lo T) int {
 	src = src[:len(dst)]
 	return vectorPrefix[T](len(dst),
-		func(n int) { affineRelu32(f32(dst), f32(src), n, float32(a), float32(b)) },
-		func(n int) { affineRelu64(f64(dst), f64(src), n, float64(a), float64(b)) })
+		func(n int) { affineMax32(f32(dst), f32(src), n, float32(a), float32(b), float32(lo)) },
+		func(n int) { affineMax64(f64(dst), f64(src), n, float64(a), float64(b), float64(lo)) })
 }
 
 // keepPositiveAsm clears d[i] where z[i] ≤ 0 over the prefix of d that the

@@ -158,19 +158,20 @@ rdone64:
 	VZEROUPPER
 	RET
 
-// func affineRelu32(dst, src *float32, n int, a, b float32)
+// func affineMax32(dst, src *float32, n int, a, b, lo float32)
 //
-// dst[i] = max(src[i]·a + b, 0) for n a multiple of 8: a product and a sum
-// rounded apart, as Go computes src[i]*a + b; a NaN passes through.
-TEXT ·affineRelu32(SB), NOSPLIT, $0-32
+// dst[i] = max(src[i]·a + b, lo) for n a multiple of 8: a product and a
+// sum rounded apart, as Go computes src[i]*a + b; a NaN passes through.
+TEXT ·affineMax32(SB), NOSPLIT, $0-36
 	MOVQ         dst+0(FP), DI
 	MOVQ         src+8(FP), SI
 	MOVQ         n+16(FP), CX
 	MOVSS        a+24(FP), X0
 	MOVSS        b+28(FP), X1
+	MOVSS        lo+32(FP), X2
 	VBROADCASTSS X0, Y0
 	VBROADCASTSS X1, Y1
-	VXORPS       Y2, Y2, Y2
+	VBROADCASTSS X2, Y2
 	SHRQ         $3, CX
 	JZ           adone32
 
@@ -189,19 +190,20 @@ adone32:
 	VZEROUPPER
 	RET
 
-// func affineRelu64(dst, src *float64, n int, a, b float64)
+// func affineMax64(dst, src *float64, n int, a, b, lo float64)
 //
-// dst[i] = max(src[i]·a + b, 0) for n a multiple of 4: a product and a sum
-// rounded apart, as Go computes src[i]*a + b; a NaN passes through.
-TEXT ·affineRelu64(SB), NOSPLIT, $0-40
+// dst[i] = max(src[i]·a + b, lo) for n a multiple of 4: a product and a
+// sum rounded apart, as Go computes src[i]*a + b; a NaN passes through.
+TEXT ·affineMax64(SB), NOSPLIT, $0-48
 	MOVQ         dst+0(FP), DI
 	MOVQ         src+8(FP), SI
 	MOVQ         n+16(FP), CX
 	MOVSD        a+24(FP), X0
 	MOVSD        b+32(FP), X1
+	MOVSD        lo+40(FP), X2
 	VBROADCASTSD X0, Y0
 	VBROADCASTSD X1, Y1
-	VXORPD       Y2, Y2, Y2
+	VBROADCASTSD X2, Y2
 	SHRQ         $2, CX
 	JZ           adone64
 

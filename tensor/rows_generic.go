@@ -5,8 +5,8 @@ package tensor
 // rowsAsm reports that there are no assembly row moves.
 func rowsAsm[T Float](dst, src []T, rows, cols, ldd, lds int, add bool) bool { return false }
 
-// affineReluAsm reports that there is no assembly: it took no prefix.
-func affineReluAsm[T Float](dst, src []T, a, b T) int { return 0 }
+// affineMaxAsm reports that there is no assembly: it took no prefix.
+func affineMaxAsm[T Float](dst, src []T, a, b, lo T) int { return 0 }
 
 // keepPositiveAsm reports that there is no assembly: it took no prefix.
 func keepPositiveAsm[T Float](d, z []T) int { return 0 }

@@ -52,7 +52,7 @@ func testRowMoves[T Float](t *testing.T) {
 
 // The dense block's element-wise kernels (assembly where the CPU allows)
 // agree with their Go expressions to the bit, up to the sign of a zero, at
-// every length, NaNs and zeros among the inputs.
+// every length, NaNs, zeros and infinities among the inputs.
 func TestElementwiseKernels(t *testing.T) {
 	checkElementwise[float32](t)
 	checkElementwise[float64](t)
@@ -67,6 +67,7 @@ func checkElementwise[T Float](t *testing.T) {
 		want func(d, x, y T) T
 	}{
 		{"affineRelu", func(d, x, _ []T) { affineRelu(d, x, a, b) }, func(_, x, _ T) T { return max(x*a+b, 0) }},
+		{"affine", func(d, x, _ []T) { affine(d, x, a, b) }, func(_, x, _ T) T { return x*a + b }},
 		{"keepPositive", func(d, z, _ []T) { keepPositive(d, z) }, func(d, z, _ T) T {
 			if z <= 0 {
 				return 0
@@ -82,6 +83,9 @@ func checkElementwise[T Float](t *testing.T) {
 			}
 			if n > 11 {
 				x[9], x[10], x[11] = T(math.NaN()), 0, T(math.Copysign(0, -1))
+			}
+			if n > 13 {
+				x[12], x[13] = T(math.Inf(1)), T(math.Inf(-1))
 			}
 			want := make([]T, n)
 			for i := range want {
