@@ -251,18 +251,24 @@ func (g *gatherConv[T]) release() { offsetPool.Put(g.offs) }
 func (g *gatherConv[T]) packed(w []T) *[]T {
 	k := len(*g.offs)
 	a := getScratch[T](roundUp(g.p.O, g.gk.mr) * k)
-	if g.perm != nil { // the taps in canvas order
-		wc := getScratch[T](len(w))
+	var wc *[]T // the taps in canvas order
+	if g.perm != nil {
+		wc = getScratch[T](len(w))
 		defer putScratch(wc)
-		kk := len(g.perm)
-		for r := 0; r < len(w); r += kk {
-			for i, t := range g.perm {
-				(*wc)[r+i] = w[r+t]
+	}
+	packPanels(g.p.O, g.gk.mr, k, func(i0, i1 int) {
+		src := w
+		if wc != nil {
+			src = *wc
+			kk := len(g.perm)
+			for r := i0 * k; r < i1*k; r += kk {
+				for i, t := range g.perm {
+					src[r+i] = w[r+t]
+				}
 			}
 		}
-		w = *wc
-	}
-	packA(*a, operand[T]{data: w, ld: k}, 0, g.p.O, 0, k, g.gk.mr, 1)
+		packA((*a)[i0*k:], operand[T]{data: src, ld: k}, i0, i1-i0, 0, k, g.gk.mr, 1)
+	})
 	return a
 }
 
