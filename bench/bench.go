@@ -28,12 +28,15 @@ type Case struct {
 }
 
 // Cases lists the workloads: this CPU's multiply-add peak (peakCases),
-// matmul n×n·n×n for n = 128, 512, 1024 in float32 and float64, and
-// convolution forward+backward for a LeNet-5 and a ResNet-20 layer.
+// matmul n×n·n×n for n = 128, 512, 1024 in float32 and float64, allocating
+// its result and in an arena, and convolution forward+backward for a
+// LeNet-5 and a ResNet-20 layer.
 func Cases() []Case {
 	cs := peakCases(runtime.GOMAXPROCS(0))
-	for _, n := range []int{128, 512, 1024} {
-		cs = append(cs, matmul[float32](n), matmul[float64](n))
+	for _, arena := range []bool{false, true} {
+		for _, n := range []int{128, 512, 1024} {
+			cs = append(cs, matmul[float32](n, arena), matmul[float64](n, arena))
+		}
 	}
 	lenet := tensor.Conv2DParams{N: 100, C: 6, H: 12, W: 12, O: 16, KH: 5, KW: 5}
 	resnet := tensor.Conv2DParams{N: 100, C: 16, H: 32, W: 32, O: 16, KH: 3, KW: 3, PadH: 1, PadW: 1}
@@ -101,15 +104,27 @@ func attentionProducts(bh, n, d int) Case {
 
 func rng() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
 
-func matmul[T tensor.Float](n int) Case {
+// matmul is tensor.MatMul of two n×n matrices, which allocates its result
+// (matmul/…), or, with arena, the same inside a tensor.Arena, which hands
+// the result's buffer to the next call (matmul-arena/…): as a BLAS caller
+// passes the output buffer it allocated once.
+func matmul[T tensor.Float](n int, arena bool) Case {
+	name := "matmul"
+	if arena {
+		name = "matmul-arena"
+	}
 	return Case{
-		Name:  fmt.Sprintf("matmul/%s/%d", tensor.DType[T](), n),
+		Name:  fmt.Sprintf("%s/%s/%d", name, tensor.DType[T](), n),
 		Flops: 2 * float64(n) * float64(n) * float64(n),
 		Setup: func() func() {
 			r := rng()
 			a := tensor.RandNormal[T](r, 0, 1, n, n)
 			b := tensor.RandNormal[T](r, 0, 1, n, n)
-			return func() { tensor.MatMul(a, b) }
+			if !arena {
+				return func() { tensor.MatMul(a, b) }
+			}
+			var ar tensor.Arena[T]
+			return func() { ar.Do(func() { tensor.MatMul(a, b) }) }
 		},
 	}
 }

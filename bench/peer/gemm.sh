@@ -13,7 +13,11 @@
 # SSE3 "Prescott" kernels on newer Xeons) and each kernel core this CPU's
 # flags allow (SkylakeX and Cooperlake with AVX-512, Haswell with AVX2),
 # one call each, the fastest at 1024² kept for the rounds; the trial's
-# figures and the header line name the core that ran.
+# figures and the header line name the core that ran. Each row is printed
+# twice: benchtable's matmul/… rows, whose tensor.MatMul allocates its
+# result, and its matmul-arena/… rows, the same calls in a tensor.Arena
+# that hands the result's buffer to the next call, as OpenBLAS's caller
+# here passes one output buffer to every call.
 set -eu
 cd "$(dirname "$0")/../.."
 rounds=${1:-5}
@@ -48,25 +52,29 @@ echo "peak: $threads threads, float32 / float64 $peaks GFLOP/s" >&2
 i=1
 while [ "$i" -le "$rounds" ]; do
 	echo "round $i/$rounds" >&2
-	GOMAXPROCS=$threads "$dir/benchtable" -run '^matmul/' | awk '/^matmul\//{print "go", $1, $3}' >>"$dir/rows"
+	GOMAXPROCS=$threads "$dir/benchtable" -run '^matmul(-arena)?/' |
+		awk '/^matmul\//{print "go", $1, $3} /^matmul-arena\//{sub(/^matmul-arena/, "matmul", $1); print "arena", $1, $3}' >>"$dir/rows"
 	blas "$best" >"$dir/peer"
 	awk '/^matmul\//{print "blas", $1, $3}' "$dir/peer" >>"$dir/rows"
 	i=$((i + 1))
 done
 echo "GFLOP/s over $rounds alternating rounds, $threads threads ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'));$(head -1 "$dir/peer")"
 echo "peak: float32 / float64 $peaks GFLOP/s (24 independent AVX-512 multiply-adds a round on registers, benchtable's fma-peak rows); go/peak and blas/peak are the medians' fractions of it"
-printf '%-22s %9s %9s %9s %9s %8s %8s %8s %9s\n' workload go-best go-med blas-best blas-med best/best med/med go/peak blas/peak
-for name in $(awk '{print $2}' "$dir/rows" | awk '!seen[$0]++'); do
+echo "result: alloc, tensor.MatMul allocating its result; arena, in a tensor.Arena (the result's buffer reused, as OpenBLAS's caller reuses its own)"
+printf '%-22s %-6s %9s %9s %9s %9s %8s %8s %8s %9s\n' workload result go-best go-med blas-best blas-med best/best med/med go/peak blas/peak
+for name in $(awk '$1 == "blas" {print $2}' "$dir/rows" | awk '!seen[$0]++'); do
 	stats() { # best and median of one side's figures for this row
 		awk -v s="$1" -v n="$name" '$1 == s && $2 == n {print $3}' "$dir/rows" | sort -g |
 			awk '{v[NR] = $1} END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print v[NR], m}'
 	}
-	g=$(stats go)
 	b=$(stats blas)
 	peak=$(echo "$peaks" | awk -v n="$name" '{print (n ~ /float64/) ? $2 : $1}')
-	echo "$name $g $b $peak" | awk '{
-		gp = bp = "-" # no peak row off AVX-512
-		if ($6 > 0) {gp = sprintf("%.0f%%", 100 * $3 / $6); bp = sprintf("%.0f%%", 100 * $5 / $6)}
-		printf "%-22s %9.1f %9.1f %9.1f %9.1f %7.2fx %7.2fx %8s %9s\n", $1, $2, $3, $4, $5, $2 / $4, $3 / $5, gp, bp
-	}'
+	for side in go arena; do
+		g=$(stats $side)
+		echo "$name $(echo $side | sed 's/^go$/alloc/') $g $b $peak" | awk '{
+			gp = bp = "-" # no peak row off AVX-512
+			if ($7 > 0) {gp = sprintf("%.0f%%", 100 * $4 / $7); bp = sprintf("%.0f%%", 100 * $6 / $7)}
+			printf "%-22s %-6s %9.1f %9.1f %9.1f %9.1f %7.2fx %7.2fx %8s %9s\n", $1, $2, $3, $4, $5, $6, $3 / $5, $4 / $6, gp, bp
+		}'
+	done
 done
