@@ -137,21 +137,21 @@ var cases = []Case{
 		return autograd.Conv2DAffine(x[0], x[1], x[2], x[3], x[4], tensor.ConvOptions{PadH: 1, PadW: 1}, true)
 	}},
 	{"Conv2DAffine", in(uniform(2, 3, 5, 4), uniform(4, 3, 3, 3), uniform(4), uniform(2, 4, 5, 4)), func(x []v64) v64 {
-		return autograd.Conv2DAffine(x[0], x[1], constScale(4), x[2], x[3], tensor.ConvOptions{PadH: 1, PadW: 1}, true)
+		return autograd.Conv2DAffine(x[0], x[1], constScale(4, x[0]), x[2], x[3], tensor.ConvOptions{PadH: 1, PadW: 1}, true)
 	}},
 	{"Conv2DAffine", in(uniform(2, 2, 5, 5), uniform(3, 2, 1, 1), uniform(3)), func(x []v64) v64 {
-		return autograd.Conv2DAffine(x[0], x[1], constScale(3), x[2], nil, tensor.ConvOptions{StrideH: 2, StrideW: 2}, false)
+		return autograd.Conv2DAffine(x[0], x[1], constScale(3, x[0]), x[2], nil, tensor.ConvOptions{StrideH: 2, StrideW: 2}, false)
 	}},
 }
 
-// constScale is a constant per-channel scale for c channels: 0.5, −1.25,
-// 2, … (none of them zero).
-func constScale(c int) v64 {
+// constScale is a constant per-channel scale for c channels, 0.5, −1.25,
+// 2, … (none of them zero), on the device of like.
+func constScale(c int, like v64) v64 {
 	v := make([]float64, c)
 	for i := range v {
 		v[i] = []float64{0.5, -1.25, 2}[i%3] * float64(1+i/3)
 	}
-	return autograd.Const(tensor.FromSlice(v, c))
+	return autograd.Const(tensor.FromSliceOn(like.Value.Device(), v, c))
 }
 
 // units are the two dense-block units of a case's inputs x: (gamma, beta,

@@ -321,6 +321,9 @@ var convCases = []struct {
 	{[]int{2, 66, 7, 7}, []int{72, 66, 1, 1}, tensor.ConvOptions{StrideH: 2, StrideW: 2}},
 }
 
+// TestConv2D: the three convolution passes on the device against the CPU,
+// and Conv2DAffine (the device's convolution and channel_affine against
+// the CPU's fused pass).
 func TestConv2D(t *testing.T) { both(t, conv2D[float32], conv2D[float64]) }
 
 func conv2D[T tensor.Float](t *testing.T) {
@@ -340,6 +343,12 @@ func conv2D[T tensor.Float](t *testing.T) {
 		name := fmt.Sprintf("x %v w %v %+v", c.x, c.w, c.o)
 		at, rt := depth(p.C * p.KH * p.KW)
 		same(t, "Conv2D "+name, tensor.Conv2D(xg, wg, c.o), tensor.Conv2D(x, w, c.o), at, rt)
+		// With its evaluation-mode batch norm, residual and ReLU: the
+		// device's two ops against the CPU's fused pass (|scale| ≤ 1).
+		scale, scaleG := pair[T](r, dev, dense, []int{p.O}, -1, 1)
+		shift, shiftG := pair[T](r, dev, dense, []int{p.O}, -1, 1)
+		res, resG := pair[T](r, dev, dense, []int{p.N, p.O, p.OutH(), p.OutW()}, -1, 1)
+		same(t, "Conv2DAffine "+name, tensor.Conv2DAffine(xg, wg, scaleG, shiftG, resG, c.o, true), tensor.Conv2DAffine(x, w, scale, shift, res, c.o, true), at, rt)
 		at, rt = depth(p.O * p.KH * p.KW)
 		same(t, "Conv2DBackwardInput "+name, tensor.Conv2DBackwardInput(dyg, wg, p), tensor.Conv2DBackwardInput(dy, w, p), at, rt)
 		at, rt = depth(p.N * p.OutH() * p.OutW())
