@@ -171,3 +171,20 @@ func ExampleParallelFor() {
 	fmt.Println(squares[3], squares[99_999])
 	// Output: 9 9999800001
 }
+
+// Conv2DAffine is a convolution followed by batch normalisation in
+// evaluation mode (its running statistics folded into a scale and shift per
+// output channel), a residual and the ReLU, in one pass on the CPU: the
+// same values as the two ops.
+func ExampleConv2DAffine() {
+	x := tensor.FromSlice([]float32{1, 2, 3, 4, 5, 6, 7, 8, 9}, 1, 1, 3, 3)
+	w := tensor.FromSlice([]float32{1, 0, 0, -1}, 2, 1, 1, 2) // two 1×2 kernels
+	scale, shift := tensor.FromSlice([]float32{2, 0.5}), tensor.FromSlice([]float32{-3, 1})
+	y := tensor.Conv2DAffine(x, w, scale, shift, nil, tensor.ConvOptions{}, true)
+	fmt.Println(y.Shape(), y.Data())
+	want := tensor.ChannelAffine(tensor.Conv2D(x, w, tensor.ConvOptions{}), scale, shift, nil, true)
+	fmt.Println(slices.Equal(y.Data(), want.Data()))
+	// Output:
+	// [1 2 3 2] [0 1 5 7 11 13 0 0 0 0 0 0]
+	// true
+}
