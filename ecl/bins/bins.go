@@ -170,3 +170,89 @@ func Nearest(s []float64, anchors []float64, k int) int {
 	}
 	return best
 }
+
+// NearestEach sets assign[i] to Nearest(s[i·k:(i+1)·k], anchors, k) for
+// every row of s [len(assign), k], over the cores. Anchors that are the
+// simplex's shrunk vertices (k anchors, each u + (v−u)·e_c for a distinct
+// c, v > u: Simplex for k ≥ b) take a shortcut: the squared distance to
+// the vertex of class c is a constant minus 2(v−u)·s_c, so the nearest is
+// the vertex of the row's largest entry, O(k) instead of O(k²); a row
+// whose two largest entries lie within tieMargin of each other, where
+// rounding could order the distances otherwise, takes Nearest's exact scan.
+func NearestEach(s, anchors []float64, k int, assign []int) {
+	n := len(assign)
+	if k < 1 || len(s) != n*k || len(anchors) < k || len(anchors)%k != 0 {
+		panic(&tensor.ShapeError{Op: "bins.NearestEach", Shapes: [][]int{{len(s)}, {len(anchors)}, {n}}, Detail: fmt.Sprintf("%d values, %d anchor entries, %d rows, k = %d; want rows·k values and a multiple of k anchor entries", len(s), len(anchors), n, k)})
+	}
+	vertex := shrunkVertices(anchors, k)
+	cost := len(anchors)
+	if vertex != nil {
+		cost = 2 * k
+	}
+	tensor.ParallelFor(n, cost, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := s[i*k : (i+1)*k]
+			if vertex != nil {
+				if c, ok := clearMax(row); ok {
+					assign[i] = vertex[c]
+					continue
+				}
+			}
+			assign[i] = Nearest(row, anchors, k)
+		}
+	})
+}
+
+// tieMargin bounds the rounding error of a squared distance between
+// probability vectors far below itself: rows whose largest entries are
+// closer than this are left to Nearest's scan.
+const tieMargin = 1e-9
+
+// clearMax returns the index of row's largest entry and whether it exceeds
+// every other entry by more than tieMargin (false for NaN).
+func clearMax(row []float64) (int, bool) {
+	best, second := 0, math.Inf(-1)
+	for j := 1; j < len(row); j++ {
+		switch v := row[j]; {
+		case v > row[best]:
+			best, second = j, row[best]
+		case v > second:
+			second = v
+		case v != v:
+			return 0, false
+		}
+	}
+	top := row[best]
+	return best, top == top && top-second > tieMargin
+}
+
+// shrunkVertices returns, when anchors [k][k] are u + (v−u)·e_c for every
+// class c in some order (v > u), the anchor of each class c; nil otherwise.
+func shrunkVertices(anchors []float64, k int) []int {
+	if len(anchors) != k*k || k < 2 {
+		return nil
+	}
+	v := slices.Max(anchors[:k])
+	u := slices.Min(anchors[:k])
+	if !(v > u) {
+		return nil
+	}
+	vertex := make([]int, k)
+	seen := make([]bool, k)
+	for a := range k {
+		c := -1
+		for j, x := range anchors[a*k : (a+1)*k] {
+			switch {
+			case x == v && c < 0:
+				c = j
+			case x != u:
+				return nil
+			}
+		}
+		if c < 0 || seen[c] {
+			return nil
+		}
+		seen[c], vertex[c] = true, a
+	}
+	return vertex
+}

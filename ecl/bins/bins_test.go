@@ -210,3 +210,60 @@ func TestSimplexMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestNearestEachMatchesNearest compares the row-at-a-time scan with
+// NearestEach on vertex anchors (the shortcut, float64 and float32 anchors)
+// and on a finer simplex (the scan), including exact and near ties and
+// NaN rows.
+func TestNearestEachMatchesNearest(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct {
+		b, k int
+		f32  bool
+	}{{15, 40, false}, {15, 40, true}, {15, 3, false}, {100, 10, false}, {2, 2, false}} {
+		anchors, _ := Simplex(c.b, c.k)
+		if c.f32 {
+			anchors, _ = SimplexFloat32(c.b, c.k)
+		}
+		n := 3000
+		s := make([]float64, n*c.k)
+		for i := range n {
+			row := s[i*c.k : (i+1)*c.k]
+			sum := 0.0
+			for j := range row {
+				row[j] = r.ExpFloat64()
+				sum += row[j]
+			}
+			for j := range row {
+				row[j] /= sum
+			}
+			switch i % 50 {
+			case 0: // an exact tie of the two largest
+				j0, j1 := r.IntN(c.k), r.IntN(c.k)
+				m := slices.Max(row)
+				row[j0], row[j1] = m, m
+			case 1: // a near tie
+				j0 := slices.Index(row, slices.Max(row))
+				row[(j0+1)%c.k] = row[j0] - 1e-15
+			case 2: // uniform
+				for j := range row {
+					row[j] = 1 / float64(c.k)
+				}
+			case 3:
+				row[r.IntN(c.k)] = math.NaN()
+			}
+		}
+		got := make([]int, n)
+		NearestEach(s, anchors, c.k, got)
+		for i := range n {
+			if want := Nearest(s[i*c.k:(i+1)*c.k], anchors, c.k); got[i] != want {
+				t.Fatalf("b %d k %d f32 %v row %d: NearestEach %d, Nearest %d", c.b, c.k, c.f32, i, got[i], want)
+			}
+		}
+	}
+	if shrunkVertices(must(Simplex(15, 40)), 40) == nil || shrunkVertices(must(Simplex(15, 3)), 3) != nil {
+		t.Fatal("shrunkVertices misreads the simplex anchors")
+	}
+}
+
+func must(a []float64, _ int) []float64 { return a }

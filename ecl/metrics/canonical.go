@@ -30,6 +30,12 @@ type Canonical struct {
 // non-empty bin contributes ‖mean S − mean onehot(y)‖₂ with weight count/n,
 // combined by o.Norm (L1: the weighted sum). Scheme and MinCount are ignored;
 // o.Reference computes the anchors in float32 as the reference does.
+//
+// For k ≥ o.Bins the anchors are the k vertices shrunk halfway to the
+// centre, (e_c + 1/k)/2, and the nearest is the vertex of the predicted
+// class: the bins group the samples by their predicted class, and the
+// error is Σ_c (n_c/n)·‖mean p − mean onehot(y)‖₂ over the samples
+// predicted c, computed in O(nk) (docs/conventions.md).
 func CanonicalECE(probs []float64, k int, labels []int, o Options) (Canonical, error) {
 	o, err := o.check("CanonicalECE")
 	if err != nil {
@@ -51,10 +57,9 @@ func CanonicalECE(probs []float64, k int, labels []int, o Options) (Canonical, e
 	for j := range res.Bins {
 		res.Bins[j].Conf, res.Bins[j].Freq = make([]float64, k), make([]float64, k)
 	}
-	for i := range n {
+	bins.NearestEach(probs, anchors, k, res.Assign)
+	for i, j := range res.Assign {
 		row := probs[i*k : (i+1)*k]
-		j := bins.Nearest(row, anchors, k)
-		res.Assign[i] = j
 		b := &res.Bins[j]
 		b.Count++
 		for c, v := range row {

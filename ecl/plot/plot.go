@@ -214,11 +214,23 @@ func heading(title, detail string) string {
 	return title + "\n" + detail
 }
 
+// MaxClassPanels is the most classes Classwise draws a panel each for.
+const MaxClassPanels = 20
+
 // Classwise is one reliability panel per class (frequency of the class
-// against its predicted probability), up to four panels per row.
+// against its predicted probability), up to four panels per row. Beyond
+// MaxClassPanels classes it is the one panel of ClasswisePooled, or where
+// the classes' bins differ (equal-mass bins) the first MaxClassPanels
+// classes' panels.
 func Classwise(c metrics.Classwise, title string) (Figure, error) {
 	if len(c.Classes) == 0 {
 		return nil, errors.New("plot.Classwise: no classes")
+	}
+	if len(c.Classes) > MaxClassPanels {
+		if p, err := ClasswisePooled(c, title); err == nil {
+			return Figure{{p}}, nil
+		}
+		c.Classes = c.Classes[:MaxClassPanels]
 	}
 	cols := min(len(c.Classes), 4)
 	fig := make(Figure, (len(c.Classes)+cols-1)/cols)

@@ -271,3 +271,29 @@ func TestPNGPixels(t *testing.T) {
 		}
 	}
 }
+
+// TestClasswiseManyClasses checks that more than MaxClassPanels classes
+// give the pooled panel (shared equal-width bins) or the first
+// MaxClassPanels panels (equal-mass bins).
+func TestClasswiseManyClasses(t *testing.T) {
+	const k = 30
+	probs, labels := sample(600, k)
+	for _, c := range []struct {
+		scheme metrics.Scheme
+		rows   int
+		title  string
+	}{{metrics.EqualWidth, 1, "classes pooled"}, {metrics.EqualMass, MaxClassPanels / 4, "class 19,"}} {
+		cw, err := metrics.ClasswiseECE(probs, k, labels, metrics.Options{Scheme: c.scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fig, err := Classwise(cw, "many")
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := fig[len(fig)-1][len(fig[len(fig)-1])-1]
+		if len(fig) != c.rows || last == nil || !strings.Contains(last.Title.Text, c.title) {
+			t.Fatalf("scheme %v, %d classes: %d rows, last panel %q; want %d rows ending in %q", c.scheme, k, len(fig), last.Title.Text, c.rows, c.title)
+		}
+	}
+}
