@@ -625,3 +625,51 @@ func TestECLHeadRecoversTemperatureWithoutShift(t *testing.T) {
 		}
 	}
 }
+
+// TestECEIntervalMatchesResampledRows checks the per-sample bootstrap
+// against WeightedECE evaluated on each resample's rows: the same values,
+// bit for bit, with and without weights.
+func TestECEIntervalMatchesResampledRows(t *testing.T) {
+	const n, k, b, reps = 700, 5, 15, 40
+	r := rand.New(rand.NewPCG(5, 6))
+	z, y, w := make([]float64, n*k), make([]int, n), make([]float64, n)
+	for i := range n {
+		y[i] = r.IntN(k)
+		w[i] = r.ExpFloat64()
+		for c := range k {
+			z[i*k+c] = 2 * r.NormFloat64()
+		}
+		z[i*k+y[i]] += 1.5
+	}
+	probs := Softmax(z, k)
+	for _, ws := range [][]float64{nil, w} {
+		vals := make([]float64, reps)
+		metrics.Resample(n, reps, rand.New(rand.NewPCG(9, 0xb007)), func(r int, idx []int) {
+			p, yy := metrics.Subset(probs, k, y, idx)
+			var wr []float64
+			if ws != nil {
+				wr = make([]float64, n)
+				for j, i := range idx {
+					wr[j] = ws[i]
+				}
+			}
+			e, err := WeightedECE(p, k, yy, wr, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals[r] = e
+		})
+		v, err := WeightedECE(probs, k, y, ws, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := metrics.BasicInterval(v, vals, 0.95)
+		iv, err := ECEInterval(probs, k, y, ws, b, reps, 0.95, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if iv.Lo != max(lo, 0) || iv.Hi != max(hi, 0) {
+			t.Errorf("weights %v: interval [%v, %v], resampled rows give [%v, %v]", ws != nil, iv.Lo, iv.Hi, max(lo, 0), max(hi, 0))
+		}
+	}
+}

@@ -80,27 +80,42 @@ func ECEInterval(probs []float64, k int, labels []int, w []float64, b, reps int,
 	if reps < 0 || !(level > 0 && level < 1) {
 		return Interval{}, fmt.Errorf("calib.ECEInterval: %d resamples at level %v", reps, level)
 	}
-	n := len(labels)
-	p, y, ws := make([]float64, n*k), make([]int, n), make([]float64, n)
-	vals := make([]float64, reps)
-	metrics.Resample(n, reps, rand.New(rand.NewPCG(seed, 0xb007)), func(r int, idx []int) {
-		vals[r] = math.NaN()
-		total := 0.0
-		for j, i := range idx {
-			copy(p[j*k:(j+1)*k], probs[i*k:(i+1)*k])
-			y[j] = labels[i]
-			ws[j] = 1
-			if w != nil {
-				ws[j] = w[i]
-			}
-			total += ws[j]
+	// Each sample's bin, weighted confidence and correctness once; a
+	// resample sums them in its own order, as WeightedECE on its rows would.
+	conf, correct := metrics.TopLabel(probs, k, labels)
+	bin, wc, wa, ws := make([]int, len(conf)), make([]float64, len(conf)), make([]float64, len(conf)), make([]float64, len(conf))
+	for i, c := range conf {
+		ws[i] = 1
+		if w != nil {
+			ws[i] = w[i]
 		}
+		bin[i], wc[i], wa[i] = bins.EqualWidth(c, b), ws[i]*c, ws[i]*correct[i]
+	}
+	mass, sc, sa := make([]float64, b), make([]float64, b), make([]float64, b)
+	vals := make([]float64, reps)
+	metrics.Resample(len(labels), reps, rand.New(rand.NewPCG(seed, 0xb007)), func(r int, idx []int) {
+		clear(mass)
+		clear(sc)
+		clear(sa)
+		total := 0.0
+		for _, i := range idx {
+			j := bin[i]
+			mass[j] += ws[i]
+			sc[j] += wc[i]
+			sa[j] += wa[i]
+			total += ws[i]
+		}
+		vals[r] = math.NaN()
 		if total == 0 {
 			return
 		}
-		if e, err := WeightedECE(p, k, y, ws, b); err == nil {
-			vals[r] = e
+		e := 0.0
+		for j := range mass {
+			if mass[j] > 0 {
+				e += math.Abs(sc[j]-sa[j]) / total
+			}
 		}
+		vals[r] = e
 	})
 	lo, hi := metrics.BasicInterval(v, vals, level)
 	iv := Interval{Value: v, Corrected: v, Lo: max(lo, 0), Hi: max(hi, 0), Level: level, Reps: reps}
