@@ -1,0 +1,130 @@
+package calib
+
+import (
+	"math"
+
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// linearLoss is the mean negative log-likelihood of softmax(W·x + b) for
+// inputs x [n, d] and labels in [0, k), plus Σ pen(i, j)·W_ij² and
+// mu·Σ b², as a function of θ = (W row-major k×d, or its diagonal when
+// diag, then b), writing its gradient. The products X·Wᵀ and Gᵀ·X (G the
+// softmax's gradient) are the engine's GEMMs; the rows' softmax runs over
+// the cores in fixed blocks whose sums are added in block order, so the
+// value does not depend on the number of cores.
+func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j int) float64, mu float64) func(theta, grad []float64) float64 {
+	n := len(labels)
+	nw := k * d
+	if diag {
+		nw = k
+	}
+	xt := tensor.FromSlice(x, n, d)
+	blocks := min(n, 64)
+	rows := (n + blocks - 1) / blocks
+	blocks = (n + rows - 1) / rows
+	part := make([]float64, blocks*(2*k+1)) // per block: loss, Σ g, Σ g·x (diag)
+	var zbuf []float64
+	return func(theta, grad []float64) float64 {
+		w, b := theta[:nw], theta[nw:]
+		var z []float64
+		var zt *tensor.Tensor[float64]
+		if diag {
+			if zbuf == nil {
+				zbuf = make([]float64, n*k)
+			}
+			z = zbuf
+		} else {
+			zt = tensor.MatMul(xt, tensor.Transpose(tensor.FromSlice(w, k, d), 0, 1))
+			z = tensor.HostData(zt)
+		}
+		clear(part)
+		tensor.ParallelFor(blocks, rows*k*8, func(lo, hi int) {
+			for blk := lo; blk < hi; blk++ {
+				acc := part[blk*(2*k+1) : (blk+1)*(2*k+1)]
+				f, gb, gw := &acc[0], acc[1:k+1], acc[k+1:]
+				for s := blk * rows; s < min((blk+1)*rows, n); s++ {
+					zr := z[s*k : (s+1)*k]
+					xr := x[s*d : (s+1)*d]
+					for i := range zr {
+						if diag {
+							zr[i] = w[i]*xr[i] + b[i]
+						} else {
+							zr[i] += b[i]
+						}
+					}
+					y := labels[s]
+					zy := zr[y]
+					*f += softmaxRowInPlace(zr) - zy
+					// zr now holds the probabilities; make it the gradient.
+					zr[y]--
+					for i, g := range zr {
+						gb[i] += g
+						if diag {
+							gw[i] += g * xr[i]
+						}
+					}
+				}
+			}
+		})
+		clear(grad)
+		gw, gb := grad[:nw], grad[nw:]
+		f := 0.0
+		for blk := range blocks {
+			acc := part[blk*(2*k+1) : (blk+1)*(2*k+1)]
+			f += acc[0]
+			for i := range k {
+				gb[i] += acc[1+i]
+				if diag {
+					gw[i] += acc[1+k+i]
+				}
+			}
+		}
+		if !diag {
+			copy(gw, tensor.HostData(tensor.MatMul(tensor.Transpose(zt, 0, 1), xt)))
+		}
+		inv := 1 / float64(n)
+		f *= inv
+		for i := range grad {
+			grad[i] *= inv
+		}
+		for i := range k {
+			for j := range d {
+				if diag && j != i {
+					continue
+				}
+				p := pen(i, j)
+				if p == 0 {
+					continue
+				}
+				idx := i*d + j
+				if diag {
+					idx = i
+				}
+				f += p * w[idx] * w[idx]
+				gw[idx] += 2 * p * w[idx]
+			}
+			f += mu * b[i] * b[i]
+			gb[i] += 2 * mu * b[i]
+		}
+		return f
+	}
+}
+
+// softmaxRowInPlace replaces z by softmax(z) and returns log Σ exp(z) of
+// the original values (the row's z − log-softmax).
+func softmaxRowInPlace(z []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range z {
+		m = max(m, v)
+	}
+	s := 0.0
+	for j, v := range z {
+		z[j] = math.Exp(v - m)
+		s += z[j]
+	}
+	for j := range z {
+		z[j] /= s
+	}
+	return m + math.Log(s)
+}
