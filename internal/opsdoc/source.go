@@ -24,6 +24,7 @@ type pkg struct {
 	tests map[string]*fn   // test files' functions, by name
 	tvars map[string]*spec // test files' package-level values, by name
 	specs map[string]*spec // package-level var and const specs, by name
+	own   []test           // ownTests, once computed
 }
 
 // fn is one function declaration.

@@ -476,6 +476,14 @@ type test struct {
 // and by the helpers of the test files that no other Test reaches (shared
 // helpers, such as comparisons, are left out).
 func (p *pkg) ownTests() []test {
+	if p.own == nil {
+		p.own = p.findOwnTests()
+	}
+	return p.own
+}
+
+// findOwnTests computes ownTests.
+func (p *pkg) findOwnTests() []test {
 	helper := func(n string) bool { _, ok := p.tests[n]; return ok && !strings.HasPrefix(n, "Test") }
 	reach := func(name string, skip func(string) bool) []*fn {
 		var out []*fn
