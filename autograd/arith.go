@@ -41,5 +41,5 @@ func Pow[T tensor.Float](a, b *Var[T]) *Var[T] {
 
 // PowScalar is xᵖ for a scalar p.
 func PowScalar[T tensor.Float](x *Var[T], p T) *Var[T] {
-	return record(opPowS, tensor.PowScalar(x.Value, p), gradPowScalar(p), x)
+	return record(opPowScalar, tensor.PowScalar(x.Value, p), gradPowScalar(p), x)
 }

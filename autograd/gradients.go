@@ -21,13 +21,13 @@ type grads[T tensor.Float] = []*tensor.Tensor[T]
 
 // Arithmetic (arith.go).
 var (
-	opAdd    = def("add")
-	opMul    = def("mul")
-	opDiv    = def("div")
-	opNeg    = def("neg")
-	opAffine = def("affine")
-	opPow    = def("pow")
-	opPowS   = def("pow_scalar")
+	opAdd       = def("add")
+	opMul       = def("mul")
+	opDiv       = def("div")
+	opNeg       = def("neg")
+	opAffine    = def("affine")
+	opPow       = def("pow")
+	opPowScalar = def("pow_scalar")
 )
 
 // add: y = a + b; ∂a = g↓, ∂b = g↓.
@@ -279,9 +279,9 @@ func gradWhere[T tensor.Float](cond *tensor.Tensor[T]) rule[T] {
 }
 
 // Linear algebra (linalg.go).
-var opMatMul = def("matmul")
+var opMatMul = def("mat_mul")
 
-// matmul: y = a·b; ∂a = (g·bᵀ)↓, ∂b = (aᵀ·g)↓ over batch dimensions.
+// mat_mul: y = a·b; ∂a = (g·bᵀ)↓, ∂b = (aᵀ·g)↓ over batch dimensions.
 func gradMatMul[T tensor.Float](g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
 	a, b := x[0], x[1]
 	var ga, gb *tensor.Tensor[T] // only for inputs that need them
@@ -297,10 +297,10 @@ func gradMatMul[T tensor.Float](g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
 // Convolution and pooling (conv.go).
 var (
 	opConv2D       = def("conv2d")
-	opConv2DBias   = def("conv2dbias")
-	opConv2DAffine = def("conv2daffine")
-	opMaxPool2D    = def("maxpool2d")
-	opAvgPool2D    = def("avgpool2d")
+	opConv2DBias   = def("conv2d_bias")
+	opConv2DAffine = def("conv2d_affine")
+	opMaxPool2D    = def("max_pool2d")
+	opAvgPool2D    = def("avg_pool2d")
 )
 
 // conv2d: y = x ⋆ w; ∂x = g ⋆ᵀ w (transposed convolution), ∂w = x ⋆ g
@@ -309,7 +309,7 @@ func gradConv2D[T tensor.Float](p tensor.Conv2DParams) rule[T] {
 	return func(g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] { return convGrads(g, x[0], x[1], p) }
 }
 
-// conv2dbias: y = x ⋆ w + b; ∂x, ∂w as conv2d, ∂b = Σ g over N, OH, OW.
+// conv2d_bias: y = x ⋆ w + b; ∂x, ∂w as conv2d, ∂b = Σ g over N, OH, OW.
 func gradConv2DBias[T tensor.Float](p tensor.Conv2DParams) rule[T] {
 	return func(g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
 		var db *tensor.Tensor[T]
@@ -320,7 +320,7 @@ func gradConv2DBias[T tensor.Float](p tensor.Conv2DParams) rule[T] {
 	}
 }
 
-// conv2daffine: y = relu?(z·a + b + r), z = x ⋆ w; the channel_affine rule
+// conv2d_affine: y = relu?(z·a + b + r), z = x ⋆ w; the channel_affine rule
 // for z (kept by the forward where a requires its gradient, else nil),
 // then the conv2d rule for ∂z.
 func gradConv2DAffine[T tensor.Float](p tensor.Conv2DParams, z *tensor.Tensor[T], relu bool) rule[T] {
@@ -347,14 +347,14 @@ func convGrads[T tensor.Float](g *tensor.Tensor[T], x, w *Var[T], p tensor.Conv2
 	return grads[T]{dx, dw}
 }
 
-// maxpool2d: y = max of each window; ∂x = g routed to each window's maximum.
+// max_pool2d: y = max of each window; ∂x = g routed to each window's maximum.
 func gradMaxPool2D[T tensor.Float](p tensor.Pool2DParams) rule[T] {
 	return func(g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
 		return grads[T]{tensor.MaxPool2DBackward(x[0].Value, g, p)}
 	}
 }
 
-// avgpool2d: y = mean of each window; ∂x = g/(kh·kw) spread over its window.
+// avg_pool2d: y = mean of each window; ∂x = g/(kh·kw) spread over its window.
 func gradAvgPool2D[T tensor.Float](p tensor.Pool2DParams) rule[T] {
 	return func(g, _ *tensor.Tensor[T], _ []*Var[T]) grads[T] {
 		return grads[T]{tensor.AvgPool2DBackward(g, p)}
@@ -363,13 +363,13 @@ func gradAvgPool2D[T tensor.Float](p tensor.Pool2DParams) rule[T] {
 
 // Normalisation (norm.go, densenet.go).
 var (
-	opBatchNorm     = def("batchnorm")
-	opBatchNormRelu = def("batchnorm_relu")
+	opBatchNorm     = def("batch_norm")
+	opBatchNormRelu = def("batch_norm_relu")
 	opChannelAffine = def("channel_affine")
-	opDenseBlock    = def("denseblock")
+	opDenseBlock    = def("dense_block")
 )
 
-// batchnorm: y = γ·x̂ + β with x̂ = (x − μ)/√(σ² + ε) per channel;
+// batch_norm: y = γ·x̂ + β with x̂ = (x − μ)/√(σ² + ε) per channel;
 // ∂γ = Σ g·x̂, ∂β = Σ g, ∂x = γ/√(σ² + ε)·(g − mean g − x̂·mean(g·x̂))
 // (tensor.BatchNormBackward), from the batch statistics mu, va.
 func gradBatchNorm[T tensor.Float](mu, va *tensor.Tensor[T], eps T) rule[T] {
@@ -379,7 +379,7 @@ func gradBatchNorm[T tensor.Float](mu, va *tensor.Tensor[T], eps T) rule[T] {
 	}
 }
 
-// batchnorm_relu: y = relu(batchnorm(x) + r); the batchnorm rule on g·[y > 0],
+// batch_norm_relu: y = relu(batch_norm(x) + r); the batch_norm rule on g·[y > 0],
 // and ∂r = g·[y > 0] when r (a fourth input) requires it
 // (tensor.BatchNormReluBackward).
 func gradBatchNormRelu[T tensor.Float](mu, va *tensor.Tensor[T], eps T) rule[T] {
@@ -425,7 +425,7 @@ func affineGrads[T tensor.Float](g, y, z, a *tensor.Tensor[T], relu, withR bool)
 	return out
 }
 
-// denseblock: the layers of a dense block; ∂x and each unit's parameters'
+// dense_block: the layers of a dense block; ∂x and each unit's parameters'
 // gradients, the units' batch norms and ReLUs recomputed from st
 // (tensor.DenseBlockBackward).
 func gradDenseBlock[T tensor.Float](st *tensor.DenseBlockState[T]) rule[T] {
@@ -482,12 +482,12 @@ func gradTopLabelStats[T tensor.Float](sb tensor.SoftBins) rule[T] {
 
 // Transformer blocks (transformer.go).
 var (
-	opLayerNorm = def("layernorm")
+	opLayerNorm = def("layer_norm")
 	opGELU      = def("gelu")
 	opAttention = def("attention")
 )
 
-// layernorm: y = γ·x̂ + β with x̂ = (x − μ)·r, r = 1/√(var + ε) per row
+// layer_norm: y = γ·x̂ + β with x̂ = (x − μ)·r, r = 1/√(var + ε) per row
 // of the last axis; ∂γ = Σ g·x̂, ∂β = Σ g over the rows,
 // ∂x = r·(g·γ − mean(g·γ) − x̂·mean(g·γ·x̂)) (tensor.LayerNormBackward),
 // from the saved mu and rstd.

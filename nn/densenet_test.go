@@ -202,7 +202,7 @@ func fusedAndLayers[T tensor.Float](t *testing.T, s Sequential[T], x *tensor.Ten
 				y = l.Forward(y)
 			}
 		}
-		if fused := y.Op().String() == "denseblock"; fused != fuse {
+		if fused := y.Op().String() == "dense_block"; fused != fuse {
 			t.Fatalf("run fused %v: output of %s", fuse, y.Op())
 		}
 		y.BackwardWith(tensor.RandNormal[T](rand.New(rand.NewPCG(1, 1)), 0, 1, y.Shape()...))

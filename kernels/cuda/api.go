@@ -3,7 +3,6 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/ecl-go/ecl/tensor"
 )
@@ -80,49 +79,6 @@ func lastAxis[T tensor.Float](op string, x *tensor.Tensor[T]) {
 	if x.Dims() < 1 {
 		panic(&tensor.ShapeError{Op: "cuda." + op, Shapes: [][]int{x.Shape()}, Detail: "scalar input; want at least one axis"})
 	}
-}
-
-// SoftAssign is the soft bin assignment of the ECL loss: for each row x_r of
-// x [..., D], the softmax over the anchors [B, D] of −‖x_r − a_j‖²/tau,
-// giving [..., B], in one pass per row. It is ecl's assign: canonical rows
-// are probability vectors (D = K), class-wise rows single probabilities of
-// x [N, K, 1], top-label rows the top confidences [N, 1].
-func SoftAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*tensor.Tensor[T], error) {
-	anchorShapes(x.Shape(), anchors.Shape(), tau)
-	return softAssign(x, anchors, tau)
-}
-
-func anchorShapes(x, a []int, tau float64) (rows, d, b int) {
-	if len(x) < 1 || len(a) != 2 || x[len(x)-1] != a[1] {
-		panic(&tensor.ShapeError{Op: "cuda.SoftAssign", Shapes: [][]int{x, a}, Detail: fmt.Sprintf("rows %v and anchors %v; want [..., D] and [B, D]", x, a)})
-	}
-	if !(tau > 0) || math.IsInf(tau, 0) {
-		panic(&tensor.ArgumentError{Op: "cuda.SoftAssign", Detail: fmt.Sprintf("temperature %v must be positive and finite", tau)})
-	}
-	d, b = a[1], a[0]
-	rows = 1
-	for _, s := range x[:len(x)-1] {
-		rows *= s
-	}
-	return rows, d, b
-}
-
-// BinStats is tensor.BinStats on the device: one domain's bin statistics
-// [G, B, D+2] of the ECL loss for the assignment w [N, G, B] and the
-// auxiliary probabilities p [N, G, D]: per bin the soft count Σ_r w, the
-// weighted sums Σ_r w·p and the weighted squared norm Σ_r w·‖p‖². The sums
-// are deterministic (a fixed order that does not depend on scheduling),
-// though not the CPU's order.
-func BinStats[T tensor.Float](w, p *tensor.Tensor[T]) (*tensor.Tensor[T], error) {
-	binShapes(w.Shape(), p.Shape())
-	return binStats(w, p)
-}
-
-func binShapes(w, p []int) (n, g, b, d int) {
-	if len(w) != 3 || len(p) != 3 || w[0] != p[0] || w[1] != p[1] {
-		panic(&tensor.ShapeError{Op: "cuda.BinStats", Shapes: [][]int{w, p}, Detail: fmt.Sprintf("assignment %v and probabilities %v; want [N, G, B] and [N, G, D]", w, p)})
-	}
-	return w[0], w[1], w[2], p[2]
 }
 
 // HardBinSums is one domain's hard per-bin sums for the binned metrics: with

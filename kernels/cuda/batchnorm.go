@@ -33,10 +33,21 @@ func (d *device[T]) bnPart(n, c, per, width int, stats, apply func(chunks int, p
 	return apply(chunks, part.ptr)
 }
 
-// batchNorm is the device's body of tensor.BatchNormKernel (relu false: in
-// x, γ, β) and tensor.BatchNormReluKernel (relu true: in x, γ, β and
-// optionally the residual r), all contiguous; out y, μ, σ².
-func batchNorm[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], eps float64, relu bool) {
+// batchNorm is the device's body of tensor.BatchNormKernel: in x, γ, β
+// (contiguous); out y, μ, σ².
+func batchNorm[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], eps float64) {
+	bnForward(d, out, in, eps, false)
+}
+
+// batchNormRelu is the device's body of tensor.BatchNormReluKernel: in x,
+// γ, β and optionally the residual r (contiguous); out y, μ, σ².
+func batchNormRelu[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], eps float64) {
+	bnForward(d, out, in, eps, true)
+}
+
+// bnForward is batch normalisation's forward pass, with the residual sum
+// (a fourth input) and the ReLU where relu.
+func bnForward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], eps float64, relu bool) {
 	n, c, per := bnSizes(in[0].Shape())
 	var r uint64
 	if len(in) == 4 {
@@ -72,9 +83,8 @@ func channelAffine[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], re
 }
 
 // batchNormBackward is the device's body of tensor.BatchNormBackwardKernel
-// (in g, x, γ, μ, σ²; out dx, dγ, dβ) and, with the ReLU's output y,
-// tensor.BatchNormReluBackwardKernel (in gy, y, x, γ, μ, σ²; out dx, dγ, dβ
-// and optionally dr), all contiguous.
+// (in g, x, γ, μ, σ²; out dx, dγ, dβ) and, with the ReLU's output y, of
+// its fused variant (batchNormReluBackward), all contiguous.
 func batchNormBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], eps float64) {
 	gy, y, rest := in[0], uint64(0), in[1:]
 	if len(in) == 6 {
@@ -97,6 +107,13 @@ func batchNormBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T]
 		})
 	}))
 	keepAlive(append(in, out...)...)
+}
+
+// batchNormReluBackward is the device's body of
+// tensor.BatchNormReluBackwardKernel: in gy, y, x, γ, μ, σ²; out dx, dγ, dβ
+// and optionally dr (batchNormBackward, which tells the two apart by y).
+func batchNormReluBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], eps float64) {
+	batchNormBackward(d, out, in, eps)
 }
 
 // flag is a kernel's 0/1 argument.

@@ -179,25 +179,21 @@ func eclBench(b *testing.B, f func(b *testing.B, x, a *tensor.Tensor[float32])) 
 
 func BenchmarkSoftAssign(b *testing.B) {
 	eclBench(b, func(b *testing.B, x, a *tensor.Tensor[float32]) {
-		tau := 0.01
+		n, k := x.Dim(0), x.Dim(1)
+		rows, sb := tensor.Reshape(x, n, 1, k), softBinsOf(a, 0.01)
 		b.ResetTimer()
 		for range b.N {
-			if _, err := cuda.SoftAssign(x, a, tau); err != nil {
-				b.Fatal(err)
-			}
+			tensor.SoftAssign(rows, sb)
 			wait(b)
 		}
 	})
 }
 
 // softAssigned is the soft assignment (τ = 0.01) of the rows x [N, K] to
-// the anchors a [B, K], with N, K and B.
-func softAssigned(b *testing.B, x, a *tensor.Tensor[float32]) (w *tensor.Tensor[float32], n, k, nb int) {
-	w, err := cuda.SoftAssign(x, a, 0.01)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return w, x.Dim(0), x.Dim(1), a.Dim(0)
+// the anchors a [B, K], [N, B], with N, K and B.
+func softAssigned(x, a *tensor.Tensor[float32]) (w *tensor.Tensor[float32], n, k, nb int) {
+	n, k, nb = x.Dim(0), x.Dim(1), a.Dim(0)
+	return tensor.Reshape(tensor.SoftAssign(tensor.Reshape(x, n, 1, k), softBinsOf(a, 0.01)), n, nb), n, k, nb
 }
 
 // BenchmarkBinStats: the bin statistics of one domain (soft counts,
@@ -205,14 +201,12 @@ func softAssigned(b *testing.B, x, a *tensor.Tensor[float32]) (w *tensor.Tensor[
 // assignment [N, 1, B].
 func BenchmarkBinStats(b *testing.B) {
 	eclBench(b, func(b *testing.B, x, a *tensor.Tensor[float32]) {
-		w, n, k, nb := softAssigned(b, x, a)
+		w, n, k, nb := softAssigned(x, a)
 		w, p := tensor.Reshape(w, n, 1, nb), tensor.Reshape(x, n, 1, k)
 		wait(b)
 		b.ResetTimer()
 		for range b.N {
-			if _, err := cuda.BinStats(w, p); err != nil {
-				b.Fatal(err)
-			}
+			tensor.BinStats(w, p)
 			wait(b)
 		}
 	})
@@ -222,7 +216,7 @@ func BenchmarkBinStats(b *testing.B) {
 // bin (the binned metrics), G = 1, D = K.
 func BenchmarkHardBinSums(b *testing.B) {
 	eclBench(b, func(b *testing.B, x, a *tensor.Tensor[float32]) {
-		w, n, k, nb := softAssigned(b, x, a)
+		w, n, k, nb := softAssigned(x, a)
 		bin, v := tensor.ArgMax(w, 1, true), tensor.Reshape(x, n, 1, k)
 		wait(b)
 		b.ResetTimer()

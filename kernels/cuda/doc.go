@@ -1,13 +1,14 @@
 // Package cuda is the engine's CUDA backend: a tensor.Device for float32 and
 // float64 whose every kernel is written in this package (src/*.cu), plus the
-// fused kernels of the ECL loss (SoftAssign, BinStats, HardBinSums), the
-// Adam update (AdamStep), softmax along the last axis and batch-norm
-// statistics, each checked against tensor's reference of the same op (its
-// CPU body, or tensor.SoftAssignComposed for SoftAssign) or, where tensor
-// has none, a pure-Go reference (HardBinSumsCPU).
-// The device registers AdamStep, SoftAssign and BinStats as its bodies of
-// tensor's kernels (tensor.AdamKernel, SoftAssignKernel, BinStatsKernel),
-// through which optim.Adam and the ECL loss reach them.
+// device's bodies of tensor's fused kernels (register.go: the body of
+// tensor.XKernel is the function x, as softAssign for SoftAssignKernel),
+// the hard bin sums of the binned metrics (HardBinSums), the Adam update
+// (AdamStep) and softmax along the last axis, each checked against
+// tensor's reference of the same op (its CPU body, or its composed
+// version) or, where tensor has none, a pure-Go reference
+// (HardBinSumsCPU). optim.Adam and the ECL loss reach the bodies through
+// tensor's kernels; docs/ops.md follows each op from autograd to its
+// src/*.cu kernels.
 //
 // The kernels are compiled to PTX for compute_80 (and matmul also for
 // compute_90) by gen.sh with nvcc 11.8;

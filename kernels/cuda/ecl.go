@@ -12,26 +12,15 @@ import (
 // sharedLimit is the shared memory a block may use without opting in.
 const sharedLimit = 48 << 10
 
-// softAssign returns the soft assignment of x's rows to the anchors, in
-// a new tensor.
-func softAssign[T tensor.Float](x, anchors *tensor.Tensor[T], tau float64) (*tensor.Tensor[T], error) {
-	d, err := on("SoftAssign", x, anchors)
-	if err != nil {
-		return nil, err
-	}
-	_, _, b := anchorShapes(x.Shape(), anchors.Shape(), tau)
-	shape := x.Shape()
-	out := tensor.ZerosOn[T](d, append(shape[:len(shape)-1], b)...)
-	return out, softAssignInto(d, out, x, anchors, tau)
-}
-
-// softAssignInto writes the soft assignment of x's rows to the anchors
-// into out (contiguous, x's shape with b for its last axis), every element.
-func softAssignInto[T tensor.Float](d *device[T], out, x, anchors *tensor.Tensor[T], tau float64) error {
-	rows, dim, b := anchorShapes(x.Shape(), anchors.Shape(), tau)
-	x, anchors = tensor.Contiguous(x), tensor.Contiguous(anchors)
-	xp, ap, op := d.ptr(x), d.ptr(anchors), d.ptr(out)
-	var err error
+// softAssign is the device's body of tensor.SoftAssignKernel: in x
+// [N, G, E]; out the soft assignment ω [N, G, B] of x's rows to sb's
+// anchors (anchorsOn), every element.
+func softAssign[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], sb tensor.SoftBins) {
+	x, anchors, w := tensor.Contiguous(in[0]), anchorsOn(d, sb), out[0]
+	dim, b := anchors.Dim(1), anchors.Dim(0)
+	rows := x.Len() / max(dim, 1)
+	xp, ap, wp, scale := d.ptr(x), d.ptr(anchors), d.ptr(w), f64(-1/sb.Tau)
+	defer keepAlive(x, anchors, w)
 	if lanes := anchorLanes(b, dim); lanes > 0 {
 		k := kSoftAssignD16
 		if dim <= 4 {
@@ -40,22 +29,19 @@ func softAssignInto[T tensor.Float](d *device[T], out, x, anchors *tensor.Tensor
 			k = kSoftAssignD10
 		}
 		g := grid{x: blocks((rows+32/lanes-1)/(32/lanes), blockSize/32), y: 1, z: 1, block: blockSize}
-		err = d.e.do(func() error {
-			return d.e.launch(k, d.sfx, g, uint64(rows), uint64(dim), uint64(b), uint64(lanes), xp, ap, op, f64(-1/tau))
-		})
-		keepAlive(x, anchors, out)
-		return err
+		must(d.e.do(func() error {
+			return d.e.launch(k, d.sfx, g, uint64(rows), uint64(dim), uint64(b), uint64(lanes), xp, ap, wp, scale)
+		}))
+		return
 	}
 	g := linear(rows)
 	var shared uint64
 	if bytes := b * dim * int(d.size); bytes <= sharedLimit {
 		g.shared, shared = bytes, 1
 	}
-	err = d.e.do(func() error {
-		return d.e.launch(kSoftAssign, d.sfx, g, uint64(rows), uint64(dim), uint64(b), xp, ap, op, f64(-1/tau), shared)
-	})
-	keepAlive(x, anchors, out)
-	return err
+	must(d.e.do(func() error {
+		return d.e.launch(kSoftAssign, d.sfx, g, uint64(rows), uint64(dim), uint64(b), xp, ap, wp, scale, shared)
+	}))
 }
 
 // binPass runs a per-chunk kernel (one block per chunk of rpc rows) into a
@@ -76,25 +62,16 @@ func (d *device[T]) binPass(k kernel, n, rpc, slots, shared int, out uint64, arg
 	return d.sumParts(part.ptr, chunks, slots, out)
 }
 
-// binStats returns one domain's bin statistics [G, B, D+2] in a new tensor.
-func binStats[T tensor.Float](w, p *tensor.Tensor[T]) (*tensor.Tensor[T], error) {
-	d, err := on("BinStats", w, p)
-	if err != nil {
-		return nil, err
-	}
-	_, g, b, dim := binShapes(w.Shape(), p.Shape())
-	s := tensor.ZerosOn[T](d, g, b, dim+2)
-	return s, binStatsInto(d, s, w, p)
-}
-
-// binStatsInto writes the bin statistics of w [N, G, B] and p [N, G, D]
-// into s [G, B, D+2] (contiguous, zero), one pass over the rows.
-func binStatsInto[T tensor.Float](d *device[T], s, w, p *tensor.Tensor[T]) error {
-	rows, g, b, dim := binShapes(w.Shape(), p.Shape())
-	w, p = tensor.Contiguous(w), tensor.Contiguous(p)
+// binStats is the device's body of tensor.BinStatsKernel: in w [N, G, B]
+// and p [N, G, D]; out their bin statistics s [G, B, D+2] (contiguous,
+// zero), one pass over the rows.
+func binStats[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], _ struct{}) {
+	s, w, p := out[0], tensor.Contiguous(in[0]), tensor.Contiguous(in[1])
+	ws := w.Shape()
+	rows, g, b, dim := ws[0], ws[1], ws[2], p.Dim(2)
 	gb := g * b
 	if rows == 0 || gb == 0 {
-		return nil
+		return
 	}
 	wp, pp, sp := d.ptr(w), d.ptr(p), d.ptr(s)
 	slots := gb * (dim + 2)
@@ -102,11 +79,10 @@ func binStatsInto[T tensor.Float](d *device[T], s, w, p *tensor.Tensor[T]) error
 	if binRows(gb, dim) {
 		k = kBinStatsRows
 	}
-	err := d.e.do(func() error {
+	must(d.e.do(func() error {
 		return d.binPass(k, rows, rowsPerChunk(rows), slots, 0, sp, uint64(rows), uint64(g), uint64(b), uint64(dim), wp, pp)
-	})
+	}))
 	keepAlive(w, p, s)
-	return err
 }
 
 // hardBinSums accumulates in shared memory, one slot per count and sum and a
@@ -179,27 +155,27 @@ type anchorSet[T tensor.Float] struct {
 
 // softAssignBackward is the device's body of tensor.SoftAssignBackwardKernel:
 // in dw, w [N, G, B] and x [N, G, E] (contiguous), out dx.
-func softAssignBackward[T tensor.Float](d *device[T], dx, dw, w, x *tensor.Tensor[T], sb tensor.SoftBins) error {
+func softAssignBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], sb tensor.SoftBins) {
+	dx, dw, w, x := out[0], in[0], in[1], in[2]
 	e, b := sb.Dim, len(sb.Anchors)/sb.Dim
 	rows := x.Len() / max(e, 1)
 	anchors := anchorsOn(d, sb)
 	rpb, g := stagedGrid(rows, 2*b+2*e, int(d.size))
 	args := []uint64{uint64(rows), uint64(e), uint64(b), d.ptr(dw), d.ptr(w), d.ptr(x), d.ptr(anchors), d.ptr(dx), f64(-1 / sb.Tau), uint64(rpb)}
-	err := d.e.do(func() error { return d.e.launch(kAssignBack, d.sfx, g, args...) })
+	must(d.e.do(func() error { return d.e.launch(kSoftAssignBackward, d.sfx, g, args...) }))
 	keepAlive(dx, dw, w, x, anchors)
-	return err
 }
 
 // binStatsBackward is the device's body of tensor.BinStatsBackwardKernel:
 // in ds [G, B, D+2], w [N, G, B] and p [N, G, D] (contiguous), out dw, dp.
-func binStatsBackward[T tensor.Float](d *device[T], dw, dp, ds, w, p *tensor.Tensor[T]) error {
+func binStatsBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], _ struct{}) {
+	dw, dp, ds, w, p := out[0], out[1], in[0], in[1], in[2]
 	s := w.Shape()
 	n, g, b, dim := s[0], s[1], s[2], p.Shape()[2]
 	rpb, gr := stagedGrid(n*g, 2*b+2*dim, int(d.size))
 	args := []uint64{uint64(n), uint64(g), uint64(b), uint64(dim), d.ptr(ds), d.ptr(w), d.ptr(p), d.ptr(dw), d.ptr(dp), uint64(rpb)}
-	err := d.e.do(func() error { return d.e.launch(kStatsBack, d.sfx, gr, args...) })
+	must(d.e.do(func() error { return d.e.launch(kBinStatsBackward, d.sfx, gr, args...) }))
 	keepAlive(dw, dp, ds, w, p)
-	return err
 }
 
 // stagedGrid is the launch of an ECL backward kernel over rows rows of

@@ -40,10 +40,10 @@ var (
 	kBinary = def("elementwise", "binary", "n nd *meta *dst *x *y op")
 	kWhere  = def("elementwise", "where", "n nd *meta *dst *cond *x *y")
 
-	kReduceStrip = def("reduce", "reduce_strip", "op outer n inner chunk *x *dst")
-	kReduceRow   = def("reduce", "reduce_row", "op rows n *x *dst")
-	kSoftmax     = def("reduce", "softmax_rows", "rows k *x *dst logs")
-	kLogSoftBack = def("reduce", "log_softmax_backward_rows", "rows k *g *x *dx")
+	kReduceStrip        = def("reduce", "reduce_strip", "op outer n inner chunk *x *dst")
+	kReduceRow          = def("reduce", "reduce_row", "op rows n *x *dst")
+	kSoftmax            = def("reduce", "softmax_rows", "rows k *x *dst logs")
+	kLogSoftmaxBackward = def("reduce", "log_softmax_backward_rows", "rows k *g *x *dx")
 
 	kGemmNaive = def("matmul", "matmul_naive", gemmParams)
 	kGemmTiled = def("matmul", "matmul_tiled", gemmParams)
@@ -67,15 +67,15 @@ var (
 	kGather     = def("index", "gather", "n nd axis *meta *idx *x *dst")
 	kScatterAdd = def("index", "scatter_add", "n nd axis *meta *idx *src *dst")
 
-	kSoftAssign    = def("ecl", "soft_assign", "rows d b *x *anchors *out scale. shared")
-	kSoftAssignD4  = def("ecl", "soft_assign_d4", "rows d b lanes *x *anchors *out scale.")
-	kSoftAssignD10 = def("ecl", "soft_assign_d10", "rows d b lanes *x *anchors *out scale.")
-	kSoftAssignD16 = def("ecl", "soft_assign_d16", "rows d b lanes *x *anchors *out scale.")
-	kBinStatsPart  = def("ecl", "bin_stats_part", "n g b d *w *p *part rpc")
-	kBinStatsRows  = def("ecl", "bin_stats_rows", "n g b d *w *p *part rpc")
-	kAssignBack    = def("ecl", "soft_assign_backward", "rows e b *dw *w *x *anchors *dx scale. rpb")
-	kStatsBack     = def("ecl", "bin_stats_backward", "rows g b d *ds *w *p *dw *dp rpb")
-	kHardBinPart   = def("ecl", "hard_bin_part", "n g b d *bin *v *part rpc")
+	kSoftAssign         = def("ecl", "soft_assign", "rows d b *x *anchors *out scale. shared")
+	kSoftAssignD4       = def("ecl", "soft_assign_d4", "rows d b lanes *x *anchors *out scale.")
+	kSoftAssignD10      = def("ecl", "soft_assign_d10", "rows d b lanes *x *anchors *out scale.")
+	kSoftAssignD16      = def("ecl", "soft_assign_d16", "rows d b lanes *x *anchors *out scale.")
+	kBinStatsPart       = def("ecl", "bin_stats_part", "n g b d *w *p *part rpc")
+	kBinStatsRows       = def("ecl", "bin_stats_rows", "n g b d *w *p *part rpc")
+	kSoftAssignBackward = def("ecl", "soft_assign_backward", "rows e b *dw *w *x *anchors *dx scale. rpb")
+	kBinStatsBackward   = def("ecl", "bin_stats_backward", "rows g b d *ds *w *p *dw *dp rpb")
+	kHardBinPart        = def("ecl", "hard_bin_part", "n g b d *bin *v *part rpc")
 
 	kBNStats        = def("batchnorm", "bn_stats", "n c s chunks *x *part")
 	kBNForward      = def("batchnorm", "bn_forward", "n c s chunks *part *x *gamma *beta *r relu *y *mean *var eps.")
@@ -89,13 +89,16 @@ var (
 	kGELU              = def("transformer", "gelu", "n *x *y")
 	kGELUBackward      = def("transformer", "gelu_backward", "n *dy *x *dx")
 	kAttention         = def("transformer", "attention", "bh n m dh br bc *q *k *v *o *lse scale.")
-	kAttentionDot      = def("transformer", "attention_backward_dot", "rows dh *do *o *dd")
-	kAttentionDQ       = def("transformer", "attention_backward_dq", "bh n m dh br bc *do *q *k *v *lse *dd *dq scale.")
-	kAttentionBackward = def("transformer", "attention_backward", "bh n m dh br bc *do *q *k *v *lse *dd *dk *dv scale.")
+	// attention's backward pass is three kernels: rowsum(do·o), dq by
+	// tiles of queries, dk and dv by tiles of keys (src's
+	// attention_backward, which computes dk and dv only).
+	kAttentionDot        = def("transformer", "attention_backward_dot", "rows dh *do *o *dd")
+	kAttentionDQ         = def("transformer", "attention_backward_dq", "bh n m dh br bc *do *q *k *v *lse *dd *dq scale.")
+	kAttentionBackwardKV = def("transformer", "attention_backward", "bh n m dh br bc *do *q *k *v *lse *dd *dk *dv scale.")
 	// The same for head size 64, on register tiles (attn64Rows).
-	kAttention64         = def("transformer", "attention64", "bh n m *q *k *v *o *lse scale.")
-	kAttention64DQ       = def("transformer", "attention64_backward_dq", "bh n m *do *q *k *v *lse *dd *dq scale.")
-	kAttention64Backward = def("transformer", "attention64_backward", "bh n m *do *q *k *v *lse *dd *dk *dv scale.")
+	kAttention64           = def("transformer", "attention64", "bh n m *q *k *v *o *lse scale.")
+	kAttention64DQ         = def("transformer", "attention64_backward_dq", "bh n m *do *q *k *v *lse *dd *dq scale.")
+	kAttention64BackwardKV = def("transformer", "attention64_backward", "bh n m *do *q *k *v *lse *dd *dk *dv scale.")
 
 	kAdam = def("adam", "adam", "n *p *g *m *v b1. c1. b2. c2. vscale. eps. step. decay.")
 )
@@ -103,7 +106,7 @@ var (
 // kernels lists every kernel, for the table test.
 var kernels = []kernel{
 	kFill, kCopy, kUnary, kBinary, kWhere,
-	kReduceStrip, kReduceRow, kSoftmax, kLogSoftBack,
+	kReduceStrip, kReduceRow, kSoftmax, kLogSoftmaxBackward,
 	kBNStats, kBNForward, kBNBackwardSums, kBNBackward, kChannelAffine,
 	kGemmNaive, kGemmTiled, kGemmWide, kGemmBig,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,
@@ -111,10 +114,10 @@ var kernels = []kernel{
 	kConv2DBackwardInput[0], kConv2DBackwardInput[1], kConv2DBackwardInput[2],
 	kConv2DBackwardWeight[0], kConv2DBackwardWeight[1], kConv2DBackwardWeight[2],
 	kGather, kScatterAdd,
-	kSoftAssign, kSoftAssignD4, kSoftAssignD10, kSoftAssignD16, kBinStatsPart, kBinStatsRows, kAssignBack, kStatsBack, kHardBinPart,
+	kSoftAssign, kSoftAssignD4, kSoftAssignD10, kSoftAssignD16, kBinStatsPart, kBinStatsRows, kSoftAssignBackward, kBinStatsBackward, kHardBinPart,
 	kLayerNorm, kLayerNormBackward, kLayerNormSums, kGELU, kGELUBackward,
-	kAttention, kAttentionDot, kAttentionDQ, kAttentionBackward,
-	kAttention64, kAttention64DQ, kAttention64Backward,
+	kAttention, kAttentionDot, kAttentionDQ, kAttentionBackwardKV,
+	kAttention64, kAttention64DQ, kAttention64BackwardKV,
 	kAdam,
 }
 

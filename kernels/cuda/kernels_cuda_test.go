@@ -151,25 +151,15 @@ func channelAffine[T tensor.Float](t *testing.T) {
 // class-wise D = 1, canonical D = K) and anchors too many for shared memory.
 var anchorCases = []struct{ b, d int }{{5, 2}, {15, 1}, {15, 3}, {55, 10}, {64, 16}, {65, 2}, {8, 17}, {1000, 10}}
 
-// composedSoftAssign is tensor's reference of the soft assignment
-// (tensor.SoftAssignComposed, on the CPU) of x's rows [..., D] to the
-// anchors a [B, D] at temperature tau, as cuda.SoftAssign lays it out: x's
-// shape with B for its last axis.
-func composedSoftAssign[T tensor.Float](x, a *tensor.Tensor[T], tau float64) *tensor.Tensor[T] {
-	d, b := a.Dim(1), a.Dim(0)
-	sb := tensor.SoftBins{Anchors: tensor.Convert[float64](a).Data(), Dim: d, Tau: tau}
-	shape := x.Shape()
-	rows := 1
-	for _, s := range shape[:len(shape)-1] {
-		rows *= s
-	}
-	w := tensor.SoftAssignComposed(tensor.Reshape(x, rows, 1, d), sb)
-	return tensor.Reshape(w, append(shape[:len(shape)-1], b)...)
+// softBinsOf is the soft bins of the anchors a [B, D] at temperature tau.
+func softBinsOf[T tensor.Float](a *tensor.Tensor[T], tau float64) tensor.SoftBins {
+	return tensor.SoftBins{Anchors: tensor.Convert[float64](a).Data(), Dim: a.Dim(1), Tau: tau}
 }
 
-// TestSoftAssign: the device's soft assignment against tensor's composed
-// reference, which the kernel follows operation for operation (equal to
-// rounding in both precisions, even at ecl's temperatures for many bins).
+// TestSoftAssign: the device's body of tensor.SoftAssignKernel against
+// tensor's composed reference (tensor.SoftAssignComposed, on the CPU),
+// which the kernel follows operation for operation (equal to rounding in
+// both precisions, even at ecl's temperatures for many bins).
 func TestSoftAssign(t *testing.T) { both(t, softAssignCase[float32], softAssignCase[float64]) }
 
 func softAssignCase[T tensor.Float](t *testing.T) {
@@ -177,34 +167,23 @@ func softAssignCase[T tensor.Float](t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 13))
 	for _, c := range anchorCases {
 		for _, n := range []int{0, 1, 7, rows(dev, 100_003)} {
-			x := probs[T](r, n, c.d)
+			x := tensor.Reshape(probs[T](r, n, c.d), n, 1, c.d)
 			if c.d == 1 { // a top confidence or one class probability
-				x = tensor.RandUniform[T](r, 0, 1, n, 1)
+				x = tensor.RandUniform[T](r, 0, 1, n, 1, 1)
 			}
-			a := tensor.RandUniform[T](r, 0, 1, c.b, c.d)
 			tau := -1 / (math.Log(0.9) * float64(c.b*c.b)) // ecl's default for B bins
-			got, err := cuda.SoftAssign(tensor.To(x, dev), tensor.To(a, dev), tau)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameDefault(t, fmt.Sprintf("SoftAssign N=%d B=%d D=%d", n, c.b, c.d), got, composedSoftAssign(x, a, tau))
+			sb := softBinsOf(tensor.RandUniform[T](r, 0, 1, c.b, c.d), tau)
+			sameDefault(t, fmt.Sprintf("SoftAssign N=%d B=%d D=%d", n, c.b, c.d), tensor.SoftAssign(tensor.To(x, dev), sb), tensor.SoftAssignComposed(x, sb))
 		}
 	}
-	// A non-contiguous batch of rows [2, 5, D] (transposed).
+	// A non-contiguous batch [2, 5, D] (transposed).
 	x := tensor.Transpose(tensor.Reshape(probs[T](r, 10, 3), 5, 2, 3), 0, 1)
-	a := tensor.RandUniform[T](r, 0, 1, 15, 3)
-	got, err := cuda.SoftAssign(tensor.To(tensor.Contiguous(x), dev), tensor.To(a, dev), 0.01)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameDefault(t, "SoftAssign of a transposed batch", got, composedSoftAssign(x, a, 0.01))
-	if _, err := cuda.SoftAssign(x, a, 0.01); err == nil {
-		t.Error("SoftAssign accepted CPU tensors")
-	}
+	sb := softBinsOf(tensor.RandUniform[T](r, 0, 1, 15, 3), 0.01)
+	sameDefault(t, "SoftAssign of a transposed batch", tensor.SoftAssign(tensor.To(x, dev), sb), tensor.SoftAssignComposed(x, sb))
 }
 
-// TestBinStats: the device's bin statistics against tensor.BinStats on the
-// CPU, for the paradigms' layouts, many bins (bin_stats_part) and D = 16
+// TestBinStats: the device's body of tensor.BinStatsKernel against the
+// CPU's, for the paradigms' layouts, many bins (bin_stats_part) and D = 16
 // (the most bin_stats_rows holds), on 0, 1, 7, 1000 and many rows.
 func TestBinStats(t *testing.T) { both(t, binStatsCase[float32], binStatsCase[float64]) }
 
@@ -215,10 +194,7 @@ func binStatsCase[T tensor.Float](t *testing.T) {
 		for _, n := range []int{0, 1, 7, 1000, rows(dev, 300_007)} {
 			w := tensor.Reshape(probs[T](r, n*c.g, c.b), n, c.g, c.b)
 			p := tensor.RandUniform[T](r, 0, 1, n, c.g, c.d)
-			got, err := cuda.BinStats(tensor.To(w, dev), tensor.To(p, dev))
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := tensor.BinStats(tensor.To(w, dev), tensor.To(p, dev))
 			atol, rtol := tol[T]()
 			k := math.Sqrt(float64(max(n, 1) * (c.d + 1)))
 			same(t, fmt.Sprintf("BinStats N=%d G=%d B=%d D=%d", n, c.g, c.b, c.d), got, tensor.BinStats(w, p), atol*k, rtol*k)

@@ -19,14 +19,6 @@ func softmax[T tensor.Float](*tensor.Tensor[T], bool) (*tensor.Tensor[T], error)
 	return nil, ErrNoCUDA
 }
 
-func softAssign[T tensor.Float](_, _ *tensor.Tensor[T], _ float64) (*tensor.Tensor[T], error) {
-	return nil, ErrNoCUDA
-}
-
-func binStats[T tensor.Float](_, _ *tensor.Tensor[T]) (*tensor.Tensor[T], error) {
-	return nil, ErrNoCUDA
-}
-
 func hardBinSums[T tensor.Float](_, _ *tensor.Tensor[T], _ int) (_, _ *tensor.Tensor[T], _ error) {
 	return nil, nil, ErrNoCUDA
 }

@@ -32,7 +32,7 @@ func layerNorm[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], eps fl
 // layerNormBackward is the device's body of tensor.LayerNormBackwardKernel:
 // in dy, x [R, D], γ [D], μ, 1/σ [R]; out dx, dγ, dβ. dx a warp a row, and
 // the column sums over chunks of rows (lnChunks) then over the chunks.
-func layerNormBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T]) {
+func layerNormBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], _ float64) {
 	x := in[1]
 	dim := x.Dim(-1)
 	rows := x.Len() / dim
@@ -53,16 +53,26 @@ func layerNormBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T]
 	keepAlive(append(in, out...)...)
 }
 
-// gelu is the device's body of tensor.GELUKernel (in x, out y) and, with
-// back set, of tensor.GELUBackwardKernel (in dy, x; out dx).
-func gelu[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], back bool) {
+// gelu is the device's body of tensor.GELUKernel: in x, out y.
+func gelu[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], _ struct{}) {
+	elementwiseBody(d, kGELU, out, in)
+}
+
+// geluBackward is the device's body of tensor.GELUBackwardKernel: in dy,
+// x; out dx.
+func geluBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], _ struct{}) {
+	elementwiseBody(d, kGELUBackward, out, in)
+}
+
+// elementwiseBody launches k over out[0]'s n elements with the arguments
+// n, in's pointers, then out[0]'s.
+func elementwiseBody[T tensor.Float](d *device[T], k kernel, out, in []*tensor.Tensor[T]) {
 	n := out[0].Len()
-	must(d.e.do(func() error {
-		if back {
-			return d.e.launch(kGELUBackward, d.sfx, linear(n), uint64(n), d.ptr(in[0]), d.ptr(in[1]), d.ptr(out[0]))
-		}
-		return d.e.launch(kGELU, d.sfx, linear(n), uint64(n), d.ptr(in[0]), d.ptr(out[0]))
-	}))
+	args := []uint64{uint64(n)}
+	for _, t := range append(in, out[0]) {
+		args = append(args, d.ptr(t))
+	}
+	must(d.e.do(func() error { return d.e.launch(k, d.sfx, linear(n), args...) }))
 	keepAlive(append(in, out...)...)
 }
 
@@ -142,7 +152,7 @@ func attentionBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T]
 			if err := d.e.launch(kAttention64DQ, d.sfx, d.attn64Grid(attnDQ, bh, n), slices.Concat(sizes, ins, []uint64{d.ptr(out[0]), f64(scale)})...); err != nil {
 				return err
 			}
-			return d.e.launch(kAttention64Backward, d.sfx, d.attn64Grid(attnDKDV, bh, m), slices.Concat(sizes, ins, []uint64{d.ptr(out[1]), d.ptr(out[2]), f64(scale)})...)
+			return d.e.launch(kAttention64BackwardKV, d.sfx, d.attn64Grid(attnDKDV, bh, m), slices.Concat(sizes, ins, []uint64{d.ptr(out[1]), d.ptr(out[2]), f64(scale)})...)
 		}
 		sizes := []uint64{uint64(bh), uint64(n), uint64(m), uint64(dh)}
 		args := append(append(append(append([]uint64{}, sizes...), uint64(qr), uint64(qc)), ins...), d.ptr(out[0]), f64(scale))
@@ -150,7 +160,7 @@ func attentionBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T]
 			return err
 		}
 		args = append(append(append(append([]uint64{}, sizes...), uint64(kr), uint64(kc)), ins...), d.ptr(out[1]), d.ptr(out[2]), f64(scale))
-		return d.e.launch(kAttentionBackward, d.sfx, attnGrid(bh, m, kr, kShared), args...)
+		return d.e.launch(kAttentionBackwardKV, d.sfx, attnGrid(bh, m, kr, kShared), args...)
 	}))
 	keepAlive(append(in, out...)...)
 }
