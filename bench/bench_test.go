@@ -14,7 +14,7 @@ func BenchmarkKernels(b *testing.B) {
 }
 
 // TestCasesRun runs every workload once, so that a broken case fails the
-// ordinary test run rather than the benchmark session.
+// ordinary test run rather than a benchmark run.
 func TestCasesRun(t *testing.T) {
 	for _, c := range Cases() {
 		if c.Flops <= 0 {

@@ -1,8 +1,3 @@
-// Package datasets holds Split, the one type in which every dataset hands
-// out its samples and the training code takes them. The datasets are its
-// subpackages: sim (the simulated covariate shifts) and digits (MNIST,
-// USPS, SVHN and the rendered synth domain) produce Splits; arrays reads
-// matrices from CSV and NumPy files and fetch downloads the digit files.
 package datasets
 
 import (

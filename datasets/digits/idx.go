@@ -1,10 +1,3 @@
-// Package digits reads the digit domains of the paper's domain-shift
-// experiment: MNIST (IDX files, raw or gzip), USPS (the text format of The
-// Elements of Statistical Learning) and SVHN (the MATLAB v5 files of 32×32
-// colour crops). Images come back as uint8 values (grey: 0 background; colour:
-// RGB planes) with their labels 0–9. Every reader checks what a header claims
-// before allocating for it, and errors name the file, the offset and the
-// problem.
 package digits
 
 import (

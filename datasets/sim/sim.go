@@ -1,7 +1,3 @@
-// Package sim generates the paper's simulated covariate shift (docs/method.md, "Data"): two
-// features, three classes with a deterministic labelling function shared by
-// both domains, and source and target inputs drawn from shifted normal or
-// uniform distributions.
 package sim
 
 import (

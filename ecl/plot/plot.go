@@ -1,12 +1,3 @@
-// Package plot draws reliability diagrams of the calibration metrics with
-// gonum.org/v1/plot and writes them as PNG or SVG.
-//
-// TopLabel draws accuracy against confidence per bin (the gap to the
-// diagonal as a translucent red bar, the bin counts above the bars),
-// Classwise one such panel per class, and Canonical (K = 3) the probability
-// simplex cut into the regions of its anchors, each coloured by its bin's
-// error. Save and SaveFigure render a diagram or a grid of panels and replace
-// the output file atomically.
 package plot
 
 import (

@@ -1,6 +1,3 @@
-// Package digitstest writes small digit-domain files in the formats and the
-// folder layout the digits package reads, for tests that cannot count on
-// the real files.
 package digitstest
 
 import (
