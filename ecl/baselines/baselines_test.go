@@ -3,6 +3,7 @@ package baselines
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/ecl-go/ecl/autograd"
@@ -214,5 +215,42 @@ func TestTransCalWithEqualDomainsIsTemperatureScaling(t *testing.T) {
 	a, b := Balance([]float64{1, 2}, []float64{3, 4, 5, 6, 7}, 1, r)
 	if len(a) != 5 || len(b) != 5 {
 		t.Errorf("Balance gave %d and %d rows", len(a), len(b))
+	}
+}
+
+// TestFitTemperatureBlocked fits T on enough scores for the blocked pass
+// over the cores and checks, by a central difference of the NLL computed
+// row by row here, that it is a minimum.
+func TestFitTemperatureBlocked(t *testing.T) {
+	const n, k = 9000, 10
+	r := rand.New(rand.NewPCG(11, 12))
+	z, y := make([]float64, n*k), make([]int, n)
+	for i := range n {
+		y[i] = r.IntN(k)
+		for c := range k {
+			z[i*k+c] = 3 * r.NormFloat64()
+		}
+		z[i*k+y[i]] += 4
+	}
+	nll := func(temp float64) float64 {
+		s := 0.0
+		for i := range n {
+			row := z[i*k : (i+1)*k]
+			m := slices.Max(row)
+			e := 0.0
+			for _, v := range row {
+				e += math.Exp((v - m) / temp)
+			}
+			s += math.Log(e) - (row[y[i]]-m)/temp
+		}
+		return s / n
+	}
+	temp, err := FitTemperature(z, k, y, nil, NLL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const h = 1e-4
+	if d := (nll(temp*(1+h)) - nll(temp*(1-h))) / (2 * h); math.Abs(d) > 1e-6 || !(nll(temp) < nll(1)) {
+		t.Errorf("T = %v: dNLL/dlnT %v, NLL %v (at T = 1: %v)", temp, d, nll(temp), nll(1))
 	}
 }

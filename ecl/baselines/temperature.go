@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ecl-go/ecl/tensor"
 	"gonum.org/v1/gonum/optimize"
 )
 
@@ -35,38 +36,59 @@ func FitTemperature(logits []float64, k int, labels []int, weights []float64, ob
 			return 0, fmt.Errorf("baselines.FitTemperature: weight %v at %d", weights[i], i)
 		}
 	}
-	p := make([]float64, k)
+	// Rows in fixed blocks over the cores (one block below 2¹⁶ scores), the
+	// blocks' sums added in order: the value does not depend on the cores.
+	blocks := 1
+	if n*k >= 1<<16 {
+		blocks = min(n, 64)
+	}
+	rows := (n + blocks - 1) / blocks
+	blocks = (n + rows - 1) / rows
+	part := make([]float64, 3*blocks)
 	eval := func(s float64) (f, df float64) {
 		t := math.Exp(s)
-		wsum := 0.0
-		for i, y := range labels {
-			w := 1.0
-			if weights != nil {
-				w = weights[i]
-			}
-			z := logits[i*k : (i+1)*k]
-			softmaxScaled(p, z, t)
-			// d p_j / d s = p_j·(z̄ − z_j)/T with z̄ = Σ p z: the derivative
-			// of softmax(z·e^{−s}).
-			zbar := 0.0
-			for j := range p {
-				zbar += p[j] * z[j]
-			}
-			switch obj {
-			case NLL:
-				f += -w * math.Log(max(p[y], 1e-300))
-				df += -w * (zbar - z[y]) / t
-			case Brier:
-				for j := range p {
-					d := p[j]
-					if j == y {
-						d--
+		tensor.ParallelFor(blocks, rows*k*8, func(lo, hi int) {
+			p := make([]float64, k)
+			for blk := lo; blk < hi; blk++ {
+				var f, df, wsum float64
+				for i := blk * rows; i < min((blk+1)*rows, n); i++ {
+					y := labels[i]
+					w := 1.0
+					if weights != nil {
+						w = weights[i]
 					}
-					f += w * d * d
-					df += w * 2 * d * p[j] * (zbar - z[j]) / t
+					z := logits[i*k : (i+1)*k]
+					softmaxScaled(p, z, t)
+					// d p_j / d s = p_j·(z̄ − z_j)/T with z̄ = Σ p z: the
+					// derivative of softmax(z·e^{−s}).
+					zbar := 0.0
+					for j := range p {
+						zbar += p[j] * z[j]
+					}
+					switch obj {
+					case NLL:
+						f += -w * math.Log(max(p[y], 1e-300))
+						df += -w * (zbar - z[y]) / t
+					case Brier:
+						for j := range p {
+							d := p[j]
+							if j == y {
+								d--
+							}
+							f += w * d * d
+							df += w * 2 * d * p[j] * (zbar - z[j]) / t
+						}
+					}
+					wsum += w
 				}
+				part[3*blk], part[3*blk+1], part[3*blk+2] = f, df, wsum
 			}
-			wsum += w
+		})
+		wsum := 0.0
+		for blk := range blocks {
+			f += part[3*blk]
+			df += part[3*blk+1]
+			wsum += part[3*blk+2]
 		}
 		if wsum == 0 {
 			return 0, 0
@@ -100,11 +122,13 @@ func softmaxScaled(p, z []float64, t float64) {
 	}
 }
 
-// Scale returns softmax(logits/T) row by row.
+// Scale returns softmax(logits/T) row by row, over the cores.
 func Scale(logits []float64, k int, t float64) []float64 {
 	out := make([]float64, len(logits))
-	for i := 0; i < len(logits); i += k {
-		softmaxScaled(out[i:i+k], logits[i:i+k], t)
-	}
+	tensor.ParallelFor(len(logits)/k, 8*k, func(lo, hi int) {
+		for i := lo * k; i < hi*k; i += k {
+			softmaxScaled(out[i:i+k], logits[i:i+k], t)
+		}
+	})
 	return out
 }
