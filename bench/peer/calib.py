@@ -46,6 +46,7 @@ alternately, `ecl calibrate`. Optional: `go test` never needs it.
 """
 import argparse
 import ctypes
+import functools
 import os
 import statistics
 import sys
@@ -252,7 +253,7 @@ def timed(fit):
 
 
 def run(method, zs, ys, zt, yt):
-    fit = lambda: FITS[method](zs, ys)  # noqa: E731
+    fit = functools.partial(FITS[method], zs, ys)
     first, r = timed(fit)
     warm = ARGS.warmup if first < 2 else min(ARGS.warmup, 2 if first < 10 else 1)
     for _ in range(warm - 1):
@@ -299,7 +300,7 @@ def main():
           f"openmp {torch.backends.openmp.is_available()}; torch.__config__.show():")
     for line in cfg[:7]:
         print("#   " + line.strip())
-    build = dict(kv.split("=", 1) for kv in cfg[7].split(":", 1)[-1].split(", ") if "=" in kv) if len(cfg) > 7 else {}
+    build = dict(kv.strip().split("=", 1) for kv in cfg[7].split(":", 1)[-1].split(",") if "=" in kv) if len(cfg) > 7 else {}
     print("#   build: " + ", ".join(f"{k}={build.get(k, '?')}" for k in ("BLAS_INFO", "LAPACK_INFO", "USE_MKLDNN", "USE_OPENMP")))
     print("# libraries: " + ", ".join(libraries()))
     zs, ys = load(os.path.join(ARGS.dir, "source.npz"))

@@ -8,8 +8,9 @@
 #
 # DIR holds source.npz and target.npz (go run ./bench/calibdata -k 100
 # -n 10000 -out DIR); REPS defaults to 5, METHODS to
-# ts,vs,ms,dirichlet,isotonic,hist; THREADS (environment, default 2) goes to
-# calib.py --threads, PYTHON names the interpreter (default /usr/bin/python3).
+# ts,vs,ms,dirichlet,isotonic,hist. Environment: THREADS (default 2) goes to
+# calib.py --threads, WARMUP (default 5) to --warmup (the most warm-up fits),
+# PYTHON names the interpreter (default /usr/bin/python3).
 #
 # Without ECL: one calib.py run of REPS timed fits per method after its
 # warm-ups, printing its "peer M fit_s=… best_s=…" lines.
@@ -18,13 +19,19 @@
 #	ECL calibrate -source DIR/source.npz:logits -source-labels DIR/source.npz:labels
 #	    -target DIR/target.npz:logits -target-labels DIR/target.npz:labels
 #	    -method METHODS -bootstrap 0 -estimate-folds 1 -no-diagrams -out TMP
-# then calib.py --reps 1 (its warm-ups each round), then per method the
+# then calib.py --reps 1 (its warm-ups each round: WARMUP=1 keeps only the
+# first fit, untimed, when fits take minutes), then per method the
 # seconds of each round, the best and median of each side and the ratio
 # peer/ecl of the medians (above 1: ecl is faster). ecl's seconds are its
 # stderr line "ecl calibrate: M done in X s": the fit AND that method's
 # target and source metrics and estimates (importance-weighted, pseudo-
 # target), printed to 0.1 s; the peer's are the fit alone. The ratio
 # therefore flatters the peer, and under ~1 s it is meaningless.
+#
+# The header gives the load average: on a machine busier than its nproc,
+# torch's two OpenMP threads wait for each other at every operation and the
+# peer slows by an order of magnitude (THREADS=1 avoids it); its figures
+# then do not stand for the peer.
 #
 # OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE, which this workplace's environment
 # sets, are unset so that the BLAS runs at full strength; calib.py's header
@@ -40,15 +47,16 @@ methods=${3:-ts,vs,ms,dirichlet,isotonic,hist}
 ecl=${4:-}
 py=${PYTHON:-/usr/bin/python3}
 threads=${THREADS:-2}
+warmup=${WARMUP:-5}
 here=$(dirname "$0")
 for f in source.npz target.npz; do
 	[ -f "$dir/$f" ] || { echo "calib.sh: $dir/$f missing (go run ./bench/calibdata -out $dir)" >&2; exit 2; }
 done
 unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 if [ -n "${CORETYPE:-}" ]; then export OPENBLAS_CORETYPE="$CORETYPE"; fi
-echo "# $(lscpu | sed -n 's/^Model name:[[:space:]]*//p'), nproc $(nproc)"
+echo "# $(lscpu | sed -n 's/^Model name:[[:space:]]*//p'), nproc $(nproc), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -z "$ecl" ]; then
-	exec "$py" "$here/calib.py" "$dir" --reps "$reps" --methods "$methods" --threads "$threads"
+	exec "$py" "$here/calib.py" "$dir" --reps "$reps" --methods "$methods" --threads "$threads" --warmup "$warmup"
 fi
 [ -x "$ecl" ] || { echo "calib.sh: $ecl is not an executable (go build -o /tmp/ecl ./cmd/ecl)" >&2; exit 2; }
 tmp=$(mktemp -d)
@@ -60,7 +68,7 @@ for r in $(seq "$reps"); do
 		-method "$methods" -bootstrap 0 -estimate-folds 1 -no-diagrams -out "$tmp/out" \
 		>"$tmp/ecl.stdout" 2>"$tmp/ecl.stderr" || { cat "$tmp/ecl.stderr" >&2; exit 1; }
 	awk -v r="$r" '/^ecl calibrate: .* done in / && $3 != "uncal" {print "ecl", r, $3, $(NF-1)}' "$tmp/ecl.stderr" >>"$tmp/rows"
-	"$py" "$here/calib.py" "$dir" --reps 1 --methods "$methods" --threads "$threads" >"$tmp/peer.out"
+	"$py" "$here/calib.py" "$dir" --reps 1 --methods "$methods" --threads "$threads" --warmup "$warmup" >"$tmp/peer.out"
 	[ "$r" -eq 1 ] && grep '^#' "$tmp/peer.out"
 	grep '^peer ' "$tmp/peer.out"
 	awk -v r="$r" '$1 == "peer" {sub("fit_s=", "", $3); print "peer", r, $2, $3}' "$tmp/peer.out" >>"$tmp/rows"
@@ -86,6 +94,6 @@ awk '
 			printf "%-10s  %-36s  %-36s  %s\n", m,
 				substr(s["ecl", m], 2) sprintf(" (%g, %g)", best["ecl", m], me),
 				substr(s["peer", m], 2) sprintf(" (%.4g, %.4g)", best["peer", m], mp),
-				me > 0 ? sprintf("%.2f", mp / me) : "ecl 0.0 s"
+				(me > 0 ? sprintf("%.2f", mp / me) : "- (ecl 0.0 s)")
 		}
 	}' "$tmp/rows"
