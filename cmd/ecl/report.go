@@ -29,11 +29,7 @@ func runReport(args []string) error {
 	compare := fs.String("compare", "", "A,B: paired per-seed differences B − A between two methods, with bootstrap intervals")
 	reps := fs.Int("bootstrap", 1000, "bootstrap resamples of the paired differences")
 	seed := fs.Uint64("seed", 1, "seed of the bootstrap")
-	figs := fs.String("figures", "png,svg", "formats of the per-metric figures with -out: comma list of png, svg")
-	var size report.FigureSize
-	fs.IntVar(&size.DPI, "dpi", 200, "resolution of PNG figures")
-	fs.Float64Var(&size.Width, "width", 0, "figure width in cm (0: 2 cm per method, at least 14)")
-	fs.Float64Var(&size.Height, "height", 9, "figure height in cm")
+	figs, size := figureFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -76,7 +72,18 @@ func runReport(args []string) error {
 	if *out == "" {
 		return nil
 	}
-	return rep.WriteDir(*out, strings.Split(*figs, ","), size)
+	return rep.WriteDir(*out, strings.Split(*figs, ","), *size)
+}
+
+// figureFlags registers the flags of the per-metric figures: their
+// formats and size.
+func figureFlags(fs *flag.FlagSet) (formats *string, size *report.FigureSize) {
+	formats = fs.String("figures", "png,svg", "formats of the per-metric figures with -out: comma list of png, svg")
+	size = &report.FigureSize{}
+	fs.IntVar(&size.DPI, "dpi", 200, "resolution of PNG figures")
+	fs.Float64Var(&size.Width, "width", 0, "figure width in cm (0: 2 cm per method, at least 14)")
+	fs.Float64Var(&size.Height, "height", 9, "figure height in cm")
+	return formats, size
 }
 
 // reportSelection reads -metrics and -shifts (nil shifts: all).
