@@ -16,23 +16,25 @@ func slug(setup string) string {
 	return strings.NewReplacer(" ", "_", "=", "", "/", "-", "→", "-to-").Replace(setup)
 }
 
-// firstSeed returns the models of rs's first seed that kept their
-// calibrations, titled "METHOD, SHIFT, seed N", with their results.
-func firstSeed(rs []experiment.Result) ([]experiment.Result, []plot.Model) {
+// firstSeed returns the results of rs's first seed that kept their
+// calibrations.
+func firstSeed(rs []experiment.Result) []experiment.Result {
 	var kept []experiment.Result
-	var models []plot.Model
 	for _, r := range rs {
-		if r.Seed != rs[0].Seed || r.Diagram == nil {
-			continue
+		if r.Seed == rs[0].Seed && r.Diagram != nil {
+			kept = append(kept, r)
 		}
-		c := metrics.Calibrations{Top: r.Diagram.TopLabel, Classwise: r.Diagram.Classwise}
-		if r.Diagram.Canonical != nil {
-			c.Canonical = *r.Diagram.Canonical
-		}
-		kept = append(kept, r)
-		models = append(models, plot.Model{Title: fmt.Sprintf("%s, %s, seed %d", r.Method, r.Shift, r.Seed), Calibrations: c})
 	}
-	return kept, models
+	return kept
+}
+
+// model is r's calibrations, titled "METHOD, SHIFT, seed N".
+func model(r experiment.Result) plot.Model {
+	c := metrics.Calibrations{Top: r.Diagram.TopLabel, Classwise: r.Diagram.Classwise}
+	if r.Diagram.Canonical != nil {
+		c.Canonical = *r.Diagram.Canonical
+	}
+	return plot.Model{Title: fmt.Sprintf("%s, %s, seed %d", r.Method, r.Shift, r.Seed), Calibrations: c}
 }
 
 // grids are the figures of the first seed's reliability diagrams, one per
@@ -41,17 +43,16 @@ func grids(rs []experiment.Result) []plot.Grid {
 	if len(rs) == 0 {
 		return nil
 	}
-	kept, models := firstSeed(rs)
 	var out []plot.Grid
 	at := map[string]int{}
-	for i, r := range kept {
+	for _, r := range firstSeed(rs) {
 		j, ok := at[r.Setup]
 		if !ok {
 			j = len(out)
 			at[r.Setup] = j
 			out = append(out, plot.Grid{Name: "grid-" + slug(r.Setup)})
 		}
-		out[j].Rows = append(out[j].Rows, models[i])
+		out[j].Rows = append(out[j].Rows, model(r))
 	}
 	return out
 }
@@ -73,10 +74,9 @@ func WriteStudyDiagrams(dir string, rs []experiment.Result, style plot.DiagramSt
 		return nil
 	}
 	return atomicfile.ReplaceDir(filepath.Join(dir, "diagrams"), func(tmp string) error {
-		kept, models := firstSeed(rs)
-		sets := make([]plot.DiagramSet, len(kept))
-		for i, r := range kept {
-			sets[i] = plot.DiagramSet{Prefix: fmt.Sprintf("%s-%s-", slug(r.Setup), r.Method), Model: models[i]}
+		var sets []plot.DiagramSet
+		for _, r := range firstSeed(rs) {
+			sets = append(sets, plot.DiagramSet{Prefix: fmt.Sprintf("%s-%s-", slug(r.Setup), r.Method), Model: model(r)})
 		}
 		return plot.WriteDiagramSets(tmp, grids(rs), sets, style)
 	})
