@@ -33,10 +33,42 @@ func runFeatures(args []string) error {
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if err := checkFeatures(c); err != nil {
+		return err
+	}
+	var err error
+	if _, c.Device, err = openDevice[float32](*device); err != nil {
+		return err
+	}
+	start := time.Now()
+	if !*quiet {
+		featuresProgress(&c)
+	}
+	res, err := experiment.Extract(c)
+	if err != nil {
+		return err
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(os.Stderr, "ecl features: skipped %s\n", s)
+	}
+	what := fmt.Sprintf("logits [%d, %d], features [%d, %d]", res.Images, res.K, res.Images, res.D)
+	if res.K == 0 {
+		what = fmt.Sprintf("features [%d, %d] (the weights have no head: no logits)", res.Images, res.D)
+	}
+	if res.Classes != nil {
+		what += fmt.Sprintf(", labels of %d classes", len(res.Classes))
+	}
+	fmt.Printf("%s: %s, paths; %s, resize %d, crop %d; %d skipped, %d resumed; %s\n", c.Out, what, c.Arch, res.Resize, res.Crop, len(res.Skipped), res.Resumed, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// checkFeatures checks the settings of ecl features' flags.
+func checkFeatures(c experiment.FeaturesConfig) error {
 	a, known := experiment.FeatureArchs[c.Arch]
 	switch {
-	case fs.NArg() > 0:
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	case c.Arch == "" || c.Weights == "" || c.Data == "" || c.Out == "":
 		return errors.New("-arch, -weights, -data and -out are required")
 	case !known:
@@ -56,42 +88,24 @@ func runFeatures(args []string) error {
 	case c.Layout != experiment.LayoutAuto && c.Layout != experiment.LayoutClasses && c.Layout != experiment.LayoutFlat:
 		return fmt.Errorf("-layout %s: want auto, classes or flat", c.Layout)
 	}
-	var err error
-	if _, c.Device, err = openDevice[float32](*device); err != nil {
-		return err
-	}
-	start := time.Now()
-	if !*quiet {
-		c.Log = func(format string, args ...any) {
-			fmt.Fprintf(os.Stderr, "ecl features: %s\n", fmt.Sprintf(format, args...))
-		}
-		term := isTerminal(os.Stderr)
-		p := newProgress(os.Stderr, "ecl features", "images", term)
-		began := false
-		c.Progress = func(done, total int) {
-			if !began {
-				p.begin(total)
-				began = true
-			}
-			p.update(done, total)
-		}
-	}
-	res, err := experiment.Extract(c)
-	if err != nil {
-		return err
-	}
-	for _, s := range res.Skipped {
-		fmt.Fprintf(os.Stderr, "ecl features: skipped %s\n", s)
-	}
-	what := fmt.Sprintf("logits [%d, %d], features [%d, %d]", res.Images, res.K, res.Images, res.D)
-	if res.K == 0 {
-		what = fmt.Sprintf("features [%d, %d] (the weights have no head: no logits)", res.Images, res.D)
-	}
-	if res.Classes != nil {
-		what += fmt.Sprintf(", labels of %d classes", len(res.Classes))
-	}
-	fmt.Printf("%s: %s, paths; %s, resize %d, crop %d; %d skipped, %d resumed; %s\n", c.Out, what, c.Arch, res.Resize, res.Crop, len(res.Skipped), res.Resumed, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// featuresProgress sets c's log and progress to lines on standard error
+// (the progress a bar on a terminal).
+func featuresProgress(c *experiment.FeaturesConfig) {
+	c.Log = func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, "ecl features: %s\n", fmt.Sprintf(format, args...))
+	}
+	p := newProgress(os.Stderr, "ecl features", "images", isTerminal(os.Stderr))
+	began := false
+	c.Progress = func(done, total int) {
+		if !began {
+			p.begin(total)
+			began = true
+		}
+		p.update(done, total)
+	}
 }
 
 // orDefault is v, or def when v is 0.

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 )
@@ -63,5 +64,13 @@ func usage() {
 func warn(warnings []string) {
 	for _, w := range warnings {
 		fmt.Fprintln(os.Stderr, "ecl: warning:", w)
+	}
+}
+
+// printUnfit lists the rows whose method could not be fitted (left out of
+// the tables), one "not fitted:" line each.
+func printUnfit(w io.Writer, unfit []string) {
+	for _, u := range unfit {
+		fmt.Fprintln(w, "not fitted:", u)
 	}
 }

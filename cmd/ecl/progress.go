@@ -3,8 +3,22 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
 )
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// bar is a progress bar of width characters, done of total filled.
+func bar(done, total, width int) string {
+	n := done * width / max(total, 1)
+	return "[" + strings.Repeat("#", n) + strings.Repeat(" ", width-n) + "]"
+}
 
 // progress reports a study's advance. On a terminal it redraws a bar in
 // place; elsewhere (a pipe, a Slurm or Kubernetes log) it writes lines:

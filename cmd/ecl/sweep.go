@@ -1,38 +1,20 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/ecl-go/ecl/experiment/sweep"
 	"github.com/ecl-go/ecl/internal/atomicfile"
 )
 
 // studies are the commands a sweep runs; with check, one parses and
 // validates its command line and returns without running anything.
 var studies = map[string]func(args []string, check bool) error{"sim": simStudy, "digits": digitsStudy, "images": imagesStudy}
-
-// sweepFile is what -emit leaves in the output directory for ecl report:
-// the job list, to name the jobs that never ran.
-type sweepFile struct {
-	Command string `json:"command"`
-	Jobs    []job  `json:"jobs"`
-}
-
-var intRange = regexp.MustCompile(`^(-?[0-9]+):(-?[0-9]+)$`)
-
-// resources are what each job of a cluster script asks for.
-type resources struct {
-	cpus, memMiB, gpus, parallel int
-	time, partition, name, image string
-	pvc                          string
-}
 
 // runSweep is "ecl sweep": expands a grid into jobs, runs one of them, or
 // writes a Slurm job array, a Kubernetes Indexed Job or a command list
@@ -46,55 +28,20 @@ func runSweep(args []string) error {
 			"Without -run or -emit, lists the jobs.\n\n")
 		fs.PrintDefaults()
 	}
-	var vary varyFlag
+	var vary sweep.Vary
 	fs.Var(&vary, "vary", "flag=v1,v2,… of the study command to vary (repeatable; a:b is the integers a to b; values holding commas need -grid)")
 	gridPath := fs.String("grid", "", `grid file (JSON: {"command": "digits", "args": ["-epochs", "100"], "vary": [{"flag": "target", "values": ["mnist", "usps"]}]}); -vary and a command line add to it`)
 	out := fs.String("out", "out/sweep", "output directory: each job's study writes into a folder of it")
 	run := fs.Int("run", -1, "run job I alone (a job array task: $SLURM_ARRAY_TASK_ID, $JOB_COMPLETION_INDEX)")
 	emit := fs.String("emit", "", "write a script running every job: slurm (sbatch job array), k8s (Indexed Job manifest) or list (one shell command per job)")
 	script := fs.String("o", "", "file for the -emit script (default: standard output)")
-	var r resources
-	fs.IntVar(&r.cpus, "cpus", 2, "CPUs per job")
-	fs.IntVar(&r.memMiB, "mem", 4096, "memory per job, MiB")
-	fs.IntVar(&r.gpus, "gpus", 0, "GPUs per job")
-	fs.StringVar(&r.time, "time", "04:00:00", "Slurm time limit per job")
-	fs.IntVar(&r.parallel, "parallel", 0, "jobs running at once (Slurm %M, Kubernetes parallelism; 0: no limit)")
-	fs.StringVar(&r.partition, "partition", "", "Slurm partition")
-	fs.StringVar(&r.name, "name", "ecl-sweep", "job name")
-	fs.StringVar(&r.image, "image", "ecl:latest", "Kubernetes container image holding the ecl binary")
-	fs.StringVar(&r.pvc, "pvc", "", "Kubernetes persistent volume claim mounted at -out (shared by the jobs)")
+	r := resourceFlags(fs)
 	bin := fs.String("bin", "", "path of the ecl binary the scripts call (default: this one)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	var g grid
-	if *gridPath != "" {
-		b, err := os.ReadFile(*gridPath)
-		if err != nil {
-			return err
-		}
-		dec := json.NewDecoder(strings.NewReader(string(b)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&g); err != nil {
-			return fmt.Errorf("sweep: grid file %s: %w", *gridPath, err)
-		}
-	}
-	if rest := fs.Args(); len(rest) > 0 {
-		if g.Command != "" && g.Command != rest[0] {
-			return fmt.Errorf("sweep: command %s on the command line, %s in %s", rest[0], g.Command, *gridPath)
-		}
-		g.Command, g.Args = rest[0], append(g.Args, rest[1:]...)
-	}
-	g.Vary = append(g.Vary, vary...)
-	jobs, err := g.jobs(*out)
+	g, jobs, err := sweepJobs(*gridPath, fs.Args(), vary, *out)
 	if err != nil {
-		return err
-	}
-	// Every job's command line is checked before anything is written or
-	// run: a flag the study lacks or a setting it refuses would otherwise
-	// stop each job of a submitted array. The job of -run (a script's
-	// task) checks the grid again as it starts.
-	if err := checkJobs(g.Command, jobs); err != nil {
 		return err
 	}
 	switch {
@@ -111,69 +58,79 @@ func runSweep(args []string) error {
 		}
 		return nil
 	}
-	if *bin == "" && *emit == "k8s" {
-		*bin = "ecl" // the image's
-	}
-	self, err := sweepCommand(*bin, *gridPath, *out, g.Command, fs.Args(), vary)
+	self, err := sweepBinary(*bin, *emit)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(*out, "logs"), 0o755); err != nil {
+	command := sweep.Command(self, *gridPath, *out, g.Command, fs.Args(), vary)
+	if err := sweep.WriteFile(*out, sweep.File{Command: g.Command, Jobs: jobs}); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(filepath.Join(*out, "sweep.json"), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(sweepFile{Command: g.Command, Jobs: jobs})
-	}); err != nil {
-		return err
-	}
-	write := func(w io.Writer) error { return emitScript(w, *emit, self, *out, jobs, r) }
+	write := func(w io.Writer) error { return sweep.Script(w, *emit, command, *out, jobs, *r) }
 	if *script == "" {
 		return write(os.Stdout)
 	}
 	return atomicfile.Write(*script, write)
 }
 
-// sweepCommand returns the shell command that runs job I of this sweep
-// (I a shell word): the binary, the grid file and the output directory
-// made absolute.
-func sweepCommand(bin, gridPath, out, command string, rest []string, vary varyFlag) (func(i string) string, error) {
-	if bin == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, err
-		}
-		if strings.Contains(exe, "go-build") {
-			return nil, errors.New("sweep: this binary is go run's temporary one; build ecl (go build ./cmd/ecl) or name it with -bin")
-		}
-		bin = exe
-	}
-	abs := func(p string) string {
-		if a, err := filepath.Abs(p); err == nil {
-			return a
-		}
-		return p
-	}
-	words := []string{bin, "sweep", "-out", abs(out)}
-	if gridPath != "" {
-		words = append(words, "-grid", abs(gridPath))
-	}
-	for _, a := range vary {
-		words = append(words, "-vary", a.Flag+"="+strings.Join(a.Values, ","))
-	}
-	if len(rest) == 0 && gridPath == "" {
-		rest = []string{command}
-	}
-	quote := func(ws []string) string {
-		q := make([]string, len(ws))
-		for i, w := range ws {
-			q[i] = shellQuote(w)
-		}
-		return strings.Join(q, " ")
-	}
-	head, tail := quote(words), quote(rest)
-	return func(i string) string { return strings.TrimSpace(head + " -run " + i + " " + tail) }, nil
+// resourceFlags registers the flags of what each job of a script asks
+// for.
+func resourceFlags(fs *flag.FlagSet) *sweep.Resources {
+	var r sweep.Resources
+	fs.IntVar(&r.CPUs, "cpus", 2, "CPUs per job")
+	fs.IntVar(&r.MemMiB, "mem", 4096, "memory per job, MiB")
+	fs.IntVar(&r.GPUs, "gpus", 0, "GPUs per job")
+	fs.StringVar(&r.Time, "time", "04:00:00", "Slurm time limit per job")
+	fs.IntVar(&r.Parallel, "parallel", 0, "jobs running at once (Slurm %M, Kubernetes parallelism; 0: no limit)")
+	fs.StringVar(&r.Partition, "partition", "", "Slurm partition")
+	fs.StringVar(&r.Name, "name", "ecl-sweep", "job name")
+	fs.StringVar(&r.Image, "image", "ecl:latest", "Kubernetes container image holding the ecl binary")
+	fs.StringVar(&r.PVC, "pvc", "", "Kubernetes persistent volume claim mounted at -out (shared by the jobs)")
+	return &r
 }
 
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+// sweepJobs reads the grid (a -grid file, -vary and the command line
+// rest) and expands it into jobs writing into out. Every job's command
+// line is checked, with its study's own flag set and settings checks,
+// before anything is written or run: a flag the study lacks or a setting
+// it refuses would otherwise stop each job of a submitted array. The job
+// of -run (a script's task) checks the grid again as it starts.
+func sweepJobs(gridPath string, rest []string, vary sweep.Vary, out string) (sweep.Grid, []sweep.Job, error) {
+	g, err := sweep.Load(gridPath, rest, vary)
+	if err != nil {
+		return g, nil, err
+	}
+	if studies[g.Command] == nil {
+		return g, nil, fmt.Errorf("sweep: unknown study command %q (want sim or digits)", g.Command)
+	}
+	jobs, err := g.Jobs(out)
+	if err != nil {
+		return g, nil, err
+	}
+	for _, j := range jobs {
+		if err := studies[g.Command](j.Args[1:], true); err != nil {
+			return g, nil, fmt.Errorf("job %d (%s) would fail: %w (its command line: ecl %s)", j.Index, j.Name, err, strings.Join(j.Args, " "))
+		}
+	}
+	return g, jobs, nil
+}
+
+// sweepBinary is the ecl binary a script calls: bin, else the image's
+// for k8s, else this one (refused when go run built it, in a temporary
+// folder).
+func sweepBinary(bin, emit string) (string, error) {
+	switch {
+	case bin != "":
+		return bin, nil
+	case emit == "k8s":
+		return "ecl", nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if strings.Contains(exe, "go-build") {
+		return "", errors.New("sweep: this binary is go run's temporary one; build ecl (go build ./cmd/ecl) or name it with -bin")
+	}
+	return exe, nil
+}

@@ -3,73 +3,9 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
-
-func TestGridJobs(t *testing.T) {
-	g := grid{Command: "sim", Args: []string{"-runs", "1"}, Vary: []axis{{"seed", []string{"1:3"}}, {"shifts", []string{"normal", "uniform"}}}}
-	jobs, err := g.jobs("out")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(jobs) != 6 {
-		t.Fatalf("%d jobs, want 6", len(jobs))
-	}
-	want := []string{"sim", "-runs", "1", "-seed=2", "-shifts=uniform", "-out", filepath.Join("out", "seed=2_shifts=uniform")}
-	if j := jobs[3]; j.Index != 3 || j.Name != "seed=2_shifts=uniform" || !slices.Equal(j.Args, want) {
-		t.Errorf("job 3: %+v, want args %v", j, want)
-	}
-	for _, bad := range []grid{
-		{Command: "eval"},
-		{Command: "sim", Args: []string{"-out", "x"}},
-		{Command: "sim", Vary: []axis{{"seed", []string{"3:1"}}}},
-	} {
-		if _, err := bad.jobs("out"); err == nil {
-			t.Errorf("grid %+v accepted", bad)
-		}
-	}
-}
-
-func TestEmitScripts(t *testing.T) {
-	cmd := func(i string) string { return "/bin/ecl sweep -out /o -run " + i + " sim -runs 1" }
-	r := resources{cpus: 3, memMiB: 2048, gpus: 1, parallel: 2, time: "1:00:00", name: "n", image: "img", pvc: "claim"}
-	jobs, err := grid{Command: "sim", Vary: []axis{{"seed", []string{"1:6"}}}}.jobs("/o")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	if err := emitScript(&b, "slurm", cmd, "/o", jobs, r); err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range []string{"#SBATCH --array=0-5%2", "#SBATCH --cpus-per-task=3", "#SBATCH --mem=2048M", "#SBATCH --gres=gpu:1", `exec /bin/ecl sweep -out /o -run "$SLURM_ARRAY_TASK_ID" sim -runs 1`} {
-		if !strings.Contains(b.String(), line+"\n") {
-			t.Errorf("slurm script lacks %q:\n%s", line, b.String())
-		}
-	}
-	b.Reset()
-	if err := emitScript(&b, "k8s", cmd, "/o", jobs, r); err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range []string{"completionMode: Indexed", "completions: 6", "parallelism: 2", `\"$JOB_COMPLETION_INDEX\" sim -runs 1"]`, "nvidia.com/gpu: 1", `claimName: "claim"`} {
-		if !strings.Contains(b.String(), line) {
-			t.Errorf("k8s manifest lacks %q:\n%s", line, b.String())
-		}
-	}
-	b.Reset()
-	// Each line of a list says which settings its job has.
-	want := cmd("0") + "  # job 0: -seed=1 -out /o/seed=1\n" + cmd("1") + "  # job 1: -seed=2 -out /o/seed=2\n"
-	if err := emitScript(&b, "list", cmd, "/o", jobs[:2], r); err != nil || b.String() != want {
-		t.Errorf("list: %q, %v; want %q", b.String(), err, want)
-	}
-	if err := emitScript(&b, "pbs", cmd, "/o", jobs, r); err == nil {
-		t.Error("unknown kind accepted")
-	}
-	if got := shellQuote("it's a b"); got != `'it'\''s a b'` {
-		t.Errorf("shellQuote: %s", got)
-	}
-}
 
 // ecl sweep -run I runs job I's study alone, into its folder.
 func TestSweepRunsOneJob(t *testing.T) {

@@ -2,7 +2,8 @@
 // result and an existing file is never lost: the content goes to a temporary
 // file in the same directory, which is synced and renamed over the target
 // only when everything was written, and the directory is synced after the
-// rename so that the new name survives a crash.
+// rename so that the new name survives a crash. ReplaceDir replaces a
+// folder as a whole the same way, by renames.
 //
 // A process killed between writing and renaming leaves its temporary file
 // (".NAME.tmp…") behind; the next Write of the same path removes it, and

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -11,19 +11,31 @@ import (
 	"github.com/ecl-go/ecl/experiment"
 )
 
-// diff is the paired per-seed difference B − A of one metric in one shift
-// and setup: its mean over the seeds both methods ran and a 95% bootstrap
-// interval.
-type diff struct {
-	shift               experiment.ShiftID
-	setup, a, b, metric string
-	seeds               int
-	mean, lo, hi        float64
+// Diff is the paired per-seed difference B − A of one metric in one shift
+// and setup: its mean over the Seeds both methods ran and a 95% bootstrap
+// interval [Lo, Hi], as fractions (NLL as is).
+type Diff struct {
+	Shift               experiment.ShiftID
+	Setup, A, B, Metric string
+	Seeds               int
+	Mean, Lo, Hi        float64
+}
+
+// Compare sets r.Diffs to the differences B − A of methods a and b in
+// r.Metrics (Uncal, ECL-toplabel, …), for every shift and setup where both
+// have rows, resampling seeds reps times from seed.
+func (r *Report) Compare(a, b string, reps int, seed uint64) error {
+	diffs, err := pairedDiffs(r.Results, a, b, r.Metrics, reps, seed)
+	if err != nil {
+		return err
+	}
+	r.Diffs = diffs
+	return nil
 }
 
 // pairedDiffs computes the differences B − A for every shift and setup
 // where both methods have rows, resampling seeds reps times.
-func pairedDiffs(rs []experiment.Result, a, b string, names []string, reps int, seed uint64) ([]diff, error) {
+func pairedDiffs(rs []experiment.Result, a, b string, names []string, reps int, seed uint64) ([]Diff, error) {
 	type key struct {
 		shift experiment.ShiftID
 		setup string
@@ -60,7 +72,7 @@ func pairedDiffs(rs []experiment.Result, a, b string, names []string, reps int, 
 		}
 		pairs[k][r.Seed] = p
 	}
-	var out []diff
+	var out []Diff
 	for _, k := range order {
 		var seeds []uint64
 		for s, p := range pairs[k] {
@@ -79,7 +91,7 @@ func pairedDiffs(rs []experiment.Result, a, b string, names []string, reps int, 
 				va[i], vb[i] = p[0].Target.Get(m), p[1].Target.Get(m)
 			}
 			mean, lo, hi := metrics.PairedDifference(va, vb, reps, 0.95, rand.New(rand.NewPCG(seed, 0xd1ff)))
-			out = append(out, diff{shift: k.shift, setup: k.setup, a: a, b: b, metric: m, seeds: len(seeds), mean: mean, lo: lo, hi: hi})
+			out = append(out, Diff{Shift: k.shift, Setup: k.setup, A: a, B: b, Metric: m, Seeds: len(seeds), Mean: mean, Lo: lo, Hi: hi})
 		}
 	}
 	if len(out) == 0 {
@@ -88,11 +100,11 @@ func pairedDiffs(rs []experiment.Result, a, b string, names []string, reps int, 
 	return out, nil
 }
 
-// diffText writes the paired differences of -compare, one a line.
-func (r report) diffText(w io.Writer) error {
+// DiffText writes the paired differences of Compare, one a line.
+func (r Report) DiffText(w io.Writer) error {
 	var b strings.Builder
-	for _, d := range r.diffs {
-		fmt.Fprintf(&b, "%s − %s, %s, %s: %+.3f [%+.3f, %+.3f] (%d seeds, 95%% bootstrap)\n", d.b, d.a, d.shift, d.metric, scale(d.metric)*d.mean, scale(d.metric)*d.lo, scale(d.metric)*d.hi, d.seeds)
+	for _, d := range r.Diffs {
+		fmt.Fprintf(&b, "%s − %s, %s, %s: %+.3f [%+.3f, %+.3f] (%d seeds, 95%% bootstrap)\n", d.B, d.A, d.Shift, d.Metric, scale(d.Metric)*d.Mean, scale(d.Metric)*d.Lo, scale(d.Metric)*d.Hi, d.Seeds)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

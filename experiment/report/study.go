@@ -1,37 +1,23 @@
-package main
-
-// The study commands' output: progress bars, tables and result files.
+package report
 
 import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ecl-go/ecl/experiment"
 	"github.com/ecl-go/ecl/internal/atomicfile"
 )
 
-// isTerminal reports whether f is a terminal.
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func bar(done, total, width int) string {
-	n := done * width / max(total, 1)
-	return "[" + strings.Repeat("#", n) + strings.Repeat(" ", width-n) + "]"
-}
-
-// printTables writes one table per shift: target metrics ×100 (NLL as is),
-// mean ± std over seeds, the source accuracy and ECE, and for ECL rows the
-// seeds on which the paradigm's own error beat Uncal.
-func printTables(w io.Writer, head string, ss []experiment.Summary, took time.Duration) {
+// StudyTables writes a study's tables under the line "head, took": one
+// table per shift, every target metric ×100 (NLL as is), mean ± std over
+// seeds, the source accuracy and ECE, and for ECL rows the seeds on which
+// the paradigm's own error beat Uncal and CE-finetune.
+func StudyTables(w io.Writer, head string, ss []experiment.Summary, took time.Duration) {
 	fmt.Fprintf(w, "%s, %s\n", head, took.Round(time.Second))
 	shift := ""
 	for _, s := range ss {
@@ -73,17 +59,10 @@ func pm(s experiment.Stat, percent bool, runs int) string {
 	return fmt.Sprintf(f+"±"+f, k*s.Mean, k*s.Std)
 }
 
-// writeResults writes results.json (command line, per-seed results and
-// summaries) and results.csv (one row per model), each atomically.
-// printUnfit lists the rows whose method could not be fitted (left out of
-// the tables), one "not fitted:" line each.
-func printUnfit(w io.Writer, unfit []string) {
-	for _, u := range unfit {
-		fmt.Fprintln(w, "not fitted:", u)
-	}
-}
-
-func writeResults(dir string, args []string, rs []experiment.Result, ss []experiment.Summary) error {
+// WriteResults writes dir/results.json (the command line args, per-seed
+// results and summaries) and dir/results.csv (one row per fitted model,
+// every target and source metric), each atomically.
+func WriteResults(dir string, args []string, rs []experiment.Result, ss []experiment.Summary) error {
 	err := atomicfile.Write(filepath.Join(dir, "results.json"), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"encoding/csv"
@@ -12,14 +12,23 @@ import (
 	"github.com/ecl-go/ecl/experiment"
 )
 
-// report is what ecl report writes, in every format.
-type report struct {
-	metrics   []string
-	summaries []experiment.Summary
-	results   []experiment.Result
-	diffs     []diff
-	missing   []string
-	unfit     []string // the rows whose method could not be fitted, and why
+// Formats are the formats of Write.
+var Formats = []string{"text", "md", "latex", "csv"}
+
+// Write writes the tables in format, one of Formats: text (Text), md
+// (Markdown), latex (LaTeX) or csv (CSV).
+func (r Report) Write(w io.Writer, format string) error {
+	switch format {
+	case "text":
+		return r.Text(w)
+	case "md":
+		return r.Markdown(w)
+	case "latex":
+		return r.LaTeX(w)
+	case "csv":
+		return r.CSV(w)
+	}
+	return fmt.Errorf("report: format %q: want text, md, latex or csv", format)
 }
 
 // scale is a metric's factor in the tables: points for the rates, NLL as is.
@@ -64,10 +73,10 @@ func wins(n, runs int, delta float64) string {
 }
 
 // blocks splits the summaries by shift and setup, in order.
-func (r report) blocks() [][]experiment.Summary {
+func (r Report) blocks() [][]experiment.Summary {
 	var out [][]experiment.Summary
-	for i, s := range r.summaries {
-		if i == 0 || s.Shift != r.summaries[i-1].Shift || s.Setup != r.summaries[i-1].Setup {
+	for i, s := range r.Summaries {
+		if i == 0 || s.Shift != r.Summaries[i-1].Shift || s.Setup != r.Summaries[i-1].Setup {
 			out = append(out, nil)
 		}
 		out[len(out)-1] = append(out[len(out)-1], s)
@@ -77,8 +86,8 @@ func (r report) blocks() [][]experiment.Summary {
 
 // title names a block: its shift, and its setup too when the shift has
 // several.
-func (r report) title(block []experiment.Summary) string {
-	for _, s := range r.summaries {
+func (r Report) title(block []experiment.Summary) string {
+	for _, s := range r.Summaries {
 		if s.Shift == block[0].Shift && s.Setup != block[0].Setup {
 			return block[0].Shift.String() + " (" + block[0].Setup + ")"
 		}
@@ -95,10 +104,10 @@ func pad(s string, width int) string {
 	return s + strings.Repeat(" ", max(width-n, 1))
 }
 
-// text writes one table per shift: target metrics in % (NLL as is), mean ±
+// Text writes one table per shift: target metrics in % (NLL as is), mean ±
 // std over seeds, and the seeds-improved columns of the ECL rows (the
 // layout of README.md's sim table).
-func (r report) text(w io.Writer) error {
+func (r Report) Text(w io.Writer) error {
 	var b strings.Builder
 	for i, block := range r.blocks() {
 		if i > 0 {
@@ -106,64 +115,64 @@ func (r report) text(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "shift %s: target metrics in %%, %s\n", r.title(block), overSeeds(block))
 		line := pad("method", textWidths["method"])
-		for _, m := range r.metrics {
+		for _, m := range r.Metrics {
 			line += pad(m, textWidths[m])
 		}
 		b.WriteString(line + pad("vs Uncal", textWidths["vs Uncal"]) + "vs CE-ft\n")
 		for _, s := range block {
 			line := pad(s.Method.String(), textWidths["method"])
-			for _, m := range r.metrics {
+			for _, m := range r.Metrics {
 				line += pad(cell(s.Target[m], m, "±", s.Runs), textWidths[m])
 			}
 			line += pad(wins(s.Wins, s.Runs, s.Delta), textWidths["vs Uncal"]) + wins(s.WinsCtl, s.Runs, s.DeltaCtl)
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}
 	}
-	if len(r.diffs) > 0 {
+	if len(r.Diffs) > 0 {
 		b.WriteString("\n")
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-	return r.diffText(w)
+	return r.DiffText(w)
 }
 
-// markdown writes the tables as Markdown, the paired differences and the
+// Markdown writes the tables as Markdown, the paired differences and the
 // missing runs as lists.
-func (r report) markdown(w io.Writer) error {
+func (r Report) Markdown(w io.Writer) error {
 	var b strings.Builder
 	for i, block := range r.blocks() {
 		if i > 0 {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "**%s** (%s; target, %%, %s)\n\n| method |", block[0].Shift, block[0].Setup, overSeeds(block))
-		for _, m := range r.metrics {
+		for _, m := range r.Metrics {
 			b.WriteString(" " + m + " |")
 		}
-		b.WriteString(" vs Uncal | vs CE-ft |\n|---|" + strings.Repeat("---|", len(r.metrics)+2) + "\n")
+		b.WriteString(" vs Uncal | vs CE-ft |\n|---|" + strings.Repeat("---|", len(r.Metrics)+2) + "\n")
 		for _, s := range block {
 			fmt.Fprintf(&b, "| %s |", s.Method)
-			for _, m := range r.metrics {
+			for _, m := range r.Metrics {
 				b.WriteString(" " + cell(s.Target[m], m, " ± ", s.Runs) + " |")
 			}
 			fmt.Fprintf(&b, " %s | %s |\n", wins(s.Wins, s.Runs, s.Delta), wins(s.WinsCtl, s.Runs, s.DeltaCtl))
 		}
 	}
-	if len(r.diffs) > 0 {
+	if len(r.Diffs) > 0 {
 		fmt.Fprintf(&b, "\nPaired per-seed differences (95%% bootstrap intervals):\n\n")
-		for _, d := range r.diffs {
-			fmt.Fprintf(&b, "- %s − %s, %s, %s: %+.3f [%+.3f, %+.3f] over %d seeds\n", d.b, d.a, d.shift, d.metric, scale(d.metric)*d.mean, scale(d.metric)*d.lo, scale(d.metric)*d.hi, d.seeds)
+		for _, d := range r.Diffs {
+			fmt.Fprintf(&b, "- %s − %s, %s, %s: %+.3f [%+.3f, %+.3f] over %d seeds\n", d.B, d.A, d.Shift, d.Metric, scale(d.Metric)*d.Mean, scale(d.Metric)*d.Lo, scale(d.Metric)*d.Hi, d.Seeds)
 		}
 	}
-	if len(r.unfit) > 0 {
+	if len(r.Unfit) > 0 {
 		fmt.Fprintf(&b, "\nRows not fitted (left out of the tables):\n\n")
-		for _, u := range r.unfit {
+		for _, u := range r.Unfit {
 			fmt.Fprintf(&b, "- %s\n", u)
 		}
 	}
-	if len(r.missing) > 0 {
+	if len(r.Missing) > 0 {
 		fmt.Fprintf(&b, "\nMissing runs:\n\n")
-		for _, m := range r.missing {
+		for _, m := range r.Missing {
 			fmt.Fprintf(&b, "- %s\n", m)
 		}
 	}
@@ -179,16 +188,16 @@ func latexEscape(s string) string {
 // higherIsBetter reports whether larger values of the metric are better.
 func higherIsBetter(metric string) bool { return metric == "ACC" }
 
-// latex writes one booktabs table per shift, mean $\pm$ std, the best mean
+// LaTeX writes one booktabs table per shift, mean $\pm$ std, the best mean
 // of each column in bold.
-func (r report) latex(w io.Writer) error {
+func (r Report) LaTeX(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("% ecl report; needs \\usepackage{booktabs}\n")
 	for _, block := range r.blocks() {
 		// The best mean as printed, per column.
 		printed := func(s experiment.Summary, m string) float64 { return math.Round(scale(m) * s.Target[m].Mean * 1000) }
 		best := map[string]float64{}
-		for _, m := range r.metrics {
+		for _, m := range r.Metrics {
 			var vals []float64
 			for _, s := range block {
 				vals = append(vals, printed(s, m))
@@ -199,14 +208,14 @@ func (r report) latex(w io.Writer) error {
 			}
 		}
 		fmt.Fprintf(&b, "\\begin{table}\n\\centering\n\\caption{%s: target metrics (%%, NLL as is), mean $\\pm$ std over seeds}\n", latexEscape(block[0].Shift.String()+", "+block[0].Setup))
-		fmt.Fprintf(&b, "\\begin{tabular}{l%s}\n\\toprule\nMethod", strings.Repeat("c", len(r.metrics)+2))
-		for _, m := range r.metrics {
+		fmt.Fprintf(&b, "\\begin{tabular}{l%s}\n\\toprule\nMethod", strings.Repeat("c", len(r.Metrics)+2))
+		for _, m := range r.Metrics {
 			b.WriteString(" & " + m)
 		}
 		b.WriteString(" & vs Uncal & vs CE-ft \\\\\n\\midrule\n")
 		for _, s := range block {
 			b.WriteString(latexEscape(s.Method.String()))
-			for _, m := range r.metrics {
+			for _, m := range r.Metrics {
 				c := cell(s.Target[m], m, " $\\pm$ ", s.Runs)
 				if printed(s, m) == best[m] {
 					c = "\\textbf{" + c + "}"
@@ -221,10 +230,10 @@ func (r report) latex(w io.Writer) error {
 	return err
 }
 
-// csv writes one row per shift, setup and method: the runs, every
+// CSV writes one row per shift, setup and method: the runs, every
 // metric's mean and std (fractions, NLL as is) and the seeds-improved
 // columns.
-func (r report) csv(w io.Writer) error {
+func (r Report) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"shift", "setup", "method", "runs"}
 	for _, m := range experiment.ScoreNames {
@@ -232,7 +241,7 @@ func (r report) csv(w io.Writer) error {
 	}
 	cw.Write(append(head, "wins_uncal", "delta_uncal", "wins_ce_finetune", "delta_ce_finetune"))
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	for _, s := range r.summaries {
+	for _, s := range r.Summaries {
 		row := []string{s.Shift.String(), s.Setup, s.Method.String(), strconv.Itoa(s.Runs)}
 		for _, m := range experiment.ScoreNames {
 			row = append(row, g(s.Target[m].Mean), g(s.Target[m].Std))
