@@ -153,11 +153,7 @@ type Calibration struct {
 // outcomes; o has been checked.
 func binned(conf, outcome []float64, o Options) Calibration {
 	edges, index := binning(conf, o)
-	nb := len(edges) - 1
-	if o.Convention == TorchMetrics {
-		nb++ // the bin [1, 1]
-	}
-	res := Calibration{N: len(conf), Bins: make([]Bin, nb)}
+	res := Calibration{N: len(conf), Bins: make([]Bin, binCount(edges, o))}
 	for i, c := range conf {
 		j := index(c)
 		if j < 0 {
@@ -169,6 +165,21 @@ func binned(conf, outcome []float64, o Options) Calibration {
 		b.Conf += c
 		b.Acc += outcome[i]
 	}
+	finish(&res, edges, o)
+	return res
+}
+
+// binCount is the number of bins of edges under o's convention.
+func binCount(edges []float64, o Options) int {
+	if o.Convention == TorchMetrics {
+		return len(edges) // the bin [1, 1]
+	}
+	return len(edges) - 1
+}
+
+// finish turns res's per-bin sums of confidences (Conf) and outcomes (Acc)
+// into means, sets the bins' edges and Used, and res.Error.
+func finish(res *Calibration, edges []float64, o Options) {
 	agg := aggregator{norm: o.Norm, n: float64(res.N)}
 	for j := range res.Bins {
 		b := &res.Bins[j]
@@ -187,7 +198,6 @@ func binned(conf, outcome []float64, o Options) Calibration {
 		}
 	}
 	res.Error = agg.value()
-	return res
 }
 
 // netcalEps is numpy's float64 machine epsilon, netcal's clipping margin.
