@@ -57,7 +57,8 @@ type Study struct {
 	// Control adds the CE-finetune row: the ECL stage's schedule with the
 	// cross-entropy term only.
 	Control bool
-	// Methods lists the baselines to add as rows (see Methods).
+	// Methods lists the baselines to add as rows: keys of Methods, each
+	// once (ParseMethods reads a list).
 	Methods []string
 	Loss    ecl.Config // Bins, Tau, NProx, EMA, Reduce
 	Metrics metrics.Options
@@ -338,6 +339,7 @@ func (s Study) validate() error {
 		inRange("Loss.EMA", s.Loss.EMA, 0, 1),
 		atLeast("AuxFolds", s.AuxFolds, 2, true),
 		s.auxFit(),
+		checkMethods(s.Methods),
 	)
 }
 
