@@ -6,8 +6,8 @@ import (
 	"github.com/ecl-go/ecl/tensor"
 )
 
-// focalGamma is the focal loss's γ, Lin et al.'s choice (2017), with which
-// Mukhoti et al. (2020) found networks better calibrated than with CE.
+// focalGamma is the focal loss's γ, Lin et al.'s choice (2017); Mukhoti
+// et al. (2020) study the loss as a train-time calibration method.
 const focalGamma = 2
 
 // focalLoss is the loss of the "focal" method (registry): the focal loss

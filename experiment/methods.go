@@ -43,12 +43,12 @@ func registry[T tensor.Float]() []fitter[T] {
 		{Method{"transcal", "TransCal", true, "TransCal's temperature (Wang et al., 2020) from the held-out source's errors, weighted by a balanced domain classifier"}, fitTransCal[T]},
 		{Method{"pseudocal", "PseudoCal", true, "a temperature fitted on mixed-up target inputs against their pseudo-labels (Hu et al., 2024)"}, fitPseudoCal[T]},
 		{Method{"isotonic", "Isotonic", true, "isotonic regression (Zadrozny & Elkan, 2002) of each class probability on the held-out source"}, fitIsotonic[T]},
-		{Method{"softece", "Soft-ECE", false, "fine-tuned with CE + 1·Soft-ECE on the source (Karandikar et al., 2021)"}, regularised(softECETerm[T])},
-		{Method{"dece", "DECE", false, "fine-tuned with CE + 0.5·DECE on the source (Bohdal et al., 2023)"}, regularised(deceTerm[T])},
-		{Method{"kde", "KDE", false, "fine-tuned with CE + 1·ECE^KDE on the source (Popordanoska et al., 2022; canonical, p = 1, bandwidth chosen on each batch)"}, regularised(kdeTerm[T])},
-		{Method{"drl", "DRL", false, "fine-tuned and evaluated in the density-ratio-scaled predictive form (Wang et al., IJCAI 2023)"}, fitDRL[T]},
-		{Method{"oracle", "Oracle", false, "fine-tuned with CE + 1·Soft-ECE on the labelled target (uses target labels)"}, regularised(oracleTerm[T])},
-		{Method{"focal", "Focal", false, "fine-tuned with the focal loss (Lin et al., 2017; γ = 2) in place of CE"}, fineTuned(focalLoss[T])},
+		{Method{"softece", "Soft-ECE", false, "the loss CE + 1·Soft-ECE on the source (Karandikar et al., 2021)"}, regularised(softECETerm[T])},
+		{Method{"dece", "DECE", false, "the loss CE + 0.5·DECE on the source (Bohdal et al., 2023)"}, regularised(deceTerm[T])},
+		{Method{"kde", "KDE", false, "the loss CE + 1·ECE^KDE on the source (Popordanoska et al., 2022; canonical, p = 1, bandwidth chosen on each batch)"}, regularised(kdeTerm[T])},
+		{Method{"drl", "DRL", false, "the predictive form with the logits scaled by density ratios, trained on source batches and evaluated with the ratios (Wang et al., IJCAI 2023)"}, fitDRL[T]},
+		{Method{"oracle", "Oracle", false, "the loss CE + 1·Soft-ECE on the labelled target (uses target labels)"}, regularised(oracleTerm[T])},
+		{Method{"focal", "Focal", false, "the focal loss (Lin et al., 2017; γ = 2) in place of CE"}, fineTuned(focalLoss[T])},
 	}
 }
 

@@ -11,7 +11,8 @@
 //
 // A run is a function of its configuration and seed that returns its
 // results: its models are steps that each return a row (arm.steps), and the
-// baselines are a registry of methods (Method), one file per family. Runs
+// baselines are a registry of methods (Method, methods.go), each a line
+// with a fit written once for both element types (docs/extending.md). Runs
 // may be computed several at a time in worker processes (Study.Jobs and
 // Exec; ServeRuns and RunClient carry the requests), giving the results of
 // runs computed one after another.
