@@ -16,9 +16,9 @@ import (
 type Method struct {
 	Key, Name string
 	// PostHoc methods recalibrate the base model's outputs; the others
-	// train a copy of it. The post-hoc methods of a study run first, in
-	// order, sharing one random stream; each other one draws from the
-	// same stream of its run as CE-finetune, on the same batches.
+	// train a copy of it. The post-hoc methods of a run come first, in
+	// order, sharing one random stream; each other one starts the run's
+	// fine-tuning stream afresh, as CE-finetune does.
 	PostHoc bool
 	About   string
 }

@@ -72,9 +72,9 @@ type Recipe struct {
 	// Loss holds the ECL settings other than paradigm and classes.
 	Loss ecl.Config
 	// WholeNetwork makes the ECL stage, the control and FineTune train
-	// the backbone with the main head (the paper does not
-	// say which; the reference code trains the main head alone). The
-	// auxiliary head then reads the changing backbone's features.
+	// the backbone with the main head (the paper does not say which; the
+	// reference code trains the main head alone). The auxiliary head then
+	// reads the changing backbone's features.
 	WholeNetwork bool
 	// Trace, when set, receives each epoch of the ECL stage and of
 	// FineTune with a Term (two more backward passes per batch).
