@@ -119,9 +119,9 @@ func (a *arm[T]) predict(method MethodID, m *ecl.Classifier[T]) row {
 // ECL in each of the paradigms.
 func (a *arm[T]) steps(methods []string, control bool, paradigms []ecl.Paradigm) ([]step, error) {
 	steps := []step{func() (row, error) { return a.predict(Uncal, a.base), nil }}
-	var ms []Method
+	var ms []fitter[T]
 	for _, key := range methods {
-		m, ok := lookupMethod(key)
+		m, ok := lookupMethod[T](key)
 		if !ok {
 			return nil, fmt.Errorf("experiment: unknown method %q (want one of %v)", key, Methods)
 		}
@@ -140,7 +140,7 @@ func (a *arm[T]) steps(methods []string, control bool, paradigms []ecl.Paradigm)
 				if !m.PostHoc {
 					rng, a.stepStream = a.stream(4)
 				}
-				src, tgt, err := fitMethod(m, a, rng)
+				src, tgt, err := m.fit(a, rng)
 				return row{method: Baseline(m.Name), src: src, tgt: tgt}, err
 			})
 		}

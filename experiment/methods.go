@@ -3,65 +3,135 @@ package experiment
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/tensor"
 )
 
-// Method is a baseline the studies know, in one place: its key in
-// -methods, its row's name, its kind and how it is fitted on an arm (a base
-// model with its data). Each family of methods registers its own in its
-// file (posthoc.go, traintime.go); adding a method is one registration and
-// its fit function there.
+// Method is a baseline the studies know: its key in Study.Methods (and
+// -methods), its row's name, its kind and what it is, in a line (the
+// commands' help and docs/commands.md list them).
 type Method struct {
 	Key, Name string
 	// PostHoc methods recalibrate the base model's outputs; the others
-	// train a copy of it. The post-hoc methods of a study run first, in
-	// order, sharing one random stream.
+	// train a copy of it. The post-hoc methods of a run come first, in
+	// order, sharing one random stream; each other one starts the run's
+	// fine-tuning stream afresh, as CE-finetune does.
 	PostHoc bool
-	// fit32 and fit64 are the fit function instantiated for the two
-	// element types (the digits and the simulation study): it returns the
-	// method's probabilities on the arm's evaluated source and target.
-	fit32 func(a *arm[float32], rng *rand.Rand) (src, tgt []float64, err error)
-	fit64 func(a *arm[float64], rng *rand.Rand) (src, tgt []float64, err error)
+	About   string
 }
 
-// registry holds the methods in registration order.
-var registry []Method
+// fitter is a Method with its fit for the element type T (float32 in the
+// digits and images studies, float64 in the simulation): fit returns the
+// method's probabilities on the arm's evaluated source and target.
+type fitter[T tensor.Float] struct {
+	Method
+	fit func(a *arm[T], rng *rand.Rand) (src, tgt []float64, err error)
+}
 
-// Methods lists the keys of the registered methods, in registration order.
-var Methods []string
-
-// register adds m to the registry; a key registered twice is a
-// programming error.
-func register(m Method) {
-	if _, ok := lookupMethod(m.Key); ok {
-		panic(fmt.Sprintf("experiment: method %q registered twice", m.Key))
+// registry lists every method with its fit for T, in the order of the
+// tables and of "all". A fit is written once, generic in T, and serves
+// both element types. Adding a method is a line here and its fit, or its
+// loss for a fine-tuned method, in its own file (docs/extending.md walks
+// through focal.go).
+func registry[T tensor.Float]() []fitter[T] {
+	return []fitter[T]{
+		{Method{"ts", "TS", true, "temperature scaling (Guo et al., 2017) fitted on the held-out source"}, fitTS[T]},
+		{Method{"cpcs", "CPCS", true, "a temperature fitted with the Brier score on the held-out source weighted by p_t/p_s (after Park et al., 2020)"}, fitCPCS[T]},
+		{Method{"transcal", "TransCal", true, "TransCal's temperature (Wang et al., 2020) from the held-out source's errors, weighted by a balanced domain classifier"}, fitTransCal[T]},
+		{Method{"pseudocal", "PseudoCal", true, "a temperature fitted on mixed-up target inputs against their pseudo-labels (Hu et al., 2024)"}, fitPseudoCal[T]},
+		{Method{"isotonic", "Isotonic", true, "isotonic regression (Zadrozny & Elkan, 2002) of each class probability on the held-out source"}, fitIsotonic[T]},
+		{Method{"softece", "Soft-ECE", false, "the loss CE + 1·Soft-ECE on the source (Karandikar et al., 2021)"}, regularised(softECETerm[T])},
+		{Method{"dece", "DECE", false, "the loss CE + 0.5·DECE on the source (Bohdal et al., 2023)"}, regularised(deceTerm[T])},
+		{Method{"kde", "KDE", false, "the loss CE + 1·ECE^KDE on the source (Popordanoska et al., 2022; canonical, p = 1, bandwidth chosen on each batch)"}, regularised(kdeTerm[T])},
+		{Method{"drl", "DRL", false, "the predictive form with the logits scaled by density ratios, trained on source batches and evaluated with the ratios (Wang et al., IJCAI 2023)"}, fitDRL[T]},
+		{Method{"oracle", "Oracle", false, "the loss CE + 1·Soft-ECE on the labelled target (uses target labels)"}, regularised(oracleTerm[T])},
+		{Method{"focal", "Focal", false, "the focal loss (Lin et al., 2017; γ = 2) in place of CE"}, fineTuned(focalLoss[T])},
 	}
-	registry = append(registry, m)
-	Methods = append(Methods, m.Key)
 }
 
-// lookupMethod is the method registered under key.
-func lookupMethod(key string) (Method, bool) {
-	for _, m := range registry {
-		if m.Key == key {
-			return m, true
+// Registered lists the methods in table order.
+func Registered() []Method {
+	var out []Method
+	for _, f := range registry[float64]() {
+		out = append(out, f.Method)
+	}
+	return out
+}
+
+// Methods lists the keys of the methods in table order: what "all" stands
+// for in Study.Methods.
+var Methods = keys()
+
+func keys() []string {
+	var out []string
+	for _, m := range Registered() {
+		out = append(out, m.Key)
+	}
+	return out
+}
+
+// lookupMethod is the method registered under key, with its fit for T.
+func lookupMethod[T tensor.Float](key string) (fitter[T], bool) {
+	for _, f := range registry[T]() {
+		if f.Key == key {
+			return f, true
 		}
 	}
-	return Method{}, false
+	return fitter[T]{}, false
 }
 
-// fitMethod runs m's fit function for a's element type.
-func fitMethod[T tensor.Float](m Method, a *arm[T], rng *rand.Rand) (src, tgt []float64, err error) {
-	switch a := any(a).(type) {
-	case *arm[float32]:
-		return m.fit32(a, rng)
-	case *arm[float64]:
-		return m.fit64(a, rng)
+// ParseMethods reads a list of methods as the study commands' -methods
+// takes it: keys of Methods, comma-separated, each once and spelled as
+// listed; "all" for every method; "none" or "" for none. A name that is
+// not a key is a *SettingError of Methods naming the keys.
+func ParseMethods(list string) ([]string, error) {
+	switch list {
+	case "", "none":
+		return nil, nil
+	case "all":
+		return slices.Clone(Methods), nil
 	}
-	panic("experiment: arm of an unknown element type")
+	ms := strings.Split(list, ",")
+	if err := checkMethods(ms); err != nil {
+		return nil, err
+	}
+	return ms, nil
+}
+
+// checkMethods is a SettingError for the first of keys that is not a
+// method's key or is there twice.
+func checkMethods(keys []string) *SettingError {
+	want := "a comma list of " + strings.Join(Methods, ", ") + ", each at most once; all; or none"
+	for i, key := range keys {
+		switch {
+		case !slices.Contains(Methods, key):
+			return &SettingError{"Methods", key, want + methodHint(key)}
+		case slices.Contains(keys[:i], key):
+			return &SettingError{"Methods", key, want + " (" + key + " is listed twice)"}
+		}
+	}
+	return nil
+}
+
+// methodHint says what a name that is not a method's key may have meant:
+// a key or a row name in other letters, a row name, or a row that is not a
+// method's.
+func methodHint(name string) string {
+	for _, m := range Registered() {
+		switch {
+		case name == m.Name:
+			return fmt.Sprintf(" (%s is the row of method %s)", name, m.Key)
+		case strings.EqualFold(name, m.Key) || strings.EqualFold(name, m.Name):
+			return fmt.Sprintf(" (method %s, row %s)", m.Key, m.Name)
+		}
+	}
+	if n := strings.ToLower(name); n == "uncal" || n == "ce-finetune" || n == "ecl" || strings.HasPrefix(n, "ecl-") {
+		return " (the Uncal, CE-finetune and ECL rows are not methods: a study always has Uncal's; the control adds CE-finetune's and the paradigms ECL's)"
+	}
+	return ""
 }
 
 // RowKind is the kind of model a result scores.

@@ -12,16 +12,11 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// The post-hoc family: temperature scaling fitted on the held-out source
-// ("ts"), importance-weighted temperature with the Brier score ("cpcs"),
-// TransCal ("transcal") and PseudoCal, a temperature fitted on mixed-up
-// target inputs with pseudo-labels ("pseudocal").
-func init() {
-	register(Method{Key: "ts", Name: "TS", PostHoc: true, fit32: fitTS[float32], fit64: fitTS[float64]})
-	register(Method{Key: "cpcs", Name: "CPCS", PostHoc: true, fit32: fitCPCS[float32], fit64: fitCPCS[float64]})
-	register(Method{Key: "transcal", Name: "TransCal", PostHoc: true, fit32: fitTransCal[float32], fit64: fitTransCal[float64]})
-	register(Method{Key: "pseudocal", Name: "PseudoCal", PostHoc: true, fit32: fitPseudoCal[float32], fit64: fitPseudoCal[float64]})
-}
+// The post-hoc family (registry): temperature scaling fitted on the
+// held-out source (fitTS), importance-weighted temperature with the Brier
+// score (fitCPCS), TransCal and PseudoCal, a temperature fitted on mixed-up
+// target inputs with pseudo-labels; each recalibrates the base model's
+// logits.
 
 // float64s copies t's elements to float64, row-major.
 func float64s[T tensor.Float](t *tensor.Tensor[T]) []float64 {

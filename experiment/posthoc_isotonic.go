@@ -7,15 +7,11 @@ import (
 	"github.com/ecl-go/ecl/tensor"
 )
 
-// Isotonic regression ("isotonic", Zadrozny & Elkan, 2002), the
-// non-parametric counterpart of TS without a correction for the shift: each
-// class probability of the base model mapped by the non-decreasing
+// fitIsotonic is isotonic regression (Zadrozny & Elkan, 2002), the
+// non-parametric counterpart of TS without a correction for the shift:
+// each class probability of the base model mapped by the non-decreasing
 // function fitted on the held-out source (calib.FitIsotonic, one-vs-rest,
 // rows renormalised).
-func init() {
-	register(Method{Key: "isotonic", Name: "Isotonic", PostHoc: true, fit32: fitIsotonic[float32], fit64: fitIsotonic[float64]})
-}
-
 func fitIsotonic[T tensor.Float](a *arm[T], _ *rand.Rand) (src, tgt []float64, err error) {
 	lv, ls, lt := a.baseLogits()
 	iso, err := calib.FitIsotonic(lv, a.classes, a.val.Y)

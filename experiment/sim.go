@@ -11,7 +11,8 @@
 //
 // A run is a function of its configuration and seed that returns its
 // results: its models are steps that each return a row (arm.steps), and the
-// baselines are a registry of methods (Method), one file per family. Runs
+// baselines are a registry of methods (Method, methods.go), each a line
+// with a fit written once for both element types (docs/extending.md). Runs
 // may be computed several at a time in worker processes (Study.Jobs and
 // Exec; ServeRuns and RunClient carry the requests), giving the results of
 // runs computed one after another.
@@ -57,7 +58,8 @@ type Study struct {
 	// Control adds the CE-finetune row: the ECL stage's schedule with the
 	// cross-entropy term only.
 	Control bool
-	// Methods lists the baselines to add as rows (see Methods).
+	// Methods lists the baselines to add as rows: keys of Methods, each
+	// once (ParseMethods reads a list).
 	Methods []string
 	Loss    ecl.Config // Bins, Tau, NProx, EMA, Reduce
 	Metrics metrics.Options
@@ -338,6 +340,7 @@ func (s Study) validate() error {
 		inRange("Loss.EMA", s.Loss.EMA, 0, 1),
 		atLeast("AuxFolds", s.AuxFolds, 2, true),
 		s.auxFit(),
+		checkMethods(s.Methods),
 	)
 }
 

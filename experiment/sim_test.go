@@ -69,9 +69,9 @@ func TestPostHocKeepsAccuracy(t *testing.T) {
 	for _, r := range rs {
 		byMethod[r.Method.String()] = r
 	}
-	for _, m := range []string{"Soft-ECE", "DECE", "KDE", "DRL", "Oracle"} {
-		if _, ok := byMethod[m]; !ok {
-			t.Errorf("no %s row", m)
+	for _, m := range Registered() {
+		if _, ok := byMethod[m.Name]; !ok {
+			t.Errorf("no %s row", m.Name)
 		}
 	}
 	for _, m := range []string{"TS", "CPCS", "TransCal", "PseudoCal"} {

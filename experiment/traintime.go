@@ -13,45 +13,53 @@ import (
 	"github.com/ecl-go/ecl/train"
 )
 
-// The train-time family: a copy of the base model fine-tuned on the ECL
-// stage's schedule with the source cross-entropy plus a regulariser —
-// 1·Soft-ECE on the source ("softece", Karandikar et al.), 0.5·DECE
-// ("dece", Bohdal et al.), 1·ECE^KDE ("kde", Popordanoska et al.;
-// canonical, p = 1, bandwidth chosen on each batch; the weights are our
-// choice, the papers leave them to tuning) or 1·Soft-ECE on the labelled
-// target ("oracle") — and DRL, the robust predictive form trained and
-// evaluated with density ratios ("drl").
-func init() {
-	register(Method{Key: "softece", Name: "Soft-ECE", fit32: regularised(softECETerm[float32]), fit64: regularised(softECETerm[float64])})
-	register(Method{Key: "dece", Name: "DECE", fit32: regularised(deceTerm[float32]), fit64: regularised(deceTerm[float64])})
-	register(Method{Key: "kde", Name: "KDE", fit32: regularised(kdeTerm[float32]), fit64: regularised(kdeTerm[float64])})
-	register(Method{Key: "drl", Name: "DRL", fit32: fitDRL[float32], fit64: fitDRL[float64]})
-	register(Method{Key: "oracle", Name: "Oracle", fit32: regularised(oracleTerm[float32]), fit64: regularised(oracleTerm[float64])})
-}
+// The train-time family (registry): a copy of the base model fine-tuned
+// on the ECL stage's schedule (train.FineTune) with the source
+// cross-entropy plus a regulariser (regularised) — 1·Soft-ECE on the
+// source (Karandikar et al.), 0.5·DECE (Bohdal et al.), 1·ECE^KDE
+// (Popordanoska et al.; canonical, p = 1, bandwidth chosen on each batch;
+// the weights are our choice, the papers leave them to tuning) or 1·Soft-ECE
+// on the labelled target (the oracle) — or with a loss in place of the
+// cross-entropy (fineTuned: focal.go); and DRL, the robust predictive form
+// trained and evaluated with density ratios.
 
 // term is a regulariser of the source and target probabilities ps, pt of
 // a pair of batches s, t, for k classes.
 type term[T tensor.Float] func(k int, ps, pt *autograd.Var[T], s, t datasets.Split[T]) *autograd.Var[T]
 
-// regularised is the fit of a train-time method with regulariser r: a copy
-// of the base model trained by train.Regularised.
+// regularised is the fit of a method fine-tuned with CE + r.
 func regularised[T tensor.Float](r term[T]) func(a *arm[T], rng *rand.Rand) (src, tgt []float64, err error) {
 	return func(a *arm[T], rng *rand.Rand) (src, tgt []float64, err error) {
-		m, err := a.models.copy(a.classes)
-		if err != nil {
-			return nil, nil, err
-		}
 		k := a.classes
-		reg := func(ps, pt *autograd.Var[T], s, t datasets.Split[T]) *autograd.Var[T] { return r(k, ps, pt, s, t) }
-		rec, _, err := a.training(a.recipe, m, a.stepStream, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := train.Regularised(rng, rec, m, a.src, a.tgt, reg); err != nil {
-			return nil, nil, err
-		}
-		return probs(m, a.evalSrc, k), probs(m, a.evalTgt, k), nil
+		return a.fineTune(rng, train.Objective[T]{Term: func(ps, pt *autograd.Var[T], s, t datasets.Split[T]) *autograd.Var[T] {
+			return r(k, ps, pt, s, t)
+		}})
 	}
+}
+
+// fineTuned is the fit of a method fine-tuned with loss in place of the
+// cross-entropy.
+func fineTuned[T tensor.Float](loss train.Loss[T]) func(a *arm[T], rng *rand.Rand) (src, tgt []float64, err error) {
+	return func(a *arm[T], rng *rand.Rand) (src, tgt []float64, err error) {
+		return a.fineTune(rng, train.Objective[T]{Loss: loss})
+	}
+}
+
+// fineTune trains a copy of the base model with obj (train.FineTune) and
+// returns its probabilities on the evaluated source and target.
+func (a *arm[T]) fineTune(rng *rand.Rand, obj train.Objective[T]) (src, tgt []float64, err error) {
+	m, err := a.models.copy(a.classes)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, _, err := a.training(a.recipe, m, a.stepStream, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := train.FineTune(rng, rec, m, a.src, a.tgt, obj); err != nil {
+		return nil, nil, err
+	}
+	return probs(m, a.evalSrc, a.classes), probs(m, a.evalTgt, a.classes), nil
 }
 
 // softECE is Soft-ECE of probabilities p [N, k] against labels.

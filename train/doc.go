@@ -11,6 +11,11 @@
 // the adaptive λ = β^γ is Recipe.Adaptive. In both, stage 3 updates only the
 // main head, as the reference code does.
 //
+// Other methods fine-tune the main head on the ECL stage's schedule and
+// batches with FineTune: an Objective whose Loss replaces the
+// cross-entropy (the focal loss of package experiment, say) or whose Term
+// is added to it (Soft-ECE, DECE); Control is the cross-entropy alone.
+//
 // The auxiliary head can be fitted to see a covariate shift without target
 // labels: AuxWeighted weights each source sample's loss (importance
 // weights p_t/p_s, Shimodaira 2000), CrossFitAux gives each sample the

@@ -307,7 +307,7 @@ func TestTraceRecordsWithoutChangingTraining(t *testing.T) {
 	}
 }
 
-// A traced Regularised stage trains as an untraced one, also with a term
+// A traced FineTune with a Term trains as an untraced one, also with a term
 // that reaches only one domain's logits (here the target's, as the oracle
 // does) or only the source's.
 func TestTraceOfOneDomainTerm(t *testing.T) {
@@ -333,7 +333,7 @@ func TestTraceOfOneDomainTerm(t *testing.T) {
 				}
 				return autograd.MeanAll(autograd.Mul(p, p))
 			}
-			if err := Regularised(r, rec, m, src, tgt, term); err != nil {
+			if err := FineTune(r, rec, m, src, tgt, Objective[float64]{Term: term}); err != nil {
 				t.Fatal(err)
 			}
 			if trace && epochs != 2 {
@@ -416,6 +416,11 @@ func TestStagesCheckTheirData(t *testing.T) {
 		{"auxiliary head", func() error { return Aux(r, rec, ecl.ClassWise, m, bad) }},
 		{"ECL-classwise", func() error { return ECL(r, rec, ecl.ClassWise, m, good, bad, 3, nil) }},
 		{"CE-finetune", func() error { return Control(r, rec, m, bad, good) }},
+		{"fine-tuning", func() error {
+			return FineTune(r, rec, m, good, bad, Objective[float64]{Loss: func(ls, _ *autograd.Var[float64], s, _ datasets.Split[float64]) *autograd.Var[float64] {
+				return nn.CrossEntropy(ls, s.Y)
+			}})
+		}},
 		{"DRL", func() error { return DRL(r, rec, m, bad, make([]float64, 4)) }},
 	} {
 		err := c.run()

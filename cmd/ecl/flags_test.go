@@ -3,28 +3,38 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ecl-go/ecl/experiment"
 )
 
-func TestParseMethods(t *testing.T) {
-	for in, want := range map[string][]string{
-		"":                 nil,
-		"none":             nil,
-		"all":              experiment.Methods,
-		"uncal,ts,ecl":     {"ts"},
-		"ts,pseudocal,kde": {"ts", "pseudocal", "kde"},
-	} {
-		got, err := parseMethods(in)
-		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("%q: %v, %v; want %v", in, got, err, want)
+// TestMethodsFlag: every study command's -methods takes the keys its
+// help lists (every registered method's, with its row), all and none, and
+// rejects any other name, row names and the Uncal and ECL rows among them,
+// naming the flag and listing the keys.
+func TestMethodsFlag(t *testing.T) {
+	var keys []string
+	for _, m := range experiment.Registered() {
+		keys = append(keys, m.Key)
+		if !strings.Contains(methodsHelp(), m.Key+" ("+m.Name+")") {
+			t.Errorf("-methods help %q does not list %s (%s)", methodsHelp(), m.Key, m.Name)
 		}
 	}
-	if _, err := parseMethods("ts,platt"); err == nil {
-		t.Error("unknown method accepted")
+	required := map[string][]string{"images": {"-data", t.TempDir(), "-target", "sketch"}}
+	for name, study := range studies {
+		args := func(list string) []string { return append([]string{"-methods", list, "-out", ""}, required[name]...) }
+		for _, list := range append(keys, "all", "none", strings.Join(keys, ",")) {
+			if err := study(args(list), true); err != nil {
+				t.Errorf("ecl %s -methods %s: %v", name, list, err)
+			}
+		}
+		for _, bad := range []string{"uncal", "ecl", "Uncal", "TS", "ts,ts", "ts,platt"} {
+			err := study(args(bad), true)
+			if err == nil || !strings.HasPrefix(err.Error(), "-methods ") || !strings.Contains(err.Error(), strings.Join(keys, ", ")) {
+				t.Errorf("ecl %s -methods %s: error %v, want one naming -methods and listing %v", name, bad, err, keys)
+			}
+		}
 	}
 }
 

@@ -122,7 +122,7 @@ type studyDefaults struct {
 // that need parsing, with the study's output directory and command line.
 func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func(out string, args []string) error {
 	paradigms := fs.String("paradigms", d.paradigms, "comma list of ECL paradigms: toplabel, classwise, canonical")
-	methods := fs.String("methods", d.methods, "comma list of baselines to add: "+strings.Join(experiment.Methods, ", ")+", all, or none")
+	methods := fs.String("methods", d.methods, methodsHelp())
 	fs.BoolVar(&s.Control, "control", true, "add the CE-finetune row (the ECL stage without ECL)")
 	fs.IntVar(&s.Runs, "runs", d.runs, "seeds per setting")
 	fs.Uint64Var(&s.Seed, "seed", 1, "first seed; runs use seed, seed+1, …")
@@ -148,8 +148,8 @@ func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func(out
 		if s.Paradigms, err = parseList("paradigms", *paradigms, ecl.ParseParadigm); err != nil {
 			return err
 		}
-		if s.Methods, err = parseMethods(*methods); err != nil {
-			return err
+		if s.Methods, err = experiment.ParseMethods(*methods); err != nil {
+			return flagError(err)
 		}
 		// The plain fit alone is the default, left out of the run records.
 		if s.AuxFit = strings.Split(*auxFit, ","); slices.Equal(s.AuxFit, []string{"plain"}) {
@@ -185,6 +185,15 @@ func studyFlags(fs *flag.FlagSet, s *experiment.Study, d studyDefaults) func(out
 	}
 }
 
+// methodsHelp lists the keys -methods takes, each with its row's name.
+func methodsHelp() string {
+	var keys []string
+	for _, m := range experiment.Registered() {
+		keys = append(keys, m.Key+" ("+m.Name+")")
+	}
+	return "comma list of baselines to add, by key (row): " + strings.Join(keys, ", ") + "; all; or none"
+}
+
 // settingFlags names the flag of each study setting, for flagError.
 var settingFlags = map[string]string{
 	"Runs": "runs", "LambdaCE": "lambda-ce", "Gamma": "gamma",
@@ -192,7 +201,7 @@ var settingFlags = map[string]string{
 	"Points": "points", "Hidden": "hidden", "Batch": "batch",
 	"BaseEpochs": "base-epochs", "AuxEpochs": "aux-epochs", "ECLEpochs": "ecl-epochs",
 	"BaseLR": "base-lr", "AuxLR": "aux-lr", "ECLLR": "ecl-lr",
-	"Lambda": "lambda", "Recipe": "recipe",
+	"Lambda": "lambda", "Recipe": "recipe", "Methods": "methods",
 	// ecl digits
 	"Epochs": "epochs", "LR": "lr", "CheckpointEvery": "checkpoint-every", "Arch": "arch", "AuxData": "aux-data", "AuxFit": "aux-fit", "AuxFolds": "aux-folds",
 	"Split.Target": "target", "Split.Sources": "sources", "Split.ValFraction": "val",

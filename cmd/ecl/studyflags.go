@@ -5,7 +5,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/ecl-go/ecl/ecl"
@@ -22,29 +21,6 @@ func flagError(err error) error {
 		}
 	}
 	return err
-}
-
-// parseMethods reads -methods: a comma list of baselines, all, or
-// empty/none. "uncal" and "ecl" may be listed too: their rows are always
-// there (ECL's in the paradigms of -paradigms).
-func parseMethods(s string) ([]string, error) {
-	switch s {
-	case "", "none":
-		return nil, nil
-	case "all":
-		return experiment.Methods, nil
-	}
-	var ms []string
-	for _, m := range strings.Split(s, ",") {
-		switch {
-		case m == "uncal" || m == "ecl":
-		case slices.Contains(experiment.Methods, m):
-			ms = append(ms, m)
-		default:
-			return nil, fmt.Errorf("-methods: unknown method %q (want %s, all or none)", m, strings.Join(experiment.Methods, ", "))
-		}
-	}
-	return ms, nil
 }
 
 func parseReduce(s string) (ecl.Reduction, error) {
