@@ -65,6 +65,11 @@ func Registered() []Method {
 // for in Study.Methods.
 var Methods = keys()
 
+// PaperMethods are the methods the paper compares ECL with: every method
+// but focal. The digits and images studies run them by default, so their
+// default runs (and run keys) stay those of the paper's comparison.
+var PaperMethods = slices.DeleteFunc(slices.Clone(Methods), func(key string) bool { return key == "focal" })
+
 func keys() []string {
 	var out []string
 	for _, m := range Registered() {

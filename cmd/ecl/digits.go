@@ -16,7 +16,7 @@ func runDigits(args []string) error { return digitsStudy(args, false) }
 func digitsStudy(args []string, check bool) error {
 	fs := flag.NewFlagSet("digits", flag.ContinueOnError)
 	var c experiment.DigitsConfig
-	parseStudy := studyFlags(fs, &c.Study, studyDefaults{paradigms: "toplabel,classwise,canonical", methods: "all", runs: 3, lambdaCE: "0: 1", jobs: 1})
+	parseStudy := studyFlags(fs, &c.Study, studyDefaults{paradigms: "toplabel,classwise,canonical", methods: strings.Join(experiment.PaperMethods, ","), runs: 3, lambdaCE: "0: 1", jobs: 1})
 	dir := fs.String("data", "", "data directory holding mnist/, usps/, svhn/ (default $ECL_DATA, else ./data; fill it with ecl data fetch)")
 	fs.StringVar(&c.Split.Target, "target", "mnist", "target domain: mnist, usps, svhn or synth")
 	sources := fs.String("sources", "", "comma list of source domains (default: every other domain whose files are present, and synth)")

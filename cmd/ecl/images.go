@@ -17,7 +17,7 @@ func runImages(args []string) error { return imagesStudy(args, false) }
 func imagesStudy(args []string, check bool) error {
 	fs := flag.NewFlagSet("images", flag.ContinueOnError)
 	var c experiment.ImagesConfig
-	parseStudy := studyFlags(fs, &c.Study, studyDefaults{paradigms: "toplabel,classwise,canonical", methods: "all", runs: 3, lambdaCE: "0: 1", jobs: 1})
+	parseStudy := studyFlags(fs, &c.Study, studyDefaults{paradigms: "toplabel,classwise,canonical", methods: strings.Join(experiment.PaperMethods, ","), runs: 3, lambdaCE: "0: 1", jobs: 1})
 	fs.StringVar(&c.Dir, "data", "", "the dataset root: one folder per domain (PACS: art_painting, cartoon, photo, sketch; ImageNet-Sketch: imagenet, sketch), each with the same class folders (required)")
 	fs.StringVar(&c.Split.Target, "target", "", "the target domain, a folder of -data (required)")
 	sources := fs.String("sources", "", "comma list of source domains (default: every other domain)")
