@@ -20,7 +20,10 @@ const KDENoInterval = "ECE^KDE has no interval: its smoothing bias at these samp
 // L1Interval around their bias-corrected estimates; the L2 error
 // L2Interval, its debiased estimate DebiasedInterval; MCE MCEInterval (no
 // bootstrap); ECE^KDE none, with a note saying why (KDENoInterval).
-// Differences get basic intervals.
+// Differences get basic intervals. With equal-width bins each sample's
+// bins are found once and a resample only sums them (resampled); equal-mass
+// bins, whose edges move with the resample, recompute every metric on the
+// resampled rows.
 // It returns notes on what was left out.
 func BootstrapReport(r *Report, probs1, probs2 []float64, k int, labels []int, o Options, canonical bool, reps int, seed uint64) ([]string, error) {
 	n := len(labels)
@@ -41,12 +44,33 @@ func BootstrapReport(r *Report, probs1, probs2 []float64, k int, labels []int, o
 			dst[name] = append(dst[name], v)
 		}
 	}
-	Resample(n, reps, rand.New(rand.NewPCG(seed, 0)), func(_ int, idx []int) {
-		collect(vals1, probs1, idx, 0)
-		if probs2 != nil {
-			collect(vals2, probs2, idx, 0)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	if fastResample(o) {
+		var sets []*resampled
+		for _, p := range [][]float64{probs1, probs2} {
+			if p == nil {
+				continue
+			}
+			s, err := newResampled(p, k, labels, o, canonical)
+			if err != nil {
+				return nil, err
+			}
+			sets = append(sets, s)
 		}
-	})
+		dst := []map[string][]float64{vals1, vals2}
+		resampleAll(sets, n, reps, rng, func(set int, st map[string]float64) {
+			for name, v := range st {
+				dst[set][name] = append(dst[set][name], v)
+			}
+		})
+	} else {
+		Resample(n, reps, rng, func(_ int, idx []int) {
+			collect(vals1, probs1, idx, 0)
+			if probs2 != nil {
+				collect(vals2, probs2, idx, 0)
+			}
+		})
+	}
 	if firstErr != nil {
 		return nil, firstErr
 	}
