@@ -74,6 +74,21 @@ func FromSliceOn[T Float](dev Device[T], data []T, shape ...int) *Tensor[T] {
 	return &Tensor[T]{shape: shape, strides: contiguousStrides(shape), buf: dev.Upload(data)}
 }
 
+// Wrap is a CPU tensor of shape backed by data itself, without copying:
+// writes through either change both (HostData is the way back). With no
+// shape it is 1-D of len(data).
+func Wrap[T Float](data []T, shape ...int) *Tensor[T] {
+	if shape == nil {
+		shape = []int{len(data)}
+	}
+	checkShape("Wrap", shape)
+	if numel(shape) != len(data) {
+		panic(shapeError("Wrap", [][]int{{len(data)}, shape}, "%d values for shape %v", len(data), shape))
+	}
+	shape = append([]int{}, shape...)
+	return &Tensor[T]{shape: shape, strides: contiguousStrides(shape), buf: &cpuBuffer[T]{data: data}}
+}
+
 // FromSlice copies data into a new CPU tensor; see FromSliceOn.
 func FromSlice[T Float](data []T, shape ...int) *Tensor[T] {
 	return FromSliceOn[T](CPU[T]{}, data, shape...)

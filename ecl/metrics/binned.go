@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/ecl-go/ecl/ecl/bins"
+	"github.com/ecl-go/ecl/tensor"
 )
 
 // Scheme chooses how bins are placed on [0, 1].
@@ -321,10 +322,19 @@ func ClasswiseECE(probs []float64, k int, labels []int, o Options) (Classwise, e
 		return Classwise{}, err
 	}
 	res := Classwise{Classes: make([]Calibration, k)}
-	for c := range k {
-		p, is := column(probs, k, labels, c)
-		res.Classes[c] = binned(p, is, o)
-		res.Error += res.Classes[c].Error
+	// Eight columns (a cache line of each row) a pass, the blocks over
+	// the cores.
+	const block = 8
+	tensor.ParallelFor((k+block-1)/block, 40*len(labels)*block, func(lo, hi int) {
+		for c0 := lo * block; c0 < min(hi*block, k); c0 += block {
+			cols := columns(probs, k, labels, c0, min(c0+block, k))
+			for c, col := range cols {
+				res.Classes[c0+c] = binned(col.p, col.is, o)
+			}
+		}
+	})
+	for _, cal := range res.Classes {
+		res.Error += cal.Error
 	}
 	if !o.SumClasses {
 		res.Error /= float64(k)

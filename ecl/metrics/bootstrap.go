@@ -171,33 +171,66 @@ func unfold(a, s float64) float64 {
 	if a <= s*math.Sqrt(2/math.Pi) {
 		return 0
 	}
-	lo, hi := 0.0, a // foldedMean(a, s) ≥ a
-	for range 40 {
-		m := (lo + hi) / 2
-		if foldedMean(m, s) < a {
-			lo = m
-		} else {
-			hi = m
+	return increasingRoot(func(m float64) float64 { return foldedMean(m, s) }, a, a) // foldedMean(a, s) ≥ a
+}
+
+// increasingRoot returns the m in [0, hi] with f(m) = a for f increasing,
+// f(0) < a ≤ f(hi), by regula falsi with the Illinois step (the end that
+// stays has its value halved), to a relative width of 1e-14 or 100 steps.
+func increasingRoot(f func(float64) float64, a, hi float64) float64 {
+	lo, flo, fhi := 0.0, f(0)-a, f(hi)-a
+	side := 0
+	for range 100 {
+		if fhi == 0 || hi-lo <= 1e-14*hi {
+			break
+		}
+		m := hi - fhi*(hi-lo)/(fhi-flo)
+		if !(m > lo && m < hi) {
+			m = (lo + hi) / 2
+		}
+		switch fm := f(m) - a; {
+		case fm < 0:
+			lo, flo = m, fm
+			if side == -1 {
+				fhi /= 2
+			}
+			side = -1
+		default:
+			hi, fhi = m, fm
+			if side == 1 {
+				flo /= 2
+			}
+			side = 1
 		}
 	}
-	return (lo + hi) / 2
+	return hi
 }
 
 // chiMean is E‖X‖ for X ~ N(μ, s²·I_r) with ‖μ‖ = mu: the mean of a
 // noncentral chi distribution of r degrees of freedom,
 // s·√2·Γ((r+1)/2)/Γ(r/2)·M(−1/2, r/2, −λ/2), λ = (mu/s)², M Kummer's
 // function (computed as e^(−λ/2)·M(r/2 + 1/2, r/2, λ/2), a series of
-// positive terms); for λ > 400, where that series loses precision, its
-// expansion mu + (r−1)s²/(2mu) − (r−1)(r−3)s⁴/(8mu³). For r = 1 it is
-// foldedMean.
+// positive terms); for λ > 400, where that series loses precision, the
+// expansion mu + (r−1)s²/(2mu) − (r−1)(r−3)s⁴/(8mu³) where λ > 400(r−1)²,
+// else the expansion of the square root about the mean of ‖X‖². For r = 1
+// it is foldedMean.
 func chiMean(mu, s float64, r int) float64 {
 	if !(s > 0) {
 		return mu
 	}
 	lam := (mu / s) * (mu / s)
-	if lam > 400 {
-		q := float64(r - 1)
+	if q := float64(r - 1); lam > 400 && lam > 400*q*q {
 		return mu + q*s*s/(2*mu) - q*(q-2)*s*s*s*s/(8*mu*mu*mu)
+	}
+	if lam > 400 {
+		// ‖X‖²/s² has mean m = r + λ and cumulants κ₂ = 2(r+2λ),
+		// κ₃ = 8(r+3λ), κ₄ = 48(r+4λ): E√Y ≈ √m·(1 − κ₂/8m² + κ₃/16m³ −
+		// 5(κ₄+3κ₂²)/128m⁴), the expansion of √ about the mean, accurate
+		// to about 1e-7 for m > 400.
+		rf := float64(r)
+		m := rf + lam
+		k2, k3, k4 := 2*(rf+2*lam), 8*(rf+3*lam), 48*(rf+4*lam)
+		return s * math.Sqrt(m) * (1 - k2/(8*m*m) + k3/(16*m*m*m) - 5*(k4+3*k2*k2)/(128*m*m*m*m))
 	}
 	a, b, z := float64(r)/2+0.5, float64(r)/2, lam/2
 	sum, term := 1.0, 1.0
@@ -227,16 +260,7 @@ func unfoldVec(a, s float64, r int) float64 {
 	if a <= chiMean(0, s, r) {
 		return 0
 	}
-	lo, hi := 0.0, a // chiMean(a, s, r) ≥ a
-	for range 50 {
-		m := (lo + hi) / 2
-		if chiMean(m, s, r) < a {
-			lo = m
-		} else {
-			hi = m
-		}
-	}
-	return (lo + hi) / 2
+	return increasingRoot(func(m float64) float64 { return chiMean(m, s, r) }, a, a) // chiMean(a, s, r) ≥ a
 }
 
 // debiasedBin is one bin's bias-corrected |gap| (see DebiasedL1) weighted

@@ -71,17 +71,25 @@ func TopLabel(probs []float64, k int, labels []int) (conf, correct []float64) {
 	return conf, correct
 }
 
-// column returns class c's probabilities and the indicators 1[y = c].
-func column(probs []float64, k int, labels []int, c int) (p, is []float64) {
+// column is one class's probabilities and the indicators 1[y = c].
+type column struct{ p, is []float64 }
+
+// columns returns the columns c0 to c1−1 of probs, read in one pass.
+func columns(probs []float64, k int, labels []int, c0, c1 int) []column {
 	n := len(labels)
-	p, is = make([]float64, n), make([]float64, n)
-	for i := range n {
-		p[i] = probs[i*k+c]
-		if labels[i] == c {
-			is[i] = 1
+	cols := make([]column, c1-c0)
+	for c := range cols {
+		cols[c] = column{make([]float64, n), make([]float64, n)}
+	}
+	for i, y := range labels {
+		for c, v := range probs[i*k+c0 : i*k+c1] {
+			cols[c].p[i] = v
+		}
+		if y >= c0 && y < c1 {
+			cols[y-c0].is[i] = 1
 		}
 	}
-	return p, is
+	return cols
 }
 
 // aggregator combines per-bin gaps into one error: Σ w|gap| (L1),

@@ -206,3 +206,48 @@ func TestKDEBootstrapIntervalMissesTheTruth(t *testing.T) {
 		}
 	}
 }
+
+// TestIncreasingRoot checks the root finder on functions whose roots are
+// known: a line, a steep exponential and the folded normal's mean.
+func TestIncreasingRoot(t *testing.T) {
+	for _, c := range []struct {
+		f        func(float64) float64
+		a, hi, m float64
+	}{
+		{func(x float64) float64 { return 3*x - 1 }, 2, 5, 1},
+		{math.Exp, math.E * math.E * math.E, 10, 3},
+		{func(x float64) float64 { return foldedMean(x, 0.2) }, foldedMean(0.7, 0.2), 0.8, 0.7},
+	} {
+		if got := increasingRoot(c.f, c.a, c.hi); math.Abs(got-c.m) > 1e-12*c.m {
+			t.Errorf("root of f = %v on [0, %v]: %v, want %v", c.a, c.hi, got, c.m)
+		}
+	}
+}
+
+// TestChiMeanManyDimensions compares chiMean with its series summed in
+// logarithms (slow, exact at any λ) where the fast forms take over: many
+// degrees of freedom (the canonical bins at K = 1,000) and λ past 400.
+func TestChiMeanManyDimensions(t *testing.T) {
+	series := func(mu, s float64, r int) float64 {
+		lam := (mu / s) * (mu / s)
+		a, b, z := float64(r)/2+0.5, float64(r)/2, lam/2
+		logT, logSum := 0.0, 0.0
+		for k := 0; k < int(z)+200*int(math.Sqrt(z)+1)+1000; k++ {
+			logT += math.Log((a+float64(k))/(b+float64(k))) + math.Log(z) - math.Log(float64(k+1))
+			hi, lo := max(logSum, logT), min(logSum, logT)
+			logSum = hi + math.Log1p(math.Exp(lo-hi))
+		}
+		lg1, _ := math.Lgamma(float64(r+1) / 2)
+		lg2, _ := math.Lgamma(float64(r) / 2)
+		return s * math.Sqrt2 * math.Exp(lg1-lg2-z+logSum)
+	}
+	for _, r := range []int{3, 10, 100, 999} {
+		for _, lam := range []float64{100, 399, 401, 2000, 1e5} {
+			mu := 0.01 * math.Sqrt(lam)
+			want := series(mu, 0.01, r)
+			if got := chiMean(mu, 0.01, r); math.Abs(got-want) > 1e-6*want {
+				t.Errorf("r %d, λ %v: chiMean %v, series %v", r, lam, got, want)
+			}
+		}
+	}
+}

@@ -114,8 +114,8 @@ func ECEKDE(probs []float64, k int, labels []int, o KDEOptions) (KDEResult, erro
 		res.Value = newKernel(binaryRows(conf), 2).ece(asLabels(correct), h, o.P) / 2
 	case KDEMarginal:
 		for c := range k {
-			p, is := column(probs, k, labels, c)
-			res.Value += newKernel(binaryRows(p), 2).ece(asLabels(is), h, o.P) / 2
+			col := columns(probs, k, labels, c, c+1)[0]
+			res.Value += newKernel(binaryRows(col.p), 2).ece(asLabels(col.is), h, o.P) / 2
 		}
 		if !o.SumClasses {
 			res.Value /= float64(k)

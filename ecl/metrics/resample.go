@@ -50,7 +50,7 @@ func newResampled(probs []float64, k int, labels []int, o Options, canonical boo
 	n := len(labels)
 	conf, correct := TopLabel(probs, k, labels)
 	edges, index := binning(conf, o)
-	s := &resampled{n: n, k: k, o: o, labels: labels, probs: tensor.FromSlice(probs, n, k), edges: edges, nb: binCount(edges, o),
+	s := &resampled{n: n, k: k, o: o, labels: labels, probs: tensor.Wrap(probs, n, k), edges: edges, nb: binCount(edges, o),
 		topBin: make([]int, n), conf: conf, correct: correct, nll: make([]float64, n), brier: make([]float64, n), rowStart: make([]int, n+1), canonical: canonical}
 	for i, y := range labels {
 		row := probs[i*k : (i+1)*k]

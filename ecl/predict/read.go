@@ -167,5 +167,5 @@ func SoftmaxRows(x []float64, k int) []float64 {
 		}
 		x, k = z, 2
 	}
-	return tensor.Softmax(tensor.FromSlice(x, len(x)/k, k), 1).Data()
+	return tensor.HostData(tensor.Softmax(tensor.Wrap(x, len(x)/k, k), 1))
 }
