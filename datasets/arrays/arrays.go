@@ -200,11 +200,13 @@ func ReadNPY(path string) (data []float64, shape []int, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return decodeNPY(f, st.Size(), path)
+	return decodeNPY(f, st.Size(), st.Size(), path)
 }
 
-// decodeNPY reads a .npy stream of exactly size bytes; name labels errors.
-func decodeNPY(f io.Reader, size int64, name string) (data []float64, shape []int, err error) {
+// decodeNPY reads a .npy stream of exactly size bytes, of which held are
+// known to exist (a file's size, a stored archive member's; 0 for a
+// deflated member, whose size is only promised); name labels errors.
+func decodeNPY(f io.Reader, size, held int64, name string) (data []float64, shape []int, err error) {
 	fail := func(off int64, format string, a ...any) error {
 		return fmt.Errorf("%s: offset %d: %s", name, off, fmt.Sprintf(format, a...))
 	}
@@ -244,14 +246,18 @@ func decodeNPY(f io.Reader, size int64, name string) (data []float64, shape []in
 	if n > MaxValues {
 		return nil, nil, fail(start, "shape %v holds %d values, more than the %d this reader accepts (arrays.MaxValues)", h.shape, n, MaxValues)
 	}
-	// The data grow as they arrive: a stream (a .npz member) may promise
-	// more than it holds.
-	data = make([]float64, 0, min(n, 1<<16))
+	// Room for the values the stream is known to hold; beyond that (a
+	// deflated .npz member may promise more than it holds) the data grow
+	// as they arrive, doubling.
+	data = make([]float64, 0, max(min(n, (held-start)/esize), min(n, 1<<16)))
 	chunk := make([]byte, min(n*esize, 1<<20)/esize*esize)
 	for i := int64(0); i < n; {
 		m := min(int64(len(chunk))/esize, n-i)
 		if _, err := io.ReadFull(f, chunk[:m*esize]); err != nil {
 			return nil, nil, fail(start+i*esize, "reading the data: %v", err)
+		}
+		if int64(cap(data)) < i+m {
+			data = append(make([]float64, 0, min(n, max(2*int64(cap(data)), i+m))), data...)
 		}
 		for j := range m {
 			data = append(data, decode(chunk[j*esize:]))

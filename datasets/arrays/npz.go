@@ -3,6 +3,7 @@ package arrays
 import (
 	"archive/zip"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -72,7 +73,11 @@ func ReadNPZ(path, name string) (data []float64, shape []int, err error) {
 		return nil, nil, fmt.Errorf("%s:%s: %v", path, pick.Name, err)
 	}
 	defer r.Close()
-	return decodeNPY(r, int64(pick.UncompressedSize64), path+":"+strings.TrimSuffix(pick.Name, ".npy"))
+	held := int64(0)
+	if st, err := os.Stat(path); err == nil && pick.Method == zip.Store && pick.UncompressedSize64 <= uint64(st.Size()) {
+		held = int64(pick.UncompressedSize64)
+	}
+	return decodeNPY(r, int64(pick.UncompressedSize64), held, path+":"+strings.TrimSuffix(pick.Name, ".npy"))
 }
 
 // loadNPZ is Load for an archive.

@@ -213,40 +213,48 @@ func (s *resampled) canonicalStats(m []int32, st map[string]float64) {
 	k, n := s.k, s.n
 	agg := aggregator{norm: s.o.Norm, n: float64(n)}
 	var sq, deb float64
-	labels := map[int]float64{}
-	sum := make([]float64, k)
+	labelCount := make([]float64, k)
+	var drawn []int // positions in the bin of its drawn samples
+	var sum []float64
 	for b, idx := range s.members {
 		count := 0
-		clear(labels)
-		for _, i := range idx {
+		drawn = drawn[:0]
+		for a, i := range idx {
 			if m[i] > 0 {
 				count += int(m[i])
-				labels[s.labels[i]] += float64(m[i])
+				labelCount[s.labels[i]] += float64(m[i])
+				drawn = append(drawn, a)
 			}
 		}
 		if count == 0 {
 			continue
 		}
+		cnt := float64(count)
+		spread := 1.0
+		for _, a := range drawn {
+			if l := labelCount[s.labels[idx[a]]]; l > 0 {
+				spread -= (l / cnt) * (l / cnt)
+				labelCount[s.labels[idx[a]]] = 0
+			}
+		}
 		norm2 := 0.0
 		if s.gram != nil {
-			g := s.gram[b]
-			for a, i := range idx {
-				if m[i] == 0 {
-					continue
-				}
+			g, w := s.gram[b], len(idx)
+			for _, a := range drawn {
 				row := 0.0
-				for c, j := range idx {
-					row += float64(m[j]) * g[a*len(idx)+c]
+				for _, c := range drawn {
+					row += float64(m[idx[c]]) * g[a*w+c]
 				}
-				norm2 += float64(m[i]) * row
+				norm2 += float64(m[idx[a]]) * row
 			}
 		} else {
+			if sum == nil {
+				sum = make([]float64, k)
+			}
 			clear(sum)
 			p := tensor.HostData(s.probs)
-			for _, i := range idx {
-				if m[i] == 0 {
-					continue
-				}
+			for _, a := range drawn {
+				i := idx[a]
 				w := float64(m[i])
 				for c, v := range p[i*k : (i+1)*k] {
 					sum[c] += w * v
@@ -257,12 +265,7 @@ func (s *resampled) canonicalStats(m []int32, st map[string]float64) {
 				norm2 += v * v
 			}
 		}
-		cnt := float64(count)
 		err := math.Sqrt(max(norm2, 0)) / cnt
-		spread := 1.0
-		for _, l := range labels {
-			spread -= (l / cnt) * (l / cnt)
-		}
 		agg.add(count, err)
 		deb += debiasedVecBin(count, n, err, spread, max(k-1, 1))
 		if count >= 2 {

@@ -156,9 +156,9 @@ func binaryColumns(p []float64) []float64 {
 	return out
 }
 
-// SoftmaxRows returns the softmax of each row of finite logits x [N, k]
-// (the engine's stable one); a single column is a binary logit z, read as
-// the row [0, z] (P(y = 1) = σ(z)).
+// SoftmaxRows returns the softmax of each row of finite logits x [N, k],
+// exp(z − max z)/Σ, rows over the cores; a single column is a binary
+// logit z, read as the row [0, z] (P(y = 1) = σ(z)).
 func SoftmaxRows(x []float64, k int) []float64 {
 	if k == 1 {
 		z := make([]float64, 2*len(x))
@@ -167,5 +167,23 @@ func SoftmaxRows(x []float64, k int) []float64 {
 		}
 		x, k = z, 2
 	}
-	return tensor.HostData(tensor.Softmax(tensor.Wrap(x, len(x)/k, k), 1))
+	out := make([]float64, len(x))
+	tensor.ParallelFor(len(x)/k, 20*k, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row, p := x[i*k:(i+1)*k], out[i*k:(i+1)*k]
+			m := math.Inf(-1)
+			for _, v := range row {
+				m = max(m, v)
+			}
+			s := 0.0
+			for j, v := range row {
+				p[j] = math.Exp(v - m)
+				s += p[j]
+			}
+			for j := range p {
+				p[j] /= s
+			}
+		}
+	})
+	return out
 }
