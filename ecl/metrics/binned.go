@@ -170,6 +170,36 @@ func binned(conf, outcome []float64, o Options) Calibration {
 	return res
 }
 
+// binnedColumns sets cals[c] to binned(column c0+c of probs, 1[y = c0+c], o)
+// for fixed (equal-width) edges, reading the rows once, without copying
+// the columns: each class's sums are added in the order of the samples,
+// as binned adds them.
+func binnedColumns(probs []float64, k int, labels []int, o Options, cals []Calibration, c0 int) {
+	edges, index := binning(nil, o)
+	for c := range cals {
+		cals[c] = Calibration{N: len(labels), Bins: make([]Bin, binCount(edges, o))}
+	}
+	for i, y := range labels {
+		for c, p := range probs[i*k+c0 : i*k+c0+len(cals)] {
+			cal := &cals[c]
+			j := index(p)
+			if j < 0 {
+				cal.Unbinned++
+				continue
+			}
+			b := &cal.Bins[j]
+			b.Count++
+			b.Conf += p
+			if y == c0+c {
+				b.Acc++
+			}
+		}
+	}
+	for c := range cals {
+		finish(&cals[c], edges, o)
+	}
+}
+
 // binCount is the number of bins of edges under o's convention.
 func binCount(edges []float64, o Options) int {
 	if o.Convention == TorchMetrics {
@@ -322,15 +352,20 @@ func ClasswiseECE(probs []float64, k int, labels []int, o Options) (Classwise, e
 		return Classwise{}, err
 	}
 	res := Classwise{Classes: make([]Calibration, k)}
-	// Eight columns (a cache line of each row) a pass, the blocks over
-	// the cores.
-	const block = 8
+	// Blocks of 32 classes over the cores, each read a row at a time: with
+	// fixed edges straight into the bins, with equal-mass edges (which
+	// need each column whole) into columns first.
+	const block = 32
 	tensor.ParallelFor((k+block-1)/block, 40*len(labels)*block, func(lo, hi int) {
 		for c0 := lo * block; c0 < min(hi*block, k); c0 += block {
-			cols := columns(probs, k, labels, c0, min(c0+block, k))
-			for c, col := range cols {
-				res.Classes[c0+c] = binned(col.p, col.is, o)
+			c1 := min(c0+block, k)
+			if o.Scheme == EqualMass {
+				for c, col := range columns(probs, k, labels, c0, c1) {
+					res.Classes[c0+c] = binned(col.p, col.is, o)
+				}
+				continue
 			}
+			binnedColumns(probs, k, labels, o, res.Classes[c0:c1], c0)
 		}
 	})
 	for _, cal := range res.Classes {

@@ -215,7 +215,7 @@ func (s *resampled) canonicalStats(m []int32, st map[string]float64) {
 	var sq, deb float64
 	labelCount := make([]float64, k)
 	var drawn []int // positions in the bin of its drawn samples
-	var sum []float64
+	var sum, wv []float64
 	for b, idx := range s.members {
 		count := 0
 		drawn = drawn[:0]
@@ -239,13 +239,21 @@ func (s *resampled) canonicalStats(m []int32, st map[string]float64) {
 		}
 		norm2 := 0.0
 		if s.gram != nil {
+			// wᵀGw over the lower triangle, w the bin's multiplicities.
 			g, w := s.gram[b], len(idx)
+			if cap(wv) < w {
+				wv = make([]float64, w)
+			}
+			wv = wv[:w]
+			for a, i := range idx {
+				wv[a] = float64(m[i])
+			}
 			for _, a := range drawn {
 				row := 0.0
-				for _, c := range drawn {
-					row += float64(m[idx[c]]) * g[a*w+c]
+				for c, v := range g[a*w : a*w+a] {
+					row += wv[c] * v
 				}
-				norm2 += float64(m[idx[a]]) * row
+				norm2 += wv[a] * (2*row + wv[a]*g[a*w+a])
 			}
 		} else {
 			if sum == nil {
@@ -284,13 +292,18 @@ const resampleChunk = 32
 // resamples at a time, its column sums one GEMM a set, its resamples over
 // the cores.
 func resampleAll(sets []*resampled, n, reps int, rng *rand.Rand, keep func(set int, st map[string]float64)) {
-	mult := make([]int32, resampleChunk*n)
+	// Two buffers of multiplicities: the next chunk is drawn while the
+	// last one is summed.
+	var mult [2][]int32
+	for b := range mult {
+		mult[b] = make([]int32, resampleChunk*n)
+	}
 	mf := make([]float64, resampleChunk*n)
-	flush := func(count int) {
+	flush := func(mult []int32, count int) {
 		for i := range mf[:count*n] {
 			mf[i] = float64(mult[i])
 		}
-		m := tensor.FromSlice(mf[:count*n], count, n)
+		m := tensor.Wrap(mf[:count*n], count, n)
 		for set, s := range sets {
 			cols := tensor.HostData(tensor.MatMul(m, s.probs))
 			out := make([]map[string]float64, count)
@@ -304,16 +317,28 @@ func resampleAll(sets []*resampled, n, reps int, rng *rand.Rand, keep func(set i
 			}
 		}
 	}
-	start := 0
+	var inFlight chan struct{}
+	wait := func() {
+		if inFlight != nil {
+			<-inFlight
+		}
+	}
+	start, cur := 0, 0
 	Resample(n, reps, rng, func(r int, idx []int) {
-		row := mult[(r-start)*n : (r-start+1)*n]
+		row := mult[cur][(r-start)*n : (r-start+1)*n]
 		clear(row)
 		for _, i := range idx {
 			row[i]++
 		}
-		if r-start+1 == resampleChunk || r == reps-1 {
-			flush(r - start + 1)
-			start = r + 1
+		if count := r - start + 1; count == resampleChunk || r == reps-1 {
+			wait()
+			done, buf := make(chan struct{}), mult[cur]
+			go func() {
+				flush(buf, count)
+				close(done)
+			}()
+			inFlight, start, cur = done, r+1, 1-cur
 		}
 	})
+	wait()
 }
