@@ -13,6 +13,7 @@ import (
 
 	"github.com/ecl-go/ecl/datasets/arrays"
 	"github.com/ecl-go/ecl/ecl/calib"
+	"github.com/ecl-go/ecl/ecl/calibrate"
 	"github.com/ecl-go/ecl/ecl/metrics"
 )
 
@@ -149,7 +150,7 @@ func TestCalibrateEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep calibrateReport
+	var rep calibrate.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestCalibrateEndToEnd(t *testing.T) {
 	// not: this smooth fake model is nearly linear between two inputs, so
 	// its predictions on mixed inputs agree with their pseudo-labels.)
 	uncal, ts := rep.Methods[0], rep.Methods[1]
-	for _, m := range []methodReport{uncal, ts} {
+	for _, m := range []calibrate.MethodReport{uncal, ts} {
 		if math.Abs(m.IWECE.Value-m.Target.ECE) > m.Target.ECE/3 {
 			t.Errorf("%s: importance-weighted estimate %v, true target ECE %v", m.Method, m.IWECE.Value, m.Target.ECE)
 		}

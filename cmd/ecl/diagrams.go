@@ -8,25 +8,12 @@ import (
 	"strconv"
 
 	"github.com/ecl-go/ecl/ecl/plot"
-	"github.com/ecl-go/ecl/experiment/report"
-)
-
-// diagramStyle is the reliability diagrams' size and resolution.
-type diagramStyle = plot.DiagramStyle
-
-// The library calls of the study and calibrate commands, under the names
-// their files use.
-var (
-	writeDiagrams      = plot.WriteDiagrams
-	writeStudyDiagrams = report.WriteStudyDiagrams
-	writeResults       = report.WriteResults
-	printTables        = report.StudyTables
 )
 
 // diagramFlags registers -diagram-scale and -diagram-dpi on fs; a value
 // that is not positive (and finite) fails fs.Parse, before any work.
-func diagramFlags(fs *flag.FlagSet) *diagramStyle {
-	s := &diagramStyle{Scale: 1, DPI: plot.DefaultDPI}
+func diagramFlags(fs *flag.FlagSet) *plot.DiagramStyle {
+	s := &plot.DiagramStyle{Scale: 1, DPI: plot.DefaultDPI}
 	fs.Func("diagram-scale", "size of the reliability diagrams, a factor on each panel's default (12×10 cm top-label) (default 1)", func(v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(f > 0) || math.IsInf(f, 0) {

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ecl-go/ecl/ecl/plot"
 	"github.com/ecl-go/ecl/experiment"
+	"github.com/ecl-go/ecl/experiment/report"
 )
 
 // domainFlags are a domain study's flags besides the study's and the
@@ -20,7 +22,7 @@ type domainFlags struct {
 	auxData, out       *string
 	auxSoftECE, quiet  *bool
 	device             *string
-	style              *diagramStyle
+	style              *plot.DiagramStyle
 	profiled           func(study func() error) error
 	training           *experiment.Training
 	start              time.Time
@@ -106,7 +108,7 @@ func (f *domainFlags) run(s *experiment.Study, args []string, runAll func() ([]e
 	}
 	summaries := experiment.Summarize(results)
 	head += fmt.Sprintf(", %d runs from seed %d, epochs %d base, %d auxiliary head, %d fine-tuning, batch %d, lr %g", s.Runs, s.Seed, t.Epochs, orEpochs(t.AuxEpochs), orEpochs(t.ECLEpochs), t.Batch, t.LR)
-	printTables(os.Stdout, head, summaries, time.Since(f.start))
+	report.StudyTables(os.Stdout, head, summaries, time.Since(f.start))
 	_, unfit := experiment.Fitted(results)
 	printUnfit(os.Stdout, unfit)
 	experiment.WriteDiagnostics(os.Stdout, results)

@@ -13,7 +13,9 @@ import (
 
 	"github.com/ecl-go/ecl/datasets/sim"
 	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/ecl/plot"
 	"github.com/ecl-go/ecl/experiment"
+	"github.com/ecl-go/ecl/experiment/report"
 )
 
 func runSim(args []string) error { return simStudy(args, false) }
@@ -81,7 +83,7 @@ func simStudy(args []string, check bool) error {
 			return err
 		}
 		summaries := experiment.Summarize(results)
-		printTables(os.Stdout, fmt.Sprintf("recipe %s, %d runs from seed %d", c.Recipe, c.Runs, c.Seed), summaries, time.Since(start))
+		report.StudyTables(os.Stdout, fmt.Sprintf("recipe %s, %d runs from seed %d", c.Recipe, c.Runs, c.Seed), summaries, time.Since(start))
 		_, unfit := experiment.Fitted(results)
 		printUnfit(os.Stdout, unfit)
 		return writeAll(*out, args, results, summaries, *style)
@@ -91,18 +93,18 @@ func simStudy(args []string, check bool) error {
 // writeAll writes the results files and the first seed's reliability
 // diagrams into dir, unless dir is empty; the runs' own files are there
 // already.
-func writeAll(dir string, args []string, results []experiment.Result, summaries []experiment.Summary, style diagramStyle) error {
+func writeAll(dir string, args []string, results []experiment.Result, summaries []experiment.Summary, style plot.DiagramStyle) error {
 	if dir == "" {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := writeResults(dir, args, results, summaries); err != nil {
+	if err := report.WriteResults(dir, args, results, summaries); err != nil {
 		return err
 	}
 	fitted, _ := experiment.Fitted(results)
-	if err := writeStudyDiagrams(dir, fitted, style); err != nil {
+	if err := report.WriteStudyDiagrams(dir, fitted, style); err != nil {
 		return err
 	}
 	fmt.Printf("results and diagrams in %s\n", dir)

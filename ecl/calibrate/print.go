@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 )
 
 // printInputs states what was read and how it was interpreted.
-func printInputs(w io.Writer, r *calibrateReport) {
+func printInputs(w io.Writer, r *Report) {
 	for _, s := range []struct {
 		name string
 		s    predict.Scores
@@ -20,7 +20,7 @@ func printInputs(w io.Writer, r *calibrateReport) {
 }
 
 // printShift prints the shift diagnostics with a reading of them.
-func printShift(w io.Writer, r *calibrateReport) {
+func printShift(w io.Writer, r *Report) {
 	s := r.Shift
 	fmt.Fprintf(w, "shift diagnostics (logistic domain classifier on the %s):\n", r.DomainOn)
 	reading := "the domains are hard to tell apart: little shift is visible"
@@ -44,7 +44,7 @@ func printShift(w io.Writer, r *calibrateReport) {
 }
 
 // printMethods prints one row per method, errors in %.
-func printMethods(w io.Writer, r *calibrateReport, labelled bool) {
+func printMethods(w io.Writer, r *Report, labelled bool) {
 	fmt.Fprintf(w, "\ntop-label ECE in %% (%d bins): raw → bias-corrected [95%% basic bootstrap interval, %d resamples, centred on\nthe bias-corrected value, which the raw one may lie above]; label-free estimates from the importance-weighted\nsource (%d-fold cross-fitted) and from the pseudo-target set; ACC, CwECE and Brier in %%, NLL as is\n", r.Bins, r.Bootstrap, r.EstimateFolds)
 	head := fmt.Sprintf("%-10s %-29s %-29s", "method", "est. IW source ECE", "est. pseudo-target ECE")
 	if labelled {

@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ecl-go/ecl/datasets/arrays"
@@ -17,34 +18,37 @@ import (
 	"github.com/ecl-go/ecl/internal/atomicfile"
 )
 
-// calibrateRun fits every method, writes its target probabilities,
-// parameters and diagrams into dir, prints the diagnostics and the table to
-// w and returns the report.
-func calibrateRun(w io.Writer, src, tgt predict.Scores, ys, yt []int, fsrc, ftgt []float64, d int, pseudo *calib.PseudoSet, cfg calibrateConfig, dir string) (*calibrateReport, error) {
-	k := src.K
-	rep := &calibrateReport{Source: src, Target: tgt, Classes: k, Bins: cfg.bins, Bootstrap: cfg.reps, Seed: cfg.seed, EstimateFolds: cfg.folds}
-	f := calib.FitData{Logits: src.Logits, Labels: ys, Target: tgt.Logits, Features: fsrc, TargetFeatures: ftgt, K: k, D: d}
+// Run fits every method of c on the source, writes each one's calibrated
+// target probabilities, parameters and (with target labels) diagrams into
+// c.Dir, prints the diagnostics and the table to w and returns the report.
+// Methods are fitted concurrently, up to Config.Jobs at a time; the report
+// and the table keep their order.
+func Run(w io.Writer, c Config) (*Report, error) {
+	src, tgt, k := c.Source, c.Target, c.Source.K
+	rep := &Report{Source: src, Target: tgt, Classes: k, Bins: c.Bins, Bootstrap: c.Bootstrap, Seed: c.Seed, EstimateFolds: c.Folds}
+	f := calib.FitData{Logits: src.Logits, Labels: c.SourceLabels, Target: tgt.Logits, Features: c.SourceFeatures, TargetFeatures: c.TargetFeatures, K: k, D: c.D}
 	// The domain classifier reads the features, or else the logits.
-	ds, dt, dd := fsrc, ftgt, d
+	ds, dt, dd := c.SourceFeatures, c.TargetFeatures, c.D
 	rep.DomainOn = "features"
-	if fsrc == nil {
+	if c.SourceFeatures == nil {
 		ds, dt, dd = src.Logits, tgt.Logits, k
 		rep.DomainOn = "logits"
 	}
 	var err error
-	dopt := calib.DomainOptions{Clip: cfg.clip, Seed: cfg.seed}
+	dopt := calib.DomainOptions{Clip: c.Clip, Seed: c.Seed}
 	if f.W, rep.Shift, err = calib.DomainWeights(ds, dt, dd, dopt); err != nil {
 		return nil, err
 	}
-	if slices.Contains(cfg.methods, "transcal") {
+	if slices.Contains(c.Methods, "transcal") {
 		dopt.Balance = true
 		if f.WBalanced, _, err = calib.DomainWeights(ds, dt, dd, dopt); err != nil {
 			return nil, err
 		}
 	}
+	pseudo := c.Pseudo
 	rep.Pseudo = "the model's outputs on mixed target inputs (-pseudo-logits)"
 	if pseudo == nil {
-		set, err := calib.PseudoTarget(tgt.Logits, k, cfg.pseudoBatch, cfg.seed)
+		set, err := calib.PseudoTarget(tgt.Logits, k, c.PseudoBatch, c.Seed)
 		if err != nil {
 			return nil, err
 		}
@@ -58,48 +62,61 @@ func calibrateRun(w io.Writer, src, tgt predict.Scores, ys, yt []int, fsrc, ftgt
 
 	// Cross-fitting folds of the source for the importance-weighted
 	// estimate: each fold is predicted by the method fitted on the others.
-	fold := calib.Folds(len(ys), cfg.folds, cfg.seed)
-	methods := append([]string{"uncal"}, cfg.methods...)
-	for _, m := range methods {
-		start := time.Now()
-		mr, err := calibrateMethod(m, f, fold, *pseudo, yt, cfg, dir, src.Kind)
-		fmt.Fprintf(os.Stderr, "ecl calibrate: %s done in %.1f s\n", m, time.Since(start).Seconds())
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", m, err)
-		}
-		rep.Methods = append(rep.Methods, mr)
+	fold := calib.Folds(len(c.SourceLabels), c.Folds, c.Seed)
+	methods := append([]string{"uncal"}, c.Methods...)
+	rep.Methods = make([]MethodReport, len(methods))
+	errs := make([]error, len(methods))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, max(c.Jobs, 1))
+	for i, m := range methods {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			start := time.Now()
+			rep.Methods[i], errs[i] = method(m, f, fold, *pseudo, c, src.Kind)
+			c.log(fmt.Sprintf("%s done in %.1f s", m, time.Since(start).Seconds()))
+		}()
 	}
-	if fsrc == nil && slices.Contains(cfg.methods, "ecl") {
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", methods[i], err)
+		}
+	}
+	if c.SourceFeatures == nil && slices.Contains(c.Methods, "ecl") {
 		rep.Notes = append(rep.Notes, "ecl: without features the auxiliary P(Y|X) is fitted on the logits, so the ECL term adds little to the source cross-entropy")
 	}
-	printMethods(w, rep, yt != nil)
+	labelled := c.TargetLabels != nil
+	printMethods(w, rep, labelled)
 	for _, n := range rep.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-	fmt.Fprintf(w, "written to %s: report.json, target_probs_METHOD.npy, params_METHOD.json", dir)
-	if yt != nil && cfg.diagrams {
+	fmt.Fprintf(w, "written to %s: report.json, target_probs_METHOD.npy, params_METHOD.json", c.Dir)
+	if labelled && c.Diagrams {
 		fmt.Fprint(w, ", diagrams/")
 	}
 	fmt.Fprintln(w)
 	return rep, nil
 }
 
-// calibrateMethod fits m on all source samples, calibrates the target and
-// computes the estimates; "uncal" is the identity (temperature 1).
-func calibrateMethod(m string, f calib.FitData, fold []int, pseudo calib.PseudoSet, yt []int, cfg calibrateConfig, dir, input string) (methodReport, error) {
+// method fits m on all source samples, calibrates the target and computes
+// the estimates; "uncal" is the identity (temperature 1).
+func method(m string, f calib.FitData, fold []int, pseudo calib.PseudoSet, cfg Config, input string) (MethodReport, error) {
 	k := f.K
-	c, err := calib.Fit(m, f, cfg.fit)
+	yt := cfg.TargetLabels
+	c, err := calib.Fit(m, f, cfg.Fit)
 	if err != nil {
-		return methodReport{}, err
+		return MethodReport{}, err
 	}
-	mr := methodReport{Method: m}
+	mr := MethodReport{Method: m}
 	if m != "uncal" {
 		saved, err := calib.Save(m, k, input, c)
 		if err != nil {
 			return mr, err
 		}
 		mr.Params = saved
-		if err := atomicfile.Write(filepath.Join(dir, "params_"+m+".json"), func(w io.Writer) error {
+		if err := atomicfile.Write(filepath.Join(cfg.Dir, "params_"+m+".json"), func(w io.Writer) error {
 			_, err := w.Write(append(saved, '\n'))
 			return err
 		}); err != nil {
@@ -111,55 +128,66 @@ func calibrateMethod(m string, f calib.FitData, fold []int, pseudo calib.PseudoS
 		return mr, err
 	}
 	mr.ProbsFile = "target_probs_" + m + ".npy"
-	if err := arrays.WriteNPY(filepath.Join(dir, mr.ProbsFile), pt, len(pt)/k, k); err != nil {
+	if err := arrays.WriteNPY(filepath.Join(cfg.Dir, mr.ProbsFile), pt, len(pt)/k, k); err != nil {
 		return mr, err
 	}
 	// Out-of-fold source predictions for the importance-weighted estimate.
 	var ps []float64
-	if cfg.folds == 1 || m == "uncal" {
+	if cfg.Folds == 1 || m == "uncal" {
 		ps, err = c.Apply(f.Logits, k)
 	} else {
-		ps, err = calib.CrossFit(m, f, fold, cfg.folds, cfg.fit)
+		ps, err = calib.CrossFit(m, f, fold, cfg.Folds, cfg.Fit)
 	}
 	if err != nil {
 		return mr, err
 	}
-	if mr.IWECE, err = calib.ECEInterval(ps, k, f.Labels, f.W, cfg.bins, cfg.reps, 0.95, cfg.seed); err != nil {
+	if mr.IWECE, err = calib.ECEInterval(ps, k, f.Labels, f.W, cfg.Bins, cfg.Bootstrap, 0.95, cfg.Seed); err != nil {
 		return mr, err
 	}
 	pp, err := c.Apply(pseudo.Logits, k)
 	if err != nil {
 		return mr, err
 	}
-	if mr.PseudoECE, err = calib.ECEInterval(pp, k, pseudo.Labels, nil, cfg.bins, cfg.reps, 0.95, cfg.seed); err != nil {
+	if mr.PseudoECE, err = calib.ECEInterval(pp, k, pseudo.Labels, nil, cfg.Bins, cfg.Bootstrap, 0.95, cfg.Seed); err != nil {
 		return mr, err
 	}
 	if yt == nil {
 		return mr, nil
 	}
-	r, cals, err := metrics.NewReport(pt, k, yt, metrics.Options{Bins: cfg.bins}, false, metrics.CanonicalAffordable(cfg.bins, k))
+	r, cals, err := metrics.NewReport(pt, k, yt, metrics.Options{Bins: cfg.Bins}, false, metrics.CanonicalAffordable(cfg.Bins, k))
 	if err != nil {
 		return mr, err
 	}
 	r.Probs, r.Scheme = mr.ProbsFile, "width"
 	mr.Target = &r
-	iv, err := calib.ECEInterval(pt, k, yt, nil, cfg.bins, cfg.reps, 0.95, cfg.seed)
+	iv, err := calib.ECEInterval(pt, k, yt, nil, cfg.Bins, cfg.Bootstrap, 0.95, cfg.Seed)
 	if err != nil {
 		return mr, err
 	}
 	mr.TargetECE = &iv
-	if cfg.diagrams {
-		if err := writeDiagrams(filepath.Join(dir, "diagrams"), m+"-", m+" on the target", cals, diagramStyle{Scale: 1, DPI: plot.DefaultDPI}); err != nil {
+	if cfg.Diagrams {
+		if err := plot.WriteDiagrams(filepath.Join(cfg.Dir, "diagrams"), m+"-", m+" on the target", cals, plot.DiagramStyle{Scale: 1, DPI: plot.DefaultDPI}); err != nil {
 			return mr, err
 		}
 	}
 	return mr, nil
 }
 
-// applySaved applies a saved calibrator to a prediction file and writes the
-// calibrated probabilities into dir; with labels it prints the metrics
+// ApplyConfig names a saved calibrator (params_METHOD.json), the
+// predictions to calibrate, read as Mode (auto, logits or probs), their
+// labels (optional), the output directory and the metrics' bins; Warn
+// receives what reading the predictions warns of.
+type ApplyConfig struct {
+	Params, Probs, Labels, Mode, Dir string
+	Bins                             int
+	Warn                             func([]string)
+}
+
+// Apply applies a saved calibrator to a prediction file and writes the
+// calibrated probabilities into a.Dir; with labels it prints the metrics
 // before and after.
-func applySaved(w io.Writer, paramsPath, probsPath, labelsPath, mode, dir string, nbins int) error {
+func Apply(w io.Writer, a ApplyConfig) error {
+	paramsPath, probsPath, labelsPath, mode, dir, nbins := a.Params, a.Probs, a.Labels, a.Mode, a.Dir, a.Bins
 	data, err := os.ReadFile(paramsPath)
 	if err != nil {
 		return err
@@ -172,7 +200,9 @@ func applySaved(w io.Writer, paramsPath, probsPath, labelsPath, mode, dir string
 	if err != nil {
 		return err
 	}
-	warn(s.Warnings)
+	if a.Warn != nil {
+		a.Warn(s.Warnings)
+	}
 	if s.K != saved.Classes {
 		return fmt.Errorf("%s has %d classes, the calibrator in %s was fitted on %d", probsPath, s.K, paramsPath, saved.Classes)
 	}
@@ -213,8 +243,8 @@ func applySaved(w io.Writer, paramsPath, probsPath, labelsPath, mode, dir string
 	return nil
 }
 
-// writeJSON writes v as indented JSON, atomically.
-func writeJSON(path string, v any) error {
+// WriteJSON writes v (a Report) as indented JSON, atomically.
+func WriteJSON(path string, v any) error {
 	return atomicfile.Write(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
