@@ -219,6 +219,10 @@ func softBinStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	as := newAnchorSet[T](sb)
 	e, b := sb.Dim, len(as.norm)
 	xs, ps := HostData(x), HostData(p)
+	if wide := newSoftWide(as, g, d); wide != nil {
+		wide.stats(HostData(out[0]), xs, ps)
+		return
+	}
 	vec, align := newSoftVec(as, g, d), 1
 	if vec != nil {
 		align = 16 // the kernels' rounds
@@ -246,6 +250,10 @@ func softBinStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	as := newAnchorSet[T](sb)
 	e, b := sb.Dim, len(as.norm)
 	xs, ps := HostData(x), HostData(p)
+	if wide := newSoftWide(as, g, d); wide != nil {
+		wide.grad(dxs, dps, ds, xs, ps)
+		return
+	}
 	var grad func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int
 	if vec := newSoftVec(as, g, d); vec != nil {
 		grad = vec.grad(reinterpret[float32](ds))
