@@ -18,6 +18,9 @@ import (
 // On the CPU the kernels run as fused loops over the samples on all cores;
 // the sums go through float64 partial sums over a partition of the samples
 // that depends only on N, so results do not depend on the number of cores.
+// With many anchors and wide values (canonical at K ≥ 128) SoftBinStats
+// holds ω for chunks of 256 samples and takes the statistics and their
+// gradient as matrix products (softWide, softbin_wide.go).
 // The composed versions (tensor ops) run on devices without a body and are
 // the loops' tested reference.
 
