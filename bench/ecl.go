@@ -40,7 +40,8 @@ func (c ECLCase) Name() string {
 
 // ECLCases lists the loss workloads: every paradigm, K = 3 and 10, the
 // mini-batch loss at N = 10², 10⁴, 10⁶ and 10⁷ (the last needs several
-// GB), then the soft-binned estimator at N = 10² and 10⁴.
+// GB), then the soft-binned estimator at N = 10² and 10⁴; each estimator
+// also at K = 1,000 and N = 10⁴ (canonical: 1,000 anchors of 1,000 values).
 func ECLCases() []ECLCase {
 	var cs []ECLCase
 	for _, soft := range []bool{false, true} {
@@ -49,7 +50,11 @@ func ECLCases() []ECLCase {
 			ns = ns[:2]
 		}
 		for _, n := range ns {
-			for _, k := range []int{3, 10} {
+			ks := []int{3, 10}
+			if n == 10_000 {
+				ks = append(ks, 1000)
+			}
+			for _, k := range ks {
 				for _, p := range []ecl.Paradigm{ecl.Canonical, ecl.ClassWise, ecl.TopLabel} {
 					cs = append(cs, ECLCase{Paradigm: p, K: k, N: n, SoftBinned: soft})
 				}

@@ -125,6 +125,15 @@ func TestFusedMatchesComposed(t *testing.T) {
 	}
 }
 
+// TestFusedMatchesComposedWide: canonical at K = 128 (128 anchors and
+// values: the kernels' matrix products) against the composed ops, in
+// float64. In float32 the composed ops lose |k|·ε = ε/τ (τ = 5.8·10⁻⁴
+// here) and so does the path before the products; tensor's tests hold the
+// float32 products to that path's distance from float64.
+func TestFusedMatchesComposedWide(t *testing.T) {
+	compareFused[float64](t, Config{Paradigm: Canonical, Classes: 128}, 1e-9)
+}
+
 func compareFused[T tensor.Float](t *testing.T, cfg Config, rel float64) {
 	t.Helper()
 	p := cfg.Paradigm

@@ -18,6 +18,9 @@ import (
 // On the CPU the kernels run as fused loops over the samples on all cores;
 // the sums go through float64 partial sums over a partition of the samples
 // that depends only on N, so results do not depend on the number of cores.
+// With many anchors and wide values (canonical at K ≥ 128) SoftBinStats
+// holds ω for chunks of 256 samples and takes the statistics and their
+// gradient as matrix products (softWide, softbin_wide.go).
 // The composed versions (tensor ops) run on devices without a body and are
 // the loops' tested reference.
 
@@ -219,6 +222,10 @@ func softBinStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	as := newAnchorSet[T](sb)
 	e, b := sb.Dim, len(as.norm)
 	xs, ps := HostData(x), HostData(p)
+	if wide := newSoftWide(as, g, d); wide != nil {
+		wide.stats(HostData(out[0]), xs, ps)
+		return
+	}
 	vec, align := newSoftVec(as, g, d), 1
 	if vec != nil {
 		align = 16 // the kernels' rounds
@@ -246,6 +253,10 @@ func softBinStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	as := newAnchorSet[T](sb)
 	e, b := sb.Dim, len(as.norm)
 	xs, ps := HostData(x), HostData(p)
+	if wide := newSoftWide(as, g, d); wide != nil {
+		wide.grad(dxs, dps, ds, xs, ps)
+		return
+	}
 	var grad func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int
 	if vec := newSoftVec(as, g, d); vec != nil {
 		grad = vec.grad(reinterpret[float32](ds))

@@ -229,6 +229,9 @@ func (s *anchorSet[T]) uniformRow(w []T, x float64, t []float64) {
 	}
 }
 
+// expUnderflow is the argument below which math.Exp returns 0.
+const expUnderflow = -7.45133219101941108420e+02
+
 // latticeRow is row for lattice anchors, in float64; it reports false,
 // leaving w to the general path, when x is not finite or the terms
 // underflow.
@@ -244,7 +247,10 @@ func (s *anchorSet[T]) latticeRow(w, x []T, tmp []float64) bool {
 	pw, t := tmp[:s.e*np], tmp[s.e*np:] // F_c^p and the terms
 	c := -2 * float64(s.k) * s.unit
 	for i, v := range x {
-		f := math.Exp(c * (float64(v) - xmax))
+		f := 0.0 // e^a for a below expUnderflow, without the call
+		if a := c * (float64(v) - xmax); !(a < expUnderflow) {
+			f = math.Exp(a)
+		}
 		row := pw[i*np : (i+1)*np]
 		row[0] = 1
 		for p := 1; p < np; p++ {

@@ -104,7 +104,7 @@ func topCost(n, perRow int) int {
 // elements of s and the index of its first occurrence (Extremes).
 func topRows[T Float](x, idx, s []T, k int) {
 	for r := extremesAsm(s, x, idx, k, false); r < len(x); r++ {
-		x[r], idx[r] = lastExtreme(s[r*k:(r+1)*k], false)
+		x[r], idx[r] = wideMax(s[r*k : (r+1)*k])
 	}
 }
 

@@ -142,6 +142,10 @@ var cases = []Case{
 	{"Conv2DAffine", in(uniform(2, 2, 5, 5), uniform(3, 2, 1, 1), uniform(3)), func(x []v64) v64 {
 		return autograd.Conv2DAffine(x[0], x[1], constScale(3, x[0]), x[2], nil, tensor.ConvOptions{StrideH: 2, StrideW: 2}, false)
 	}},
+	// Many bins (B·(D+2) ≥ 2¹⁴): the CPU's statistics and their gradient
+	// as matrix products. (Few points and values: over more, the central
+	// differences' rounding passes the tolerance.)
+	{"SoftBinStats", in(uniform(2, 1, 1), uniform(2, 1, 14)), binary(func(x, p v64) v64 { return autograd.SoftBinStats(x, p, softBins(1, 1024)) })},
 }
 
 // constScale is a constant per-channel scale for c channels, 0.5, −1.25,

@@ -6,13 +6,15 @@
 #
 #   bench/peer/alternate.sh [ROUNDS] [REGEXP] [BENCHTABLE FLAGS...]
 #
-# Defaults: 3 rounds, the rows of N = 10² and 10⁴. Further arguments go to
+# Defaults: 3 rounds, the mini-batch rows of N = 10² and 10⁴ at K = 3 and
+# 10 (the K = 1,000 rows: '^(ecl|eclsb)/.*/k1000/n10000/'; PyTorch takes
+# seconds a call there, so a round takes minutes). Further arguments go to
 # benchtable (e.g. -arena: each Go pass inside a tensor.Arena, as train runs
 # the loss; -live 64: 64 MB of live data held, as a program holding its
 # model and data). From the repository root.
 set -eu
 rounds=${1:-3}
-pattern=${2:-'^ecl/.*/n(100|10000)/'}
+pattern=${2:-'^ecl/.*/k(3|10)/n(100|10000)/'}
 [ "$#" -ge 2 ] && shift 2 || shift "$#"
 python=${PYTHON:-/usr/bin/python3}
 dir=$(mktemp -d)

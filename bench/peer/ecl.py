@@ -2,7 +2,8 @@
 """PyTorch CPU peer of the ECL loss rows of `go run ./bench/benchtable`.
 
 It prints the same row names (ecl/PARADIGM/kK/nN/float32, and
-eclsb/… for the soft-binned estimator of Eq. 7 at N = 10² and 10⁴) and the
+eclsb/… for the soft-binned estimator of Eq. 7 at N = 10² and 10⁴; K = 3
+and 10, and K = 1,000 at N = 10⁴) and the
 time of one forward and backward pass of the mini-batch ECL (Algorithm 1: soft
 assignment to the anchors, per-bin sums, proximal steps on the detached
 sums, the fixed-u loss summed over samples, backward) on a source and a
@@ -15,6 +16,8 @@ form's median of calls timed alone after 5 warm-ups; each form's best call
 follows. Rows whose broadcast tensors would pass --chunk samples run in
 chunks of that many samples: the sums first (without gradients), then the
 loss chunk by chunk with backward, as a PyTorch user must to fit in memory.
+The reference form is left out (-) where its broadcasts would pass
+BROADCAST_MAX elements (canonical K = 1,000).
 
     /usr/bin/python3 bench/peer/ecl.py [--run REGEXP] [--threads N] [--forms fast,reference]
 
@@ -34,11 +37,18 @@ PARADIGMS = ("canonical", "classwise", "toplabel")
 
 
 def simplex(b, k):
+    """ecl/bins.Simplex: (g + 1/k)/(n+1) for every g ≥ 0 of k integers summing
+    to n, the smallest n with C(n+k−1, k−1) ≥ b, first coordinate outermost
+    (stars and bars: the k−1 bars' positions among n+k−1 slots, in
+    lexicographic order, which is that of g)."""
     n = 1
     while math.comb(n + k - 1, k - 1) < b:
         n += 1
-    rows = [g for g in itertools.product(range(n + 1), repeat=k) if sum(g) == n]
-    return torch.tensor([[(v + 1 / k) / (n + 1) for v in g] for g in rows], dtype=torch.float64)
+    rows = []
+    for bars in itertools.combinations(range(n + k - 1), k - 1):
+        edges = (-1,) + bars + (n + k - 1,)
+        rows.append([edges[i + 1] - edges[i] - 1 for i in range(k)])
+    return (torch.tensor(rows, dtype=torch.float64) + 1 / k) / (n + 1)
 
 
 def layout(paradigm, k, b=15):
@@ -51,6 +61,18 @@ def layout(paradigm, k, b=15):
         g, d = (k, 1) if paradigm == "classwise" else (1, 1)
     tau = -1 / (math.log(0.9) * a.shape[0] ** 2)
     return a.float(), tau, g, d
+
+
+# BROADCAST_MAX bounds the elements of the reference form's [N, G, B, D]
+# broadcasts (4 GB in float32): canonical K = 1,000 at N = 10⁴ would need
+# 10¹⁰, so only the fast form runs there.
+BROADCAST_MAX = 2 ** 30
+
+
+def broadcast(paradigm, k, n):
+    """The elements of the reference form's [N, G, B, D] broadcast."""
+    a, _, g, d = layout(paradigm, k)
+    return n * g * a.shape[0] * max(d, a.shape[1])
 
 
 def points(paradigm, s):
@@ -210,12 +232,13 @@ def main():
     print(f"{'workload':<34} {'ms/op':>10} {'fast':>10} {'reference':>10}  (ms/op: the faster form's median; best of each form beside)")
     rows = [(False, n) for n in (100, 10_000, 1_000_000, 10_000_000)] + [(True, n) for n in (100, 10_000)]
     for soft, n in rows:
-        for k in (3, 10):
+        for k in (3, 10, 1000) if n == 10_000 else (3, 10):
             for p in PARADIGMS:
                 name = f"{'eclsb' if soft else 'ecl'}/{p}/k{k}/n{n}/float32"
                 if not pattern.search(name):
                     continue
-                forms = {f: measure(case(p, k, n, args.chunk, form=f, soft=soft), min_runs=5) for f in args.forms.split(",")}
+                todo = [f for f in args.forms.split(",") if f != "reference" or broadcast(p, k, min(n, args.chunk)) <= BROADCAST_MAX]
+                forms = {f: measure(case(p, k, n, args.chunk, form=f, soft=soft), min_runs=5) for f in todo}
                 med = min(m for m, _ in forms.values())
                 cols = " ".join(f"{forms[f][1] * 1e3:10.3f}" if f in forms else f"{'-':>10}" for f in ("fast", "reference"))
                 print(f"{name:<34} {med * 1e3:10.3f} {cols}", flush=True)
