@@ -62,3 +62,19 @@ func BenchmarkECLLoss(b *testing.B) {
 		b.Run(c.Name(), func(b *testing.B) { BenchECL(b, c, OnCPU) })
 	}
 }
+
+// TestCalibCasesRun runs every calibration workload on a small instance of
+// its kind (the listed sizes take seconds to minutes) and checks the names.
+func TestCalibCasesRun(t *testing.T) {
+	names := map[string]bool{}
+	for _, c := range CalibCases() {
+		names[c.Name()] = true
+		c.K, c.N = 5, 300
+		c.Setup()()
+	}
+	for _, want := range []string{"calib/ts/k100/n10000", "calib/dirichlet/k1000/n50000", "calib/eval-bootstrap100/k1000/n50000"} {
+		if !names[want] {
+			t.Errorf("no row %s among %v", want, names)
+		}
+	}
+}

@@ -11,6 +11,11 @@
 // -run 'ecl/.*/n(100|10000|1000000)/' leaves them out. Under each ECL row
 // with N ≥ 10⁶ an "input pass" line gives the time of one plain pass over
 // that row's inputs (ECLCase.InputPass) and the loss's multiple of it.
+// The calibration rows (calib/WORK/kK/nN) time a calibrator's fit and ecl
+// eval's metrics at 100 and 1,000 classes (bench.CalibCases); the 1,000-class
+// matrix scaling and Dirichlet fits take minutes: -run 'calib/.*/k100/'
+// leaves them out. bench/peer/calib.sh fits the same instances in PyTorch
+// and scikit-learn.
 // bench/peer/ holds the PyTorch and OpenBLAS peers that print the same rows.
 //
 // -arena runs each ECL loss pass inside a tensor.Arena, as train runs a
@@ -106,6 +111,7 @@ func main() {
 		fmt.Printf("%-34s %10.3f %9.2f\n", r.Name, float64(r.PerOp.Nanoseconds())/1e6, r.GFLOPS)
 	}
 	eclRows(re, on, *arena)
+	calibRows(cpuOnly)
 	if err := imageRows(cpuOnly, *imageDir, *imageCount); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(1)
