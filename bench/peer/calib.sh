@@ -18,7 +18,7 @@
 # With ECL (go build -o /tmp/ecl ./cmd/ecl): REPS rounds, each one
 #	ECL calibrate -source DIR/source.npz:logits -source-labels DIR/source.npz:labels
 #	    -target DIR/target.npz:logits -target-labels DIR/target.npz:labels
-#	    -method METHODS -bootstrap 0 -estimate-folds 1 -no-diagrams -out TMP
+#	    -method METHODS -bootstrap 0 -estimate-folds 1 -no-diagrams -jobs 1 -out TMP
 # then calib.py --reps 1 (its warm-ups each round: WARMUP=1 keeps only the
 # first fit, untimed, when fits take minutes), then per method the
 # seconds of each round, the best and median of each side and the ratio
@@ -65,7 +65,7 @@ for r in $(seq "$reps"); do
 	echo "round $r/$reps" >&2
 	"$ecl" calibrate -source "$dir/source.npz:logits" -source-labels "$dir/source.npz:labels" \
 		-target "$dir/target.npz:logits" -target-labels "$dir/target.npz:labels" \
-		-method "$methods" -bootstrap 0 -estimate-folds 1 -no-diagrams -out "$tmp/out" \
+		-method "$methods" -bootstrap 0 -estimate-folds 1 -no-diagrams -jobs 1 -out "$tmp/out" \
 		>"$tmp/ecl.stdout" 2>"$tmp/ecl.stderr" || { cat "$tmp/ecl.stderr" >&2; exit 1; }
 	awk -v r="$r" '/^ecl calibrate: .* done in / && $3 != "uncal" {print "ecl", r, $3, $(NF-1)}' "$tmp/ecl.stderr" >>"$tmp/rows"
 	"$py" "$here/calib.py" "$dir" --reps 1 --methods "$methods" --threads "$threads" --warmup "$warmup" >"$tmp/peer.out"

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ecl-go/ecl/internal/root"
 	"github.com/ecl-go/ecl/tensor"
-	"gonum.org/v1/gonum/optimize"
 )
 
 // Objective selects what a temperature minimises.
@@ -21,7 +21,9 @@ const (
 )
 
 // FitTemperature returns the T > 0 minimising the weighted mean objective of
-// softmax(logits/T) against labels, over s = ln T from T = 1.5. logits is
+// softmax(logits/T) against labels: the root of its derivative in s = ln T,
+// bracketed from T = 1.5 and found by regula falsi (internal/root), T
+// within e^±20. logits is
 // row-major [N, k]; weights (nil for all 1) are per sample and non-negative.
 func FitTemperature(logits []float64, k int, labels []int, weights []float64, obj Objective) (float64, error) {
 	n := len(labels)
@@ -95,15 +97,28 @@ func FitTemperature(logits []float64, k int, labels []int, weights []float64, ob
 		}
 		return f / wsum, df / wsum
 	}
-	prob := optimize.Problem{
-		Func: func(x []float64) float64 { f, _ := eval(x[0]); return f },
-		Grad: func(g, x []float64) { _, g[0] = eval(x[0]) },
+	// The objective's derivative in s rises through 0 at the minimum (for
+	// the NLL, convex in 1/T, at its only stationary point): bracket it
+	// from T = 1.5 outwards, then find its root.
+	slope := func(s float64) float64 { _, df := eval(s); return df }
+	const limit = 20 // T within e^±20
+	lo, hi := math.Log(1.5), math.Log(1.5)
+	if slope(lo) < 0 {
+		for step := 0.5; slope(hi) < 0; step *= 2 {
+			if lo = hi; hi >= limit {
+				return math.Exp(limit), nil
+			}
+			hi = min(hi+step, limit)
+		}
+	} else {
+		for step := 0.5; slope(lo) >= 0; step *= 2 {
+			if hi = lo; lo <= -limit {
+				return math.Exp(-limit), nil
+			}
+			lo = max(lo-step, -limit)
+		}
 	}
-	res, err := optimize.Minimize(prob, []float64{math.Log(1.5)}, &optimize.Settings{GradientThreshold: 1e-10}, &optimize.BFGS{})
-	if err != nil && res == nil {
-		return 0, fmt.Errorf("baselines.FitTemperature: %w", err)
-	}
-	return math.Exp(res.X[0]), nil
+	return math.Exp(root.Increasing(slope, 0, lo, hi)), nil
 }
 
 // softmaxScaled sets p = softmax(z/t), computed stably.

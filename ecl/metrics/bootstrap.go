@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/ecl-go/ecl/internal/root"
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -171,39 +172,7 @@ func unfold(a, s float64) float64 {
 	if a <= s*math.Sqrt(2/math.Pi) {
 		return 0
 	}
-	return increasingRoot(func(m float64) float64 { return foldedMean(m, s) }, a, a) // foldedMean(a, s) ≥ a
-}
-
-// increasingRoot returns the m in [0, hi] with f(m) = a for f increasing,
-// f(0) < a ≤ f(hi), by regula falsi with the Illinois step (the end that
-// stays has its value halved), to a relative width of 1e-14 or 100 steps.
-func increasingRoot(f func(float64) float64, a, hi float64) float64 {
-	lo, flo, fhi := 0.0, f(0)-a, f(hi)-a
-	side := 0
-	for range 100 {
-		if fhi == 0 || hi-lo <= 1e-14*hi {
-			break
-		}
-		m := hi - fhi*(hi-lo)/(fhi-flo)
-		if !(m > lo && m < hi) {
-			m = (lo + hi) / 2
-		}
-		switch fm := f(m) - a; {
-		case fm < 0:
-			lo, flo = m, fm
-			if side == -1 {
-				fhi /= 2
-			}
-			side = -1
-		default:
-			hi, fhi = m, fm
-			if side == 1 {
-				flo /= 2
-			}
-			side = 1
-		}
-	}
-	return hi
+	return root.Increasing(func(m float64) float64 { return foldedMean(m, s) }, a, 0, a) // foldedMean(a, s) ≥ a
 }
 
 // chiMean is E‖X‖ for X ~ N(μ, s²·I_r) with ‖μ‖ = mu: the mean of a
@@ -260,7 +229,7 @@ func unfoldVec(a, s float64, r int) float64 {
 	if a <= chiMean(0, s, r) {
 		return 0
 	}
-	return increasingRoot(func(m float64) float64 { return chiMean(m, s, r) }, a, a) // chiMean(a, s, r) ≥ a
+	return root.Increasing(func(m float64) float64 { return chiMean(m, s, r) }, a, 0, a) // chiMean(a, s, r) ≥ a
 }
 
 // debiasedBin is one bin's bias-corrected |gap| (see DebiasedL1) weighted

@@ -207,23 +207,6 @@ func TestKDEBootstrapIntervalMissesTheTruth(t *testing.T) {
 	}
 }
 
-// TestIncreasingRoot checks the root finder on functions whose roots are
-// known: a line, a steep exponential and the folded normal's mean.
-func TestIncreasingRoot(t *testing.T) {
-	for _, c := range []struct {
-		f        func(float64) float64
-		a, hi, m float64
-	}{
-		{func(x float64) float64 { return 3*x - 1 }, 2, 5, 1},
-		{math.Exp, math.E * math.E * math.E, 10, 3},
-		{func(x float64) float64 { return foldedMean(x, 0.2) }, foldedMean(0.7, 0.2), 0.8, 0.7},
-	} {
-		if got := increasingRoot(c.f, c.a, c.hi); math.Abs(got-c.m) > 1e-12*c.m {
-			t.Errorf("root of f = %v on [0, %v]: %v, want %v", c.a, c.hi, got, c.m)
-		}
-	}
-}
-
 // TestChiMeanManyDimensions compares chiMean with its series summed in
 // logarithms (slow, exact at any λ) where the fast forms take over: many
 // degrees of freedom (the canonical bins at K = 1,000) and λ past 400.
