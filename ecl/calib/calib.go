@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+
+	"github.com/ecl-go/ecl/tensor"
 )
 
 // Calibrator maps logits [n, k] to calibrated probabilities [n, k].
@@ -81,12 +83,15 @@ func LogProbs(probs []float64) []float64 {
 	return out
 }
 
-// Softmax returns the row-wise softmax of logits [n, k], computed stably.
+// Softmax returns the row-wise softmax of logits [n, k], computed stably,
+// rows over the cores.
 func Softmax(logits []float64, k int) []float64 {
 	out := make([]float64, len(logits))
-	for i := 0; i < len(logits); i += k {
-		softmaxRow(out[i:i+k], logits[i:i+k])
-	}
+	tensor.ParallelFor(len(logits)/k, 20*k, func(lo, hi int) {
+		for i := lo * k; i < hi*k; i += k {
+			softmaxRow(out[i:i+k], logits[i:i+k])
+		}
+	})
 	return out
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ecl-go/ecl/ecl/bins"
+	"github.com/ecl-go/ecl/tensor"
 )
 
 // Histogram is histogram binning (Zadrozny & Elkan, 2001): each class
@@ -45,28 +46,36 @@ func FitHistogram(logits []float64, k int, labels []int, b int, equalMass bool) 
 		return nil, fmt.Errorf("calib.FitHistogram: %d bins", b)
 	}
 	scores, outcomes := perClass(logits, k, labels)
-	c := &Histogram{}
-	for i, s := range scores {
-		edges := bins.Edges(b)
-		if equalMass {
-			edges = bins.EqualMassEdges(s, b)
+	c := &Histogram{Edges: make([][]float64, len(scores)), Values: make([][]float64, len(scores))}
+	tensor.ParallelFor(len(scores), 20*len(labels), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c.Edges[i], c.Values[i] = histogram(scores[i], outcomes[i], b, equalMass)
 		}
-		sum, count := make([]float64, b), make([]float64, b)
-		for j, v := range s {
-			bin := bins.Index(v, edges)
-			sum[bin] += outcomes[i][j]
-			count[bin]++
-		}
-		for j := range sum {
-			if count[j] == 0 {
-				sum[j] = (edges[j] + edges[j+1]) / 2
-			} else {
-				sum[j] /= count[j]
-			}
-		}
-		c.Edges, c.Values = append(c.Edges, edges), append(c.Values, sum)
-	}
+	})
 	return c, nil
+}
+
+// histogram is one class's bin edges and values: the mean outcome of each
+// bin, the bin's centre where it is empty.
+func histogram(s, outcomes []float64, b int, equalMass bool) (edges, values []float64) {
+	edges = bins.Edges(b)
+	if equalMass {
+		edges = bins.EqualMassEdges(s, b)
+	}
+	sum, count := make([]float64, b), make([]float64, b)
+	for j, v := range s {
+		bin := bins.Index(v, edges)
+		sum[bin] += outcomes[j]
+		count[bin]++
+	}
+	for j := range sum {
+		if count[j] == 0 {
+			sum[j] = (edges[j] + edges[j+1]) / 2
+		} else {
+			sum[j] /= count[j]
+		}
+	}
+	return edges, sum
 }
 
 // Apply maps every class probability to its bin's value.

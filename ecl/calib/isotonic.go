@@ -1,9 +1,12 @@
 package calib
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
+
+	"github.com/ecl-go/ecl/tensor"
 )
 
 // Isotonic is isotonic regression (Zadrozny & Elkan, 2002): each class
@@ -41,11 +44,12 @@ func FitIsotonic(logits []float64, k int, labels []int) (*Isotonic, error) {
 		return nil, err
 	}
 	scores, outcomes := perClass(logits, k, labels)
-	c := &Isotonic{}
-	for i := range scores {
-		x, y := pav(scores[i], outcomes[i])
-		c.X, c.Y = append(c.X, x), append(c.Y, y)
-	}
+	c := &Isotonic{X: make([][]float64, len(scores)), Y: make([][]float64, len(scores))}
+	tensor.ParallelFor(len(scores), 40*len(labels), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c.X[i], c.Y[i] = pav(scores[i], outcomes[i])
+		}
+	})
 	return c, nil
 }
 
@@ -54,14 +58,20 @@ func FitIsotonic(logits []float64, k int, labels []int) (*Isotonic, error) {
 // merged (weighted by their counts); each block contributes its first and
 // last x at its mean.
 func pav(x, y []float64) (kx, ky []float64) {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
+	// The samples in ascending x, ties in input order (a stable sort).
+	type point struct {
+		x float64
+		i int
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] < x[idx[b]] })
+	order := make([]point, len(x))
+	for i, v := range x {
+		order[i] = point{v, i}
+	}
+	slices.SortFunc(order, func(a, b point) int { return cmp.Or(cmp.Compare(a.x, b.x), cmp.Compare(a.i, b.i)) })
 	type block struct{ lo, hi, sum, w float64 }
 	var st []block
-	for _, i := range idx {
+	for _, pt := range order {
+		i := pt.i
 		if n := len(st); n > 0 && st[n-1].hi == x[i] {
 			st[n-1].sum += y[i]
 			st[n-1].w++
