@@ -39,8 +39,8 @@ func TestMethodsFlag(t *testing.T) {
 }
 
 // TestSimSettingsRejected: a setting out of range stops ecl sim before any
-// work, with a message naming the flag (each of these used to be replaced
-// silently by the recipe's default, or to fail only after training).
+// work, with a message naming the flag, rather than being replaced by the
+// recipe's default or failing only after training.
 func TestSimSettingsRejected(t *testing.T) {
 	for _, c := range []struct{ args, want string }{
 		{"-batch -5", "-batch -5: want at least 1"},
