@@ -105,13 +105,23 @@ func EqualMassEdges(conf []float64, b int) []float64 {
 	if n == 0 {
 		return Edges(b)
 	}
-	s := slices.Clone(conf)
-	slices.Sort(s)
 	e := make([]float64, b+1)
 	e[b] = 1
 	size, extra := n/b, n%b
+	var ranks []int // the order statistics the inner edges need
 	for i := 1; i < b; i++ {
-		c := i*size + min(i, extra) // first sample of bin i
+		if c := i*size + min(i, extra); c < n { // c: first sample of bin i
+			ranks = append(ranks, c-1, c)
+		}
+	}
+	s := slices.Clone(conf)
+	if slices.ContainsFunc(s, math.IsNaN) {
+		slices.Sort(s)
+	} else {
+		selectRanks(s, slices.Compact(ranks))
+	}
+	for i := 1; i < b; i++ {
+		c := i*size + min(i, extra)
 		if c >= n {
 			e[i] = 1
 			continue
@@ -119,6 +129,45 @@ func EqualMassEdges(conf []float64, b int) []float64 {
 		e[i] = (s[c-1] + s[c]) / 2
 	}
 	return e
+}
+
+// selectRanks reorders s (no NaN) so that s[r] is its r-th smallest value
+// for every r of ranks (ascending), as a sort would place it: quickselect
+// into the parts that hold a rank, O(len(s)·log len(ranks)).
+func selectRanks(s []float64, ranks []int) {
+	if len(ranks) == 0 {
+		return
+	}
+	if len(s) <= 32 {
+		slices.Sort(s)
+		return
+	}
+	// Three-way partition around the median of three.
+	a, b, c := s[0], s[len(s)/2], s[len(s)-1]
+	pivot := max(min(a, b), min(max(a, b), c))
+	lt, i, gt := 0, 0, len(s)
+	for i < gt {
+		switch v := s[i]; {
+		case v < pivot:
+			s[lt], s[i] = s[i], s[lt]
+			lt++
+			i++
+		case v > pivot:
+			gt--
+			s[gt], s[i] = s[i], s[gt]
+		default:
+			i++
+		}
+	}
+	// s[:lt] < pivot, s[lt:gt] == pivot, s[gt:] > pivot.
+	lo := sort.SearchInts(ranks, lt)
+	hi := sort.SearchInts(ranks, gt)
+	selectRanks(s[:lt], ranks[:lo])
+	upper := slices.Clone(ranks[hi:])
+	for j := range upper {
+		upper[j] -= gt
+	}
+	selectRanks(s[gt:], upper)
 }
 
 // locate finds x among the bins (edges[i], edges[i+1]]: the clamped index

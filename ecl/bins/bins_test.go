@@ -267,3 +267,40 @@ func TestNearestEachMatchesNearest(t *testing.T) {
 }
 
 func must(a []float64, _ int) []float64 { return a }
+
+// TestEqualMassEdgesMatchSort compares the edges from selected order
+// statistics with those of the sorted values, with ties, few distinct
+// values, more bins than samples and a NaN.
+func TestEqualMassEdgesMatchSort(t *testing.T) {
+	sorted := func(conf []float64, b int) []float64 {
+		s := slices.Sorted(slices.Values(conf))
+		e := make([]float64, b+1)
+		e[b] = 1
+		size, extra := len(s)/b, len(s)%b
+		for i := 1; i < b; i++ {
+			if c := i*size + min(i, extra); c < len(s) {
+				e[i] = (s[c-1] + s[c]) / 2
+			} else {
+				e[i] = 1
+			}
+		}
+		return e
+	}
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, c := range []struct{ n, b, distinct int }{{1000, 15, 0}, {5000, 15, 7}, {37, 15, 0}, {10, 15, 0}, {100000, 100, 0}, {3000, 2, 3}} {
+		conf := make([]float64, c.n)
+		for i := range conf {
+			conf[i] = r.Float64()
+			if c.distinct > 0 {
+				conf[i] = float64(r.IntN(c.distinct)) / float64(c.distinct)
+			}
+		}
+		if got, want := EqualMassEdges(conf, c.b), sorted(conf, c.b); !slices.Equal(got, want) {
+			t.Fatalf("n %d, b %d, %d distinct: edges %v, sorted %v", c.n, c.b, c.distinct, got, want)
+		}
+	}
+	conf := []float64{0.3, math.NaN(), 0.1, 0.7}
+	if got := EqualMassEdges(conf, 2); got[1] != 0.2 {
+		t.Fatalf("with a NaN: %v, want the sort's edge 0.2 between 0.1 and 0.3", got)
+	}
+}
