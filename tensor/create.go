@@ -63,29 +63,27 @@ func Scalar[T Float](v T) *Tensor[T] { return FromSlice([]T{v}, []int{}...) }
 // FromSliceOn copies data (row-major) into a new tensor of shape on dev; with
 // no shape, the tensor is 1-D of len(data).
 func FromSliceOn[T Float](dev Device[T], data []T, shape ...int) *Tensor[T] {
-	if shape == nil {
-		shape = []int{len(data)}
-	}
-	checkShape("FromSlice", shape)
-	if numel(shape) != len(data) {
-		panic(shapeError("FromSlice", [][]int{{len(data)}, shape}, "%d values for shape %v", len(data), shape))
-	}
-	shape = append([]int{}, shape...)
+	shape = sliceShape("FromSlice", len(data), shape)
 	return &Tensor[T]{shape: shape, strides: contiguousStrides(shape), buf: dev.Upload(data)}
+}
+
+// sliceShape checks shape (nil: [n]) for n values and returns a copy.
+func sliceShape(op string, n int, shape []int) []int {
+	if shape == nil {
+		shape = []int{n}
+	}
+	checkShape(op, shape)
+	if numel(shape) != n {
+		panic(shapeError(op, [][]int{{n}, shape}, "%d values for shape %v", n, shape))
+	}
+	return append([]int{}, shape...)
 }
 
 // Wrap is a CPU tensor of shape backed by data itself, without copying:
 // writes through either change both (HostData is the way back). With no
 // shape it is 1-D of len(data).
 func Wrap[T Float](data []T, shape ...int) *Tensor[T] {
-	if shape == nil {
-		shape = []int{len(data)}
-	}
-	checkShape("Wrap", shape)
-	if numel(shape) != len(data) {
-		panic(shapeError("Wrap", [][]int{{len(data)}, shape}, "%d values for shape %v", len(data), shape))
-	}
-	shape = append([]int{}, shape...)
+	shape = sliceShape("Wrap", len(data), shape)
 	return &Tensor[T]{shape: shape, strides: contiguousStrides(shape), buf: &cpuBuffer[T]{data: data}}
 }
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/ecl-go/ecl/tensor"
+	"github.com/ecl-go/ecl/ecl/predict"
 )
 
 // Calibrator maps logits [n, k] to calibrated probabilities [n, k].
@@ -84,16 +84,8 @@ func LogProbs(probs []float64) []float64 {
 }
 
 // Softmax returns the row-wise softmax of logits [n, k], computed stably,
-// rows over the cores.
-func Softmax(logits []float64, k int) []float64 {
-	out := make([]float64, len(logits))
-	tensor.ParallelFor(len(logits)/k, 20*k, func(lo, hi int) {
-		for i := lo * k; i < hi*k; i += k {
-			softmaxRow(out[i:i+k], logits[i:i+k])
-		}
-	})
-	return out
-}
+// rows over the cores (predict.SoftmaxRows).
+func Softmax(logits []float64, k int) []float64 { return predict.SoftmaxRows(logits, k) }
 
 // softmaxRow sets p = softmax(z) and returns ln Σ exp(z).
 func softmaxRow(p, z []float64) float64 {

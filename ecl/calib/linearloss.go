@@ -1,8 +1,6 @@
 package calib
 
 import (
-	"math"
-
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -55,7 +53,7 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 					}
 					y := labels[s]
 					zy := zr[y]
-					*f += softmaxRowInPlace(zr) - zy
+					*f += softmaxRow(zr, zr) - zy // in place
 					// zr now holds the probabilities; make it the gradient.
 					zr[y]--
 					for i, g := range zr {
@@ -88,43 +86,37 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 		for i := range grad {
 			grad[i] *= inv
 		}
-		for i := range k {
-			for j := range d {
-				if diag && j != i {
-					continue
-				}
-				p := pen(i, j)
-				if p == 0 {
-					continue
-				}
-				idx := i*d + j
-				if diag {
-					idx = i
-				}
-				f += p * w[idx] * w[idx]
-				gw[idx] += 2 * p * w[idx]
-			}
-			f += mu * b[i] * b[i]
-			gb[i] += 2 * mu * b[i]
-		}
-		return f
+		return f + penalise(theta, grad, d, k, diag, pen, mu)
 	}
 }
 
-// softmaxRowInPlace replaces z by softmax(z) and returns log Σ exp(z) of
-// the original values (the row's z − log-softmax).
-func softmaxRowInPlace(z []float64) float64 {
-	m := math.Inf(-1)
-	for _, v := range z {
-		m = max(m, v)
+// penalise adds Σ pen(i, j)·W_ij² + mu·Σ b² to the gradient of θ = (W
+// [k, d] row-major, or its diagonal when diag, then b) and returns it.
+func penalise(theta, grad []float64, d, k int, diag bool, pen func(i, j int) float64, mu float64) float64 {
+	nw := k * d
+	if diag {
+		nw = k
 	}
-	s := 0.0
-	for j, v := range z {
-		z[j] = math.Exp(v - m)
-		s += z[j]
+	w, b, gw, gb := theta[:nw], theta[nw:], grad[:nw], grad[nw:]
+	f := 0.0
+	for i := range k {
+		for j := range d {
+			if diag && j != i {
+				continue
+			}
+			p := pen(i, j)
+			if p == 0 {
+				continue
+			}
+			idx := i*d + j
+			if diag {
+				idx = i
+			}
+			f += p * w[idx] * w[idx]
+			gw[idx] += 2 * p * w[idx]
+		}
+		f += mu * b[i] * b[i]
+		gb[i] += 2 * mu * b[i]
 	}
-	for j := range z {
-		z[j] /= s
-	}
-	return m + math.Log(s)
+	return f
 }

@@ -41,25 +41,6 @@ func linearLossRows(x []float64, d, k int, labels []int, diag bool, pen func(i, 
 		for i := range grad {
 			grad[i] *= inv
 		}
-		for i := range k {
-			for j := range d {
-				if diag && j != i {
-					continue
-				}
-				p := pen(i, j)
-				if p == 0 {
-					continue
-				}
-				idx := i*d + j
-				if diag {
-					idx = i
-				}
-				f += p * w[idx] * w[idx]
-				gw[idx] += 2 * p * w[idx]
-			}
-			f += mu * b[i] * b[i]
-			gb[i] += 2 * mu * b[i]
-		}
-		return f
+		return f + penalise(theta, grad, d, k, diag, pen, mu)
 	}
 }
