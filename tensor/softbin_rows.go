@@ -1,6 +1,10 @@
 package tensor
 
-import "math"
+import (
+	"math"
+	"slices"
+	"sync"
+)
 
 // The scalar loops of the soft binning (softbin.go): the anchors prepared
 // in T, one sample's assignment and its gradient, one sample's statistics
@@ -37,7 +41,39 @@ type anchorSet[T Float] struct {
 	lift        []float64
 }
 
+// anchorSets holds the anchor sets built last: a loss passes the same
+// anchors at every step, and at K = 1,000 (10⁶ anchor coordinates)
+// preparing them costs more than a mini-batch's soft binning. An entry is
+// reused only for anchors equal to its own copy, and the sets are read
+// only, so the kernels share them across goroutines.
+var anchorSets struct {
+	sync.Mutex
+	entries [anchorSetsKept]struct {
+		sb  SoftBins // Anchors copied
+		set any      // *anchorSet[T]
+	}
+	next int
+}
+
+const anchorSetsKept = 4
+
+// newAnchorSet returns sb prepared in T, built once for each anchors.
 func newAnchorSet[T Float](sb SoftBins) *anchorSet[T] {
+	anchorSets.Lock()
+	defer anchorSets.Unlock()
+	for _, e := range anchorSets.entries {
+		if s, ok := e.set.(*anchorSet[T]); ok && e.sb.Dim == sb.Dim && e.sb.Tau == sb.Tau && slices.Equal(e.sb.Anchors, sb.Anchors) {
+			return s
+		}
+	}
+	s := buildAnchorSet[T](sb)
+	e := &anchorSets.entries[anchorSets.next]
+	e.sb, e.set = SoftBins{Anchors: slices.Clone(sb.Anchors), Dim: sb.Dim, Tau: sb.Tau}, s
+	anchorSets.next = (anchorSets.next + 1) % anchorSetsKept
+	return s
+}
+
+func buildAnchorSet[T Float](sb SoftBins) *anchorSet[T] {
 	e, b := sb.Dim, len(sb.Anchors)/sb.Dim
 	s := &anchorSet[T]{a: make([]T, len(sb.Anchors)), k: T(-1 / sb.Tau), e: e, off: make([]T, e), norm: make([]T, b), start: make([]int, b+1), under: -746}
 	if _, ok := any(s.k).(float32); ok {

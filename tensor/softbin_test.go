@@ -3,6 +3,7 @@ package tensor
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -343,5 +344,26 @@ func TestSoftCanonKernelsMatchScalar(t *testing.T) {
 			HostData(p)[300*c.d+2] = float32(math.Inf(-1))
 		}
 		t.Run(c.name, func(t *testing.T) { vectorMatchesScalar(t, x, p, ds, sb, c.bad, 2e-5, c.grel) })
+	}
+}
+
+// newAnchorSet builds a set once for each anchors: equal anchors (another
+// slice) share it, and anchors changed in place after a call get their own.
+func TestAnchorSetReusedOnlyForEqualAnchors(t *testing.T) {
+	a := []float64{0.1, 0.9, 0.5, 0.5, 0.9, 0.1}
+	sb := SoftBins{Anchors: a, Dim: 2, Tau: 0.01}
+	first := newAnchorSet[float64](sb)
+	if again := newAnchorSet[float64](SoftBins{Anchors: slices.Clone(a), Dim: 2, Tau: 0.01}); again != first {
+		t.Error("equal anchors built again")
+	}
+	if other := newAnchorSet[float64](SoftBins{Anchors: a, Dim: 2, Tau: 0.02}); other == first {
+		t.Error("another temperature shares the set")
+	}
+	if f32 := newAnchorSet[float32](sb); f32.a[2] != float32(0.5) {
+		t.Errorf("float32 set %v", f32.a)
+	}
+	a[2] = 0.4
+	if changed := newAnchorSet[float64](sb); changed == first || changed.a[2] != 0.4 {
+		t.Errorf("anchors changed in place: set %v, first %p, now %p", changed.a, first, changed)
 	}
 }
