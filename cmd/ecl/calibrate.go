@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/ecl-go/ecl/ecl"
@@ -33,8 +34,9 @@ type calibrateFlags struct {
 	folds        *int
 	seed         *uint64
 	clip         *float64
-	lambda       *float64
-	mu           *float64
+	lambda       *string
+	mu           *string
+	odirFolds    *int
 	histBins     *int
 	plattTargets *string
 	pseudoBatch  *int
@@ -67,8 +69,9 @@ func newCalibrateFlags(fs *flag.FlagSet) *calibrateFlags {
 		folds:        fs.Int("estimate-folds", 2, "cross-fitting folds of the importance-weighted estimate (1: on the fitting samples)"),
 		seed:         fs.Uint64("seed", 1, "seed of every random choice"),
 		clip:         fs.Float64("clip", 20, "upper clip of the importance weights"),
-		lambda:       fs.Float64("odir-lambda", 1e-3, "matrix scaling and Dirichlet: off-diagonal penalty λ (Kull et al.'s ODIR)"),
-		mu:           fs.Float64("odir-mu", 1e-3, "vector, matrix scaling and Dirichlet: intercept penalty μ"),
+		lambda:       fs.String("odir-lambda", "cv", "matrix scaling and Dirichlet: off-diagonal penalty λ (Kull et al.'s ODIR), a number ≥ 0, or cv: λ = μ chosen by cross-validation over 10⁶ … 10⁻⁵ (10⁻² from 100 classes); a number here or in -odir-mu fixes both, the other taking the same value unless given"),
+		mu:           fs.String("odir-mu", "cv", "vector, matrix scaling and Dirichlet: intercept penalty μ, a number ≥ 0 or cv (see -odir-lambda)"),
+		odirFolds:    fs.Int("odir-folds", calib.DefaultODIRFolds, "stratified folds of the cross-validated ODIR penalties (folds drawn from -seed)"),
 		histBins:     fs.Int("hist-bins", 15, "histogram binning: equal-mass bins per class"),
 		plattTargets: fs.String("platt-targets", "labels", "what platt fits: labels (the 0/1 labels, maximum likelihood) or smoothed (Platt's 1999 targets (N₊+1)/(N₊+2) and 1/(N₋+2), as scikit-learn's CalibratedClassifierCV(method=\"sigmoid\"))"),
 		pseudoBatch:  fs.Int("pseudo-batch", 64, "pseudo-target estimate without -pseudo-logits: batch size of the mixup of target logits"),
@@ -145,6 +148,12 @@ func (f *calibrateFlags) config() (calibrate.Config, error) {
 		return calibrate.Config{}, fmt.Errorf("-clip %v: want a finite number ≥ 1 (the importance weights' upper clip)", *f.clip)
 	case *f.reps < 0 || *f.folds < 1 || *f.pseudoBatch < 2 || *f.jobs < 1:
 		return calibrate.Config{}, fmt.Errorf("-bootstrap %d (≥ 0), -estimate-folds %d (≥ 1), -pseudo-batch %d (≥ 2), -jobs %d (≥ 1)", *f.reps, *f.folds, *f.pseudoBatch, *f.jobs)
+	case *f.odirFolds < 2:
+		return calibrate.Config{}, fmt.Errorf("-odir-folds %d: need at least 2", *f.odirFolds)
+	}
+	odir, search, err := f.odir()
+	if err != nil {
+		return calibrate.Config{}, err
 	}
 	par, err := ecl.ParseParadigm(*f.eclParadigm)
 	if err != nil {
@@ -155,10 +164,42 @@ func (f *calibrateFlags) config() (calibrate.Config, error) {
 		return calibrate.Config{}, fmt.Errorf("-platt-targets %w", err)
 	}
 	cfg := calibrate.Config{Bins: *f.nbins, Bootstrap: *f.reps, Folds: *f.folds, Seed: *f.seed, Clip: *f.clip, PseudoBatch: *f.pseudoBatch,
-		Fit: calib.FitOptions{ODIR: calib.ODIR{Lambda: *f.lambda, Mu: *f.mu}, HistBins: *f.histBins, Platt: platt,
+		Fit: calib.FitOptions{ODIR: odir, ODIRCV: search, HistBins: *f.histBins, Platt: platt,
 			ECL: calib.ECLOptions{Head: *f.eclHead, Paradigm: par, Lambda: *f.eclLambda, Steps: *f.eclSteps}},
 		Diagrams: !*f.noDiagrams, Dir: *f.out, Jobs: *f.jobs, Log: func(s string) { fmt.Fprintln(os.Stderr, "ecl calibrate: "+s) }}
 	return cfg, nil
+}
+
+// odir reads -odir-lambda and -odir-mu: both cv (the default) asks for
+// the cross-validated search; a number in either fixes both, one left at
+// cv taking the other's value.
+func (f *calibrateFlags) odir() (calib.ODIR, *calib.ODIRSearch, error) {
+	read := func(name, s string) (float64, bool, error) {
+		if s == "cv" {
+			return 0, true, nil
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v >= 0) || math.IsInf(v, 1) {
+			return 0, false, fmt.Errorf("-%s %q: want cv or a finite number ≥ 0", name, s)
+		}
+		return v, false, nil
+	}
+	lambda, lcv, err := read("odir-lambda", *f.lambda)
+	if err != nil {
+		return calib.ODIR{}, nil, err
+	}
+	mu, mcv, err := read("odir-mu", *f.mu)
+	switch {
+	case err != nil:
+		return calib.ODIR{}, nil, err
+	case lcv && mcv:
+		return calib.ODIR{}, &calib.ODIRSearch{Folds: *f.odirFolds, Seed: *f.seed}, nil
+	case lcv:
+		lambda = mu
+	case mcv:
+		mu = lambda
+	}
+	return calib.ODIR{Lambda: lambda, Mu: mu}, nil, nil
 }
 
 // read reads the files the flags name into cfg.

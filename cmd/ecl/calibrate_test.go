@@ -191,6 +191,15 @@ func TestCalibrateEndToEnd(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	// By default the ODIR penalties are chosen by cross-validation, and said.
+	for _, m := range rep.Methods[2:5] {
+		if m.ODIR == nil || m.ODIRCV == nil || m.ODIRCV.Folds != calib.DefaultODIRFolds || m.ODIRCV.Seed != 1 {
+			t.Errorf("%s: ODIR %v chosen by %+v, want a %d-fold search from seed 1", m.Method, m.ODIR, m.ODIRCV, calib.DefaultODIRFolds)
+		}
+	}
+	if !strings.Contains(printed, "5-fold stratified cross-validation on the source") {
+		t.Errorf("output does not say how ODIR was chosen:\n%s", printed)
+	}
 	// TS recovers the temperature the data were made with.
 	if got := loadParams(t, out, "ts").(*calib.Temperature).T; math.Abs(got-temp)/temp > 0.05 {
 		t.Errorf("TS temperature %v, the data's %v", got, temp)
@@ -266,13 +275,21 @@ func TestCalibrateBinaryProbabilities(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	printed, err := captureStdout(t, func() error {
 		return runCalibrate([]string{"-source", sp, "-source-labels", sy, "-target", tp, "-target-labels", ty,
-			"-method", "platt,beta,vs,isotonic", "-out", out, "-bootstrap", "0", "-no-diagrams"})
+			"-method", "platt,beta,vs,isotonic", "-out", out, "-bootstrap", "0", "-no-diagrams", "-odir-mu", "0.5"})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(printed, "read as probabilities (detected; one column") {
 		t.Errorf("detection not reported:\n%s", printed)
+	}
+	// A given penalty is used as it is, with no search (vector scaling has
+	// no off-diagonal: its λ is 0).
+	if a := loadParams(t, out, "vs").(*calib.Affine); a.ODIR == nil || *a.ODIR != (calib.ODIR{Mu: 0.5}) || a.CV != nil {
+		t.Errorf("-odir-mu 0.5: vector scaling fitted with %v, search %v", a.ODIR, a.CV)
+	}
+	if !strings.Contains(printed, "μ 0.5 (given)") {
+		t.Errorf("output does not give the fixed μ:\n%s", printed)
 	}
 	// The labels follow σ(z/2): Platt's slope on the logit is 1/2.
 	if a := loadParams(t, out, "platt").(*calib.Platt).A; math.Abs(a-0.5) > 0.1 {
@@ -352,6 +369,24 @@ func TestCalibrateClipFlag(t *testing.T) {
 		err := runCalibrate([]string{"-out", dir, "-source", missing, "-source-labels", missing, "-target", missing, "-clip", v})
 		if err == nil || !strings.HasPrefix(err.Error(), "-clip ") || !strings.Contains(err.Error(), "want a finite number ≥ 1") {
 			t.Errorf("-clip %s: error %v", v, err)
+		}
+	}
+}
+
+// -odir-lambda and -odir-mu take cv or a number ≥ 0, -odir-folds at least
+// 2, refused before any file is read.
+func TestCalibrateODIRFlags(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "none.npy")
+	for _, c := range []struct{ flag, value, want string }{
+		{"-odir-lambda", "-1", `-odir-lambda "-1": want cv or a finite number ≥ 0`},
+		{"-odir-mu", "auto", `-odir-mu "auto": want cv or a finite number ≥ 0`},
+		{"-odir-lambda", "Inf", `-odir-lambda "Inf"`},
+		{"-odir-folds", "1", "-odir-folds 1: need at least 2"},
+	} {
+		err := runCalibrate([]string{"-out", dir, "-source", missing, "-source-labels", missing, "-target", missing, c.flag, c.value})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: error %v, want %q", c.flag, c.value, err, c.want)
 		}
 	}
 }

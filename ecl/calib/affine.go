@@ -12,20 +12,23 @@ import (
 // matrix scaling, Guo et al., 2017) or their log-softmax (Space "logprobs":
 // Dirichlet calibration, Kull et al., 2019). W is k×k row-major, or its
 // diagonal (k values) when Diagonal is set (vector scaling).
+//
+// ODIR is the regularisation a fit used (nil for the ECL head's vector
+// scaling) and CV, when it was chosen by cross-validation (FitAffineCV),
+// the search.
 type Affine struct {
 	Space    string    `json:"space"`
 	Diagonal bool      `json:"diagonal"`
 	W        []float64 `json:"w"`
 	B        []float64 `json:"b"`
+	ODIR     *ODIR     `json:"odir,omitempty"`
+	CV       *ODIRCV   `json:"odir_cv,omitempty"`
 }
 
 func (*Affine) family() string { return "affine" }
 
 func (c *Affine) check(k int) error {
-	nw := k * k
-	if c.Diagonal {
-		nw = k
-	}
+	nw := c.nparams(k)
 	if c.Space != "logits" && c.Space != "logprobs" {
 		return fmt.Errorf("space %q, want logits or logprobs", c.Space)
 	}
@@ -84,25 +87,42 @@ func affineRow(z, w, b, x []float64, diag bool) {
 
 // ODIR is Kull et al.'s regularisation of an affine calibration map:
 // Lambda/(k(k−1))·Σ_{i≠j} W_ij² + Mu/k·Σ_j b_j².
-type ODIR struct{ Lambda, Mu float64 }
+type ODIR struct {
+	Lambda float64 `json:"lambda"`
+	Mu     float64 `json:"mu"`
+}
 
 // FitVectorScaling fits softmax(w⊙z + b) on logits by the mean negative
 // log-likelihood, with Mu/k·Σ b² (ODIR's intercept term; 0 for none).
 func FitVectorScaling(logits []float64, k int, labels []int, mu float64) (*Affine, error) {
-	return fitAffine("FitVectorScaling", &Affine{Space: "logits", Diagonal: true}, logits, k, labels, ODIR{Mu: mu})
+	return fitAffine("FitVectorScaling", affineMap("vs"), logits, k, labels, ODIR{Mu: mu})
 }
 
 // FitMatrixScaling fits softmax(W·z + b) on logits by the mean negative
 // log-likelihood plus the ODIR term r (zero for the unregularised form).
 func FitMatrixScaling(logits []float64, k int, labels []int, r ODIR) (*Affine, error) {
-	return fitAffine("FitMatrixScaling", &Affine{Space: "logits"}, logits, k, labels, r)
+	return fitAffine("FitMatrixScaling", affineMap("ms"), logits, k, labels, r)
 }
 
 // FitDirichlet is Dirichlet calibration: softmax(W·ln p + b) with p the
 // uncalibrated probabilities, fitted by the mean negative log-likelihood
 // plus the ODIR term r.
 func FitDirichlet(logits []float64, k int, labels []int, r ODIR) (*Affine, error) {
-	return fitAffine("FitDirichlet", &Affine{Space: "logprobs"}, logits, k, labels, r)
+	return fitAffine("FitDirichlet", affineMap("dirichlet"), logits, k, labels, r)
+}
+
+// affineMap is the unfitted map of the affine method m (vs, ms or
+// dirichlet), nil for another.
+func affineMap(m string) *Affine {
+	switch m {
+	case "vs":
+		return &Affine{Space: "logits", Diagonal: true}
+	case "ms":
+		return &Affine{Space: "logits"}
+	case "dirichlet":
+		return &Affine{Space: "logprobs"}
+	}
+	return nil
 }
 
 // affineIterations bounds the optimiser: with separable data and no
@@ -113,23 +133,29 @@ func fitAffine(fn string, c *Affine, logits []float64, k int, labels []int, r OD
 	if _, err := checkScores(fn, logits, k, labels); err != nil {
 		return nil, err
 	}
-	if !(r.Lambda >= 0) || !(r.Mu >= 0) {
-		return nil, fmt.Errorf("calib.%s: regularisation λ %v, μ %v must be ≥ 0", fn, r.Lambda, r.Mu)
+	if !(r.Lambda >= 0) || !(r.Mu >= 0) || math.IsInf(r.Lambda, 1) || math.IsInf(r.Mu, 1) {
+		return nil, fmt.Errorf("calib.%s: regularisation λ %v, μ %v must be finite and ≥ 0", fn, r.Lambda, r.Mu)
 	}
-	x := c.inputs(logits, k)
-	nw := k * k
+	theta, err := c.solve(c.inputs(logits, k), k, labels, r, nil)
+	if err != nil {
+		return nil, fmt.Errorf("calib.%s: %w", fn, err)
+	}
+	return c.set(fn, theta, k, r)
+}
+
+// nparams is the number of weights of c's map for k classes (W or its
+// diagonal), before the k biases.
+func (c *Affine) nparams(k int) int {
 	if c.Diagonal {
-		nw = k
+		return k
 	}
-	// The identity map to start from.
-	theta := make([]float64, nw+k)
-	for i := range k {
-		if c.Diagonal {
-			theta[i] = 1
-		} else {
-			theta[i*k+i] = 1
-		}
-	}
+	return k * k
+}
+
+// objective is the fitted loss of c's map on inputs x [n, k] (Affine.inputs)
+// with labels: the mean negative log-likelihood plus the ODIR term r, as a
+// function of θ = (W, b) writing its gradient.
+func (c *Affine) objective(x []float64, k int, labels []int, r ODIR) func(theta, grad []float64) float64 {
 	offDiag := 0.0
 	if k > 1 {
 		offDiag = r.Lambda / float64(k*(k-1))
@@ -140,12 +166,79 @@ func fitAffine(fn string, c *Affine, logits []float64, k int, labels []int, r OD
 		}
 		return offDiag
 	}
-	loss := linearLoss(x, k, k, labels, c.Diagonal, pen, r.Mu/float64(k))
-	res, err := baselines.MinimizeSmooth(loss, theta, &optimize.Settings{GradientThreshold: 1e-8, MajorIterations: affineIterations}, &optimize.LBFGS{})
-	if res == nil {
-		return nil, fmt.Errorf("calib.%s: %w", fn, err)
+	return linearLoss(x, k, k, labels, c.Diagonal, pen, r.Mu/float64(k))
+}
+
+// solve minimises c.objective by L-BFGS from theta0 (nil: the identity
+// map, W = I and b = 0) and returns θ = (W, b). It works in φ = θ/s with
+// s = 1/√(1 + 2·pen/h) per parameter, pen its penalty and h = mean(x_j²)/k
+// (1/k for a bias) a scale of the likelihood's curvature in it: a strong
+// penalty then no longer makes the problem stiff, and a weak one leaves
+// s ≈ 1.
+func (c *Affine) solve(x []float64, k int, labels []int, r ODIR, theta0 []float64) ([]float64, error) {
+	nw := c.nparams(k)
+	if theta0 == nil {
+		theta0 = make([]float64, nw+k)
+		for i := range k {
+			if c.Diagonal {
+				theta0[i] = 1
+			} else {
+				theta0[i*k+i] = 1
+			}
+		}
 	}
-	c.W, c.B = res.X[:nw], res.X[nw:]
+	sq := make([]float64, k)
+	for i, v := range x {
+		sq[i%k] += v * v
+	}
+	n := float64(len(labels))
+	scale := make([]float64, nw+k)
+	for i := range scale {
+		pen, h := r.Mu/float64(k), 1/float64(k)
+		if i < nw {
+			row, col := i/k, i%k
+			if c.Diagonal {
+				row, col = i, i
+			}
+			pen, h = 0, sq[col]/n/float64(k)
+			if row != col && k > 1 {
+				pen = r.Lambda / float64(k*(k-1))
+			}
+		}
+		scale[i] = 1
+		if pen > 0 && h > 0 {
+			scale[i] = 1 / math.Sqrt(1+2*pen/h)
+		}
+	}
+	loss, theta := c.objective(x, k, labels, r), make([]float64, nw+k)
+	scaled := func(phi, grad []float64) float64 {
+		for i, v := range phi {
+			theta[i] = v * scale[i]
+		}
+		f := loss(theta, grad)
+		for i := range grad {
+			grad[i] *= scale[i]
+		}
+		return f
+	}
+	phi0 := make([]float64, nw+k)
+	for i, v := range theta0 {
+		phi0[i] = v / scale[i]
+	}
+	res, err := baselines.MinimizeSmooth(scaled, phi0, &optimize.Settings{GradientThreshold: 1e-8, MajorIterations: affineIterations}, &optimize.LBFGS{})
+	if res == nil {
+		return nil, err
+	}
+	for i, v := range res.X {
+		res.X[i] = v * scale[i]
+	}
+	return res.X, nil
+}
+
+// set makes θ = (W, b) c's parameters, fitted with r, and checks them.
+func (c *Affine) set(fn string, theta []float64, k int, r ODIR) (*Affine, error) {
+	nw := c.nparams(k)
+	c.W, c.B, c.ODIR = theta[:nw], theta[nw:], &r
 	if err := c.check(k); err != nil {
 		return nil, fmt.Errorf("calib.%s: %w", fn, err)
 	}

@@ -9,6 +9,8 @@
 //   - affine.go: vector and matrix scaling on logits, and Dirichlet
 //     calibration (Kull et al., 2019: an affine map of log-probabilities with
 //     off-diagonal and intercept regularisation, ODIR);
+//   - odircv.go: ODIR's penalties chosen by stratified cross-validation
+//     over a warm-started path of decades (FitAffineCV);
 //   - histogram.go and isotonic.go: histogram binning and isotonic
 //     regression (pool-adjacent-violators), one-vs-rest for K > 2 and
 //     renormalised;
@@ -22,8 +24,9 @@
 //     logits with cross-entropy on the source plus the ECL between source and
 //     target;
 //   - fit.go: every method by name (Fit, Methods, as "ecl calibrate"
-//     names them) on a FitData, and out-of-fold predictions for the
-//     importance-weighted estimate (Folds, CrossFit);
+//     names them) on a FitData, out-of-fold predictions for the
+//     importance-weighted estimate (Folds, CrossFit) and stratified folds
+//     (StratifiedFolds);
 //   - estimate.go: label-free estimates of the target's calibration error
 //     (importance-weighted source ECE, a PseudoCal-style pseudo-target ECE)
 //     with bootstrap intervals.

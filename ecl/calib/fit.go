@@ -70,8 +70,11 @@ func (f FitData) Subset(idx []int) FitData {
 
 // FitOptions are the settings of the methods that have any.
 type FitOptions struct {
-	// ODIR regularises vs (Mu only), ms and dirichlet.
+	// ODIR regularises vs (Mu only), ms and dirichlet when ODIRCV is nil.
 	ODIR ODIR
+	// ODIRCV, when not nil, chooses ODIR for vs, ms and dirichlet by
+	// cross-validation instead (FitAffineCV).
+	ODIRCV *ODIRSearch
 	// HistBins is the number of equal-mass bins per class of hist.
 	HistBins int
 	// Platt chooses what platt fits: the labels (the zero value) or Platt's
@@ -96,11 +99,16 @@ func Fit(m string, f FitData, o FitOptions) (Calibrator, error) {
 		return FitCPCS(f.Logits, k, f.Labels, f.W)
 	case "transcal":
 		return FitTransCal(f.Logits, k, f.Labels, f.WBalanced, f.Target)
-	case "vs":
-		return FitVectorScaling(f.Logits, k, f.Labels, o.ODIR.Mu)
-	case "ms":
-		return FitMatrixScaling(f.Logits, k, f.Labels, o.ODIR)
-	case "dirichlet":
+	case "vs", "ms", "dirichlet":
+		if o.ODIRCV != nil {
+			return FitAffineCV(m, f.Logits, k, f.Labels, *o.ODIRCV)
+		}
+		switch m {
+		case "vs":
+			return FitVectorScaling(f.Logits, k, f.Labels, o.ODIR.Mu)
+		case "ms":
+			return FitMatrixScaling(f.Logits, k, f.Labels, o.ODIR)
+		}
 		return FitDirichlet(f.Logits, k, f.Labels, o.ODIR)
 	case "hist":
 		return FitHistogram(f.Logits, k, f.Labels, o.HistBins, true)
@@ -124,6 +132,38 @@ func Folds(n, k int, seed uint64) []int {
 		fold[j] = i % k
 	}
 	return fold
+}
+
+// StratifiedFolds assigns the samples of labels to folds (2 ≤ folds ≤
+// n) at random from seed, stratified: each class's samples, shuffled, are
+// dealt to the folds in turn, continuing from where the previous class
+// ended, so that every class's count and every fold's size differ by at
+// most one between folds.
+func StratifiedFolds(labels []int, folds int, seed uint64) ([]int, error) {
+	n := len(labels)
+	if folds < 2 || folds > n {
+		return nil, fmt.Errorf("%d folds for %d samples: want 2 to %d", folds, n, n)
+	}
+	classes := 0
+	for i, y := range labels {
+		if y < 0 {
+			return nil, fmt.Errorf("label %d at row %d is negative", y, i)
+		}
+		classes = max(classes, y+1)
+	}
+	byClass := make([][]int, classes)
+	for i, y := range labels {
+		byClass[y] = append(byClass[y], i)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x57a7))
+	fold, next := make([]int, n), 0
+	for _, idx := range byClass {
+		for _, j := range rng.Perm(len(idx)) {
+			fold[idx[j]] = next % folds
+			next++
+		}
+	}
+	return fold, nil
 }
 
 // CrossFit returns out-of-fold source probabilities [N, K] of method m:

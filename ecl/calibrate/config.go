@@ -51,6 +51,10 @@ func (c Config) log(s string) {
 type MethodReport struct {
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params,omitempty"`
+	// ODIR is the regularisation vs, ms and dirichlet were fitted with,
+	// ODIRCV the cross-validated search that chose it (nil when given).
+	ODIR   *calib.ODIR   `json:"odir,omitempty"`
+	ODIRCV *calib.ODIRCV `json:"odir_cv,omitempty"`
 	// Target holds every metric of the calibrated target predictions
 	// (with target labels only); TargetECE the ECE with its interval.
 	Target    *metrics.Report `json:"target,omitempty"`

@@ -65,3 +65,32 @@ func printMethods(w io.Writer, r *Report, labelled bool) {
 		fmt.Fprintln(w, line)
 	}
 }
+
+// printODIR prints the penalties of the methods that have them, and how
+// they were chosen.
+func printODIR(w io.Writer, r *Report) {
+	head := false
+	for _, m := range r.Methods {
+		if m.ODIR == nil {
+			continue
+		}
+		if !head {
+			fmt.Fprintln(w, "ODIR penalties (λ off-diagonal, μ intercept):")
+			head = true
+		}
+		line := fmt.Sprintf("  %-10s λ %g, μ %g", m.Method, m.ODIR.Lambda, m.ODIR.Mu)
+		if m.Method == "vs" {
+			line = fmt.Sprintf("  %-10s μ %g", m.Method, m.ODIR.Mu)
+		}
+		if cv := m.ODIRCV; cv != nil {
+			best := cv.Path[0].NLL
+			for _, p := range cv.Path {
+				best = min(best, p.NLL)
+			}
+			line += fmt.Sprintf(": %d-fold stratified cross-validation on the source, held-out NLL %.4f, best of %d points, %d fits", cv.Folds, best, len(cv.Path), cv.Fits)
+		} else {
+			line += " (given)"
+		}
+		fmt.Fprintln(w, line)
+	}
+}

@@ -89,6 +89,7 @@ func Run(w io.Writer, c Config) (*Report, error) {
 	}
 	labelled := c.TargetLabels != nil
 	printMethods(w, rep, labelled)
+	printODIR(w, rep)
 	for _, n := range rep.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
@@ -110,6 +111,13 @@ func method(m string, f calib.FitData, fold []int, pseudo calib.PseudoSet, cfg C
 		return MethodReport{}, err
 	}
 	mr := MethodReport{Method: m}
+	// The estimate's folds refit at the penalties chosen on all the source
+	// rather than searching again in each.
+	fitFolds := cfg.Fit
+	if a, ok := c.(*calib.Affine); ok && a.ODIR != nil {
+		mr.ODIR, mr.ODIRCV = a.ODIR, a.CV
+		fitFolds.ODIR, fitFolds.ODIRCV = *a.ODIR, nil
+	}
 	if m != "uncal" {
 		saved, err := calib.Save(m, k, input, c)
 		if err != nil {
@@ -136,7 +144,7 @@ func method(m string, f calib.FitData, fold []int, pseudo calib.PseudoSet, cfg C
 	if cfg.Folds == 1 || m == "uncal" {
 		ps, err = c.Apply(f.Logits, k)
 	} else {
-		ps, err = calib.CrossFit(m, f, fold, cfg.Folds, cfg.Fit)
+		ps, err = calib.CrossFit(m, f, fold, cfg.Folds, fitFolds)
 	}
 	if err != nil {
 		return mr, err
