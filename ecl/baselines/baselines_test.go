@@ -254,3 +254,28 @@ func TestFitTemperatureBlocked(t *testing.T) {
 		t.Errorf("T = %v: dNLL/dlnT %v, NLL %v (at T = 1: %v)", temp, d, nll(temp), nll(1))
 	}
 }
+
+// Where the NLL has no minimum inside e^±20 the fit stops at the bound:
+// labels always the top logit (the NLL falls as T → 0) and labels
+// independent of logits that favour no class on average (it falls as
+// T → ∞).
+func TestFitTemperatureAtTheBounds(t *testing.T) {
+	const n, k = 400, 5
+	r := rand.New(rand.NewPCG(5, 6))
+	z, top, other := make([]float64, n*k), make([]int, n), make([]int, n)
+	for i := range n {
+		for c := range k {
+			z[i*k+c] = r.NormFloat64()
+		}
+		top[i] = slices.Index(z[i*k:(i+1)*k], slices.Max(z[i*k:(i+1)*k]))
+		other[i] = slices.Index(z[i*k:(i+1)*k], slices.Min(z[i*k:(i+1)*k]))
+	}
+	for _, c := range []struct {
+		labels []int
+		want   float64
+	}{{top, math.Exp(-20)}, {other, math.Exp(20)}} {
+		if got, err := FitTemperature(z, k, c.labels, nil, NLL); err != nil || math.Abs(got/c.want-1) > 1e-9 {
+			t.Errorf("T = %v (%v), want %v", got, err, c.want)
+		}
+	}
+}

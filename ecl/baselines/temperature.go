@@ -22,8 +22,11 @@ const (
 
 // FitTemperature returns the T > 0 minimising the weighted mean objective of
 // softmax(logits/T) against labels: the root of its derivative in s = ln T,
-// bracketed from T = 1.5 and found by regula falsi (internal/root), T
-// within e^±20. logits is
+// T within e^±20. For the NLL, Newton's method on s from T = 1.5 (its
+// second derivative comes from the same pass over the scores, as the
+// variance of the logits under the scaled softmax), each step at most 1 in
+// s; for the Brier score, bracketed from T = 1.5 and found by regula falsi
+// (internal/root). logits is
 // row-major [N, k]; weights (nil for all 1) are per sample and non-negative.
 func FitTemperature(logits []float64, k int, labels []int, weights []float64, obj Objective) (float64, error) {
 	n := len(labels)
@@ -46,13 +49,13 @@ func FitTemperature(logits []float64, k int, labels []int, weights []float64, ob
 	}
 	rows := (n + blocks - 1) / blocks
 	blocks = (n + rows - 1) / rows
-	part := make([]float64, 3*blocks)
-	eval := func(s float64) (f, df float64) {
+	part := make([]float64, 4*blocks)
+	eval := func(s float64) (f, df, d2 float64) {
 		t := math.Exp(s)
 		tensor.ParallelFor(blocks, rows*k*8, func(lo, hi int) {
 			p := make([]float64, k)
 			for blk := lo; blk < hi; blk++ {
-				var f, df, wsum float64
+				var f, df, vz, wsum float64
 				for i := blk * rows; i < min((blk+1)*rows, n); i++ {
 					y := labels[i]
 					w := 1.0
@@ -71,6 +74,11 @@ func FitTemperature(logits []float64, k int, labels []int, weights []float64, ob
 					case NLL:
 						f += -w * math.Log(max(p[y], 1e-300))
 						df += -w * (zbar - z[y]) / t
+						v := 0.0
+						for j := range p {
+							v += p[j] * (z[j] - zbar) * (z[j] - zbar)
+						}
+						vz += w * v
 					case Brier:
 						for j := range p {
 							d := p[j]
@@ -83,25 +91,29 @@ func FitTemperature(logits []float64, k int, labels []int, weights []float64, ob
 					}
 					wsum += w
 				}
-				part[3*blk], part[3*blk+1], part[3*blk+2] = f, df, wsum
+				part[4*blk], part[4*blk+1], part[4*blk+2], part[4*blk+3] = f, df, vz, wsum
 			}
 		})
 		wsum := 0.0
 		for blk := range blocks {
-			f += part[3*blk]
-			df += part[3*blk+1]
-			wsum += part[3*blk+2]
+			f += part[4*blk]
+			df += part[4*blk+1]
+			d2 += part[4*blk+2]
+			wsum += part[4*blk+3]
 		}
 		if wsum == 0 {
-			return 0, 0
+			return 0, 0, 0
 		}
-		return f / wsum, df / wsum
+		// d²/ds² of the NLL: −df/ds + Var_p(z)/T² (0 for the Brier score).
+		return f / wsum, df / wsum, -df/wsum + d2/(wsum*t*t)
+	}
+	if obj == NLL {
+		return math.Exp(newton(func(s float64) (float64, float64) { _, df, d2 := eval(s); return df, d2 }, math.Log(1.5), limit)), nil
 	}
 	// The objective's derivative in s rises through 0 at the minimum (for
 	// the NLL, convex in 1/T, at its only stationary point): bracket it
 	// from T = 1.5 outwards, then find its root.
-	slope := func(s float64) float64 { _, df := eval(s); return df }
-	const limit = 20 // T within e^±20
+	slope := func(s float64) float64 { _, df, _ := eval(s); return df }
 	lo, hi := math.Log(1.5), math.Log(1.5)
 	if slope(lo) < 0 {
 		for step := 0.5; slope(hi) < 0; step *= 2 {
@@ -119,6 +131,49 @@ func FitTemperature(logits []float64, k int, labels []int, weights []float64, ob
 		}
 	}
 	return math.Exp(root.Increasing(slope, 0, lo, hi)), nil
+}
+
+// limit bounds |ln T|.
+const limit = 20
+
+// newton returns the root in [−lim, lim] of the increasing df (which
+// returns its derivative beside it), from s: Newton's steps of at most 1,
+// within the bracket the signs seen so far give (halved where a step
+// leaves it; a step of 1 where the derivative is not positive), until a
+// step is below 1e-10 in s; ±lim when df keeps its sign to there (a zero
+// counts as positive: where the scores round to one-hot, df is 0 down to
+// −lim).
+func newton(df func(float64) (float64, float64), s, lim float64) float64 {
+	lo, hi := -lim-1, lim+1 // open until evaluated
+	for range 100 {
+		g, d := df(s)
+		if g < 0 {
+			lo = s
+		} else {
+			hi = s
+		}
+		var next float64
+		switch {
+		case s >= lim && g < 0:
+			return lim
+		case s <= -lim && g >= 0:
+			return -lim
+		case d > 0:
+			next = s - max(-1, min(1, g/d))
+		case g < 0:
+			next = s + 1
+		default:
+			next = s - 1
+		}
+		if next = max(-lim, min(lim, next)); next <= lo || next >= hi {
+			next = (lo + hi) / 2
+		}
+		if math.Abs(next-s) <= 1e-10*max(1, math.Abs(s)) {
+			return next
+		}
+		s = next
+	}
+	return s
 }
 
 // softmaxScaled sets p = softmax(z/t), computed stably.
