@@ -7,10 +7,11 @@ import (
 
 // Conv2DAffine's CPU body equals its composed reference, ChannelAffine of
 // Conv2D, to the bit, with and without the residual and the ReLU, on the
-// gather path (3×3 at stride 1 and 2, the 7×7 stem) and on im2col's (1×1 at stride 1 and 2, a kernel too narrow
-// to gather), in float32 and float64, with batches that span several
-// canvases (the residual's image index), one image and none, on one and
-// two cores; bad shapes panic naming the op.
+// gather path (3×3 at stride 1 and 2, the 7×7 stem) and on im2col's (1×1
+// at stride 1 and 2, a kernel too narrow to gather), in float32 and
+// float64, with x a view (a narrowed channel range), with batches that
+// span several canvases (the residual's image index), one image and none,
+// on one and two cores; bad shapes panic naming the op.
 func TestConv2DAffineMatchesComposed(t *testing.T) {
 	cases := []struct {
 		name      string
