@@ -138,7 +138,7 @@ func init() {
 // channels; only the last unit may pool, and its output, not the
 // features, is then the result. The result is the features
 // [N, C0 + Σ o_i, H, W] otherwise. On devices without a DenseBlockKernel
-// body the units run layer by layer (denseComposed, also the CPU body's
+// body the units run layer by layer (denseBlockComposed, also the CPU body's
 // tested reference).
 func DenseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Tensor[T], *DenseBlockState[T]) {
 	return denseBlock(x, units, eps, true)
@@ -178,7 +178,7 @@ func denseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T, keep bool) (
 	st := &DenseBlockState[T]{eps: eps, fixed: units[0].Mean != nil, forwardOnly: !keep, x: x, layers: units}
 	body, ok := Lookup(DenseBlockKernel, dev)
 	if !ok {
-		y, runs := denseComposed(x, units, eps)
+		y, runs := denseBlockComposed(x, units, eps)
 		st.composed = true
 		for _, stages := range runs {
 			for _, r := range stages {
@@ -627,7 +627,7 @@ func dot64[T Float](g, x []T, m float64) float64 {
 // and to each unit's parameters: grads[i] holds those of unit i in its
 // fields (and Pool as the unit's). A block that ran composed, or whose
 // device has no DenseBlockBackwardKernel body, takes the composed
-// gradient (denseBackwardComposed, the layers run again).
+// gradient (denseBlockBackwardComposed, the layers run again).
 func DenseBlockBackward[T Float](g *Tensor[T], s *DenseBlockState[T]) (dx *Tensor[T], grads []DenseUnit[T]) {
 	if s.forwardOnly {
 		panic(argumentError("DenseBlockBackward", "the state of DenseBlockForward, which keeps nothing for a backward pass"))
@@ -636,7 +636,7 @@ func DenseBlockBackward[T Float](g *Tensor[T], s *DenseBlockState[T]) (dx *Tenso
 	body, ok := Lookup(DenseBlockBackwardKernel, dev)
 	var ps [][]*Tensor[T] // each unit's gradients in Params order
 	if !ok || s.composed {
-		dx, ps = denseBackwardComposed(g, s.x, s.layers, s.eps)
+		dx, ps = denseBlockBackwardComposed(g, s.x, s.layers, s.eps)
 	} else {
 		dx = ZerosOn(dev, s.x.Shape()...)
 		out := []*Tensor[T]{dx}

@@ -14,11 +14,11 @@ type denseStageRun[T Float] struct {
 	pool, fixed       bool
 }
 
-// denseComposed runs units on x layer by layer (BatchNormRelu, or
+// denseBlockComposed runs units on x layer by layer (BatchNormRelu, or
 // ChannelAffine with the running statistics folded in, then Conv2D, a
 // transition pooling first, and Concat) and returns the output and each
 // unit's stages.
-func denseComposed[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Tensor[T], [][]denseStageRun[T]) {
+func denseBlockComposed[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Tensor[T], [][]denseStageRun[T]) {
 	runs := make([][]denseStageRun[T], len(units))
 	feat := x
 	for i, u := range units {
@@ -64,12 +64,12 @@ func denseNormRelu[T Float](x, gamma, beta, mean, vari *Tensor[T], eps T) denseS
 	return st
 }
 
-// denseBackwardComposed is DenseBlockBackward of tensor ops: units' layers
-// run again on x (denseComposed), then their gradients in reverse order,
+// denseBlockBackwardComposed is DenseBlockBackward of tensor ops: units' layers
+// run again on x (denseBlockComposed), then their gradients in reverse order,
 // the features' gradient split at each unit's channels. It returns dx and
 // the parameters' gradients in DenseUnit.Params order.
-func denseBackwardComposed[T Float](g, x *Tensor[T], units []DenseUnit[T], eps T) (dx *Tensor[T], grads [][]*Tensor[T]) {
-	_, runs := denseComposed(x, units, eps)
+func denseBlockBackwardComposed[T Float](g, x *Tensor[T], units []DenseUnit[T], eps T) (dx *Tensor[T], grads [][]*Tensor[T]) {
+	_, runs := denseBlockComposed(x, units, eps)
 	grads = make([][]*Tensor[T], len(units))
 	var dfeat *Tensor[T] // the gradient with respect to the features so far
 	for i := len(runs) - 1; i >= 0; i-- {

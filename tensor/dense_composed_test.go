@@ -35,8 +35,8 @@ func TestDenseBlockMatchesComposed(t *testing.T) {
 		y, st := DenseBlock(x, units, 1e-5)
 		g := RandNormal[float64](r, 0, 1, y.Shape()...)
 		dx, grads := DenseBlockBackward(g, st)
-		wantY, runs := denseComposed(x, units, 1e-5)
-		wantDx, wantGrads := denseBackwardComposed(g, x, units, 1e-5)
+		wantY, runs := denseBlockComposed(x, units, 1e-5)
+		wantDx, wantGrads := denseBlockBackwardComposed(g, x, units, 1e-5)
 		check := func(what string, got, want *Tensor[float64]) {
 			t.Helper()
 			if !slices.Equal(got.Shape(), want.Shape()) || maxRelDiff(HostData(Contiguous(got)), HostData(Contiguous(want))) > 1e-10 {
