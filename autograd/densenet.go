@@ -35,7 +35,7 @@ func (u DenseUnit[T]) appendParams(ps []*Var[T]) []*Var[T] {
 
 // DenseBlock runs the layers units on x [N, C, H, W] in one feature buffer,
 // recomputing each layer's batch normalisations and ReLUs in the backward
-// pass (tensor.DenseBlock, CPU only). stats, if not nil, receives the batch
+// pass (tensor.DenseBlock). stats, if not nil, receives the batch
 // mean and biased variance of each batch normalisation, i counting them in
 // order (a bottleneck unit's first, then its bottleneck's).
 func DenseBlock[T tensor.Float](x *Var[T], units []DenseUnit[T], eps T, stats func(i int, mean, variance *tensor.Tensor[T])) *Var[T] {

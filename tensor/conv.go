@@ -60,28 +60,65 @@ func Conv2D[T Float](x, w *Tensor[T], o ConvOptions) *Tensor[T] {
 	return y
 }
 
-// Conv2DBias is Conv2D(x, w) plus the bias b [O] on each output channel: on
-// the CPU added in the convolution's pass (to the same rounding),
-// elsewhere as a broadcast Add.
+// The fused convolutions, their parameters as attribute.
+// Conv2DBiasKernel reads x, w and the bias b [O] and writes
+// Conv2D(x, w) + b on each output channel. Conv2DAffineKernel reads x, w,
+// scale, shift and, as a fifth input, r or none, and writes
+// ChannelAffine(Conv2D(x, w), scale, shift, r, relu).
+var (
+	Conv2DBiasKernel   = NewKernel[Conv2DParams]("conv2d_bias")
+	Conv2DAffineKernel = NewKernel[Conv2DAffineParams]("conv2d_affine")
+)
+
+// Conv2DAffineParams is Conv2DAffineKernel's attribute: the convolution's
+// parameters and whether the ReLU follows.
+type Conv2DAffineParams struct {
+	Conv Conv2DParams
+	Relu bool
+}
+
+func init() {
+	registerCPU(Conv2DBiasKernel, conv2dBiasCPU[float32], conv2dBiasCPU[float64])
+	registerCPU(Conv2DAffineKernel, conv2dAffineCPU[float32], conv2dAffineCPU[float64])
+}
+
+// Conv2DBias is Conv2D(x, w) plus the bias b [O] on each output channel:
+// on the CPU added in the convolution's pass (to the same rounding); on
+// devices without a Conv2DBiasKernel body a broadcast Add
+// (conv2dBiasComposed, also the CPU body's tested reference).
 func Conv2DBias[T Float](x, w, b *Tensor[T], o ConvOptions) *Tensor[T] {
 	dev := sameDevice("Conv2DBias", x, w, b)
 	p := must(conv2DParams("Conv2DBias", x.shape, w.shape, o))
 	if b.Len() != p.O || len(b.shape) != 1 {
 		panic(shapeError("Conv2DBias", [][]int{x.shape, w.shape, b.shape}, "bias %v for %d output channels", b.shape, p.O))
 	}
-	if _, ok := dev.(CPU[T]); !ok || p.N == 0 {
-		return Add(Conv2D(x, w, o), Reshape(b, 1, p.O, 1, 1))
+	body, ok := Lookup(Conv2DBiasKernel, dev)
+	if !ok || p.N == 0 {
+		return conv2dBiasComposed(x, w, b, o)
 	}
-	y := emptyOn(dev, p.N, p.O, p.OutH(), p.OutW())
-	conv2dForward(HostData(y), HostData(Contiguous(x)), HostData(Contiguous(w)), biasEpilogue(HostData(Contiguous(b))), p)
+	y := outputOn(dev, p.N, p.O, p.OutH(), p.OutW())
+	body([]*Tensor[T]{y}, []*Tensor[T]{Contiguous(x), Contiguous(w), Contiguous(b)}, p)
 	return y
+}
+
+// conv2dBiasComposed is Conv2DBias of tensor ops: Conv2D, then Add with b
+// broadcast along the channel axis.
+func conv2dBiasComposed[T Float](x, w, b *Tensor[T], o ConvOptions) *Tensor[T] {
+	return Add(Conv2D(x, w, o), Reshape(b, 1, b.Len(), 1, 1))
+}
+
+// conv2dBiasCPU is Conv2DBiasKernel's CPU body: the bias added to each
+// output plane in the convolution's pass.
+func conv2dBiasCPU[T Float](out, in []*Tensor[T], p Conv2DParams) {
+	conv2dForward(HostData(out[0]), HostData(in[0]), HostData(in[1]), biasEpilogue(HostData(in[2])), p)
 }
 
 // Conv2DAffine is ChannelAffine(Conv2D(x, w, o), scale, shift, r, relu):
 // a convolution followed by batch normalisation in evaluation mode, with
 // a residual block's sum and ReLU. On the CPU each output plane takes the
-// affine map while it is in cache, to the same bits as the two ops;
-// elsewhere the two ops run.
+// affine map while it is in cache, to the same bits as the two ops; on
+// devices without a Conv2DAffineKernel body the two ops run
+// (conv2dAffineComposed, also the CPU body's tested reference).
 func Conv2DAffine[T Float](x, w, scale, shift, r *Tensor[T], o ConvOptions, relu bool) *Tensor[T] {
 	ts := []*Tensor[T]{x, w, scale, shift}
 	if r != nil {
@@ -98,16 +135,33 @@ func Conv2DAffine[T Float](x, w, scale, shift, r *Tensor[T], o ConvOptions, relu
 	if r != nil && !slices.Equal(r.shape, yShape) {
 		panic(shapeError("Conv2DAffine", [][]int{x.shape, w.shape, r.shape}, "residual %v for output %v", r.shape, yShape))
 	}
-	if _, ok := dev.(CPU[T]); !ok || p.N == 0 {
-		return ChannelAffine(Conv2D(x, w, o), scale, shift, r, relu)
+	body, ok := Lookup(Conv2DAffineKernel, dev)
+	if !ok || p.N == 0 {
+		return conv2dAffineComposed(x, w, scale, shift, r, o, relu)
 	}
-	e := &epilogue[T]{scale: HostData(Contiguous(scale)), shift: HostData(Contiguous(shift)), relu: relu}
+	in := []*Tensor[T]{Contiguous(x), Contiguous(w), Contiguous(scale), Contiguous(shift)}
 	if r != nil {
-		e.r = HostData(Contiguous(r))
+		in = append(in, Contiguous(r))
 	}
 	y := outputOn(dev, yShape...)
-	conv2dForward(HostData(y), HostData(Contiguous(x)), HostData(Contiguous(w)), e, p)
+	body([]*Tensor[T]{y}, in, Conv2DAffineParams{Conv: p, Relu: relu})
 	return y
+}
+
+// conv2dAffineComposed is Conv2DAffine of tensor ops: Conv2D, then
+// ChannelAffine.
+func conv2dAffineComposed[T Float](x, w, scale, shift, r *Tensor[T], o ConvOptions, relu bool) *Tensor[T] {
+	return ChannelAffine(Conv2D(x, w, o), scale, shift, r, relu)
+}
+
+// conv2dAffineCPU is Conv2DAffineKernel's CPU body: ChannelAffine's map
+// applied to each output plane in the convolution's pass.
+func conv2dAffineCPU[T Float](out, in []*Tensor[T], a Conv2DAffineParams) {
+	e := &epilogue[T]{scale: HostData(in[2]), shift: HostData(in[3]), relu: a.Relu}
+	if len(in) == 5 {
+		e.r = HostData(in[4])
+	}
+	conv2dForward(HostData(out[0]), HostData(in[0]), HostData(in[1]), e, a.Conv)
 }
 
 // Conv2DBiasBackward is the gradient of Σ Conv2DBias(x, w, b)·dy with

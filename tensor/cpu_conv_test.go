@@ -225,18 +225,26 @@ func TestCPUConvSpan(t *testing.T) {
 	}
 }
 
-// The fused bias rounds as the composed broadcast Add: results agree to the
-// bit.
-func TestConv2DBiasMatchesAdd(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for _, tc := range cpuConvCases[1:] {
-		p := tc.p
-		x := RandNormal[float32](r, 0, 1, p.N, p.C, p.H, p.W)
-		w := RandNormal[float32](r, 0, 1, p.O, p.C, p.KH, p.KW)
-		b := RandNormal[float32](r, 0, 1, p.O)
-		o := ConvOptions{StrideH: p.StrideH, StrideW: p.StrideW, PadH: p.PadH, PadW: p.PadW, DilH: p.DilH, DilW: p.DilW}
-		if !slices.Equal(Conv2DBias(x, w, b, o).Data(), Add(Conv2D(x, w, o), Reshape(b, 1, p.O, 1, 1)).Data()) {
-			t.Errorf("%s: fused bias differs from Conv2D + Add", tc.name)
-		}
+// Conv2DBias's CPU body rounds as its composed reference, Conv2D then a
+// broadcast Add: results agree to the bit, in float32 and float64, with x
+// a view (a narrowed channel range), on every case (none, one and several
+// images, odd sizes, strides, padding and dilation).
+func TestConv2DBiasMatchesComposed(t *testing.T) {
+	for i, tc := range cpuConvCases {
+		checkConvBias[float32](t, tc.name, uint64(i), tc.p)
+		checkConvBias[float64](t, tc.name, uint64(i), tc.p)
+	}
+}
+
+func checkConvBias[T Float](t *testing.T, name string, seed uint64, p Conv2DParams) {
+	t.Helper()
+	r := newRNG(seed)
+	x := Narrow(RandNormal[T](r, 0, 1, p.N, p.C+2, p.H, p.W), 1, 1, p.C)
+	w := RandNormal[T](r, 0, 1, p.O, p.C, p.KH, p.KW)
+	b := RandNormal[T](r, 0, 1, p.O)
+	o := ConvOptions{StrideH: p.StrideH, StrideW: p.StrideW, PadH: p.PadH, PadW: p.PadW, DilH: p.DilH, DilW: p.DilW}
+	got, want := Conv2DBias(x, w, b, o), conv2dBiasComposed(x, w, b, o)
+	if !equalData(got, want) {
+		t.Errorf("%s %v: Conv2DBias differs from Conv2D + Add", name, DType[T]())
 	}
 }

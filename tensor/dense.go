@@ -101,13 +101,45 @@ type DenseBlockState[T Float] struct {
 	// by image, so that buffers from the pool fit from one layer to the
 	// next.
 	widest, scratch int
+	// x and layers are the block's input and units; composed marks a block
+	// that ran as its composed reference (no DenseBlockKernel body on its
+	// device), whose backward pass is composed too.
+	x        *Tensor[T]
+	layers   []DenseUnit[T]
+	composed bool
+	// neckStats are the composed block's statistics, for Stats.
+	neckStats [][2]*Tensor[T]
 }
 
-// DenseBlock runs units on x [N, C0, H, W] (on the CPU): unit i normalises
-// the channels [0, c_i) of the features, c_0 = C0, and appends its o_i
-// output channels; only the last unit may pool, and its output, not the
+// The dense-block kernels, the block's state as attribute (a
+// *DenseBlockState[T], which DenseBlock makes): DenseBlockKernel reads x
+// and the units' parameters (DenseUnit.Params, unit after unit) and writes
+// the features [N, C, H, W] and, where the last unit pools, its output;
+// DenseBlockBackwardKernel reads the output's gradient g and writes dx and
+// the parameters' gradients, in the same order.
+var (
+	DenseBlockKernel         = NewKernel[DenseBlockRun]("dense_block")
+	DenseBlockBackwardKernel = NewKernel[DenseBlockRun]("dense_block_backward")
+)
+
+// DenseBlockRun is the dense-block kernels' attribute: a
+// *DenseBlockState[T].
+type DenseBlockRun interface{ denseBlockRun() }
+
+func (*DenseBlockState[T]) denseBlockRun() {}
+
+func init() {
+	registerCPU(DenseBlockKernel, denseBlockCPU[float32], denseBlockCPU[float64])
+	registerCPU(DenseBlockBackwardKernel, denseBlockBackwardCPU[float32], denseBlockBackwardCPU[float64])
+}
+
+// DenseBlock runs units on x [N, C0, H, W]: unit i normalises the
+// channels [0, c_i) of the features, c_0 = C0, and appends its o_i output
+// channels; only the last unit may pool, and its output, not the
 // features, is then the result. The result is the features
-// [N, C0 + Σ o_i, H, W] otherwise.
+// [N, C0 + Σ o_i, H, W] otherwise. On devices without a DenseBlockKernel
+// body the units run layer by layer (denseBlockComposed, also the CPU body's
+// tested reference).
 func DenseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Tensor[T], *DenseBlockState[T]) {
 	return denseBlock(x, units, eps, true)
 }
@@ -123,24 +155,54 @@ func DenseBlockForward[T Float](x *Tensor[T], units []DenseUnit[T], eps T) (*Ten
 // denseBlock is DenseBlock, keeping what the backward pass needs where
 // keep is set.
 func denseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T, keep bool) (*Tensor[T], *DenseBlockState[T]) {
-	if _, ok := x.Device().(CPU[T]); !ok {
-		panic(argumentError("DenseBlock", "runs on the CPU only, not on %s", x.Device()))
-	}
 	sh := x.Shape()
 	if len(sh) != 4 || sh[0] < 1 {
 		panic(shapeError("DenseBlock", [][]int{sh}, "input %v, want [N, C, H, W] with N ≥ 1", sh))
 	}
+	if len(units) == 0 {
+		panic(argumentError("DenseBlock", "no units"))
+	}
 	n, c, h, w := sh[0], sh[1], sh[2], sh[3]
 	total := c
+	in := []*Tensor[T]{Contiguous(x)}
 	for i, u := range units {
 		checkDenseUnit(u, i, len(units), sh, total, units[0].Mean != nil)
 		if !u.Pool {
 			total += u.W.Dim(0)
 		}
+		for _, p := range u.Params() {
+			in = append(in, Contiguous(p))
+		}
 	}
-	hw := h * w
-	st := &DenseBlockState[T]{buf: Zeros[T](n, total, h, w), mean: make([]float64, total), vari: make([]float64, total), eps: eps, fixed: units[0].Mean != nil, forwardOnly: !keep}
-	bs, xs := HostData(st.buf), HostData(Contiguous(x))
+	dev := sameDevice("DenseBlock", in...)
+	st := &DenseBlockState[T]{eps: eps, fixed: units[0].Mean != nil, forwardOnly: !keep, x: x, layers: units}
+	body, ok := Lookup(DenseBlockKernel, dev)
+	if !ok {
+		y, runs := denseBlockComposed(x, units, eps)
+		st.composed = true
+		for _, stages := range runs {
+			for _, r := range stages {
+				st.neckStats = append(st.neckStats, [2]*Tensor[T]{r.mean, r.vari})
+			}
+		}
+		return y, st
+	}
+	st.buf, st.mean, st.vari = ZerosOn(dev, n, total, h, w), make([]float64, total), make([]float64, total)
+	out := []*Tensor[T]{st.buf}
+	if last := units[len(units)-1]; last.Pool {
+		out = append(out, ZerosOn(dev, n, last.W.Dim(0), h/2, w/2))
+	}
+	body(out, in, st)
+	return out[len(out)-1], st
+}
+
+// denseBlockCPU is DenseBlockKernel's CPU body: x copied into the
+// features, then each unit's stages (forward) on them, each channel's
+// batch statistics computed once, when it is written.
+func denseBlockCPU[T Float](out, in []*Tensor[T], run DenseBlockRun) {
+	st := run.(*DenseBlockState[T])
+	n, c, total, hw := st.x.Dim(0), st.x.Dim(1), st.buf.Dim(1), st.buf.Dim(2)*st.buf.Dim(3)
+	bs, xs := HostData(st.buf), HostData(in[0])
 	for i := range n {
 		copy(bs[i*total*hw:][:c*hw], xs[i*c*hw:])
 	}
@@ -150,8 +212,7 @@ func denseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T, keep bool) (
 		}
 	}
 	stats(st.buf, 0, c, st.mean, st.vari)
-	st.plan(units, c)
-	y := st.buf
+	st.plan(st.layers, c)
 	for _, stages := range st.units {
 		first := stages[0]
 		if len(stages) == 2 {
@@ -162,15 +223,13 @@ func denseBlock[T Float](x *Tensor[T], units []DenseUnit[T], eps T, keep bool) (
 		last := stages[len(stages)-1]
 		o := last.w.Dim(0)
 		if last.pool {
-			y = Zeros[T](n, o, h/2, w/2)
-			st.forward(last, HostData(y), o*(h/2)*(w/2))
+			st.forward(last, HostData(out[1]), out[1].Dim(1)*out[1].Dim(2)*out[1].Dim(3))
 			break
 		}
 		st.forward(last, bs[c*hw:], total*hw)
 		stats(st.buf, c, c+o, st.mean, st.vari)
 		c += o
 	}
-	return y, st
 }
 
 // checkDenseUnit panics unless unit i of n fits c channels of the images
@@ -238,7 +297,7 @@ func (s *DenseBlockState[T]) plan(units []DenseUnit[T], c int) {
 			o := b.W.Dim(0)
 			mean, vari := statsOf(b.Mean, b.Var, make([]float64, o), make([]float64, o))
 			if !s.forwardOnly || neck == nil || neck.Dim(1) != o {
-				neck = emptyOn[T](CPU[T]{}, n, o, h, w)
+				neck = emptyOn(s.buf.Device(), n, o, h, w)
 			}
 			all = append(all, denseStage[T]{gamma: b.Gamma, beta: b.Beta, w: u.W, pool: u.Pool, src: neck, c: o, mean: mean, vari: vari})
 			s.units[i] = all[len(all)-2:]
@@ -277,6 +336,12 @@ func float64s[T Float](x *Tensor[T]) []float64 {
 // of the block, in order (a bottleneck unit's first, then its
 // bottleneck's), for running estimates.
 func (s *DenseBlockState[T]) Stats() (means, variances []*Tensor[T]) {
+	if s.composed {
+		for _, mv := range s.neckStats {
+			means, variances = append(means, mv[0]), append(variances, mv[1])
+		}
+		return means, variances
+	}
 	means, variances = make([]*Tensor[T], 0, 2*len(s.units)), make([]*Tensor[T], 0, 2*len(s.units))
 	for _, stages := range s.units {
 		for _, st := range stages {
@@ -560,23 +625,59 @@ func dot64[T Float](g, x []T, m float64) float64 {
 
 // DenseBlockBackward is the gradient of Σ DenseBlock(x)·g with respect to x
 // and to each unit's parameters: grads[i] holds those of unit i in its
-// fields (and Pool as the unit's).
+// fields (and Pool as the unit's). A block that ran composed, or whose
+// device has no DenseBlockBackwardKernel body, takes the composed
+// gradient (denseBlockBackwardComposed, the layers run again).
 func DenseBlockBackward[T Float](g *Tensor[T], s *DenseBlockState[T]) (dx *Tensor[T], grads []DenseUnit[T]) {
 	if s.forwardOnly {
 		panic(argumentError("DenseBlockBackward", "the state of DenseBlockForward, which keeps nothing for a backward pass"))
 	}
+	dev := sameDevice("DenseBlockBackward", g, s.x)
+	body, ok := Lookup(DenseBlockBackwardKernel, dev)
+	var ps [][]*Tensor[T] // each unit's gradients in Params order
+	if !ok || s.composed {
+		dx, ps = denseBlockBackwardComposed(g, s.x, s.layers, s.eps)
+	} else {
+		dx = ZerosOn(dev, s.x.Shape()...)
+		out := []*Tensor[T]{dx}
+		for _, u := range s.layers {
+			for _, p := range u.Params() {
+				out = append(out, ZerosOn(dev, p.Shape()...))
+			}
+		}
+		body(out, []*Tensor[T]{Contiguous(g)}, s)
+		for i, at := range s.paramsAt() {
+			ps = append(ps, out[at:at+len(s.layers[i].Params())])
+		}
+	}
+	grads = make([]DenseUnit[T], len(s.layers))
+	for i, u := range s.layers {
+		p := ps[i]
+		grads[i] = DenseUnit[T]{Gamma: p[0], Beta: p[1], W: p[len(p)-1], Pool: u.Pool}
+		if u.Bottleneck != nil {
+			grads[i].Bottleneck = &DenseBottleneck[T]{W: p[2], Gamma: p[3], Beta: p[4]}
+		}
+	}
+	return dx, grads
+}
+
+// denseBlockBackwardCPU is DenseBlockBackwardKernel's CPU body: the
+// features' gradient summed in place in one buffer, the units taken in
+// reverse order (unitBackward).
+func denseBlockBackwardCPU[T Float](out, in []*Tensor[T], run DenseBlockRun) {
+	s := run.(*DenseBlockState[T])
 	n, total, hw := s.dims()
 	dbuf := getScratch[T](n * total * hw)
 	defer putScratch(dbuf)
 	dz := getScratch[T](n * s.widest * hw)
 	defer putScratch(dz)
-	grads = make([]DenseUnit[T], len(s.units))
-	gs := HostData(Contiguous(g))
+	gs := HostData(in[0])
 	if s.pools() {
 		clear(*dbuf)
 	} else {
 		copy(*dbuf, gs)
 	}
+	at := s.paramsAt()
 	c := total
 	for i := len(s.units) - 1; i >= 0; i-- {
 		stages := s.units[i]
@@ -586,48 +687,54 @@ func DenseBlockBackward[T Float](g *Tensor[T], s *DenseBlockState[T]) (dx *Tenso
 			c -= last.w.Dim(0)
 			dy, stride = (*dbuf)[c*hw:], total*hw
 		}
-		grads[i] = s.unitBackward(stages, dy, stride, *dbuf, *dz)
+		s.unitBackward(stages, dy, stride, *dbuf, *dz, out[at[i]:at[i]+len(s.layers[i].Params())])
 	}
-	dx = Zeros[T](n, c, s.buf.Dim(2), s.buf.Dim(3))
-	ds := HostData(dx)
+	ds := HostData(out[0])
 	for i := range n {
 		copy(ds[i*c*hw:(i+1)*c*hw], (*dbuf)[i*total*hw:])
 	}
-	return dx, grads
+}
+
+// paramsAt is where each unit's gradients start in
+// DenseBlockBackwardKernel's outputs: after dx, unit after unit in
+// DenseUnit.Params order.
+func (s *DenseBlockState[T]) paramsAt() []int {
+	at, k := make([]int, len(s.layers)), 1
+	for i, u := range s.layers {
+		at[i], k = k, k+len(u.Params())
+	}
+	return at
 }
 
 // unitBackward adds to dbuf (of the features' shape) the gradient, with
 // respect to the unit's input channels, of Σ u(x)·dy for the unit u of
-// stages, with dy of image i at dy[i·stride:], and returns the gradients
-// of u's parameters. A bottleneck's stage passes its gradient to the
-// first through a scratch buffer of its output's shape.
-func (s *DenseBlockState[T]) unitBackward(stages []denseStage[T], dy []T, stride int, dbuf, dz []T) DenseUnit[T] {
+// stages, with dy of image i at dy[i·stride:], and sets grads (zeroed,
+// in DenseUnit.Params order) to the gradients of u's parameters. A
+// bottleneck's stage passes its gradient to the first through a scratch
+// buffer of its output's shape.
+func (s *DenseBlockState[T]) unitBackward(stages []denseStage[T], dy []T, stride int, dbuf, dz []T, grads []*Tensor[T]) {
 	first, last := stages[0], stages[len(stages)-1]
-	var g DenseUnit[T]
-	g.Pool = last.pool
 	if len(stages) == 2 {
 		n, _, hw := s.dims()
 		dneck := getScratch[T](n * last.c * hw)
 		defer putScratch(dneck)
 		clear(*dneck)
-		g.Bottleneck = new(DenseBottleneck[T])
-		g.Bottleneck.Gamma, g.Bottleneck.Beta, g.W = s.stageBackward(last, dy, stride, *dneck, dz)
+		s.stageBackward(last, dy, stride, *dneck, dz, grads[3], grads[4], grads[5])
 		dy, stride = *dneck, last.c*hw
-		g.Gamma, g.Beta, g.Bottleneck.W = s.stageBackward(first, dy, stride, dbuf, dz)
-		return g
+		s.stageBackward(first, dy, stride, dbuf, dz, grads[0], grads[1], grads[2])
+		return
 	}
-	g.Gamma, g.Beta, g.W = s.stageBackward(first, dy, stride, dbuf, dz)
-	return g
+	s.stageBackward(first, dy, stride, dbuf, dz, grads[0], grads[1], grads[2])
 }
 
 // stageBackward adds to dsrc (of the shape of stage st's input) the
 // gradient, with respect to st's first c input channels, of Σ st(x)·dy
-// with dy of image i at dy[i·stride:], and returns the gradients of st's
-// γ, β and weight: the convolution's and ReLU's backward pass (imagesBackward
+// with dy of image i at dy[i·stride:], and sets dgamma, dbeta and dw
+// (zeroed) to the gradients of st's γ, β and weight: the convolution's and ReLU's backward pass (imagesBackward
 // or batchBackward) leaves the gradient with respect to the normalised
 // input in dz and its per-channel sums, then a pass over channels applies
 // batch normalisation's backward rule.
-func (s *DenseBlockState[T]) stageBackward(st denseStage[T], dy []T, stride int, dsrc, dz []T) (dgamma, dbeta, dw *Tensor[T]) {
+func (s *DenseBlockState[T]) stageBackward(st denseStage[T], dy []T, stride int, dsrc, dz []T, dgamma, dbeta, dw *Tensor[T]) {
 	p := s.params(st)
 	c, n, hw := st.c, p.N, s.buf.Dim(2)*s.buf.Dim(3)
 	srcC := st.src.Dim(1)
@@ -637,7 +744,6 @@ func (s *DenseBlockState[T]) stageBackward(st denseStage[T], dy []T, stride int,
 		mu[ch] = float64(T(st.mean[ch]))
 		inv[ch] = 1 / math.Sqrt(float64(T(st.vari[ch]))+float64(s.eps))
 	}
-	dgamma, dbeta, dw = Zeros[T](c), Zeros[T](c), Zeros[T](st.w.Shape()...)
 	var sums []float64 // per slice of the batch and channel: Σ g and Σ g·(x − μ)
 	if g := s.chunk(st); g > 0 {
 		sums = s.batchBackward(st, p, g, dy, stride, dz, HostData(dw), mu)
@@ -673,7 +779,6 @@ func (s *DenseBlockState[T]) stageBackward(st denseStage[T], dy []T, stride int,
 			}
 		}
 	})
-	return dgamma, dbeta, dw
 }
 
 // imagesBackward is stageBackward's convolution and ReLU image by image:

@@ -132,6 +132,24 @@ func (d *device[T]) Conv2D(y, x, w *tensor.Tensor[T], p tensor.Conv2DParams) {
 	keepAlive(x, w, y)
 }
 
+// conv2dBias is the device's body of tensor.Conv2DBiasKernel: in x, w, b
+// (contiguous); out y. The convolution, then the binary kernel adds b,
+// broadcast along the channel axis, in place (each element read, then
+// written, by one thread), rounded as Conv2D then Add.
+func conv2dBias[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], p tensor.Conv2DParams) {
+	y := out[0]
+	d.Conv2D(y, in[0], in[1], p)
+	d.Binary(tensor.OpAdd, y, y, tensor.Expand(tensor.Reshape(in[2], 1, p.O, 1, 1), y.Shape()...))
+}
+
+// conv2dAffine is the device's body of tensor.Conv2DAffineKernel: in x, w,
+// scale, shift and optionally r (contiguous); out y. The convolution, then
+// channelAffine in place, rounded as Conv2D then ChannelAffine.
+func conv2dAffine[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], a tensor.Conv2DAffineParams) {
+	d.Conv2D(out[0], in[0], in[1], a.Conv)
+	channelAffine(d, out, append([]*tensor.Tensor[T]{out[0]}, in[2:]...), a.Relu)
+}
+
 // Conv2DBackwardInput: where implicitConv says (unit strides, up to 64
 // input channels) an implicit GEMM dx [C, N·H·W] = Wᵀ-flipped · shifted dy; else per image
 // dx_n = Wᵀ · dy_n for a pointwise convolution, and otherwise col_n = Wᵀ ·

@@ -322,8 +322,9 @@ var convCases = []struct {
 }
 
 // TestConv2D: the three convolution passes on the device against the CPU,
-// and Conv2DAffine (the device's convolution and channel_affine against
-// the CPU's fused pass).
+// and Conv2DBias and Conv2DAffine (the device's bodies, the convolution
+// then the bias or channel_affine, against the CPU's fused passes), with
+// and without the residual and the ReLU.
 func TestConv2D(t *testing.T) { both(t, conv2D[float32], conv2D[float64]) }
 
 func conv2D[T tensor.Float](t *testing.T) {
@@ -349,6 +350,8 @@ func conv2D[T tensor.Float](t *testing.T) {
 		shift, shiftG := pair[T](r, dev, dense, []int{p.O}, -1, 1)
 		res, resG := pair[T](r, dev, dense, []int{p.N, p.O, p.OutH(), p.OutW()}, -1, 1)
 		same(t, "Conv2DAffine "+name, tensor.Conv2DAffine(xg, wg, scaleG, shiftG, resG, c.o, true), tensor.Conv2DAffine(x, w, scale, shift, res, c.o, true), at, rt)
+		same(t, "Conv2DAffine plain "+name, tensor.Conv2DAffine(xg, wg, scaleG, shiftG, nil, c.o, false), tensor.Conv2DAffine(x, w, scale, shift, nil, c.o, false), at, rt)
+		same(t, "Conv2DBias "+name, tensor.Conv2DBias(xg, wg, shiftG, c.o), tensor.Conv2DBias(x, w, shift, c.o), at, rt)
 		at, rt = depth(p.O * p.KH * p.KW)
 		same(t, "Conv2DBackwardInput "+name, tensor.Conv2DBackwardInput(dyg, wg, p), tensor.Conv2DBackwardInput(dy, w, p), at, rt)
 		at, rt = depth(p.N * p.OutH() * p.OutW())

@@ -5,13 +5,15 @@ package cuda
 import "github.com/ecl-go/ecl/tensor"
 
 // registerKernels plugs d's fused kernels into tensor's kernel mechanism.
-// The body of tensor.XKernel is the function x of this package (x is X
-// with its first letter lowered, as layerNorm for tensor.LayerNormKernel),
-// taking d, the kernel's outputs and inputs and its attribute: Adam's
-// update (which optim.Adam calls), batch normalisation and its gradient,
-// alone and with a residual sum and ReLU (which nn.BatchNorm2d reaches),
-// its evaluation mode (channelAffine), log-softmax and its gradient (one
-// warp per row), layer norm, the exact GELU and flash-style attention with
+// The body of tensor.XKernel is the function x of this package (x is the
+// kernel's name in camel case, as layerNorm for tensor.LayerNormKernel and
+// conv2dBias for tensor.Conv2DBiasKernel), taking d, the kernel's outputs
+// and inputs and its attribute: Adam's update (which optim.Adam calls),
+// batch normalisation and its gradient, alone and with a residual sum and
+// ReLU (which nn.BatchNorm2d reaches), its evaluation mode
+// (channelAffine), a convolution with a bias (conv2dBias) or with that
+// evaluation mode (conv2dAffine), log-softmax and its gradient (one warp
+// per row), layer norm, the exact GELU and flash-style attention with
 // their gradients, the soft assignment and the bin statistics of the ECL
 // loss and their gradients. SoftBinStats and its backward run as their
 // composed versions on d, over these.
@@ -23,6 +25,8 @@ func registerKernels[T tensor.Float](d *device[T]) {
 	tensor.Register(tensor.BatchNormBackwardKernel, dev, withDevice(d, batchNormBackward[T]))
 	tensor.Register(tensor.BatchNormReluBackwardKernel, dev, withDevice(d, batchNormReluBackward[T]))
 	tensor.Register(tensor.ChannelAffineKernel, dev, withDevice(d, channelAffine[T]))
+	tensor.Register(tensor.Conv2DBiasKernel, dev, withDevice(d, conv2dBias[T]))
+	tensor.Register(tensor.Conv2DAffineKernel, dev, withDevice(d, conv2dAffine[T]))
 	tensor.Register(tensor.LayerNormKernel, dev, withDevice(d, layerNorm[T]))
 	tensor.Register(tensor.LayerNormBackwardKernel, dev, withDevice(d, layerNormBackward[T]))
 	tensor.Register(tensor.GELUKernel, dev, withDevice(d, gelu[T]))

@@ -28,6 +28,11 @@ func kernelsRegistered[T tensor.Float](t *testing.T) {
 	if !adam || !assign || !stats || !assignBack || !statsBack {
 		t.Fatalf("registered on %s: adam %v, soft_assign %v, bin_stats %v, soft_assign_backward %v, bin_stats_backward %v", dev, adam, assign, stats, assignBack, statsBack)
 	}
+	_, bias := tensor.Lookup(tensor.Conv2DBiasKernel, dev)
+	_, affine := tensor.Lookup(tensor.Conv2DAffineKernel, dev)
+	if !bias || !affine {
+		t.Fatalf("registered on %s: conv2d_bias %v, conv2d_affine %v", dev, bias, affine)
+	}
 	r := rand.New(rand.NewPCG(17, 17))
 	for _, c := range []struct{ g, e, d, b int }{{1, 3, 3, 10}, {4, 1, 1, 15}} {
 		x := tensor.Reshape(probs[T](r, 60*c.g, c.e), 60, c.g, c.e)
