@@ -12,8 +12,9 @@ import (
 // conv3×3(relu(bn(x))), giving [N, C+growth, H, W].
 //
 // On its own, a layer copies the whole concatenation, so a block of L
-// layers would store O(L²) channels for backward. In a Sequential on the
-// CPU, in training or in evaluation, a run of consecutive layers and the
+// layers would store O(L²) channels for backward. In a Sequential on a
+// device with tensor.DenseBlockKernel's body (the CPU), in training or in
+// evaluation, a run of consecutive layers and the
 // Transition after them run as one autograd.DenseBlock instead: one feature
 // buffer that each layer appends to, batch normalisation and ReLU
 // recomputed in the backward pass (Pleiss et al. 2017), memory linear in
@@ -57,8 +58,8 @@ type blockLayer[T tensor.Float] interface {
 }
 
 // forwardBlock runs first and the block layers that follow it in rest, up
-// to and including a transition, as one autograd.DenseBlock when x is on
-// the CPU and every batch normalisation has the same ε and is in the same
+// to and including a transition, as one autograd.DenseBlock when x's
+// device has tensor.DenseBlockKernel's body and every batch normalisation has the same ε and is in the same
 // mode: in training, on the batch's statistics, which it tracks; in
 // evaluation, on the running ones. It returns the output and how many
 // modules of rest it consumed. Else it is first.Forward(x), consuming
@@ -76,7 +77,7 @@ func forwardBlock[T tensor.Float](first blockLayer[T], x *autograd.Var[T], rest 
 		units, bns = append(units, u), append(bns, ns...)
 		used++
 	}
-	_, fused := x.Value.Device().(tensor.CPU[T])
+	_, fused := tensor.Lookup(tensor.DenseBlockKernel, x.Value.Device())
 	if sh := x.Shape(); u.Pool && (sh[2] < 2 || sh[3] < 2) {
 		fused = false // a transition that pools a map under 2×2: the layers' rule
 	}

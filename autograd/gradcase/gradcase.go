@@ -22,14 +22,6 @@ type Case struct {
 	F      func(xs []*autograd.Var[float64]) *autograd.Var[float64]
 }
 
-// cpuOnly are the ops that run on the CPU only: none at present (the dense
-// block runs composed on devices without its kernels' bodies).
-var cpuOnly = map[string]bool{}
-
-// CPUOnly reports whether c's op runs on the CPU only: on another device it
-// panics with a *tensor.ArgumentError.
-func (c Case) CPUOnly() bool { return cpuOnly[c.Name] }
-
 // Check runs autograd.Check on c with its inputs drawn from a generator
 // seeded by seed and made on dev, the output projected with seed. It also
 // returns an error when an input or the output of F is not on dev.

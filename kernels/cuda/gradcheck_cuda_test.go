@@ -3,7 +3,6 @@
 package cuda_test
 
 import (
-	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -20,14 +19,10 @@ import (
 
 // TestGradientsOnDevice runs every case of autograd/gradcase's table (the
 // one autograd's TestGradients runs on the CPU) with its inputs and output
-// on the device (a CPU-only op must refuse it), then the ECL losses' cases.
+// on the device, then the ECL losses' cases.
 func TestGradientsOnDevice(t *testing.T) {
 	dev := gpu[float64](t)
 	for i, c := range append(gradcase.Cases(), eclCases(t)...) {
-		if c.CPUOnly() {
-			refusesDevice(t, c, uint64(i), dev)
-			continue
-		}
 		rep, err := c.Check(uint64(i), dev)
 		if err != nil {
 			t.Errorf("case %d: %v", i, err)
@@ -78,20 +73,6 @@ func eclCases(t *testing.T) []gradcase.Case {
 		},
 		F: func(x []V) V { return ecl.SoftECE(x[0], tensor.To(correct, x[0].Value.Device()), 15) },
 	})
-}
-
-// refusesDevice checks that c, an op for the CPU only, panics with a
-// *tensor.ArgumentError on dev (when it gets a device body, gradcase's
-// CPUOnly must drop it and the case runs on the device).
-func refusesDevice(t *testing.T, c gradcase.Case, seed uint64, dev tensor.Device[float64]) {
-	t.Helper()
-	defer func() {
-		if err, _ := recover().(error); !errors.Is(err, tensor.ErrArgument) {
-			t.Errorf("%s on %s: recovered %v, want a *tensor.ArgumentError", c.Name, dev, err)
-		}
-	}()
-	c.Check(seed, dev)
-	t.Errorf("%s ran on %s; it is listed as CPU-only", c.Name, dev)
 }
 
 // TestGradcaseKeepsToTheDevice: Case.Check fails a case whose inputs or
