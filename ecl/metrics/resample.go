@@ -3,6 +3,7 @@ package metrics
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/ecl-go/ecl/tensor"
 )
@@ -28,10 +29,16 @@ type resampled struct {
 	correct   []float64
 	nll       []float64
 	brier     []float64
-	rowStart  []int // the class-wise entries not in bin 0 of sample i: [rowStart[i], rowStart[i+1])
-	entClass  []int32
-	entBin    []int32 // −1: in no bin
+	// The class-wise entries outside the lowest bin, grouped by class and
+	// bin (in sample order within a group, so that a bin's sums add as
+	// a pass over the samples would): group g is class groups[g].class,
+	// bin groups[g].bin (−1: in no bin), its entries [start, end) of
+	// entSample (the sample), entP (its score) and entIs (1 where the
+	// class is the sample's label).
+	groups    []entryGroup
+	entSample []int32
 	entP      []float64
+	entIs     []float64
 	canonical bool
 	can       Canonical // the full sample's bins: anchors and assignment
 	members   [][]int   // samples of each canonical bin
@@ -42,6 +49,36 @@ type resampled struct {
 // serves it.
 func fastResample(o Options) bool { return o.Scheme == EqualWidth }
 
+// entryGroup is the class-wise entries of one class and bin.
+type entryGroup struct{ class, bin, start, end int }
+
+// group sorts the entries by key (class·(bins+1) + bin+1), stably, into
+// s's groups.
+func (s *resampled) group(key, sample []int32, p []float64) {
+	start := make([]int, s.k*(s.nb+1)+1)
+	for _, g := range key {
+		start[g+1]++
+	}
+	for g := range len(start) - 1 {
+		start[g+1] += start[g]
+	}
+	s.entSample, s.entP, s.entIs = make([]int32, len(key)), make([]float64, len(key)), make([]float64, len(key))
+	next := slices.Clone(start)
+	for e, g := range key {
+		at := next[g]
+		next[g]++
+		s.entSample[at], s.entP[at] = sample[e], p[e]
+		if c := int(g) / (s.nb + 1); s.labels[sample[e]] == c {
+			s.entIs[at] = 1
+		}
+	}
+	for g := range len(start) - 1 {
+		if start[g] < start[g+1] {
+			s.groups = append(s.groups, entryGroup{class: g / (s.nb + 1), bin: g%(s.nb+1) - 1, start: start[g], end: start[g+1]})
+		}
+	}
+}
+
 func newResampled(probs []float64, k int, labels []int, o Options, canonical bool) (*resampled, error) {
 	o, err := o.check("BootstrapReport")
 	if err != nil {
@@ -51,7 +88,10 @@ func newResampled(probs []float64, k int, labels []int, o Options, canonical boo
 	conf, correct := TopLabel(probs, k, labels)
 	edges, index := binning(conf, o)
 	s := &resampled{n: n, k: k, o: o, labels: labels, probs: tensor.Wrap(probs, n, k), edges: edges, nb: binCount(edges, o),
-		topBin: make([]int, n), conf: conf, correct: correct, nll: make([]float64, n), brier: make([]float64, n), rowStart: make([]int, n+1), canonical: canonical}
+		topBin: make([]int, n), conf: conf, correct: correct, nll: make([]float64, n), brier: make([]float64, n), canonical: canonical}
+	var entKey []int32 // class·(bins+1) + bin+1 of each entry, in sample order
+	var entSample []int32
+	var entP []float64
 	for i, y := range labels {
 		row := probs[i*k : (i+1)*k]
 		s.topBin[i] = index(conf[i])
@@ -63,11 +103,11 @@ func newResampled(probs []float64, k int, labels []int, o Options, canonical boo
 			}
 			s.brier[i] += d * d
 			if j := index(p); j != 0 {
-				s.entClass, s.entBin, s.entP = append(s.entClass, int32(c)), append(s.entBin, int32(j)), append(s.entP, p)
+				entKey, entSample, entP = append(entKey, int32(c*(s.nb+1)+j+1)), append(entSample, int32(i)), append(entP, p)
 			}
 		}
-		s.rowStart[i+1] = len(s.entP)
 	}
+	s.group(entKey, entSample, entP)
 	if !canonical {
 		return s, nil
 	}
@@ -115,9 +155,11 @@ func gapGram(probs []float64, k int, labels []int, idx []int) []float64 {
 	return g
 }
 
-// stats returns the statistics of the resample with multiplicities m and
-// column sums colSum = mᵀP, by the names statistics gives them.
-func (s *resampled) stats(m []int32, colSum []float64) map[string]float64 {
+// stats returns the statistics of the resample with multiplicities m,
+// column sums colSum = mᵀP and, where s has Gram matrices, the canonical
+// bins' squared gap norms binNorms (canonicalNorms), by the names
+// statistics gives them.
+func (s *resampled) stats(m []int32, colSum, binNorms []float64) map[string]float64 {
 	n, k, o := s.n, s.k, s.o
 	top := Calibration{N: n, Bins: make([]Bin, s.nb)}
 	cw := Classwise{Classes: make([]Calibration, k)}
@@ -144,27 +186,31 @@ func (s *resampled) stats(m []int32, colSum []float64) map[string]float64 {
 		} else {
 			top.Unbinned += int(mi)
 		}
-		for e := s.rowStart[i]; e < s.rowStart[i+1]; e++ {
-			c := s.entClass[e]
-			cal := &cw.Classes[c]
-			is := 0.0
-			if int(c) == y {
-				is = w
+	}
+	for _, g := range s.groups {
+		count := 0
+		var conf, acc float64
+		for e := g.start; e < g.end; e++ {
+			if mi := m[s.entSample[e]]; mi != 0 {
+				count += int(mi)
+				conf += float64(mi) * s.entP[e]
+				acc += float64(mi) * s.entIs[e]
 			}
-			if j := s.entBin[e]; j >= 0 {
-				b := &cal.Bins[j]
-				b.Count += int(mi)
-				b.Conf += w * s.entP[e]
-				b.Acc += is
-			} else {
-				cal.Unbinned += int(mi)
-			}
-			// Taken out of the lowest bin, which starts as every entry.
-			b0 := &cal.Bins[0]
-			b0.Count -= int(mi)
-			b0.Conf -= w * s.entP[e]
-			b0.Acc -= is
 		}
+		cal := &cw.Classes[g.class]
+		if g.bin >= 0 {
+			b := &cal.Bins[g.bin]
+			b.Count += count
+			b.Conf += conf
+			b.Acc += acc
+		} else {
+			cal.Unbinned += count
+		}
+		// Taken out of the lowest bin, which starts as every entry.
+		b0 := &cal.Bins[0]
+		b0.Count -= count
+		b0.Conf -= conf
+		b0.Acc -= acc
 	}
 	finish(&top, s.edges, o)
 	for c := range cw.Classes {
@@ -200,22 +246,22 @@ func (s *resampled) stats(m []int32, colSum []float64) map[string]float64 {
 	st["debiased_ece_l2"] = math.Sqrt(max(st["_sq_ece"], 0))
 	st["_deb_ece_l2"] = st["debiased_ece_l2"]
 	if s.canonical {
-		s.canonicalStats(m, st)
+		s.canonicalStats(m, st, binNorms)
 	}
 	return st
 }
 
 // canonicalStats adds the canonical error, its debiased square and its
 // bias-corrected estimate of the resample m to st: per bin the count, the
-// norm of the summed gap vectors (from the Gram matrix, or summed) and the
-// label frequencies' spread.
-func (s *resampled) canonicalStats(m []int32, st map[string]float64) {
+// norm of the summed gap vectors (binNorms, from the Gram matrices, or
+// summed here) and the label frequencies' spread.
+func (s *resampled) canonicalStats(m []int32, st map[string]float64, binNorms []float64) {
 	k, n := s.k, s.n
 	agg := aggregator{norm: s.o.Norm, n: float64(n)}
 	var sq, deb float64
 	labelCount := make([]float64, k)
 	var drawn []int // positions in the bin of its drawn samples
-	var sum, wv []float64
+	var sum []float64
 	for b, idx := range s.members {
 		count := 0
 		drawn = drawn[:0]
@@ -238,23 +284,8 @@ func (s *resampled) canonicalStats(m []int32, st map[string]float64) {
 			}
 		}
 		norm2 := 0.0
-		if s.gram != nil {
-			// wᵀGw over the lower triangle, w the bin's multiplicities.
-			g, w := s.gram[b], len(idx)
-			if cap(wv) < w {
-				wv = make([]float64, w)
-			}
-			wv = wv[:w]
-			for a, i := range idx {
-				wv[a] = float64(m[i])
-			}
-			for _, a := range drawn {
-				row := 0.0
-				for c, v := range g[a*w : a*w+a] {
-					row += wv[c] * v
-				}
-				norm2 += wv[a] * (2*row + wv[a]*g[a*w+a])
-			}
+		if binNorms != nil {
+			norm2 = binNorms[b]
 		} else {
 			if sum == nil {
 				sum = make([]float64, k)
@@ -283,6 +314,40 @@ func (s *resampled) canonicalStats(m []int32, st map[string]float64) {
 	st["canonical_ece"], st["_sq_canonical_ece"], st["_deb_canonical_ece"] = agg.value(), sq, deb
 }
 
+// canonicalNorms returns the squared norms ‖Σ_i m_i·g_i‖² of each
+// canonical bin's gap vectors g_i under the count resamples of mf
+// [count, n] (multiplicities), [count, bins]; nil where s keeps no Gram
+// matrices. Per bin, W·G for its multiplicities W [count, w] and Gram
+// matrix G [w, w] is one GEMM, and each resample's norm its row's dot
+// with W's: G is read once for the chunk, not once a resample.
+func (s *resampled) canonicalNorms(mf []float64, count int) []float64 {
+	if s.gram == nil {
+		return nil
+	}
+	bins := len(s.members)
+	out := make([]float64, count*bins)
+	tensor.ParallelFor(bins, count*s.n/max(bins, 1)*s.k/8+1, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			idx := s.members[b]
+			w := len(idx)
+			if w == 0 {
+				continue
+			}
+			mw := make([]float64, count*w)
+			for r := range count {
+				for a, i := range idx {
+					mw[r*w+a] = mf[r*s.n+i]
+				}
+			}
+			t := tensor.HostData(tensor.MatMul(tensor.Wrap(mw, count, w), tensor.Wrap(s.gram[b], w, w)))
+			for r := range count {
+				out[r*bins+b] = dot(mw[r*w:(r+1)*w], t[r*w:(r+1)*w])
+			}
+		}
+	})
+	return out
+}
+
 // resampleChunk is how many resamples share one GEMM of column sums.
 const resampleChunk = 32
 
@@ -306,10 +371,15 @@ func resampleAll(sets []*resampled, n, reps int, rng *rand.Rand, keep func(set i
 		m := tensor.Wrap(mf[:count*n], count, n)
 		for set, s := range sets {
 			cols := tensor.HostData(tensor.MatMul(m, s.probs))
+			norms := s.canonicalNorms(mf[:count*n], count)
 			out := make([]map[string]float64, count)
 			tensor.ParallelFor(count, n*4, func(lo, hi int) {
 				for r := lo; r < hi; r++ {
-					out[r] = s.stats(mult[r*n:(r+1)*n], cols[r*s.k:(r+1)*s.k])
+					var binNorms []float64
+					if norms != nil {
+						binNorms = norms[r*len(s.members) : (r+1)*len(s.members)]
+					}
+					out[r] = s.stats(mult[r*n:(r+1)*n], cols[r*s.k:(r+1)*s.k], binNorms)
 				}
 			})
 			for _, st := range out {
@@ -341,4 +411,22 @@ func resampleAll(sets []*resampled, n, reps int, rng *rand.Rand, keep func(set i
 		}
 	})
 	wait()
+}
+
+// dot is x·y in four running sums (a chain of dependent additions would
+// wait on each one's latency).
+func dot(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
