@@ -18,17 +18,17 @@ import (
 // GEMM. It serves fixed bin edges (equal width); equal-mass edges move
 // with the resample and take Subset and NewReport instead.
 type resampled struct {
-	n, k      int
-	o         Options
-	labels    []int
-	probs     *tensor.Tensor[float64] // [n, k]
-	edges     []float64
-	nb        int // bins per calibration
-	topBin    []int
-	conf      []float64
-	correct   []float64
-	nll       []float64
-	brier     []float64
+	n, k    int
+	o       Options
+	labels  []int
+	probs   *tensor.Tensor[float64] // [n, k]
+	edges   []float64
+	nb      int // bins per calibration
+	topBin  []int
+	conf    []float64
+	correct []float64
+	nll     []float64
+	brier   []float64
 	// The class-wise entries outside the lowest bin, grouped by class and
 	// bin (in sample order within a group, so that a bin's sums add as
 	// a pass over the samples would): group g is class groups[g].class,
