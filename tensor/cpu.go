@@ -75,6 +75,9 @@ func (CPU[T]) Fill(dst *Tensor[T], v T) {
 }
 
 func (CPU[T]) Copy(dst, src *Tensor[T]) {
+	if transposeCopy(dst, src) {
+		return
+	}
 	s := host(src)
 	forEach2(dst, src, func(d []T, od, os, n, sd, ss int) {
 		if sd == 1 && ss == 1 {

@@ -49,7 +49,7 @@ func FitHistogram(logits []float64, k int, labels []int, b int, equalMass bool) 
 	c := &Histogram{Edges: make([][]float64, len(scores)), Values: make([][]float64, len(scores))}
 	tensor.ParallelFor(len(scores), 20*len(labels), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			c.Edges[i], c.Values[i] = histogram(scores[i], outcomes[i], b, equalMass)
+			c.Edges[i], c.Values[i] = histogram(scores[i], outcomes(i), b, equalMass)
 		}
 	})
 	return c, nil

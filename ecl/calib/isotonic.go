@@ -47,7 +47,7 @@ func FitIsotonic(logits []float64, k int, labels []int) (*Isotonic, error) {
 	c := &Isotonic{X: make([][]float64, len(scores)), Y: make([][]float64, len(scores))}
 	tensor.ParallelFor(len(scores), 40*len(labels), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			c.X[i], c.Y[i] = pav(scores[i], outcomes[i])
+			c.X[i], c.Y[i] = pav(scores[i], outcomes(i))
 		}
 	})
 	return c, nil

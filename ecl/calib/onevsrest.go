@@ -1,6 +1,10 @@
 package calib
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ecl-go/ecl/tensor"
+)
 
 // oneVsRest applies per-class maps to the probabilities of logits [n, k]:
 // with two classes maps[0] maps P(class 1) and class 0 gets the rest; with
@@ -15,25 +19,27 @@ func oneVsRest(fn string, logits []float64, k int, maps []func(float64) float64)
 	}
 	p := Softmax(logits, k)
 	out := make([]float64, len(p))
-	for i := 0; i < len(p); i += k {
-		if k == 2 {
-			q := min(max(maps[0](p[i+1]), 0), 1)
-			out[i], out[i+1] = 1-q, q
-			continue
+	tensor.ParallelFor(len(p)/k, 20*k, func(lo, hi int) {
+		for i := lo * k; i < hi*k; i += k {
+			if k == 2 {
+				q := min(max(maps[0](p[i+1]), 0), 1)
+				out[i], out[i+1] = 1-q, q
+				continue
+			}
+			s := 0.0
+			for c := range k {
+				out[i+c] = max(maps[c](p[i+c]), 0)
+				s += out[i+c]
+			}
+			if s == 0 {
+				copy(out[i:i+k], p[i:i+k])
+				continue
+			}
+			for c := range k {
+				out[i+c] /= s
+			}
 		}
-		s := 0.0
-		for c := range k {
-			out[i+c] = max(maps[c](p[i+c]), 0)
-			s += out[i+c]
-		}
-		if s == 0 {
-			copy(out[i:i+k], p[i:i+k])
-			continue
-		}
-		for c := range k {
-			out[i+c] /= s
-		}
-	}
+	})
 	return out, nil
 }
 
@@ -47,23 +53,28 @@ func fittedClasses(k int) int {
 }
 
 // perClass returns, for each fitted class c (class 1 alone for k = 2), the
-// probabilities P(class c) of every row and the 0/1 indicators y = c.
-func perClass(logits []float64, k int, labels []int) (scores, outcomes [][]float64) {
-	p := Softmax(logits, k)
+// probabilities P(class c) of every row (the softmax's columns, one
+// transposed copy), and a function that makes the 0/1 indicators y = c
+// of a fitted class, for the caller to make one class's at a time.
+func perClass(logits []float64, k int, labels []int) (scores [][]float64, outcomes func(c int) []float64) {
 	n := len(labels)
-	for c := range fittedClasses(k) {
-		cls := c
+	cols := tensor.HostData(tensor.Contiguous(tensor.Transpose(tensor.Wrap(Softmax(logits, k), n, k), 0, 1)))
+	class := func(c int) int {
 		if k == 2 {
-			cls = 1
+			return 1
 		}
-		s, o := make([]float64, n), make([]float64, n)
+		return c
+	}
+	for c := range fittedClasses(k) {
+		scores = append(scores, cols[class(c)*n:(class(c)+1)*n:(class(c)+1)*n])
+	}
+	return scores, func(c int) []float64 {
+		o := make([]float64, n)
 		for i, y := range labels {
-			s[i] = p[i*k+cls]
-			if y == cls {
+			if y == class(c) {
 				o[i] = 1
 			}
 		}
-		scores, outcomes = append(scores, s), append(outcomes, o)
+		return o
 	}
-	return scores, outcomes
 }
