@@ -66,9 +66,9 @@ const (
 // undilated convolution of C → O channels on H×W maps padded by PadH,
 // PadW, in DType ("float32" or "float64"), whatever the batch.
 type ConvChoice struct {
-	DType                 string
-	C, O, H, W            int
-	PadH, PadW            int
+	DType                  string
+	C, O, H, W             int
+	PadH, PadW             int
 	Forward, Input, Weight string
 }
 
