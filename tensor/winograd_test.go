@@ -155,17 +155,34 @@ func TestWinogradNumericGradient(t *testing.T) {
 }
 
 // winogradLayers are the 3×3 stride-1 layers of ResNet-20, ResNet-50,
-// Wide ResNet-50-2, DenseNet-40 and DenseNet-121 (bench/convchoice lists
-// the same), by network: C, O and the map size, padding 1.
-var winogradLayers = []struct {
+// Wide ResNet-50-2, DenseNet-40 and DenseNet-121, as bench.ConvLayers
+// lists them (which tensor cannot import): C, O and the map size, padding
+// 1.
+func winogradLayers() (ls []struct {
 	net        string
 	c, o, size int
-}{
-	{"ResNet-20", 3, 16, 32}, {"ResNet-20", 16, 16, 32}, {"ResNet-20", 32, 32, 16}, {"ResNet-20", 64, 64, 8},
-	{"ResNet-50", 64, 64, 56}, {"ResNet-50", 128, 128, 28}, {"ResNet-50", 256, 256, 14}, {"ResNet-50", 512, 512, 7},
-	{"Wide ResNet-50-2", 128, 128, 56}, {"Wide ResNet-50-2", 256, 256, 28}, {"Wide ResNet-50-2", 512, 512, 14}, {"Wide ResNet-50-2", 1024, 1024, 7},
-	{"DenseNet-40", 3, 24, 32}, {"DenseNet-40", 156, 12, 32}, {"DenseNet-40", 292, 12, 16}, {"DenseNet-40", 436, 12, 8},
-	{"DenseNet-121", 128, 32, 56}, {"DenseNet-121", 128, 32, 28}, {"DenseNet-121", 128, 32, 14}, {"DenseNet-121", 128, 32, 7},
+}) {
+	add := func(net string, c, o, size int) {
+		ls = append(ls, struct {
+			net        string
+			c, o, size int
+		}{net, c, o, size})
+	}
+	add("ResNet-20", 3, 16, 32)
+	for i, c := range []int{16, 32, 64} {
+		add("ResNet-20", c, c, 32>>i)
+	}
+	for i, size := range []int{56, 28, 14, 7} {
+		add("ResNet-50", 64<<i, 64<<i, size)
+		add("Wide ResNet-50-2", 128<<i, 128<<i, size)
+		add("DenseNet-121", 128, 32, size)
+	}
+	for block, size := range []int{32, 16, 8} {
+		for k := range 12 {
+			add("DenseNet-40", 16+144*block+12*k, 12, size)
+		}
+	}
+	return ls
 }
 
 // winogradBound returns, for each output of p, Q = |Aᵀ|·(Σ_c |G||g_c||Gᵀ|
@@ -240,7 +257,7 @@ func winogradBound(x, w []float64, p Conv2DParams, m int) []float64 {
 func TestWinogradAccuracyFloat32(t *testing.T) {
 	r := newRNG(6)
 	const u = 0x1p-24
-	for _, l := range winogradLayers {
+	for _, l := range winogradLayers() {
 		size := min(l.size, 16)
 		p := stride3x3(Conv2DParams{N: 1, C: l.c, H: size, W: size, O: min(l.o, 64), PadH: 1, PadW: 1})
 		x, x64 := randOf[float32](r, p.C*p.H*p.W)
