@@ -90,11 +90,11 @@ func keyOf[T Float](p Conv2DParams) convKey {
 //go:embed convchoice.txt
 var convChoiceText string
 
-// convTable is convchoice.txt; convOverride, where overridden, replaces
+// convTable is convchoice.txt; convOverride, where convForced, replaces
 // it (ECL_CONV, SetConvPath).
 var (
 	convTable                = mustConvTable(convChoiceText)
-	convOverride, overridden = mustEnvPath(os.Getenv("ECL_CONV"))
+	convOverride, convForced = mustEnvPath(os.Getenv("ECL_CONV"))
 )
 
 // parseConvTable reads a table of ConvChoice lines; blank lines and lines
@@ -169,14 +169,14 @@ func mustEnvPath(s string) (convPath, bool) {
 // must not run while a convolution does.
 func SetConvPath(name string) error {
 	if name == "" {
-		convOverride, overridden = pathRule, false
+		convOverride, convForced = pathRule, false
 		return nil
 	}
 	c, err := parseConvPath(name)
 	if err != nil {
 		return err
 	}
-	convOverride, overridden = c, true
+	convOverride, convForced = c, true
 	return nil
 }
 
@@ -185,7 +185,7 @@ func convPathFor[T Float](p Conv2DParams, pass convPass) convPath {
 	if !winogradShape(p) {
 		return pathRule
 	}
-	if overridden {
+	if convForced {
 		return convOverride
 	}
 	return convTable[keyOf[T](p)][pass]

@@ -250,7 +250,6 @@ func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int
 	pos := wg.a * wg.a
 	mk := kernelFor[T]()
 	u := getScratch[T](pos * p.O * p.C)
-	defer putScratch(u)
 	wg.filters(*u, w, p)
 	size := roundUp(p.O, mk.mr) * p.C // one packed U[ξ]
 	packed := getScratch[T](pos * size)
@@ -258,6 +257,7 @@ func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int
 	for xi := range pos {
 		packWhole(mk, operand[T]{data: (*u)[xi*p.O*p.C:], ld: p.C}, p.O, p.C, 1, (*packed)[xi*size:][:size])
 	}
+	putScratch(u) // for the blocks' buffers to reuse
 	tb := winogradBlock(pos, wg.tiles, p)
 	blocks := (wg.tiles + tb - 1) / tb
 	parallelFor(blocks, tb*pos*(p.C+p.O)*p.C, func(lo, hi int) {
