@@ -156,14 +156,16 @@ func (wg *winograd[T]) tile(t int) (n, oy, ox int) {
 }
 
 // inputs sets v [a², C, nt] to the transformed input tiles t0 to t0+nt of
-// x [N, C, H, W]: each tile's (m+2)² values of channel c are Bᵀ·d·B.
+// x [N, C, H, W]: each tile's (m+2)² values of channel c are Bᵀ·d·B. It
+// runs over a channel's tiles in order, so that it reads a plane at a time
+// and writes each of the a² rows of v in order.
 func (wg *winograd[T]) inputs(v, x []T, p Conv2DParams, t0, nt int) {
 	a, plane := wg.a, p.H*p.W
 	var d, out, tmp [36]T
-	for t := range nt {
-		n, oy, ox := wg.tile(t0 + t)
-		y0, x0 := oy-p.PadH, ox-p.PadW
-		for c := range p.C {
+	for c := range p.C {
+		for t := range nt {
+			n, oy, ox := wg.tile(t0 + t)
+			y0, x0 := oy-p.PadH, ox-p.PadW
 			img := x[(n*p.C+c)*plane:][:plane]
 			for i := range a {
 				row := d[i*a : (i+1)*a]
@@ -189,14 +191,15 @@ func (wg *winograd[T]) inputs(v, x []T, p Conv2DParams, t0, nt int) {
 }
 
 // outputs writes tiles t0 to t0+nt of y [N, O, OH, OW] from m [a², O, nt]
-// (each tile Aᵀ·M·A, clipped at the edge), then e on what it wrote.
+// (each tile Aᵀ·M·A, clipped at the edge), then e on what it wrote, over
+// a channel's tiles in order (reading each row of m in order).
 func (wg *winograd[T]) outputs(y, mm []T, e *epilogue[T], p Conv2DParams, t0, nt int) {
 	a, m, oh, ow := wg.a, wg.m, p.OutH(), p.OutW()
 	var s, out, tmp [36]T
-	for t := range nt {
-		n, oy, ox := wg.tile(t0 + t)
-		rows, cols := min(m, oh-oy), min(m, ow-ox)
-		for o := range p.O {
+	for o := range p.O {
+		for t := range nt {
+			n, oy, ox := wg.tile(t0 + t)
+			rows, cols := min(m, oh-oy), min(m, ow-ox)
 			for xi := range a * a {
 				s[xi] = mm[(xi*p.O+o)*nt+t]
 			}
@@ -279,15 +282,16 @@ func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int
 }
 
 // outputGrads sets dm [a², O, nt] to A·dY·Aᵀ for the output gradient dY
-// of tiles t0 to t0+nt of dy [N, O, OH, OW], zero past the edge.
+// of tiles t0 to t0+nt of dy [N, O, OH, OW], zero past the edge, over a
+// channel's tiles in order.
 func (wg *winograd[T]) outputGrads(dm, dy []T, p Conv2DParams, t0, nt int) {
 	a, m, oh, ow := wg.a, wg.m, p.OutH(), p.OutW()
 	var s, out, tmp [36]T
-	for t := range nt {
-		n, oy, ox := wg.tile(t0 + t)
-		rows, cols := min(m, oh-oy), min(m, ow-ox)
-		clear(s[:m*m])
-		for o := range p.O {
+	for o := range p.O {
+		for t := range nt {
+			n, oy, ox := wg.tile(t0 + t)
+			rows, cols := min(m, oh-oy), min(m, ow-ox)
+			clear(s[:m*m])
 			base := (n*p.O + o) * oh * ow
 			for i := range rows {
 				copy(s[i*m:i*m+cols], dy[base+(oy+i)*ow+ox:][:cols])
