@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -347,4 +348,21 @@ func TestConvPathFor(t *testing.T) {
 	if got := convPathFor[float64](p, passInput); got != pathRule {
 		t.Errorf("unlisted shape: %v, want the rule", got)
 	}
+}
+
+// TestECLConv checks ECL_CONV's reading: empty follows the table, a path
+// name forces it, anything else stops with a message naming the variable.
+func TestECLConv(t *testing.T) {
+	if c, forced := mustEnvPath(""); forced || c != pathRule {
+		t.Errorf(`"": %v, %v; want the table`, c, forced)
+	}
+	if c, forced := mustEnvPath("winograd2"); !forced || c != pathWinograd2 {
+		t.Errorf(`"winograd2": %v, %v`, c, forced)
+	}
+	defer func() {
+		if msg, _ := recover().(string); !strings.Contains(msg, "ECL_CONV") || !strings.Contains(msg, "winograd8") {
+			t.Errorf("recovered %q, want a message naming ECL_CONV and the value", msg)
+		}
+	}()
+	mustEnvPath("winograd8")
 }
