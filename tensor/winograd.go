@@ -20,13 +20,13 @@ import "runtime"
 // Σ_tiles dM[ξ]·V[ξ]ᵀ, and the filters' is Gᵀ·dU·G. The input gradient is
 // the forward pass of dy with the flipped filters (flippedConv).
 
-// winograd is F(m×m, 3×3) for one convolution: its matrices, row-major,
-// in T (bt is Bᵀ, a×a with a = m+2; at is Aᵀ, m×a, and am its transpose;
-// g is G, a×3, and gt its transpose) and its tiles.
+// winograd is F(m×m, 3×3) for one convolution: its transforms in T
+// (bt and at apply Bᵀ and Aᵀ to a vector; am is A, a×m with a = m+2, g is
+// G, a×3, and gt its transpose, row-major) and its tiles.
 type winograd[T Float] struct {
 	m, a         int
-	bt, at, am   []T
-	g, gt        []T
+	bt, at       func(out []T, so int, d []T, sd int)
+	am, g, gt    []T
 	tileH, tileW int // tile rows and columns of an image
 	imageTiles   int // tiles of an image
 	tiles        int // tiles of the batch
@@ -83,12 +83,53 @@ func winogradShape(p Conv2DParams) bool {
 func newWinograd[T Float](m int, p Conv2DParams) *winograd[T] {
 	c := winogradCoefficients[m]
 	a := m + 2
-	wg := &winograd[T]{m: m, a: a, bt: convertAll[T](c.bt), at: convertAll[T](c.at), g: convertAll[T](c.g)}
-	wg.am, wg.gt = transpose(wg.at, m, a), transpose(wg.g, a, 3)
+	wg := &winograd[T]{m: m, a: a, bt: inputRow2[T], at: outputRow2[T], g: convertAll[T](c.g)}
+	if m == 4 {
+		wg.bt, wg.at = inputRow4[T], outputRow4[T]
+	}
+	wg.am, wg.gt = transpose(convertAll[T](c.at), m, a), transpose(wg.g, a, 3)
 	wg.tileH, wg.tileW = (p.OutH()+m-1)/m, (p.OutW()+m-1)/m
 	wg.imageTiles = wg.tileH * wg.tileW
 	wg.tiles = p.N * wg.imageTiles
 	return wg
+}
+
+// inputRow4 sets out[k·so], k < 6, to (Bᵀ·d)[k] for F(4×4, 3×3) and the
+// vector d[k·sd], k < 6.
+func inputRow4[T Float](out []T, so int, d []T, sd int) {
+	d0, d1, d2, d3, d4, d5 := d[0], d[sd], d[2*sd], d[3*sd], d[4*sd], d[5*sd]
+	out[0] = 4*d0 - 5*d2 + d4
+	out[so] = d4 + d3 - 4*(d1+d2)
+	out[2*so] = d4 - d3 + 4*(d1-d2)
+	out[3*so] = d4 - d2 + 2*(d3-d1)
+	out[4*so] = d4 - d2 - 2*(d3-d1)
+	out[5*so] = 4*d1 - 5*d3 + d5
+}
+
+// inputRow2 is inputRow4 for F(2×2, 3×3), k < 4.
+func inputRow2[T Float](out []T, so int, d []T, sd int) {
+	d0, d1, d2, d3 := d[0], d[sd], d[2*sd], d[3*sd]
+	out[0] = d0 - d2
+	out[so] = d1 + d2
+	out[2*so] = d2 - d1
+	out[3*so] = d1 - d3
+}
+
+// outputRow4 sets out[k·so], k < 4, to (Aᵀ·s)[k] for F(4×4, 3×3) and the
+// vector s[k·ss], k < 6.
+func outputRow4[T Float](out []T, so int, s []T, ss int) {
+	s0, s1, s2, s3, s4, s5 := s[0], s[ss], s[2*ss], s[3*ss], s[4*ss], s[5*ss]
+	out[0] = s0 + s1 + s2 + s3 + s4
+	out[so] = s1 - s2 + 2*(s3-s4)
+	out[2*so] = s1 + s2 + 4*(s3+s4)
+	out[3*so] = s1 - s2 + 8*(s3-s4) + s5
+}
+
+// outputRow2 is outputRow4 for F(2×2, 3×3), k < 2 from s of 4.
+func outputRow2[T Float](out []T, so int, s []T, ss int) {
+	s0, s1, s2, s3 := s[0], s[ss], s[2*ss], s[3*ss]
+	out[0] = s0 + s1 + s2
+	out[so] = s1 - s2 - s3
 }
 
 func convertAll[T Float](s []float64) []T {
@@ -161,7 +202,7 @@ func (wg *winograd[T]) tile(t int) (n, oy, ox int) {
 // and writes each of the a² rows of v in order.
 func (wg *winograd[T]) inputs(v, x []T, p Conv2DParams, t0, nt int) {
 	a, plane := wg.a, p.H*p.W
-	var d, out, tmp [36]T
+	var d, tmp [36]T
 	for c := range p.C {
 		for t := range nt {
 			n, oy, ox := wg.tile(t0 + t)
@@ -182,9 +223,11 @@ func (wg *winograd[T]) inputs(v, x []T, p Conv2DParams, t0, nt int) {
 					}
 				}
 			}
-			sandwich(out[:a*a], wg.bt, d[:a*a], tmp[:a*a], a, a)
-			for xi, val := range out[:a*a] {
-				v[(xi*p.C+c)*nt+t] = val
+			for j := range a { // Bᵀ·d, column by column
+				wg.bt(tmp[j:], a, d[j:], a)
+			}
+			for i := range a { // then each row by B, into v
+				wg.bt(v[(i*a*p.C+c)*nt+t:], p.C*nt, tmp[i*a:], 1)
 			}
 		}
 	}
@@ -195,15 +238,17 @@ func (wg *winograd[T]) inputs(v, x []T, p Conv2DParams, t0, nt int) {
 // a channel's tiles in order (reading each row of m in order).
 func (wg *winograd[T]) outputs(y, mm []T, e *epilogue[T], p Conv2DParams, t0, nt int) {
 	a, m, oh, ow := wg.a, wg.m, p.OutH(), p.OutW()
-	var s, out, tmp [36]T
+	var out, tmp [36]T
 	for o := range p.O {
 		for t := range nt {
 			n, oy, ox := wg.tile(t0 + t)
 			rows, cols := min(m, oh-oy), min(m, ow-ox)
-			for xi := range a * a {
-				s[xi] = mm[(xi*p.O+o)*nt+t]
+			for j := range a { // Aᵀ·M, column by column from mm
+				wg.at(tmp[j:], a, mm[(j*p.O+o)*nt+t:], a*p.O*nt)
 			}
-			sandwich(out[:m*m], wg.at, s[:a*a], tmp[:m*a], m, a)
+			for i := range m { // then each row by A
+				wg.at(out[i*m:], 1, tmp[i*a:], 1)
+			}
 			base := (n*p.O + o) * oh * ow
 			for i := range rows {
 				at := base + (oy+i)*ow + ox

@@ -191,21 +191,25 @@ func winogradLayers() (ls []struct {
 // F(m×m, 3×3) algorithm adds, to which its rounding error is proportional.
 // The tiling is this test's own.
 func winogradBound(x, w []float64, p Conv2DParams, m int) []float64 {
-	wg := newWinograd[float64](m, p)
-	for _, mat := range [][]float64{wg.bt, wg.g, wg.at} {
-		for i, v := range mat {
-			mat[i] = math.Abs(v)
+	var bt, g, at []float64
+	for _, mat := range []struct {
+		dst *[]float64
+		src []float64
+	}{
+		{&bt, winogradCoefficients[m].bt}, {&g, winogradCoefficients[m].g}, {&at, winogradCoefficients[m].at}} {
+		for _, v := range mat.src {
+			*mat.dst = append(*mat.dst, math.Abs(v))
 		}
 	}
 	a, oh, ow := m+2, p.OutH(), p.OutW()
 	u := make([]float64, p.O*p.C*a*a)
 	var tmp [36]float64
 	for i := range p.O * p.C {
-		var g [9]float64
-		for j := range g {
-			g[j] = math.Abs(w[i*9+j])
+		var wk [9]float64
+		for j := range wk {
+			wk[j] = math.Abs(w[i*9+j])
 		}
-		sandwich(u[i*a*a:(i+1)*a*a], wg.g, g[:], tmp[:], a, 3)
+		sandwich(u[i*a*a:(i+1)*a*a], g, wk[:], tmp[:], a, 3)
 	}
 	q := make([]float64, p.N*p.O*oh*ow)
 	v := make([]float64, p.C*a*a)
@@ -221,7 +225,7 @@ func winogradBound(x, w []float64, p Conv2DParams, m int) []float64 {
 							}
 						}
 					}
-					sandwich(v[c*a*a:(c+1)*a*a], wg.bt, d[:a*a], tmp[:], a, a)
+					sandwich(v[c*a*a:(c+1)*a*a], bt, d[:a*a], tmp[:], a, a)
 				}
 				for o := range p.O {
 					var s, out [36]float64
@@ -230,7 +234,7 @@ func winogradBound(x, w []float64, p Conv2DParams, m int) []float64 {
 							s[xi] += u[(o*p.C+c)*a*a+xi] * v[c*a*a+xi]
 						}
 					}
-					sandwich(out[:m*m], wg.at, s[:a*a], tmp[:], m, a)
+					sandwich(out[:m*m], at, s[:a*a], tmp[:], m, a)
 					for i := range min(m, oh-ty) {
 						for j := range min(m, ow-tx) {
 							q[((n*p.O+o)*oh+ty+i)*ow+tx+j] = out[i*m+j]
@@ -365,4 +369,30 @@ func TestECLConv(t *testing.T) {
 		}
 	}()
 	mustEnvPath("winograd8")
+}
+
+// TestWinogradRows checks the unrolled transforms against the matrices
+// Bᵀ and Aᵀ of winogradCoefficients, column by column (unit vectors).
+func TestWinogradRows(t *testing.T) {
+	for _, m := range []int{2, 4} {
+		wg := newWinograd[float64](m, Conv2DParams{N: 1, H: 4, W: 4, KH: 3, KW: 3, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1})
+		a := m + 2
+		for _, tr := range []struct {
+			name string
+			fn   func(out []float64, so int, d []float64, sd int)
+			mat  []float64
+			rows int
+		}{{"Bᵀ", wg.bt, winogradCoefficients[m].bt, a}, {"Aᵀ", wg.at, winogradCoefficients[m].at, m}} {
+			for j := range a {
+				d, out := make([]float64, 2*a), make([]float64, 3*tr.rows)
+				d[2*j] = 1
+				tr.fn(out, 3, d, 2)
+				for i := range tr.rows {
+					if out[3*i] != tr.mat[i*a+j] {
+						t.Errorf("F(%d): %s[%d][%d] = %g, want %g", m, tr.name, i, j, out[3*i], tr.mat[i*a+j])
+					}
+				}
+			}
+		}
+	}
 }
