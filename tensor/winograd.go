@@ -208,26 +208,38 @@ func (wg *winograd[T]) inputs(v, x []T, p Conv2DParams, t0, nt int) {
 			n, oy, ox := wg.tile(t0 + t)
 			y0, x0 := oy-p.PadH, ox-p.PadW
 			img := x[(n*p.C+c)*plane:][:plane]
-			for i := range a {
-				row := d[i*a : (i+1)*a]
-				if y := y0 + i; y < 0 || y >= p.H {
-					clear(row)
-					continue
-				}
-				src := img[(y0+i)*p.W:][:p.W]
-				for j := range row {
-					if u := x0 + j; u >= 0 && u < p.W {
-						row[j] = src[u]
-					} else {
-						row[j] = 0
-					}
-				}
+			src, ld := d[:], a // the tile: in place inside the image, else copied with its zeros
+			if y0 >= 0 && x0 >= 0 && y0+a <= p.H && x0+a <= p.W {
+				src, ld = img[y0*p.W+x0:], p.W
+			} else {
+				wg.pad(d[:a*a], img, y0, x0, p)
 			}
 			for j := range a { // Bᵀ·d, column by column
-				wg.bt(tmp[j:], a, d[j:], a)
+				wg.bt(tmp[j:], a, src[j:], ld)
 			}
 			for i := range a { // then each row by B, into v
 				wg.bt(v[(i*a*p.C+c)*nt+t:], p.C*nt, tmp[i*a:], 1)
+			}
+		}
+	}
+}
+
+// pad sets d (a×a) to the tile of the plane img [H, W] from row y0 and
+// column x0, zero outside the plane.
+func (wg *winograd[T]) pad(d, img []T, y0, x0 int, p Conv2DParams) {
+	a := wg.a
+	for i := range a {
+		row := d[i*a : (i+1)*a]
+		if y := y0 + i; y < 0 || y >= p.H {
+			clear(row)
+			continue
+		}
+		src := img[(y0+i)*p.W:][:p.W]
+		for j := range row {
+			if u := x0 + j; u >= 0 && u < p.W {
+				row[j] = src[u]
+			} else {
+				row[j] = 0
 			}
 		}
 	}
