@@ -21,12 +21,13 @@ import "runtime"
 // the forward pass of dy with the flipped filters (flippedConv).
 
 // winograd is F(m×m, 3×3) for one convolution: its transforms in T
-// (bt and at apply Bᵀ and Aᵀ to a vector; am is A, a×m with a = m+2, g is
-// G, a×3, and gt its transpose, row-major) and its tiles.
+// (bt, at and a apply Bᵀ, Aᵀ and A to a vector, a = m+2 being the input
+// tile's side; g is G, a×3, and gt its transpose, row-major) and its
+// tiles.
 type winograd[T Float] struct {
 	m, a         int
-	bt, at       func(out []T, so int, d []T, sd int)
-	am, g, gt    []T
+	bt, at, am   func(out []T, so int, d []T, sd int)
+	g, gt        []T
 	tileH, tileW int // tile rows and columns of an image
 	imageTiles   int // tiles of an image
 	tiles        int // tiles of the batch
@@ -83,11 +84,11 @@ func winogradShape(p Conv2DParams) bool {
 func newWinograd[T Float](m int, p Conv2DParams) *winograd[T] {
 	c := winogradCoefficients[m]
 	a := m + 2
-	wg := &winograd[T]{m: m, a: a, bt: inputRow2[T], at: outputRow2[T], g: convertAll[T](c.g)}
+	wg := &winograd[T]{m: m, a: a, bt: inputRow2[T], at: outputRow2[T], am: gradRow2[T], g: convertAll[T](c.g)}
 	if m == 4 {
-		wg.bt, wg.at = inputRow4[T], outputRow4[T]
+		wg.bt, wg.at, wg.am = inputRow4[T], outputRow4[T], gradRow4[T]
 	}
-	wg.am, wg.gt = transpose(convertAll[T](c.at), m, a), transpose(wg.g, a, 3)
+	wg.gt = transpose(wg.g, a, 3)
 	wg.tileH, wg.tileW = (p.OutH()+m-1)/m, (p.OutW()+m-1)/m
 	wg.imageTiles = wg.tileH * wg.tileW
 	wg.tiles = p.N * wg.imageTiles
@@ -130,6 +131,27 @@ func outputRow2[T Float](out []T, so int, s []T, ss int) {
 	s0, s1, s2, s3 := s[0], s[ss], s[2*ss], s[3*ss]
 	out[0] = s0 + s1 + s2
 	out[so] = s1 - s2 - s3
+}
+
+// gradRow4 sets out[k·so], k < 6, to (A·s)[k] for F(4×4, 3×3) and the
+// vector s[k·ss], k < 4: the adjoint of outputRow4.
+func gradRow4[T Float](out []T, so int, s []T, ss int) {
+	s0, s1, s2, s3 := s[0], s[ss], s[2*ss], s[3*ss]
+	out[0] = s0
+	out[so] = s0 + s1 + s2 + s3
+	out[2*so] = s0 - s1 + s2 - s3
+	out[3*so] = s0 + 2*s1 + 4*s2 + 8*s3
+	out[4*so] = s0 - 2*s1 + 4*s2 - 8*s3
+	out[5*so] = s3
+}
+
+// gradRow2 is gradRow4 for F(2×2, 3×3), k < 4 from s of 2.
+func gradRow2[T Float](out []T, so int, s []T, ss int) {
+	s0, s1 := s[0], s[ss]
+	out[0] = s0
+	out[so] = s0 + s1
+	out[2*so] = s0 - s1
+	out[3*so] = -s1
 }
 
 func convertAll[T Float](s []float64) []T {
@@ -320,7 +342,7 @@ func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int
 	putScratch(u) // for the blocks' buffers to reuse
 	tb := winogradBlock(pos, wg.tiles, p)
 	blocks := (wg.tiles + tb - 1) / tb
-	parallelFor(blocks, tb*pos*(p.C+p.O)*p.C, func(lo, hi int) {
+	parallelFor(blocks, tb*pos*p.O*p.C, func(lo, hi int) {
 		buf := getScratch[T](pos * (p.C + p.O) * tb)
 		defer putScratch(buf)
 		for b := lo; b < hi; b++ {
@@ -343,7 +365,7 @@ func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int
 // channel's tiles in order.
 func (wg *winograd[T]) outputGrads(dm, dy []T, p Conv2DParams, t0, nt int) {
 	a, m, oh, ow := wg.a, wg.m, p.OutH(), p.OutW()
-	var s, out, tmp [36]T
+	var s, tmp [36]T
 	for o := range p.O {
 		for t := range nt {
 			n, oy, ox := wg.tile(t0 + t)
@@ -353,9 +375,11 @@ func (wg *winograd[T]) outputGrads(dm, dy []T, p Conv2DParams, t0, nt int) {
 			for i := range rows {
 				copy(s[i*m:i*m+cols], dy[base+(oy+i)*ow+ox:][:cols])
 			}
-			sandwich(out[:a*a], wg.am, s[:m*m], tmp[:a*m], a, m)
-			for xi, val := range out[:a*a] {
-				dm[(xi*p.O+o)*nt+t] = val
+			for j := range m { // A·dY, column by column
+				wg.am(tmp[j:], m, s[j:], m)
+			}
+			for i := range a { // then each row by Aᵀ, into dm
+				wg.am(dm[(i*a*p.O+o)*nt+t:], p.O*nt, tmp[i*m:], 1)
 			}
 		}
 	}
@@ -376,7 +400,7 @@ func winogradWeights[T Float](dw, x, dy []T, p Conv2DParams, m int) {
 	blocks := (wg.tiles + tb - 1) / tb
 	parts := max(1, min(blocks, runtime.GOMAXPROCS(0)))
 	partial := make([]*[]T, parts)
-	parallelFor(parts, tb*pos*(p.C+p.O)*p.C, func(lo, hi int) {
+	parallelFor(parts, blocks/parts*tb*pos*p.O*p.C, func(lo, hi int) {
 		buf := getScratch[T](pos * (p.C + p.O) * tb)
 		defer putScratch(buf)
 		for part := lo; part < hi; part++ {

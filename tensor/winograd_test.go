@@ -372,7 +372,7 @@ func TestECLConv(t *testing.T) {
 }
 
 // TestWinogradRows checks the unrolled transforms against the matrices
-// Bᵀ and Aᵀ of winogradCoefficients, column by column (unit vectors).
+// Bᵀ, Aᵀ and A of winogradCoefficients, column by column (unit vectors).
 func TestWinogradRows(t *testing.T) {
 	for _, m := range []int{2, 4} {
 		wg := newWinograd[float64](m, Conv2DParams{N: 1, H: 4, W: 4, KH: 3, KW: 3, StrideH: 1, StrideW: 1, DilH: 1, DilW: 1})
@@ -382,14 +382,16 @@ func TestWinogradRows(t *testing.T) {
 			fn   func(out []float64, so int, d []float64, sd int)
 			mat  []float64
 			rows int
-		}{{"Bᵀ", wg.bt, winogradCoefficients[m].bt, a}, {"Aᵀ", wg.at, winogradCoefficients[m].at, m}} {
-			for j := range a {
-				d, out := make([]float64, 2*a), make([]float64, 3*tr.rows)
+			cols int
+		}{{"Bᵀ", wg.bt, winogradCoefficients[m].bt, a, a}, {"Aᵀ", wg.at, winogradCoefficients[m].at, m, a},
+			{"A", wg.am, transpose(winogradCoefficients[m].at, m, a), a, m}} {
+			for j := range tr.cols {
+				d, out := make([]float64, 2*tr.cols), make([]float64, 3*tr.rows)
 				d[2*j] = 1
 				tr.fn(out, 3, d, 2)
 				for i := range tr.rows {
-					if out[3*i] != tr.mat[i*a+j] {
-						t.Errorf("F(%d): %s[%d][%d] = %g, want %g", m, tr.name, i, j, out[3*i], tr.mat[i*a+j])
+					if want := tr.mat[i*tr.cols+j]; out[3*i] != want {
+						t.Errorf("F(%d): %s[%d][%d] = %g, want %g", m, tr.name, i, j, out[3*i], want)
 					}
 				}
 			}
