@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -125,6 +126,49 @@ func ConvChoiceOf[T tensor.Float](l ConvLayer, med [3][]time.Duration) tensor.Co
 	return tensor.ConvChoice{DType: tensor.DType[T](), C: l.C, O: l.O, H: l.Size, W: l.Size, PadH: 1, PadW: 1,
 		Forward: best[0], Input: best[1], Weight: best[2]}
 }
+
+// ConvChoices measures the layers of ConvLayers that keep selects, in
+// each of dtypes ("float32", "float64"), by ConvTimes, printing the
+// medians in ms to w as it goes, and returns the table's lines.
+func ConvChoices(w io.Writer, dtypes []string, rounds int, keep func(ConvLayer) bool) ([]tensor.ConvChoice, error) {
+	var lines []tensor.ConvChoice
+	fmt.Fprintf(w, "%-34s %-8s %-16s %10s %10s %10s %10s  (ms, medians)\n", "layer", "dtype", "pass", "direct", "im2col", "winograd4", "winograd2")
+	for _, dt := range dtypes {
+		for _, l := range ConvLayers() {
+			if !keep(l) {
+				continue
+			}
+			var line tensor.ConvChoice
+			var med [3][]time.Duration
+			var err error
+			switch dt {
+			case "float32":
+				med, err = ConvTimes[float32](l, rounds)
+				line = ConvChoiceOf[float32](l, med)
+			case "float64":
+				med, err = ConvTimes[float64](l, rounds)
+				line = ConvChoiceOf[float64](l, med)
+			default:
+				err = fmt.Errorf("convchoice: dtype %q: want float32 or float64", dt)
+			}
+			if err != nil {
+				return nil, err
+			}
+			for pass, ts := range med {
+				fmt.Fprintf(w, "%-34s %-8s %-16s", fmt.Sprintf("%s (N=%d)", l, l.N), dt, ConvPasses[pass])
+				for _, t := range ts {
+					fmt.Fprintf(w, " %10.3f", t.Seconds()*1e3)
+				}
+				fmt.Fprintln(w)
+			}
+			lines = append(lines, line)
+		}
+	}
+	return lines, nil
+}
+
+// String names the layer "Net C→O Size", as convchoice's -run matches it.
+func (l ConvLayer) String() string { return fmt.Sprintf("%s %d→%d %d", l.Net, l.C, l.O, l.Size) }
 
 func randTensor[T tensor.Float](r *rand.Rand, shape ...int) *tensor.Tensor[T] {
 	n := 1

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"io"
 	"testing"
 
 	"github.com/ecl-go/ecl/tensor"
@@ -53,5 +54,13 @@ func TestConvTimes(t *testing.T) {
 	tensor.SetConvPath("")
 	if _, err := ConvTimes[float32](l, 0); err == nil {
 		t.Error("0 rounds: no error")
+	}
+}
+
+// TestConvChoicesDType checks that an unknown dtype stops the measurement
+// with an error naming it, before any layer runs.
+func TestConvChoicesDType(t *testing.T) {
+	if _, err := ConvChoices(io.Discard, []string{"float16"}, 1, func(l ConvLayer) bool { return l.Net == "ResNet-20" && l.C == 3 }); err == nil {
+		t.Error("float16: no error")
 	}
 }

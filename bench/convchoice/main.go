@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ecl-go/ecl/bench"
-	"github.com/ecl-go/ecl/tensor"
 )
 
 func main() {
@@ -23,47 +22,23 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	lines, err := bench.ConvChoices(os.Stdout, strings.Split(*dtypes, ","), *rounds, func(l bench.ConvLayer) bool { return re.MatchString(l.String()) })
+	if err != nil {
+		fail(err)
+	}
+	if *out == "" {
+		return
+	}
 	var table strings.Builder
 	fmt.Fprintf(&table, "# Written by go run ./bench/convchoice -rounds %d -dtype %s -run '%s' on %s, GOMAXPROCS %d:\n",
 		*rounds, *dtypes, *pattern, time.Now().Format("2006-01-02"), runtime.GOMAXPROCS(0))
 	fmt.Fprintf(&table, "# the fastest path of each pass by the medians of alternating rounds (tensor/convchoice.go).\n#\n")
 	fmt.Fprintf(&table, "# dtype C O H W padH padW forward input weight\n")
-	fmt.Printf("%-34s %-8s %-16s %10s %10s %10s %10s  (ms, medians)\n", "layer", "dtype", "pass", "direct", "im2col", "winograd4", "winograd2")
-	for _, dt := range strings.Split(*dtypes, ",") {
-		for _, l := range bench.ConvLayers() {
-			name := fmt.Sprintf("%s %d→%d %d", l.Net, l.C, l.O, l.Size)
-			if !re.MatchString(name) {
-				continue
-			}
-			var line tensor.ConvChoice
-			var med [3][]time.Duration
-			switch dt {
-			case "float32":
-				med, err = bench.ConvTimes[float32](l, *rounds)
-				line = bench.ConvChoiceOf[float32](l, med)
-			case "float64":
-				med, err = bench.ConvTimes[float64](l, *rounds)
-				line = bench.ConvChoiceOf[float64](l, med)
-			default:
-				err = fmt.Errorf("dtype %q: want float32 or float64", dt)
-			}
-			if err != nil {
-				fail(err)
-			}
-			for pass, ts := range med {
-				fmt.Printf("%-34s %-8s %-16s", fmt.Sprintf("%s (N=%d)", name, l.N), dt, bench.ConvPasses[pass])
-				for _, t := range ts {
-					fmt.Printf(" %10.3f", t.Seconds()*1e3)
-				}
-				fmt.Println()
-			}
-			fmt.Fprintln(&table, line)
-		}
+	for _, l := range lines {
+		fmt.Fprintln(&table, l)
 	}
-	if *out != "" {
-		if err := os.WriteFile(*out, []byte(table.String()), 0o644); err != nil {
-			fail(err)
-		}
+	if err := os.WriteFile(*out, []byte(table.String()), 0o644); err != nil {
+		fail(err)
 	}
 }
 
