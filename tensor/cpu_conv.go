@@ -168,14 +168,38 @@ func (e *epilogue[T]) affine(y []T, n, o, channels int) {
 }
 
 // conv2dForward computes y [N,O,OH,OW] from x [N,C,H,W] and w [O,C,KH,KW]
-// (per image y_n = W·col_n), then e (nil: none) on each plane.
+// (per image y_n = W·col_n), then e (nil: none) on each plane, by the
+// path convPathFor picks.
 func conv2dForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams) {
-	if g, ok := gatherForwardFor[T](p); ok {
+	forwardBy(convPathFor[T](p, passForward), y, x, w, e, p)
+}
+
+// forwardBy is conv2dForward by path.
+func forwardBy[T Float](path convPath, y, x, w []T, e *epilogue[T], p Conv2DParams) {
+	if m := path.tile(); m > 0 {
+		winogradForward(y, x, w, e, p, m)
+		return
+	}
+	if g, ok := gatherBy[T](path, p, gatherForwardFor[T]); ok {
 		defer g.release()
 		g.forward(y, x, w, e)
 		return
 	}
 	im2colForward(y, x, w, e, p)
+}
+
+// gatherBy is the gather layout of p for path: rule's (by the rule
+// given), direct's (wherever T has the kernel), none for the others.
+func gatherBy[T Float](path convPath, p Conv2DParams, rule func(Conv2DParams) (*gatherConv[T], bool)) (*gatherConv[T], bool) {
+	switch path {
+	case pathRule:
+		return rule(p)
+	case pathDirect:
+		if gk, ok := asmGatherKernel[T](); ok {
+			return newGatherConv(gk, p), true
+		}
+	}
+	return nil, false
 }
 
 // im2colForward is conv2dForward by im2col and GEMM.
@@ -235,13 +259,16 @@ func packedWeights[T Float](w operand[T], m, k int) (microKernel[T], operand[T],
 // convolution, or where that convolution takes the gather path (LeNet's
 // unpadded 5×5: 2.25 times the multiply-adds of col2im's GEMM, but none of
 // its scattered additions), else per image the columns Wᵀ·dy_n folded back
-// by col2im.
+// by col2im. A path from convPathFor other than the rule computes the
+// flipped convolution that way (im2col keeping col2im where p is not
+// "same").
 func conv2dBackwardInput[T Float](dx, dy, w []T, p Conv2DParams) {
-	if q, ok := flippedConv(p); ok && (same(p) || takesGather[T](q)) {
+	path := convPathFor[T](p, passInput)
+	if q, ok := flippedConv(p); ok && (same(p) || path == pathRule && takesGather[T](q) || path != pathRule && path != pathIm2col) {
 		wf := getScratch[T](len(w))
 		defer putScratch(wf)
 		flipKernel(*wf, w, p)
-		conv2dForward(dx, dy, *wf, nil, q)
+		forwardBy(path, dx, dy, *wf, nil, q)
 		return
 	}
 	rows, cols := colShape(p)
@@ -269,10 +296,12 @@ func conv2dBackwardCPU[T Float](out, in []*Tensor[T], p Conv2DParams) {
 }
 
 // conv2dGrads computes dx and dw, from one layout per image for a "same"
-// convolution (conv2dGradsFlipped), else apart.
+// convolution whose two gradients take the same path, not Winograd
+// (conv2dGradsFlipped), else apart.
 func conv2dGrads[T Float](dx, dw, x, dy, w []T, p Conv2DParams) {
-	if q, ok := flippedConv(p); ok && same(p) {
-		conv2dGradsFlipped(dx, dw, x, dy, w, p, q)
+	path := convPathFor[T](p, passInput)
+	if q, ok := flippedConv(p); ok && same(p) && path == convPathFor[T](p, passWeight) && path.tile() == 0 {
+		conv2dGradsFlipped(dx, dw, x, dy, w, p, q, path)
 		return
 	}
 	conv2dBackwardInput(dx, dy, w, p)
@@ -281,13 +310,13 @@ func conv2dGrads[T Float](dx, dw, x, dy, w []T, p Conv2DParams) {
 
 // conv2dGradsFlipped computes dx and dw for a convolution p whose input
 // gradient is the convolution q of dy with the flipped kernel W̃
-// (flippedConv): on the gather path where it applies (gatherConv.grads),
-// else by im2col.
-func conv2dGradsFlipped[T Float](dx, dw, x, dy, w []T, p, q Conv2DParams) {
+// (flippedConv): on the gather path where path takes it
+// (gatherConv.grads), else by im2col.
+func conv2dGradsFlipped[T Float](dx, dw, x, dy, w []T, p, q Conv2DParams, path convPath) {
 	wf := getScratch[T](len(w))
 	defer putScratch(wf)
 	flipKernel(*wf, w, p)
-	if g, ok := gatherFor[T](q); ok {
+	if g, ok := gatherBy[T](path, q, gatherFor[T]); ok {
 		defer g.release()
 		g.grads(dx, dw, x, dy, *wf, p)
 		return
@@ -334,13 +363,18 @@ func im2colGradsFlipped[T Float](dx, dw, x, dy, wf []T, p, q Conv2DParams) {
 	}
 }
 
-// conv2dBackwardWeight computes dw [O,C,KH,KW] = Σ_n dy_n·col_nᵀ: on the
-// gather path where it applies (gatherConv.weights), else by im2col. The
-// batch is cut into one slice per core, each summed into its own buffer;
-// the buffers are added in slice order, so the result does not depend on
-// scheduling.
+// conv2dBackwardWeight computes dw [O,C,KH,KW] = Σ_n dy_n·col_nᵀ: by the
+// path convPathFor picks, under the rule on the gather path where it
+// applies (gatherConv.weights), else by im2col. The batch is cut into one
+// slice per core, each summed into its own buffer; the buffers are added
+// in slice order, so the result does not depend on scheduling.
 func conv2dBackwardWeight[T Float](dw, x, dy []T, p Conv2DParams) {
-	if g, ok := gatherFor[T](p); ok {
+	path := convPathFor[T](p, passWeight)
+	if m := path.tile(); m > 0 {
+		winogradWeights(dw, x, dy, p, m)
+		return
+	}
+	if g, ok := gatherBy[T](path, p, gatherFor[T]); ok {
 		defer g.release()
 		g.weights(dw, x, dy)
 		return

@@ -1,0 +1,183 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// ConvLayer is a 3×3, stride-1, "same" convolution of C → O channels on
+// Size×Size maps, as a network's layer runs it at the batch N of its bench.
+type ConvLayer struct {
+	Net     string
+	N, C, O int
+	Size    int
+}
+
+// Params is the layer's convolution.
+func (l ConvLayer) Params() tensor.Conv2DParams {
+	return tensor.Conv2DParams{N: l.N, C: l.C, H: l.Size, W: l.Size, O: l.O, KH: 3, KW: 3,
+		StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilH: 1, DilW: 1}
+}
+
+// ConvLayers lists the distinct 3×3 stride-1 layers (by C, O and size; the
+// first network listed names a shared one) of ResNet-20 and DenseNet-40
+// (nn.ResNet20, nn.DenseNet40, batch 100, CIFAR's 32×32), ResNet-50 and
+// Wide ResNet-50-2 (nn.ResNet50, nn.WideResNet50x2: the bottlenecks'
+// conv2 outside each stage's first, strided block; batch 16, as the
+// training step's bench) and DenseNet-121 (nn.DenseNet121: each
+// bottleneck layer's conv2, 128 → 32; batch 8, as the inference bench),
+// on 224×224 inputs.
+func ConvLayers() []ConvLayer {
+	var ls []ConvLayer
+	add := func(l ConvLayer) {
+		if !slices.ContainsFunc(ls, func(m ConvLayer) bool { return m.C == l.C && m.O == l.O && m.Size == l.Size }) {
+			ls = append(ls, l)
+		}
+	}
+	add(ConvLayer{"ResNet-20", 100, 3, 16, 32})
+	for i, c := range []int{16, 32, 64} {
+		add(ConvLayer{"ResNet-20", 100, c, c, 32 >> i})
+	}
+	for i, size := range []int{56, 28, 14, 7} {
+		add(ConvLayer{"ResNet-50", 16, 64 << i, 64 << i, size})
+	}
+	for i, size := range []int{56, 28, 14, 7} {
+		add(ConvLayer{"Wide ResNet-50-2", 16, 128 << i, 128 << i, size})
+	}
+	add(ConvLayer{"DenseNet-40", 100, 3, 16, 32})
+	for block, size := range []int{32, 16, 8} {
+		for k := range 12 {
+			add(ConvLayer{"DenseNet-40", 100, 16 + 144*block + 12*k, 12, size})
+		}
+	}
+	for _, size := range []int{56, 28, 14, 7} {
+		add(ConvLayer{"DenseNet-121", 8, 128, 32, size})
+	}
+	return ls
+}
+
+// ConvPaths are the CPU paths ConvTimes compares (tensor.SetConvPath).
+var ConvPaths = []string{"direct", "im2col", "winograd4", "winograd2"}
+
+// ConvPasses are the passes ConvTimes times, in the order of its results.
+var ConvPasses = []string{"forward", "input gradient", "weight gradient"}
+
+// ConvTimes times each pass of layer l in T on each of ConvPaths: after
+// one warm-up call of each, rounds rounds, each running every path in
+// turn (so that a change in the machine's speed meets all paths alike),
+// and returns the medians, [pass][path]. It sets tensor.SetConvPath and
+// leaves it following the table.
+func ConvTimes[T tensor.Float](l ConvLayer, rounds int) ([3][]time.Duration, error) {
+	var med [3][]time.Duration
+	if rounds < 1 {
+		return med, fmt.Errorf("convchoice: rounds %d, want at least 1", rounds)
+	}
+	defer tensor.SetConvPath("")
+	p := l.Params()
+	r := rand.New(rand.NewPCG(1, 2))
+	x := randTensor[T](r, p.N, p.C, p.H, p.W)
+	w := randTensor[T](r, p.O, p.C, 3, 3)
+	dy := randTensor[T](r, p.N, p.O, p.OutH(), p.OutW())
+	o := tensor.ConvOptions{StrideH: 1, StrideW: 1, PadH: 1, PadW: 1}
+	passes := [3]func(){
+		func() { tensor.Conv2D(x, w, o) },
+		func() { tensor.Conv2DBackwardInput(dy, w, p) },
+		func() { tensor.Conv2DBackwardWeight(x, dy, p) },
+	}
+	times := [3][][]time.Duration{}
+	for pass := range passes {
+		times[pass] = make([][]time.Duration, len(ConvPaths))
+	}
+	for round := -1; round < rounds; round++ { // round -1 warms up
+		for path, name := range ConvPaths {
+			if err := tensor.SetConvPath(name); err != nil {
+				return med, err
+			}
+			for pass, run := range passes {
+				start := time.Now()
+				run()
+				if round >= 0 {
+					times[pass][path] = append(times[pass][path], time.Since(start))
+				}
+			}
+		}
+	}
+	for pass := range passes {
+		for _, ts := range times[pass] {
+			slices.Sort(ts)
+			med[pass] = append(med[pass], ts[len(ts)/2])
+		}
+	}
+	return med, nil
+}
+
+// ConvChoiceOf is the table line of layer l in T for the medians of
+// ConvTimes: the fastest path of each pass.
+func ConvChoiceOf[T tensor.Float](l ConvLayer, med [3][]time.Duration) tensor.ConvChoice {
+	var best [3]string
+	for pass, ts := range med {
+		best[pass] = ConvPaths[slices.Index(ts, slices.Min(ts))]
+	}
+	return tensor.ConvChoice{DType: tensor.DType[T](), C: l.C, O: l.O, H: l.Size, W: l.Size, PadH: 1, PadW: 1,
+		Forward: best[0], Input: best[1], Weight: best[2]}
+}
+
+// ConvChoices measures the layers of ConvLayers that keep selects, in
+// each of dtypes ("float32", "float64"), by ConvTimes, printing the
+// medians in ms to w as it goes, and returns the table's lines.
+func ConvChoices(w io.Writer, dtypes []string, rounds int, keep func(ConvLayer) bool) ([]tensor.ConvChoice, error) {
+	var lines []tensor.ConvChoice
+	fmt.Fprintf(w, "%-34s %-8s %-16s %10s %10s %10s %10s  (ms, medians)\n", "layer", "dtype", "pass", "direct", "im2col", "winograd4", "winograd2")
+	for _, dt := range dtypes {
+		for _, l := range ConvLayers() {
+			if !keep(l) {
+				continue
+			}
+			var line tensor.ConvChoice
+			var med [3][]time.Duration
+			var err error
+			switch dt {
+			case "float32":
+				med, err = ConvTimes[float32](l, rounds)
+				line = ConvChoiceOf[float32](l, med)
+			case "float64":
+				med, err = ConvTimes[float64](l, rounds)
+				line = ConvChoiceOf[float64](l, med)
+			default:
+				err = fmt.Errorf("convchoice: dtype %q: want float32 or float64", dt)
+			}
+			if err != nil {
+				return nil, err
+			}
+			for pass, ts := range med {
+				fmt.Fprintf(w, "%-34s %-8s %-16s", fmt.Sprintf("%s (N=%d)", l, l.N), dt, ConvPasses[pass])
+				for _, t := range ts {
+					fmt.Fprintf(w, " %10.3f", t.Seconds()*1e3)
+				}
+				fmt.Fprintln(w)
+			}
+			lines = append(lines, line)
+		}
+	}
+	return lines, nil
+}
+
+// String names the layer "Net C→O Size", as convchoice's -run matches it.
+func (l ConvLayer) String() string { return fmt.Sprintf("%s %d→%d %d", l.Net, l.C, l.O, l.Size) }
+
+func randTensor[T tensor.Float](r *rand.Rand, shape ...int) *tensor.Tensor[T] {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	s := make([]T, n)
+	for i := range s {
+		s[i] = T(r.NormFloat64())
+	}
+	return tensor.FromSlice(s, shape...)
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/ecl-go/ecl/bench"
+)
+
+func main() {
+	rounds := flag.Int("rounds", 7, "rounds of alternating calls; the medians are kept")
+	dtypes := flag.String("dtype", "float32,float64", "comma-separated element types to measure")
+	pattern := flag.String("run", ".", "regular expression selecting layers by \"Net C→O Size\"")
+	out := flag.String("o", "", "file to write the table to (none: print the medians only)")
+	flag.Parse()
+	re, err := regexp.Compile(*pattern)
+	if err != nil {
+		fail(err)
+	}
+	lines, err := bench.ConvChoices(os.Stdout, strings.Split(*dtypes, ","), *rounds, func(l bench.ConvLayer) bool { return re.MatchString(l.String()) })
+	if err != nil {
+		fail(err)
+	}
+	if *out == "" {
+		return
+	}
+	var table strings.Builder
+	fmt.Fprintf(&table, "# Written by go run ./bench/convchoice -rounds %d -dtype %s -run '%s' on %s, GOMAXPROCS %d:\n",
+		*rounds, *dtypes, *pattern, time.Now().Format("2006-01-02"), runtime.GOMAXPROCS(0))
+	fmt.Fprintf(&table, "# the fastest path of each pass by the medians of alternating rounds (tensor/convchoice.go).\n#\n")
+	fmt.Fprintf(&table, "# dtype C O H W padH padW forward input weight\n")
+	for _, l := range lines {
+		fmt.Fprintln(&table, l)
+	}
+	if err := os.WriteFile(*out, []byte(table.String()), 0o644); err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "convchoice:", err)
+	os.Exit(1)
+}

@@ -1,0 +1,192 @@
+package tensor
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// The CPU path of each pass of a 3×3, stride-1 convolution (winogradShape)
+// is looked up by its shape in convchoice.txt, a table that
+// `go run ./bench/convchoice` measures and writes; shapes it does not list
+// keep the engine's rule (the gather path where it applies, else im2col).
+// SetConvPath, or the environment variable ECL_CONV read when the package
+// loads, overrides the table for every such convolution.
+
+// convPath is a way to compute one pass of a convolution.
+type convPath uint8
+
+const (
+	pathRule      convPath = iota // the engine's rule: gather where it applies, else im2col
+	pathDirect                    // the gather path (conv_gather.go) where T has its kernel, else im2col
+	pathIm2col                    // im2col and GEMM (col2im for an input gradient that is not "same")
+	pathWinograd4                 // F(4×4, 3×3)
+	pathWinograd2                 // F(2×2, 3×3)
+)
+
+// convPathNames are the paths' names in the table, ECL_CONV and SetConvPath.
+var convPathNames = [...]string{"rule", "direct", "im2col", "winograd4", "winograd2"}
+
+func (c convPath) String() string { return convPathNames[c] }
+
+// tile is the output tile of a Winograd path, else 0.
+func (c convPath) tile() int {
+	switch c {
+	case pathWinograd4:
+		return 4
+	case pathWinograd2:
+		return 2
+	}
+	return 0
+}
+
+func parseConvPath(s string) (convPath, error) {
+	for i, name := range convPathNames {
+		if s == name {
+			return convPath(i), nil
+		}
+	}
+	return 0, fmt.Errorf("conv path %q: want one of %s", s, strings.Join(convPathNames[:], ", "))
+}
+
+// convPass is one of a convolution's three computations.
+type convPass uint8
+
+const (
+	passForward convPass = iota
+	passInput            // the input gradient
+	passWeight           // the weight gradient
+)
+
+// ConvChoice is a line of the table of convolution paths: the paths of
+// the forward pass, the input gradient and the weight gradient ("direct",
+// "im2col", "winograd4", "winograd2" or "rule") of the 3×3, stride-1,
+// undilated convolution of C → O channels on H×W maps padded by PadH,
+// PadW, in DType ("float32" or "float64"), whatever the batch.
+type ConvChoice struct {
+	DType                  string
+	C, O, H, W             int
+	PadH, PadW             int
+	Forward, Input, Weight string
+}
+
+// String is c as a line of the table: its fields in order, space-separated.
+func (c ConvChoice) String() string {
+	return fmt.Sprintf("%s %d %d %d %d %d %d %s %s %s", c.DType, c.C, c.O, c.H, c.W, c.PadH, c.PadW, c.Forward, c.Input, c.Weight)
+}
+
+// convKey is a table row's shape.
+type convKey struct {
+	dtype                  string
+	c, o, h, w, padH, padW int
+}
+
+func keyOf[T Float](p Conv2DParams) convKey {
+	return convKey{DType[T](), p.C, p.O, p.H, p.W, p.PadH, p.PadW}
+}
+
+//go:embed convchoice.txt
+var convChoiceText string
+
+// convTable is convchoice.txt; convOverride, where convForced, replaces
+// it (ECL_CONV, SetConvPath).
+var (
+	convTable                = mustConvTable(convChoiceText)
+	convOverride, convForced = mustEnvPath(os.Getenv("ECL_CONV"))
+)
+
+// parseConvTable reads a table of ConvChoice lines; blank lines and lines
+// from # on are skipped.
+func parseConvTable(text string) (map[convKey][3]convPath, error) {
+	table := map[convKey][3]convPath{}
+	for i, line := range strings.Split(text, "\n") {
+		if at := strings.IndexByte(line, '#'); at >= 0 {
+			line = line[:at]
+		}
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 10 {
+			return nil, fmt.Errorf("convchoice line %d: want 10 fields (dtype C O H W padH padW forward input weight), got %d", i+1, len(f))
+		}
+		if f[0] != "float32" && f[0] != "float64" {
+			return nil, fmt.Errorf("convchoice line %d: dtype %q: want float32 or float64", i+1, f[0])
+		}
+		var n [6]int
+		for j := range n {
+			v, err := strconv.Atoi(f[1+j])
+			if err != nil || v < 0 {
+				return nil, fmt.Errorf("convchoice line %d: field %d (%q) is not a size", i+1, j+2, f[1+j])
+			}
+			n[j] = v
+		}
+		var paths [3]convPath
+		for j := range paths {
+			c, err := parseConvPath(f[7+j])
+			if err != nil {
+				return nil, fmt.Errorf("convchoice line %d: %v", i+1, err)
+			}
+			paths[j] = c
+		}
+		key := convKey{f[0], n[0], n[1], n[2], n[3], n[4], n[5]}
+		if _, dup := table[key]; dup {
+			return nil, fmt.Errorf("convchoice line %d: shape listed twice", i+1)
+		}
+		table[key] = paths
+	}
+	return table, nil
+}
+
+func mustConvTable(text string) map[convKey][3]convPath {
+	t, err := parseConvTable(text)
+	if err != nil {
+		panic("tensor: embedded " + err.Error())
+	}
+	return t
+}
+
+// mustEnvPath is ECL_CONV's path, and whether it names one.
+func mustEnvPath(s string) (convPath, bool) {
+	if s == "" {
+		return pathRule, false
+	}
+	c, err := parseConvPath(s)
+	if err != nil {
+		panic("tensor: ECL_CONV: " + err.Error())
+	}
+	return c, true
+}
+
+// SetConvPath makes every CPU convolution with a 3×3 kernel, stride 1 and
+// no dilation take path name, in all three passes: "direct" (the gather
+// path where the build has its kernel, else im2col), "im2col",
+// "winograd4" (F(4×4, 3×3)), "winograd2" (F(2×2, 3×3)), or "rule" (the
+// engine's rule, ignoring the table), or, for "", follow the table again.
+// It is for measurements and tests (bench/convchoice), as ECL_CONV is, and
+// must not run while a convolution does.
+func SetConvPath(name string) error {
+	if name == "" {
+		convOverride, convForced = pathRule, false
+		return nil
+	}
+	c, err := parseConvPath(name)
+	if err != nil {
+		return err
+	}
+	convOverride, convForced = c, true
+	return nil
+}
+
+// convPathFor is the path of pass of convolution p in T.
+func convPathFor[T Float](p Conv2DParams, pass convPass) convPath {
+	if !winogradShape(p) {
+		return pathRule
+	}
+	if convForced {
+		return convOverride
+	}
+	return convTable[keyOf[T](p)][pass]
+}

@@ -1,0 +1,439 @@
+package tensor
+
+import "runtime"
+
+// Winograd minimal filtering (Lavin & Gray, CVPR 2016) for 3×3, stride-1,
+// undilated convolutions: F(m×m, 3×3) computes an m×m tile of output from
+// an (m+2)×(m+2) tile d of input as Aᵀ[(G g Gᵀ) ⊙ (Bᵀ d B)]A, with
+// (m+2)² multiplications per channel pair instead of 9m². Summed over the
+// input channels, each of the (m+2)² transformed positions ξ is a matrix
+// product: M[ξ] = U[ξ]·V[ξ], U[ξ] [O × C] the transformed filters and
+// V[ξ] [C × tiles] the transformed input tiles, on the engine's GEMM. The
+// tiles (of all images, in order n, tile row, tile column) go in blocks
+// of winogradBlock, one block per step of a core: its V and M, the input
+// transform scattering into V and the output transform reading M back,
+// with the epilogue applied as each tile is written. Tiles reaching past
+// the input read zeros; outputs past the edge are computed and dropped.
+//
+// The weight gradient is taken in the same domain: with dM = A·dY·Aᵀ for
+// each tile's output gradient dY (zero past the edge), U's gradient is
+// Σ_tiles dM[ξ]·V[ξ]ᵀ, and the filters' is Gᵀ·dU·G. The input gradient is
+// the forward pass of dy with the flipped filters (flippedConv).
+
+// winograd is F(m×m, 3×3) for one convolution: its transforms in T
+// (bt, at and a apply Bᵀ, Aᵀ and A to a vector, a = m+2 being the input
+// tile's side; g is G, a×3, and gt its transpose, row-major) and its
+// tiles.
+type winograd[T Float] struct {
+	m, a         int
+	bt, at, am   func(out []T, so int, d []T, sd int)
+	g, gt        []T
+	tileH, tileW int // tile rows and columns of an image
+	imageTiles   int // tiles of an image
+	tiles        int // tiles of the batch
+}
+
+// winogradCoefficients are Bᵀ, G and Aᵀ of F(2×2, 3×3) and F(4×4, 3×3)
+// (Lavin & Gray, section 4.1 and 4.2).
+var winogradCoefficients = map[int]struct{ bt, g, at []float64 }{
+	2: {
+		bt: []float64{
+			1, 0, -1, 0,
+			0, 1, 1, 0,
+			0, -1, 1, 0,
+			0, 1, 0, -1},
+		g: []float64{
+			1, 0, 0,
+			0.5, 0.5, 0.5,
+			0.5, -0.5, 0.5,
+			0, 0, 1},
+		at: []float64{
+			1, 1, 1, 0,
+			0, 1, -1, -1},
+	},
+	4: {
+		bt: []float64{
+			4, 0, -5, 0, 1, 0,
+			0, -4, -4, 1, 1, 0,
+			0, 4, -4, -1, 1, 0,
+			0, -2, -1, 2, 1, 0,
+			0, 2, -1, -2, 1, 0,
+			0, 4, 0, -5, 0, 1},
+		g: []float64{
+			1.0 / 4, 0, 0,
+			-1.0 / 6, -1.0 / 6, -1.0 / 6,
+			-1.0 / 6, 1.0 / 6, -1.0 / 6,
+			1.0 / 24, 1.0 / 12, 1.0 / 6,
+			1.0 / 24, -1.0 / 12, 1.0 / 6,
+			0, 0, 1},
+		at: []float64{
+			1, 1, 1, 1, 1, 0,
+			0, 1, -1, 2, -2, 0,
+			0, 1, 1, 4, 4, 0,
+			0, 1, -1, 8, -8, 1},
+	},
+}
+
+// winogradShape reports a convolution Winograd's F(m×m, 3×3) computes: a
+// 3×3 kernel, stride 1, no dilation (any padding).
+func winogradShape(p Conv2DParams) bool {
+	return p.KH == 3 && p.KW == 3 && p.StrideH == 1 && p.StrideW == 1 && p.DilH == 1 && p.DilW == 1
+}
+
+// newWinograd is F(m×m, 3×3), m being 2 or 4, for convolution p.
+func newWinograd[T Float](m int, p Conv2DParams) *winograd[T] {
+	c := winogradCoefficients[m]
+	a := m + 2
+	wg := &winograd[T]{m: m, a: a, bt: inputRow2[T], at: outputRow2[T], am: gradRow2[T], g: convertAll[T](c.g)}
+	if m == 4 {
+		wg.bt, wg.at, wg.am = inputRow4[T], outputRow4[T], gradRow4[T]
+	}
+	wg.gt = transpose(wg.g, a, 3)
+	wg.tileH, wg.tileW = (p.OutH()+m-1)/m, (p.OutW()+m-1)/m
+	wg.imageTiles = wg.tileH * wg.tileW
+	wg.tiles = p.N * wg.imageTiles
+	return wg
+}
+
+// inputRow4 sets out[k·so], k < 6, to (Bᵀ·d)[k] for F(4×4, 3×3) and the
+// vector d[k·sd], k < 6.
+func inputRow4[T Float](out []T, so int, d []T, sd int) {
+	d0, d1, d2, d3, d4, d5 := d[0], d[sd], d[2*sd], d[3*sd], d[4*sd], d[5*sd]
+	out[0] = 4*d0 - 5*d2 + d4
+	out[so] = d4 + d3 - 4*(d1+d2)
+	out[2*so] = d4 - d3 + 4*(d1-d2)
+	out[3*so] = d4 - d2 + 2*(d3-d1)
+	out[4*so] = d4 - d2 - 2*(d3-d1)
+	out[5*so] = 4*d1 - 5*d3 + d5
+}
+
+// inputRow2 is inputRow4 for F(2×2, 3×3), k < 4.
+func inputRow2[T Float](out []T, so int, d []T, sd int) {
+	d0, d1, d2, d3 := d[0], d[sd], d[2*sd], d[3*sd]
+	out[0] = d0 - d2
+	out[so] = d1 + d2
+	out[2*so] = d2 - d1
+	out[3*so] = d1 - d3
+}
+
+// outputRow4 sets out[k·so], k < 4, to (Aᵀ·s)[k] for F(4×4, 3×3) and the
+// vector s[k·ss], k < 6.
+func outputRow4[T Float](out []T, so int, s []T, ss int) {
+	s0, s1, s2, s3, s4, s5 := s[0], s[ss], s[2*ss], s[3*ss], s[4*ss], s[5*ss]
+	out[0] = s0 + s1 + s2 + s3 + s4
+	out[so] = s1 - s2 + 2*(s3-s4)
+	out[2*so] = s1 + s2 + 4*(s3+s4)
+	out[3*so] = s1 - s2 + 8*(s3-s4) + s5
+}
+
+// outputRow2 is outputRow4 for F(2×2, 3×3), k < 2 from s of 4.
+func outputRow2[T Float](out []T, so int, s []T, ss int) {
+	s0, s1, s2, s3 := s[0], s[ss], s[2*ss], s[3*ss]
+	out[0] = s0 + s1 + s2
+	out[so] = s1 - s2 - s3
+}
+
+// gradRow4 sets out[k·so], k < 6, to (A·s)[k] for F(4×4, 3×3) and the
+// vector s[k·ss], k < 4: the adjoint of outputRow4.
+func gradRow4[T Float](out []T, so int, s []T, ss int) {
+	s0, s1, s2, s3 := s[0], s[ss], s[2*ss], s[3*ss]
+	out[0] = s0
+	out[so] = s0 + s1 + s2 + s3
+	out[2*so] = s0 - s1 + s2 - s3
+	out[3*so] = s0 + 2*s1 + 4*s2 + 8*s3
+	out[4*so] = s0 - 2*s1 + 4*s2 - 8*s3
+	out[5*so] = s3
+}
+
+// gradRow2 is gradRow4 for F(2×2, 3×3), k < 4 from s of 2.
+func gradRow2[T Float](out []T, so int, s []T, ss int) {
+	s0, s1 := s[0], s[ss]
+	out[0] = s0
+	out[so] = s0 + s1
+	out[2*so] = s0 - s1
+	out[3*so] = -s1
+}
+
+func convertAll[T Float](s []float64) []T {
+	out := make([]T, len(s))
+	for i, v := range s {
+		out[i] = T(v)
+	}
+	return out
+}
+
+// transpose returns the transpose of the r×c matrix s.
+func transpose[T Float](s []T, r, c int) []T {
+	out := make([]T, len(s))
+	for i := range r {
+		for j := range c {
+			out[j*r+i] = s[i*c+j]
+		}
+	}
+	return out
+}
+
+// sandwich sets out (r×r) to M·S·Mᵀ for M r×k and S k×k, all row-major,
+// skipping M's zeros; tmp holds r×k values.
+func sandwich[T Float](out, mat, s, tmp []T, r, k int) {
+	for i := range r {
+		row := mat[i*k : (i+1)*k]
+		t := tmp[i*k : (i+1)*k]
+		clear(t)
+		for l, c := range row {
+			if c == 0 {
+				continue
+			}
+			for j, v := range s[l*k : (l+1)*k] {
+				t[j] += c * v
+			}
+		}
+	}
+	for i := range r {
+		t := tmp[i*k : (i+1)*k]
+		for j := range r {
+			var sum T
+			for l, c := range mat[j*k : (j+1)*k] {
+				if c != 0 {
+					sum += t[l] * c
+				}
+			}
+			out[i*r+j] = sum
+		}
+	}
+}
+
+// winogradBlock is the number of tiles a core takes at a time: V and M of
+// a block, (m+2)²·(C+O) values a tile, about 2 MB of float32, at least 32
+// tiles and at most 512, and no more than the batch's share of a core.
+func winogradBlock(positions, tiles int, p Conv2DParams) int {
+	tb := min(max((1<<19)/(positions*(p.C+p.O))/16*16, 32), 512)
+	procs := runtime.GOMAXPROCS(0)
+	return max(1, min(tb, (tiles+procs-1)/procs))
+}
+
+// tile returns the image and the top-left output position of tile t.
+func (wg *winograd[T]) tile(t int) (n, oy, ox int) {
+	n, t = t/wg.imageTiles, t%wg.imageTiles
+	return n, t / wg.tileW * wg.m, t % wg.tileW * wg.m
+}
+
+// inputs sets v [a², C, nt] to the transformed input tiles t0 to t0+nt of
+// x [N, C, H, W]: each tile's (m+2)² values of channel c are Bᵀ·d·B. It
+// runs over a channel's tiles in order, so that it reads a plane at a time
+// and writes each of the a² rows of v in order.
+func (wg *winograd[T]) inputs(v, x []T, p Conv2DParams, t0, nt int) {
+	a, plane := wg.a, p.H*p.W
+	var d, tmp [36]T
+	for c := range p.C {
+		for t := range nt {
+			n, oy, ox := wg.tile(t0 + t)
+			y0, x0 := oy-p.PadH, ox-p.PadW
+			img := x[(n*p.C+c)*plane:][:plane]
+			src, ld := d[:], a // the tile: in place inside the image, else copied with its zeros
+			if y0 >= 0 && x0 >= 0 && y0+a <= p.H && x0+a <= p.W {
+				src, ld = img[y0*p.W+x0:], p.W
+			} else {
+				wg.pad(d[:a*a], img, y0, x0, p)
+			}
+			for j := range a { // Bᵀ·d, column by column
+				wg.bt(tmp[j:], a, src[j:], ld)
+			}
+			for i := range a { // then each row by B, into v
+				wg.bt(v[(i*a*p.C+c)*nt+t:], p.C*nt, tmp[i*a:], 1)
+			}
+		}
+	}
+}
+
+// pad sets d (a×a) to the tile of the plane img [H, W] from row y0 and
+// column x0, zero outside the plane.
+func (wg *winograd[T]) pad(d, img []T, y0, x0 int, p Conv2DParams) {
+	a := wg.a
+	for i := range a {
+		row := d[i*a : (i+1)*a]
+		if y := y0 + i; y < 0 || y >= p.H {
+			clear(row)
+			continue
+		}
+		src := img[(y0+i)*p.W:][:p.W]
+		for j := range row {
+			if u := x0 + j; u >= 0 && u < p.W {
+				row[j] = src[u]
+			} else {
+				row[j] = 0
+			}
+		}
+	}
+}
+
+// outputs writes tiles t0 to t0+nt of y [N, O, OH, OW] from m [a², O, nt]
+// (each tile Aᵀ·M·A, clipped at the edge), then e on what it wrote, over
+// a channel's tiles in order (reading each row of m in order).
+func (wg *winograd[T]) outputs(y, mm []T, e *epilogue[T], p Conv2DParams, t0, nt int) {
+	a, m, oh, ow := wg.a, wg.m, p.OutH(), p.OutW()
+	var out, tmp [36]T
+	for o := range p.O {
+		for t := range nt {
+			n, oy, ox := wg.tile(t0 + t)
+			rows, cols := min(m, oh-oy), min(m, ow-ox)
+			for j := range a { // Aᵀ·M, column by column from mm
+				wg.at(tmp[j:], a, mm[(j*p.O+o)*nt+t:], a*p.O*nt)
+			}
+			for i := range m { // then each row by A
+				wg.at(out[i*m:], 1, tmp[i*a:], 1)
+			}
+			base := (n*p.O + o) * oh * ow
+			for i := range rows {
+				at := base + (oy+i)*ow + ox
+				dst := y[at : at+cols]
+				copy(dst, out[i*m:i*m+cols])
+				switch {
+				case e == nil:
+				case e.bias != nil:
+					for j := range dst {
+						dst[j] += e.bias[o]
+					}
+				default:
+					var r []T
+					if e.r != nil {
+						r = e.r[at : at+cols]
+					}
+					affinePlane(dst, dst, r, e.scale[o], e.shift[o], e.relu)
+				}
+			}
+		}
+	}
+}
+
+// filters sets u [a², O, C] to the transformed filters G·g·Gᵀ of w
+// [O, C, 3, 3].
+func (wg *winograd[T]) filters(u, w []T, p Conv2DParams) {
+	a := wg.a
+	parallelFor(p.O, p.C*a*a*6, func(lo, hi int) {
+		var out, tmp [36]T
+		for o := lo; o < hi; o++ {
+			for c := range p.C {
+				sandwich(out[:a*a], wg.g, w[(o*p.C+c)*9:][:9], tmp[:a*3], a, 3)
+				for xi, val := range out[:a*a] {
+					u[(xi*p.O+o)*p.C+c] = val
+				}
+			}
+		}
+	})
+}
+
+// winogradForward is conv2dForward by F(m×m, 3×3) (winogradShape).
+func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int) {
+	wg := newWinograd[T](m, p)
+	if wg.tiles == 0 {
+		return
+	}
+	pos := wg.a * wg.a
+	mk := kernelFor[T]()
+	u := getScratch[T](pos * p.O * p.C)
+	wg.filters(*u, w, p)
+	size := roundUp(p.O, mk.mr) * p.C // one packed U[ξ]
+	packed := getScratch[T](pos * size)
+	defer putScratch(packed)
+	for xi := range pos {
+		packWhole(mk, operand[T]{data: (*u)[xi*p.O*p.C:], ld: p.C}, p.O, p.C, 1, (*packed)[xi*size:][:size])
+	}
+	putScratch(u) // for the blocks' buffers to reuse
+	tb := winogradBlock(pos, wg.tiles, p)
+	blocks := (wg.tiles + tb - 1) / tb
+	parallelFor(blocks, tb*pos*p.O*p.C, func(lo, hi int) {
+		buf := getScratch[T](pos * (p.C + p.O) * tb)
+		defer putScratch(buf)
+		for b := lo; b < hi; b++ {
+			t0 := b * tb
+			nt := min(tb, wg.tiles-t0)
+			v, mm := (*buf)[:pos*p.C*nt], (*buf)[pos*p.C*nt:][:pos*p.O*nt]
+			wg.inputs(v, x, p, t0, nt)
+			for xi := range pos {
+				A := operand[T]{ld: p.C, packed: (*packed)[xi*size:][:size]}
+				B := operand[T]{data: v[xi*p.C*nt:], ld: nt}
+				gemmOperands(mk, 1, p.O, nt, p.C, 1, A, B, 0, mm[xi*p.O*nt:], nt)
+			}
+			wg.outputs(y, mm, e, p, t0, nt)
+		}
+	})
+}
+
+// outputGrads sets dm [a², O, nt] to A·dY·Aᵀ for the output gradient dY
+// of tiles t0 to t0+nt of dy [N, O, OH, OW], zero past the edge, over a
+// channel's tiles in order.
+func (wg *winograd[T]) outputGrads(dm, dy []T, p Conv2DParams, t0, nt int) {
+	a, m, oh, ow := wg.a, wg.m, p.OutH(), p.OutW()
+	var s, tmp [36]T
+	for o := range p.O {
+		for t := range nt {
+			n, oy, ox := wg.tile(t0 + t)
+			rows, cols := min(m, oh-oy), min(m, ow-ox)
+			clear(s[:m*m])
+			base := (n*p.O + o) * oh * ow
+			for i := range rows {
+				copy(s[i*m:i*m+cols], dy[base+(oy+i)*ow+ox:][:cols])
+			}
+			for j := range m { // A·dY, column by column
+				wg.am(tmp[j:], m, s[j:], m)
+			}
+			for i := range a { // then each row by Aᵀ, into dm
+				wg.am(dm[(i*a*p.O+o)*nt+t:], p.O*nt, tmp[i*m:], 1)
+			}
+		}
+	}
+}
+
+// winogradWeights is conv2dBackwardWeight by F(m×m, 3×3): per slice of
+// the tiles, Σ dM[ξ]·V[ξ]ᵀ into its own buffer [a², O, C], the buffers
+// added in slice order (the result does not depend on scheduling), then
+// Gᵀ·dU·G per filter.
+func winogradWeights[T Float](dw, x, dy []T, p Conv2DParams, m int) {
+	wg := newWinograd[T](m, p)
+	clear(dw)
+	if wg.tiles == 0 {
+		return
+	}
+	pos := wg.a * wg.a
+	tb := winogradBlock(pos, wg.tiles, p)
+	blocks := (wg.tiles + tb - 1) / tb
+	parts := max(1, min(blocks, runtime.GOMAXPROCS(0)))
+	partial := make([]*[]T, parts)
+	parallelFor(parts, blocks/parts*tb*pos*p.O*p.C, func(lo, hi int) {
+		buf := getScratch[T](pos * (p.C + p.O) * tb)
+		defer putScratch(buf)
+		for part := lo; part < hi; part++ {
+			acc := getScratch[T](pos * p.O * p.C)
+			clear(*acc)
+			for b := part * blocks / parts; b < (part+1)*blocks/parts; b++ {
+				t0 := b * tb
+				nt := min(tb, wg.tiles-t0)
+				v, dm := (*buf)[:pos*p.C*nt], (*buf)[pos*p.C*nt:][:pos*p.O*nt]
+				wg.inputs(v, x, p, t0, nt)
+				wg.outputGrads(dm, dy, p, t0, nt)
+				for xi := range pos {
+					gemmNT(p.O, p.C, nt, dm[xi*p.O*nt:], nt, v[xi*p.C*nt:], nt, (*acc)[xi*p.O*p.C:], p.C)
+				}
+			}
+			partial[part] = acc
+		}
+	})
+	du := *partial[0]
+	for _, acc := range partial[1:] {
+		for i, v := range *acc {
+			du[i] += v
+		}
+		putScratch(acc)
+	}
+	var s, tmp [36]T
+	for o := range p.O {
+		for c := range p.C {
+			for xi := range pos {
+				s[xi] = du[(xi*p.O+o)*p.C+c]
+			}
+			sandwich(dw[(o*p.C+c)*9:][:9], wg.gt, s[:pos], tmp[:3*wg.a], 3, wg.a)
+		}
+	}
+	putScratch(partial[0])
+}
