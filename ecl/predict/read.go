@@ -124,8 +124,10 @@ func ReadProbabilities(path, labelsPath string, labels []int, mode Mode) (Probab
 	}
 	p.Input, p.Notes, p.Warnings = string(c.Kind), append(p.Notes, c.Notes...), c.Warnings
 	switch {
+	case c.Kind == KindLogits && p.K == 1:
+		p.Probs, p.K = SoftmaxRows(p.Probs, p.K), 2
 	case c.Kind == KindLogits:
-		p.Probs, p.K = SoftmaxRows(p.Probs, p.K), max(p.K, 2)
+		softmaxRowsTo(p.Probs, p.Probs, p.K) // in place: the file's array is this call's own
 	case p.K == 1:
 		p.Probs, p.K = binaryColumns(p.Probs), 2
 	case c.Detection.Dev > 1e-9:
@@ -168,6 +170,12 @@ func SoftmaxRows(x []float64, k int) []float64 {
 		x, k = z, 2
 	}
 	out := make([]float64, len(x))
+	softmaxRowsTo(out, x, k)
+	return out
+}
+
+// softmaxRowsTo sets out to SoftmaxRows(x, k) for k ≥ 2; out may be x.
+func softmaxRowsTo(out, x []float64, k int) {
 	tensor.ParallelFor(len(x)/k, 20*k, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row, p := x[i*k:(i+1)*k], out[i*k:(i+1)*k]
@@ -185,5 +193,4 @@ func SoftmaxRows(x []float64, k int) []float64 {
 			}
 		}
 	})
-	return out
 }
