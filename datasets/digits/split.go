@@ -83,7 +83,7 @@ func Load(dir, domain, split string, limit int, seed uint64) (datasets.Split[flo
 		if err != nil {
 			return none, err
 		}
-		im = im.subset(sample(rng, im.N, limit))
+		im = im.Subset(sample(rng, im.N, limit))
 		x, err = Input(im, InputSize)
 		y = im.Labels
 	case "svhn", "synth":
@@ -153,8 +153,8 @@ func sample(rng *rand.Rand, n, limit int) []int {
 	return idx
 }
 
-// subset keeps the images idx (all for nil).
-func (im *Images) subset(idx []int) *Images {
+// Subset keeps the images idx (all for nil).
+func (im *Images) Subset(idx []int) *Images {
 	if idx == nil {
 		return im
 	}
