@@ -32,8 +32,8 @@ const InputSize = 28
 var files = map[string]map[string][]string{
 	"mnist":   {"train": {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"}, "test": {"t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}},
 	"fashion": {"train": {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"}, "test": {"t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}},
-	"usps":  {"train": {"zip.train.gz"}, "test": {"zip.test.gz"}},
-	"svhn":  {"train": {"train_32x32.mat"}, "test": {"test_32x32.mat"}},
+	"usps":    {"train": {"zip.train.gz"}, "test": {"zip.test.gz"}},
+	"svhn":    {"train": {"train_32x32.mat"}, "test": {"test_32x32.mat"}},
 }
 
 // synthSizes are the sizes of synth's splits, SVHN's own.
