@@ -6,11 +6,11 @@
 # Resumable: a (seed, target) run's file is keyed by the configuration
 # without the lists of transforms, angles, severities and seeds, so every
 # invocation reuses the runs any earlier one finished. The first pass runs
-# seed 1 on a coarse grid (angles 0–180 by 45, severities 1, 3, 5) so that
+# seeds 1–3 on a coarse grid (angles 0–180 by 45, severities 1, 3, 5) so that
 # a partial run covers every transform; the second fills in the grid and
 # the seeds.
 #
-# DATA holds mnist/ and fashion/ (ecl data fetch -domains mnist,fashion;
+# DATASETS (default "mnist fashion") picks the data sets. DATA holds mnist/ and fashion/ (ecl data fetch -domains mnist,fashion;
 # add -from /usr/share/datasets/fashion-mnist for Debian's copy).
 set -e
 DATA=${DATA:-data}
@@ -26,7 +26,7 @@ study() {
 		-base-cache "$CACHE/base" -target-cache "$CACHE/targets" -jobs "$JOBS" \
 		-out "results/shifts/$ds" "$@"
 }
-for ds in mnist fashion; do
-	(study $ds -runs 1 -angles 0,45,90,135,180 -severities 1,3,5 && study $ds -runs 5) > "results/shifts/$ds.log" &
+for ds in ${DATASETS:-mnist fashion}; do
+	(study $ds -runs 3 -angles 0,45,90,135,180 -severities 1,3,5 && study $ds -runs 5) > "results/shifts/$ds.log" &
 done
 wait

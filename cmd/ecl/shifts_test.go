@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ecl-go/ecl/datasets/digits/digitstest"
+	"github.com/ecl-go/ecl/experiment/sweep"
 )
 
 // shiftsTable is ecl shifts's printed output without the wall time.
@@ -47,5 +48,22 @@ func TestShiftsKilledAndResumedMatchesUninterrupted(t *testing.T) {
 	sameStudyFiles(t, "killed as seed 2 started", studyFiles(t, filepath.Join(dir, "out")), wantFiles)
 	if strings.Contains(log, "seed 1: lenet5") || strings.Contains(log, "seed 1: base epoch") {
 		t.Errorf("the resumed study ran seed 1 again:\n%s", log)
+	}
+}
+
+// ecl sweep spreads a graded-shift study over its transforms, one job
+// each, and checks every job's flags before it runs.
+func TestSweepShifts(t *testing.T) {
+	vary := sweep.Vary{{Flag: "transforms", Values: []string{"rotate", "shear"}}}
+	_, jobs, err := sweepJobs("", []string{"shifts", "-data", t.TempDir(), "-runs", "2"}, vary, "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 2 || jobs[1].Name != "transforms=shear" || jobs[1].Args[len(jobs[1].Args)-3] != "-transforms=shear" {
+		t.Errorf("jobs %+v, want one per transform", jobs)
+	}
+	_, _, err = sweepJobs("", []string{"shifts", "-runs", "2"}, sweep.Vary{{Flag: "transforms", Values: []string{"fog"}}}, "out")
+	if err == nil || !strings.Contains(err.Error(), "fog") {
+		t.Errorf("a job with an unknown transform: error %v, want one naming it", err)
 	}
 }
