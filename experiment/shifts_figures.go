@@ -238,23 +238,32 @@ func sortedSeeds(bySeed map[uint64]Result) []Result {
 // true accuracy, otherwise the mean over classes of the estimated minus
 // the true class frequency's absolute value.
 func estimateError(r Result) (float64, bool) {
-	if r.Diag == nil {
+	a, ok := targetCheck(r)
+	if !ok {
 		return 0, false
 	}
-	for _, a := range r.Diag.Aux {
-		if a.Domain != "target test" || len(a.Estimate) != len(a.Actual) || len(a.Estimate) == 0 {
-			continue
-		}
-		if len(a.Estimate) == 1 {
-			return a.Estimate[0] - a.Actual[0], true
-		}
-		var s float64
-		for i := range a.Estimate {
-			s += math.Abs(a.Estimate[i] - a.Actual[i])
-		}
-		return s / float64(len(a.Estimate)), true
+	if len(a.Estimate) == 1 {
+		return a.Estimate[0] - a.Actual[0], true
 	}
-	return 0, false
+	var s float64
+	for i := range a.Estimate {
+		s += math.Abs(a.Estimate[i] - a.Actual[i])
+	}
+	return s / float64(len(a.Estimate)), true
+}
+
+// targetCheck is an ECL row's auxiliary head's check on the target's
+// scored part.
+func targetCheck(r Result) (AuxCheck, bool) {
+	if r.Diag == nil {
+		return AuxCheck{}, false
+	}
+	for _, a := range r.Diag.Aux {
+		if a.Domain == "target test" && len(a.Estimate) == len(a.Actual) && len(a.Estimate) > 0 {
+			return a, true
+		}
+	}
+	return AuxCheck{}, false
 }
 
 // levelAxis names a transform's levels and their axis.
@@ -395,4 +404,48 @@ func allNil(ps []*gplot.Plot) bool {
 		}
 	}
 	return true
+}
+
+// WriteShiftSummary prints a Markdown table of rs, a line per target:
+// the number of seeds, Uncal's accuracy, the top-label auxiliary head's
+// estimate of it (its mean P(correct) on the target, a label-free
+// estimate) and the top-label ECE of the figures' methods, means over
+// seeds in %.
+func WriteShiftSummary(w io.Writer, rs []Result) error {
+	idx, ts, err := indexShifts(rs)
+	if err != nil {
+		return err
+	}
+	mean := func(bySeed map[uint64]Result, f func(Result) (float64, bool)) string {
+		var s float64
+		n := 0
+		for _, r := range bySeed {
+			if v, ok := f(r); ok {
+				s += v
+				n++
+			}
+		}
+		if n == 0 {
+			return "—"
+		}
+		return fmt.Sprintf("%.1f", 100*s/float64(n))
+	}
+	fmt.Fprint(w, "| target | seeds | ACC | head's estimate |")
+	for _, m := range shiftFigureMethods {
+		fmt.Fprintf(w, " ECE %s |", m)
+	}
+	fmt.Fprint(w, "\n|---|---|---|---|", strings.Repeat("---|", len(shiftFigureMethods)), "\n")
+	for _, t := range ts {
+		uncal := idx[t]["Uncal"]
+		fmt.Fprintf(w, "| %s | %d | %s | %s |", t, len(uncal), mean(uncal, func(r Result) (float64, bool) { return r.Target.ACC, true }),
+			mean(idx[t]["ECL-toplabel"], func(r Result) (float64, bool) {
+				a, ok := targetCheck(r)
+				return a.Estimate[0], ok && len(a.Estimate) == 1
+			}))
+		for _, m := range shiftFigureMethods {
+			fmt.Fprintf(w, " %s |", mean(idx[t][m], func(r Result) (float64, bool) { return r.Target.ECE, true }))
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
 }

@@ -108,6 +108,10 @@ func shiftFigures(out string) error {
 		return err
 	}
 	fmt.Printf("figures in %s\n\n", filepath.Join(out, "figures"))
+	if err := experiment.WriteShiftSummary(os.Stdout, results); err != nil {
+		return err
+	}
+	fmt.Println()
 	return m.Write(os.Stdout)
 }
 
