@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -67,6 +69,13 @@ func (a *arm[T]) training(r train.Recipe, m *ecl.Classifier[T], pcg *rand.PCG, t
 				return err
 			}
 			if err := writeJSON(path, c); err != nil {
+				// A stage whose optimiser state holds ±Inf (an infinite
+				// gradient's Adam moments) cannot be written as JSON: the
+				// epoch goes without a checkpoint, and a killed run redoes
+				// the step from its last one.
+				if unsupported := (*json.UnsupportedValueError)(nil); errors.As(err, &unsupported) {
+					return os.Remove(filepath.Join(ck.dir, c.Model))
+				}
 				return err
 			}
 			if old.Model != "" && old.Model != c.Model {

@@ -12,9 +12,10 @@ import (
 	"github.com/ecl-go/ecl/datasets/fetch"
 )
 
-const dataUsage = `usage: ecl data fetch [-dir D] [-domains mnist,usps,svhn] [-force] [-mnist-url URL]
+const dataUsage = `usage: ecl data fetch [-dir D] [-domains mnist,usps,svhn,fashion] [-force] [-mnist-url URL] [-from LOCAL-DIR]
        ecl data synth-domains -out DIR [-per-class N] [-size S] [-seed N]
-fetch downloads the digit data sets into D/mnist, D/usps and D/svhn and verifies their checksums;
+fetch downloads the digit data sets and Fashion-MNIST into D/mnist, D/usps, D/svhn and D/fashion (or copies
+them from a local directory, such as Debian's /usr/share/datasets/fashion-mnist) and verifies their checksums;
 synth-domains writes a generated stand-in for PACS (seven shapes in four styles) for ecl images`
 
 // dataCommands are ecl data's subcommands.
@@ -45,6 +46,7 @@ func dataFetch(args []string) error {
 	domains := fs.String("domains", strings.Join(fetch.Domains, ","), "comma list of data sets to fetch")
 	force := fs.Bool("force", false, "download again, and replace, files present with a wrong checksum")
 	mnist := fs.String("mnist-url", fetch.DefaultMNISTBase, "base URL of the MNIST files")
+	from := fs.String("from", "", "local directory holding the files of -domains by name (e.g. /usr/share/datasets/fashion-mnist): copied and verified instead of downloaded")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -67,7 +69,7 @@ func dataFetch(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	d := fetch.Dir(*dir)
-	if err := fetch.Fetch(ctx, d, list, fetch.Options{Files: fetch.Files(base), Force: *force, Progress: os.Stderr}); err != nil {
+	if err := fetch.Fetch(ctx, d, list, fetch.Options{Files: fetch.Files(base), Force: *force, Progress: os.Stderr, From: *from}); err != nil {
 		return err
 	}
 	fmt.Printf("%s verified in %s\n", strings.Join(list, ", "), d)

@@ -3,10 +3,11 @@
 //	ecl sim  [flags]   train Uncal and ECL on the simulated covariate shifts and print the comparison
 //	ecl eval [flags]   compute every calibration metric of given predictions and draw reliability diagrams
 //	ecl digits [flags] train a digit network on source domains and compare calibration methods on the target
+//	ecl shifts [flags] train a digit network on MNIST or Fashion-MNIST and compare calibration methods on its test split rotated and corrupted at graded intensity
 //	ecl images [flags] train a network (or heads on a frozen torchvision backbone) on image domains (PACS, ImageNet-Sketch) and compare calibration methods on the target
 //	ecl calibrate [flags] calibrate a model's predictions under covariate shift from files
 //	ecl features [flags] run a torchvision network over a folder of images: logits, penultimate features, paths and labels into a .npz
-//	ecl data fetch     download MNIST, USPS and SVHN into the data directory and verify their checksums
+//	ecl data fetch     download MNIST, USPS, SVHN and Fashion-MNIST into the data directory and verify their checksums
 //	ecl data synth-domains [flags] write a generated stand-in for PACS (seven shapes in four styles) for ecl images
 //	ecl report DIR…    merge run files of studies and sweeps into tables (text, Markdown, LaTeX, CSV) and figures
 //	ecl sweep [flags]  expand a grid of study flags into jobs; run one, or write a Slurm/Kubernetes job array
@@ -28,6 +29,7 @@ var commands = map[string]func(args []string) error{
 	"sim":       runSim,
 	"eval":      runEval,
 	"digits":    runDigits,
+	"shifts":    runShifts,
 	"images":    runImages,
 	"calibrate": runCalibrate,
 	"features":  runFeatures,

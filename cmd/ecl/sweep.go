@@ -14,7 +14,7 @@ import (
 
 // studies are the commands a sweep runs; with check, one parses and
 // validates its command line and returns without running anything.
-var studies = map[string]func(args []string, check bool) error{"sim": simStudy, "digits": digitsStudy, "images": imagesStudy}
+var studies = map[string]func(args []string, check bool) error{"sim": simStudy, "digits": digitsStudy, "images": imagesStudy, "shifts": shiftsStudy}
 
 // runSweep is "ecl sweep": expands a grid into jobs, runs one of them, or
 // writes a Slurm job array, a Kubernetes Indexed Job or a command list
@@ -22,7 +22,7 @@ var studies = map[string]func(args []string, check bool) error{"sim": simStudy, 
 func runSweep(args []string) error {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: ecl sweep [flags] [sim|digits STUDY-FLAGS…]\n\n"+
+		fmt.Fprintf(fs.Output(), "usage: ecl sweep [flags] [sim|digits|images|shifts STUDY-FLAGS…]\n\n"+
 			"Expands a grid into jobs: every combination of the -vary values (or a -grid file's),\n"+
 			"added to the study command and its fixed flags, each job writing into -out/<name>.\n"+
 			"Without -run or -emit, lists the jobs.\n\n")
@@ -101,7 +101,7 @@ func sweepJobs(gridPath string, rest []string, vary sweep.Vary, out string) (swe
 		return g, nil, err
 	}
 	if studies[g.Command] == nil {
-		return g, nil, fmt.Errorf("sweep: unknown study command %q (want sim or digits)", g.Command)
+		return g, nil, fmt.Errorf("sweep: unknown study command %q (want sim, digits, images or shifts)", g.Command)
 	}
 	jobs, err := g.Jobs(out)
 	if err != nil {

@@ -18,6 +18,11 @@ import (
 // its files are absent (see Synth).
 var Domains = []string{"mnist", "usps", "svhn", "synth"}
 
+// Grey lists the grey data sets in MNIST's IDX files that ReadGrey and
+// Load read besides the digit domains: Fashion-MNIST (Xiao et al. 2017,
+// ten classes of clothing), for the graded-shift study.
+var Grey = []string{"mnist", "fashion"}
+
 // InputSize is the side of the network input: every domain becomes
 // 3×28×28 (docs/method.md, "Data").
 const InputSize = 28
@@ -25,9 +30,10 @@ const InputSize = 28
 // files names each domain's train and test files inside its folder of the
 // data directory, as ecl data fetch lays them out (images, then labels).
 var files = map[string]map[string][]string{
-	"mnist": {"train": {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"}, "test": {"t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}},
-	"usps":  {"train": {"zip.train.gz"}, "test": {"zip.test.gz"}},
-	"svhn":  {"train": {"train_32x32.mat"}, "test": {"test_32x32.mat"}},
+	"mnist":   {"train": {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"}, "test": {"t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}},
+	"fashion": {"train": {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"}, "test": {"t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"}},
+	"usps":    {"train": {"zip.train.gz"}, "test": {"zip.test.gz"}},
+	"svhn":    {"train": {"train_32x32.mat"}, "test": {"test_32x32.mat"}},
 }
 
 // synthSizes are the sizes of synth's splits, SVHN's own.
@@ -67,18 +73,17 @@ func Load(dir, domain, split string, limit int, seed uint64) (datasets.Split[flo
 	var y []int
 	var err error
 	switch domain {
-	case "mnist", "usps":
+	case "mnist", "usps", "fashion":
 		var im *Images
-		f := files[domain][split]
-		if domain == "mnist" {
-			im, err = ReadMNIST(filepath.Join(dir, domain, f[0]), filepath.Join(dir, domain, f[1]))
+		if domain == "usps" {
+			im, err = ReadUSPS(filepath.Join(dir, domain, files[domain][split][0]))
 		} else {
-			im, err = ReadUSPS(filepath.Join(dir, domain, f[0]))
+			im, err = ReadGrey(dir, domain, split)
 		}
 		if err != nil {
 			return none, err
 		}
-		im = im.subset(sample(rng, im.N, limit))
+		im = im.Subset(sample(rng, im.N, limit))
 		x, err = Input(im, InputSize)
 		y = im.Labels
 	case "svhn", "synth":
@@ -109,6 +114,34 @@ func Load(dir, domain, split string, limit int, seed uint64) (datasets.Split[flo
 	return datasets.Split[float32]{Name: domain + " " + split, X: tensor.Affine(x, 2, -1), Y: y}, nil
 }
 
+// ReadGrey reads the split ("train" or "test") of the grey IDX data set
+// domain (one of Grey) from dir/domain/, as ecl data fetch lays it out.
+func ReadGrey(dir, domain, split string) (*Images, error) {
+	if !slices.Contains(Grey, domain) {
+		return nil, fmt.Errorf("digits.ReadGrey: data set %q (want one of %v)", domain, Grey)
+	}
+	f, ok := files[domain][split]
+	if !ok {
+		return nil, fmt.Errorf("digits.ReadGrey: split %q (want train or test)", split)
+	}
+	return ReadMNIST(filepath.Join(dir, domain, f[0]), filepath.Join(dir, domain, f[1]))
+}
+
+// HoldOut splits s at random (from seed) into a training part and a
+// held-out part of the fraction frac (in (0, 1)) of its rows, at least
+// one, leaving at least one for training.
+func HoldOut(s datasets.Split[float32], frac float64, seed uint64) (train, heldOut datasets.Split[float32], err error) {
+	if !(frac > 0 && frac < 1) {
+		return train, heldOut, fmt.Errorf("digits: validation fraction %v (want in (0, 1))", frac)
+	}
+	perm := rand.New(rand.NewPCG(seed, 0x5eed)).Perm(s.Len())
+	nVal := max(1, int(frac*float64(s.Len())))
+	if nVal >= s.Len() {
+		return train, heldOut, fmt.Errorf("digits: %d source samples leave none for training after a validation split of %v", s.Len(), frac)
+	}
+	return s.Rows(perm[nVal:]), s.Rows(perm[:nVal]), nil
+}
+
 // sample is a random subset of [0, n) of size limit in increasing order,
 // or nil (all) when limit is 0 or at least n.
 func sample(rng *rand.Rand, n, limit int) []int {
@@ -120,8 +153,8 @@ func sample(rng *rand.Rand, n, limit int) []int {
 	return idx
 }
 
-// subset keeps the images idx (all for nil).
-func (im *Images) subset(idx []int) *Images {
+// Subset keeps the images idx (all for nil).
+func (im *Images) Subset(idx []int) *Images {
 	if idx == nil {
 		return im
 	}
@@ -199,9 +232,6 @@ func NewTask(dir string, o TaskOptions) (*Task, error) {
 	if frac == 0 {
 		frac = 0.1
 	}
-	if !(frac > 0 && frac < 1) {
-		return nil, fmt.Errorf("digits: validation fraction %v (want in (0, 1))", frac)
-	}
 	sp := &Task{Target: o.Target, Sources: sources}
 	var parts []datasets.Split[float32]
 	for i, d := range sources {
@@ -216,14 +246,11 @@ func NewTask(dir string, o TaskOptions) (*Task, error) {
 	}
 	name := strings.Join(sources, "+")
 	merged := datasets.Concat(name+" train", parts...)
-	perm := rand.New(rand.NewPCG(o.Seed, 0x5eed)).Perm(merged.Len())
-	nVal := max(1, int(frac*float64(merged.Len())))
-	if nVal >= merged.Len() {
-		return nil, fmt.Errorf("digits: %d source samples leave none for training after a validation split of %v", merged.Len(), frac)
-	}
-	sp.Val, sp.Source = merged.Rows(perm[:nVal]), merged.Rows(perm[nVal:])
-	sp.Val.Name = name + " held-out"
 	var err error
+	if sp.Source, sp.Val, err = HoldOut(merged, frac, o.Seed); err != nil {
+		return nil, err
+	}
+	sp.Val.Name = name + " held-out"
 	if sp.Unlabelled, err = Load(dir, o.Target, "train", o.MaxTarget, o.Seed); err != nil {
 		return nil, err
 	}

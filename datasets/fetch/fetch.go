@@ -33,7 +33,11 @@ type File struct {
 }
 
 // Domains are the data sets of Files, in order.
-var Domains = []string{"mnist", "usps", "svhn"}
+var Domains = []string{"mnist", "usps", "svhn", "fashion"}
+
+// FashionBase is the location of the Fashion-MNIST files (Xiao et al.
+// 2017), Zalando's.
+const FashionBase = "http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/"
 
 // DefaultMNISTBase is the default location of the MNIST files, PyTorch's
 // mirror of the original site.
@@ -48,6 +52,12 @@ func Files(mnistBase string) []File {
 	sha := func(domain, name, url string, size int64, sum string) File {
 		return File{Domain: domain, Name: name, URL: url + name, Size: size, Hash: "sha256", Sum: sum}
 	}
+	// Fashion-MNIST is checked by the SHA-256 of each file's gunzipped
+	// content, so that Zalando's files and Debian's re-compressed ones
+	// (package dataset-fashion-mnist) both verify.
+	fashion := func(name string, size int64, sum string) File {
+		return File{Domain: "fashion", Name: name, URL: FashionBase + name, Size: size, Hash: "sha256", Sum: sum, Gunzip: true}
+	}
 	const usps = "https://hastie.su.domains/ElemStatLearn/datasets/"
 	const svhn = "http://ufldl.stanford.edu/housenumbers/"
 	return []File{
@@ -60,6 +70,10 @@ func Files(mnistBase string) []File {
 		sha("usps", "zip.test.gz", usps, 439208, "8dacc3c6e136af6c3488de9e5113a7daf140c8c2f1f0b61c54ee02f03f1a962f"),
 		{Domain: "svhn", Name: "train_32x32.mat", URL: svhn + "train_32x32.mat", Size: 182040794, Hash: "md5", Sum: "e26dedcc434d2e4c54c9b2d4a06d8373"},
 		{Domain: "svhn", Name: "test_32x32.mat", URL: svhn + "test_32x32.mat", Size: 64275384, Hash: "md5", Sum: "eb5a983be6a315427106f1b164d9cef3"},
+		fashion("train-images-idx3-ubyte.gz", 26421880, "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888"),
+		fashion("train-labels-idx1-ubyte.gz", 29515, "bad3541b69d912435c50bb6ba87bec294ff4f6a2e1246121d8633921760443d9"),
+		fashion("t10k-images-idx3-ubyte.gz", 4422102, "5b4141f0afbad91edebe8549f8fcffe087ea10ca49f1dbef5c9a5cd8815ce37b"),
+		fashion("t10k-labels-idx1-ubyte.gz", 5148, "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34"),
 	}
 }
 
@@ -88,6 +102,10 @@ type Options struct {
 	Files    []File       // the table; nil: Files(DefaultMNISTBase)
 	Force    bool         // replace a present file whose checksum is wrong instead of failing
 	Progress io.Writer    // a line per file; nil: none
+	// From, when set, is a local directory holding the files by name
+	// (such as /usr/share/datasets/fashion-mnist): they are copied from
+	// there, and verified, instead of downloaded.
+	From string
 }
 
 // Fetch downloads the files of the given domains (all when domains is
@@ -148,39 +166,28 @@ func fetchFile(ctx context.Context, dir string, f File, o Options) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Progress, "%s/%s: downloading %s (at most %.1f MB)\n", f.Domain, f.Name, f.URL, float64(f.Size)/1e6)
 	start := time.Now()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.URL, nil)
+	src, origin, err := open(ctx, f, o)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	resp, err := o.Client.Do(req)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: GET %s: %s", path, f.URL, resp.Status)
-	}
-	if resp.ContentLength > f.Size {
-		return fmt.Errorf("%s: GET %s: response of %d bytes, more than the expected %d", path, f.URL, resp.ContentLength, f.Size)
-	}
+	defer src.Close()
 	var n int64
 	err = atomicfile.Write(path, func(w io.Writer) error {
-		body := &io.LimitedReader{R: resp.Body, N: f.Size + 1}
+		body := &io.LimitedReader{R: src, N: f.Size + 1}
 		tee := io.TeeReader(body, w)
 		got, sumErr := sum(tee, f)
 		_, err := io.Copy(io.Discard, tee)
 		n = f.Size + 1 - body.N
 		switch {
 		case err != nil:
-			return fmt.Errorf("GET %s: after %d bytes: %w", f.URL, n, err)
+			return fmt.Errorf("%s: after %d bytes: %w", origin, n, err)
 		case n > f.Size:
-			return fmt.Errorf("GET %s: response larger than the expected %d bytes", f.URL, f.Size)
+			return fmt.Errorf("%s: response larger than the expected %d bytes", origin, f.Size)
 		case sumErr != nil:
-			return fmt.Errorf("GET %s: %d bytes: %w", f.URL, n, sumErr)
+			return fmt.Errorf("%s: %d bytes: %w", origin, n, sumErr)
 		case got != f.Sum:
-			return fmt.Errorf("GET %s: %d bytes with %s %s, want %s", f.URL, n, f.Hash, got, f.Sum)
+			return fmt.Errorf("%s: %d bytes with %s %s, want %s", origin, n, f.Hash, got, f.Sum)
 		}
 		return nil
 	})
@@ -189,6 +196,36 @@ func fetchFile(ctx context.Context, dir string, f File, o Options) error {
 	}
 	fmt.Fprintf(o.Progress, "%s/%s: %d bytes in %s, %s verified\n", f.Domain, f.Name, n, time.Since(start).Round(time.Millisecond), f.Hash)
 	return nil
+}
+
+// open opens f's source, o.From's copy or its URL, and says which
+// ("GET <url>" or the local path).
+func open(ctx context.Context, f File, o Options) (io.ReadCloser, string, error) {
+	if o.From != "" {
+		local := filepath.Join(o.From, f.Name)
+		fmt.Fprintf(o.Progress, "%s/%s: copying %s\n", f.Domain, f.Name, local)
+		r, err := os.Open(local)
+		return r, local, err
+	}
+	fmt.Fprintf(o.Progress, "%s/%s: downloading %s (at most %.1f MB)\n", f.Domain, f.Name, f.URL, float64(f.Size)/1e6)
+	origin := "GET " + f.URL
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.URL, nil)
+	if err != nil {
+		return nil, origin, err
+	}
+	resp, err := o.Client.Do(req)
+	if err != nil {
+		return nil, origin, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, origin, fmt.Errorf("%s: %s", origin, resp.Status)
+	}
+	if resp.ContentLength > f.Size {
+		resp.Body.Close()
+		return nil, origin, fmt.Errorf("%s: response of %d bytes, more than the expected %d", origin, resp.ContentLength, f.Size)
+	}
+	return resp.Body, origin, nil
 }
 
 // sumFile is the checksum of the file at path as f defines it.

@@ -263,8 +263,53 @@ func TestFiles(t *testing.T) {
 		}
 		seen[key] = true
 	}
-	if len(seen) != 8 {
-		t.Errorf("%d files, want 8", len(seen))
+	if len(seen) != 12 {
+		t.Errorf("%d files, want 12", len(seen))
+	}
+}
+
+// Fetch with From copies the files from a local directory and verifies
+// them: a gunzipped-content checksum accepts any compression, and a
+// missing or wrong local file is an error naming it.
+func TestFetchFrom(t *testing.T) {
+	f := newFixture(t)
+	src := t.TempDir()
+	os.WriteFile(filepath.Join(src, "a.bin"), f.a, 0o644)
+	os.WriteFile(filepath.Join(src, "b.gz"), gz(t, f.b, gzip.BestSpeed), 0o644)
+	dir := t.TempDir()
+	if err := Fetch(context.Background(), dir, nil, Options{Files: f.files, From: src}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "one", "a.bin")); !bytes.Equal(got, f.a) {
+		t.Error("one/a.bin is not the local copy")
+	}
+	if f.hits != 0 {
+		t.Errorf("%d requests to the server, want none", f.hits)
+	}
+	os.WriteFile(filepath.Join(src, "a.bin"), f.a[1:], 0o644)
+	err := Fetch(context.Background(), t.TempDir(), []string{"one"}, Options{Files: f.files, From: src})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(src, "a.bin")) {
+		t.Errorf("a wrong local file: error %v, want one naming it", err)
+	}
+	err = Fetch(context.Background(), t.TempDir(), []string{"one"}, Options{Files: f.files, From: t.TempDir()})
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing local file: error %v, want not found", err)
+	}
+}
+
+// The Fashion-MNIST entries verify the Debian package's files
+// (dataset-fashion-mnist), when it is installed.
+func TestFashionFromDebian(t *testing.T) {
+	const deb = "/usr/share/datasets/fashion-mnist"
+	if _, err := os.Stat(deb); err != nil {
+		t.Skip(deb + " not found: skipping the Debian Fashion-MNIST files")
+	}
+	dir := t.TempDir()
+	if err := Fetch(context.Background(), dir, []string{"fashion"}, Options{From: deb}); err != nil {
+		t.Fatal(err)
+	}
+	if got := entries(t, dir); len(got) != 4 {
+		t.Errorf("files %v, want the 4 Fashion-MNIST files", got)
 	}
 }
 
