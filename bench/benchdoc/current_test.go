@@ -26,33 +26,38 @@ func TestReadmesCurrent(t *testing.T) {
 // (the scripts divide unrounded figures, benchdoc the printed ones): a row
 // reading the wrong line or field, or a ratio turned the wrong way, fails.
 func TestRatiosMatchScripts(t *testing.T) {
-	want := map[string]map[string]string{
+	want := map[string]map[string]string{ // index → machine/workload → ratio
 		committed[0]: {
-			"LeNet-5 training step (batch 100, Adam)":                                             "1.37",
-			"ResNet-20 training step (batch 100, Adam)":                                           "0.74",
-			"ResNet-50 inference (batch 8)":                                                       "0.80",
-			"DenseNet-121 inference (batch 8)":                                                    "1.10",
-			"ResNet-50 training step (batch 16, Adam)":                                            "0.79",
-			"DenseNet-40 training step (batch 100, Adam)":                                         "1.43",
-			"ViT-B/16 training step (batch 16, Adam)":                                             "1.77",
-			"convolution forward and backward, ResNet-20's layer":                                 "1.19",
-			"SGEMM 1024², 2 threads, result in an arena":                                          "1.06",
-			"DGEMM 128², 2 threads, result allocated":                                             "0.50",
-			"DGEMM 128², 1 thread, result allocated":                                              "1.10",
-			"ECL loss (mini-batch), canonical, K = 3, n = 10⁴, fresh memory beside 64 MB live":    "30.2",
-			"ECL loss (soft-binned), top-label, K = 10, n = 10⁴, fresh memory, nothing else live": "4.9",
-			"ECL loss (mini-batch), canonical, K = 10, n = 10⁴, in a tensor.Arena":                "53.4",
-			"JPEG decode, resize, crop, normalise, 500×375":                                       "0.53",
+			"xeon/LeNet-5 training step (batch 100, Adam)":                                             "1.37",
+			"xeon/ResNet-20 training step (batch 100, Adam)":                                           "0.74",
+			"xeon/ResNet-50 inference (batch 8)":                                                       "0.80",
+			"xeon/DenseNet-121 inference (batch 8)":                                                    "1.10",
+			"xeon/ResNet-50 training step (batch 16, Adam)":                                            "0.79",
+			"xeon/DenseNet-40 training step (batch 100, Adam)":                                         "1.43",
+			"xeon/ViT-B/16 training step (batch 16, Adam)":                                             "1.77",
+			"xeon/convolution forward and backward, ResNet-20's layer":                                 "1.19",
+			"xeon/SGEMM 1024², 2 threads, result in an arena":                                          "1.06",
+			"xeon/DGEMM 128², 2 threads, result allocated":                                             "0.50",
+			"xeon/DGEMM 128², 1 thread, result allocated":                                              "1.10",
+			"xeon/ECL loss (mini-batch), canonical, K = 3, n = 10⁴, fresh memory beside 64 MB live":    "30.2",
+			"xeon/ECL loss (soft-binned), top-label, K = 10, n = 10⁴, fresh memory, nothing else live": "4.9",
+			"xeon/ECL loss (mini-batch), canonical, K = 10, n = 10⁴, in a tensor.Arena":                "53.4",
+			"xeon/JPEG decode, resize, crop, normalise, 500×375":                                       "0.53",
+			"epyc/ResNet-20 training step (batch 100, Adam)":                                           "1.88",
+			"epyc/DenseNet-40 training step (batch 100, Adam)":                                         "4.26",
+			"epyc/ResNet-50 inference (batch 8)":                                                       "1.38",
+			"epyc/DenseNet-121 inference (batch 8)":                                                    "1.49",
+			"epyc/ResNet-50 training step (batch 16, Adam)":                                            "2.55",
 		},
 		committed[1]: {
-			"ResNet-50 training step (batch 16, Adam)":             "0.62",
-			"ViT-B/16 inference (batch 8)":                         "0.53",
-			"attention forward and backward, 192 heads × 197 × 64": "0.55",
-			"SGEMM 4096²": "0.74",
-			"DGEMM 4096²": "0.59",
-			"convolution forward, LeNet-5's first layer (batch 128)": "0.90",
-			"ECL loss (mini-batch), canonical, K = 3, n = 10⁴":       "7.26",
-			"ECL loss (mini-batch), class-wise, K = 10, n = 10⁶":     "1.68",
+			"h200/ResNet-50 training step (batch 16, Adam)":               "0.62",
+			"h200/ViT-B/16 inference (batch 8)":                           "0.53",
+			"h200/attention forward and backward, 192 heads × 197 × 64":   "0.55",
+			"h200/SGEMM 4096²":                                            "0.74",
+			"h200/DGEMM 4096²":                                            "0.59",
+			"h200/convolution forward, LeNet-5's first layer (batch 128)": "0.90",
+			"h200/ECL loss (mini-batch), canonical, K = 3, n = 10⁴":       "7.26",
+			"h200/ECL loss (mini-batch), class-wise, K = 10, n = 10⁶":     "1.68",
 		},
 	}
 	for _, path := range committed {
@@ -66,7 +71,7 @@ func TestRatiosMatchScripts(t *testing.T) {
 		}
 		seen := 0
 		for _, l := range lines {
-			printed, ok := want[path][l.Workload]
+			printed, ok := want[path][l.Machine+"/"+l.Workload]
 			if !ok {
 				continue
 			}
