@@ -137,32 +137,35 @@ func (c ShiftsConfig) Validate() error {
 // without the study's lists (its transform and level instead), and a run
 // whose file is there is reused (Store.Resume).
 func RunShifts(c ShiftsConfig) ([]Result, error) {
-	r, err := c.recipe()
+	c, r, sums, specs, err := c.plan()
 	if err != nil {
 		return nil, err
+	}
+	return runSpecs(c.Study, c.Training, "shifts", specs, func(i int) ([]Result, error) { return c.run(r, specs[i], sums) })
+}
+
+// plan is what RunShifts and RunOne start from: c with its caches set,
+// the training recipe, the data files' checksums and the runs in order.
+func (c ShiftsConfig) plan() (ShiftsConfig, train.Recipe, map[string]string, []runSpec, error) {
+	r, err := c.recipe()
+	if err != nil {
+		return c, r, nil, nil, err
 	}
 	c = c.cached()
 	sums, err := dataChecksums(c.Dir, digits.TaskOptions{Target: c.Dataset, Sources: []string{}})
 	if err != nil {
-		return nil, err
+		return c, r, nil, nil, err
 	}
-	specs := c.specs(sums)
-	return runSpecs(c.Study, c.Training, "shifts", specs, func(i int) ([]Result, error) { return c.run(r, specs[i], sums) })
+	return c, r, sums, c.specs(sums), nil
 }
 
 // RunOne computes run i of RunShifts's order in this process, without
 // the Store: what a worker process serving the study's runs (Exec) calls.
 func (c ShiftsConfig) RunOne(i int) ([]Result, error) {
-	r, err := c.recipe()
+	c, r, sums, specs, err := c.plan()
 	if err != nil {
 		return nil, err
 	}
-	c = c.cached()
-	sums, err := dataChecksums(c.Dir, digits.TaskOptions{Target: c.Dataset, Sources: []string{}})
-	if err != nil {
-		return nil, err
-	}
-	specs := c.specs(sums)
 	if i < 0 || i >= len(specs) {
 		return nil, fmt.Errorf("experiment: run %d of %d", i, len(specs))
 	}
