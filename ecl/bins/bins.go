@@ -101,7 +101,63 @@ func EqualWidthStrict(conf float64, b int) int {
 // empty conf gives the equal-width edges.
 func EqualMassEdges(conf []float64, b int) []float64 {
 	checkBins("EqualMassEdges", b)
+	return equalMassEdges(slices.Clone(conf), b)
+}
+
+// EqualMassCounts is EqualMassEdges without the copy: it reorders conf in
+// place, and it also returns how many values of conf each bin holds (the
+// bins of Index). Where no value lies on an inner edge the counts follow
+// from the ranks the edges were selected at; the values tied with an edge
+// are counted by one scan above its rank.
+func EqualMassCounts(conf []float64, b int) (edges []float64, counts []int) {
+	checkBins("EqualMassCounts", b)
+	edges, counts = equalMassEdges(conf, b), make([]int, b)
 	n := len(conf)
+	if n == 0 {
+		return edges, counts
+	}
+	if math.IsNaN(conf[0]) { // sorted, NaN first: count as Index bins
+		for _, v := range conf {
+			j, _ := locate("EqualMassCounts", v, edges)
+			counts[j]++
+		}
+		return edges, counts
+	}
+	below := func(e float64, from int) int { // values ≤ e in conf[from:]
+		m := 0
+		for _, v := range conf[from:] {
+			if v <= e {
+				m++
+			}
+		}
+		return m
+	}
+	le := make([]int, b+1) // le[i]: values in the bins below i
+	le[b] = n
+	size, extra := n/b, n%b
+	for i := 1; i < b; i++ {
+		c, e := i*size+min(i, extra), edges[i]
+		switch {
+		case e < edges[0]: // Index puts every value ≤ edges[0] in bin 0
+			le[i] = below(edges[0], 0)
+		case c >= n || e < conf[c-1]:
+			le[i] = below(e, 0)
+		case e < conf[c]: // conf[:c] ≤ conf[c−1] ≤ e < conf[c] ≤ conf[c:]
+			le[i] = c
+		default:
+			le[i] = c + below(e, c)
+		}
+	}
+	for j := range counts {
+		counts[j] = le[j+1] - le[j]
+	}
+	return edges, counts
+}
+
+// equalMassEdges is EqualMassEdges on s, which it reorders: the ranks the
+// edges need selected in place, or s sorted where it holds NaN.
+func equalMassEdges(s []float64, b int) []float64 {
+	n := len(s)
 	if n == 0 {
 		return Edges(b)
 	}
@@ -114,7 +170,6 @@ func EqualMassEdges(conf []float64, b int) []float64 {
 			ranks = append(ranks, c-1, c)
 		}
 	}
-	s := slices.Clone(conf)
 	if slices.ContainsFunc(s, math.IsNaN) {
 		slices.Sort(s)
 	} else {
@@ -133,41 +188,40 @@ func EqualMassEdges(conf []float64, b int) []float64 {
 
 // selectRanks reorders s (no NaN) so that s[r] is its r-th smallest value
 // for every r of ranks (ascending), as a sort would place it: quickselect
-// into the parts that hold a rank, O(len(s)·log len(ranks)).
-func selectRanks(s []float64, ranks []int) {
-	if len(ranks) == 0 {
-		return
-	}
-	if len(s) <= 32 {
-		slices.Sort(s)
-		return
-	}
-	// Three-way partition around the median of three.
-	a, b, c := s[0], s[len(s)/2], s[len(s)-1]
-	pivot := max(min(a, b), min(max(a, b), c))
-	lt, i, gt := 0, 0, len(s)
-	for i < gt {
-		switch v := s[i]; {
-		case v < pivot:
-			s[lt], s[i] = s[i], s[lt]
-			lt++
-			i++
-		case v > pivot:
-			gt--
-			s[gt], s[i] = s[i], s[gt]
-		default:
-			i++
+// with Hoare's partition into the parts that hold a rank, O(len(s)·log
+// len(ranks)).
+func selectRanks(s []float64, ranks []int) { selectAt(s, 0, ranks) }
+
+// selectAt is selectRanks on the part s = all[off:off+len(s)] of a slice,
+// for ranks of all.
+func selectAt(s []float64, off int, ranks []int) {
+	for len(ranks) > 0 {
+		if len(s) <= 32 {
+			slices.Sort(s)
+			return
 		}
+		a, b, c := s[0], s[len(s)/2], s[len(s)-1]
+		pivot := max(min(a, b), min(max(a, b), c))
+		// Hoare: afterwards s[:j+1] ≤ pivot ≤ s[j+1:].
+		i, j := -1, len(s)
+		for {
+			for i++; s[i] < pivot; i++ {
+			}
+			for j--; s[j] > pivot; j-- {
+			}
+			if i >= j {
+				break
+			}
+			s[i], s[j] = s[j], s[i]
+		}
+		if j+1 >= len(s) { // no split: cannot happen with a median-of-three pivot
+			slices.Sort(s)
+			return
+		}
+		split := sort.SearchInts(ranks, off+j+1)
+		selectAt(s[:j+1], off, ranks[:split])
+		s, ranks, off = s[j+1:], ranks[split:], off+j+1
 	}
-	// s[:lt] < pivot, s[lt:gt] == pivot, s[gt:] > pivot.
-	lo := sort.SearchInts(ranks, lt)
-	hi := sort.SearchInts(ranks, gt)
-	selectRanks(s[:lt], ranks[:lo])
-	upper := slices.Clone(ranks[hi:])
-	for j := range upper {
-		upper[j] -= gt
-	}
-	selectRanks(s[gt:], upper)
 }
 
 // locate finds x among the bins (edges[i], edges[i+1]]: the clamped index

@@ -304,3 +304,61 @@ func TestEqualMassEdgesMatchSort(t *testing.T) {
 		t.Fatalf("with a NaN: %v, want the sort's edge 0.2 between 0.1 and 0.3", got)
 	}
 }
+
+// TestEqualMassCountsMatchIndex checks EqualMassCounts' edges against
+// EqualMassEdges and its counts against binning every value with Index, with
+// ties on the edges, few distinct values, values outside [0, 1], more bins
+// than samples and NaN.
+func TestEqualMassCountsMatchIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, c := range []struct {
+		n, b, distinct int
+		outside, nan   bool
+	}{{1000, 15, 0, false, false}, {5000, 15, 7, false, false}, {37, 15, 0, false, false}, {10, 15, 0, false, false},
+		{20000, 100, 0, false, false}, {3000, 2, 3, false, false}, {3000, 15, 40, true, false}, {500, 15, 0, true, true},
+		{4000, 15, 2, false, false}, {1, 1, 0, false, false}} {
+		conf := make([]float64, c.n)
+		for i := range conf {
+			conf[i] = r.Float64()
+			if c.distinct > 0 {
+				conf[i] = float64(r.IntN(c.distinct)) / float64(c.distinct)
+			}
+			if c.outside {
+				conf[i] = 3*conf[i] - 1
+			}
+		}
+		if c.nan {
+			conf[r.IntN(c.n)] = math.NaN()
+		}
+		wantEdges := EqualMassEdges(conf, c.b)
+		want := make([]int, c.b)
+		for _, v := range conf {
+			want[Index(v, wantEdges)]++
+		}
+		orig := slices.Clone(conf)
+		edges, counts := EqualMassCounts(conf, c.b)
+		if !slices.Equal(edges, wantEdges) && !c.nan {
+			t.Fatalf("%+v: edges %v, EqualMassEdges %v", c, edges, wantEdges)
+		}
+		if !slices.Equal(counts, want) {
+			t.Fatalf("%+v: counts %v, Index gives %v", c, counts, want)
+		}
+		slices.SortFunc(orig, cmpNaN)
+		slices.SortFunc(conf, cmpNaN)
+		if !slices.EqualFunc(orig, conf, func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }) {
+			t.Fatalf("%+v: the values were not only reordered", c)
+		}
+	}
+}
+
+func cmpNaN(a, b float64) int {
+	switch {
+	case math.IsNaN(a) && math.IsNaN(b):
+		return 0
+	case math.IsNaN(a) || a < b:
+		return -1
+	case math.IsNaN(b) || a > b:
+		return 1
+	}
+	return 0
+}

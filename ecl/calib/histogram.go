@@ -45,37 +45,59 @@ func FitHistogram(logits []float64, k int, labels []int, b int, equalMass bool) 
 	if b < 1 {
 		return nil, fmt.Errorf("calib.FitHistogram: %d bins", b)
 	}
-	scores, outcomes := perClass(logits, k, labels)
+	scores, _ := perClass(logits, k, labels)
+	own := ownScores(scores, k, labels)
 	c := &Histogram{Edges: make([][]float64, len(scores)), Values: make([][]float64, len(scores))}
 	tensor.ParallelFor(len(scores), 20*len(labels), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			c.Edges[i], c.Values[i] = histogram(scores[i], outcomes(i), b, equalMass)
+			c.Edges[i], c.Values[i] = histogram(scores[i], own[i], b, equalMass)
 		}
 	})
 	return c, nil
 }
 
-// histogram is one class's bin edges and values: the mean outcome of each
-// bin, the bin's centre where it is empty.
-func histogram(s, outcomes []float64, b int, equalMass bool) (edges, values []float64) {
-	edges = bins.Edges(b)
+// ownScores returns, for each fitted class c, the scores[c] of the samples
+// labelled c: the only ones whose outcome is 1.
+func ownScores(scores [][]float64, k int, labels []int) [][]float64 {
+	own := make([][]float64, len(scores))
+	for i, y := range labels {
+		c := y
+		if k == 2 {
+			if y != 1 {
+				continue
+			}
+			c = 0
+		}
+		own[c] = append(own[c], scores[c][i])
+	}
+	return own
+}
+
+// histogram is one class's bin edges and values from its scores s, which it
+// reorders, and the scores of its own samples: the fraction of each bin's
+// samples that are the class's own, the bin's centre where it is empty.
+func histogram(s, own []float64, b int, equalMass bool) (edges, values []float64) {
+	var counts []int
 	if equalMass {
-		edges = bins.EqualMassEdges(s, b)
-	}
-	sum, count := make([]float64, b), make([]float64, b)
-	for j, v := range s {
-		bin := bins.Index(v, edges)
-		sum[bin] += outcomes[j]
-		count[bin]++
-	}
-	for j := range sum {
-		if count[j] == 0 {
-			sum[j] = (edges[j] + edges[j+1]) / 2
-		} else {
-			sum[j] /= count[j]
+		edges, counts = bins.EqualMassCounts(s, b)
+	} else {
+		edges, counts = bins.Edges(b), make([]int, b)
+		for _, v := range s {
+			counts[bins.Index(v, edges)]++
 		}
 	}
-	return edges, sum
+	values = make([]float64, b)
+	for _, v := range own {
+		values[bins.Index(v, edges)]++
+	}
+	for j := range values {
+		if counts[j] == 0 {
+			values[j] = (edges[j] + edges[j+1]) / 2
+		} else {
+			values[j] /= float64(counts[j])
+		}
+	}
+	return edges, values
 }
 
 // Apply maps every class probability to its bin's value.
