@@ -11,17 +11,20 @@ import (
 )
 
 // LargeNets are the paper's large networks whose inference and training
-// step are measured at 224×224 (torchvision's ResNet-50, DenseNet-121 and
-// ViT-B/16, 1000 classes, random weights), by the names torchvision gives
-// them.
+// step are measured at 224×224 (torchvision's ResNet-50, Wide
+// ResNet-50-2, DenseNet-121 and ViT-B/16, 1000 classes, random weights), by
+// the names torchvision gives them.
 var LargeNets = map[string]func(r *rand.Rand) nn.Module[float32]{
 	"resnet50":    func(r *rand.Rand) nn.Module[float32] { return nn.ResNet50(nn.NewVars[float32](), r, 1000) },
 	"densenet121": func(r *rand.Rand) nn.Module[float32] { return nn.DenseNet121(nn.NewVars[float32](), r, 1000) },
-	"vit_b_16":    func(r *rand.Rand) nn.Module[float32] { return nn.ViTB16(nn.NewVars[float32](), r, 1000) },
+	"wide_resnet50_2": func(r *rand.Rand) nn.Module[float32] {
+		return nn.WideResNet50x2(nn.NewVars[float32](), r, 1000)
+	},
+	"vit_b_16": func(r *rand.Rand) nn.Module[float32] { return nn.ViTB16(nn.NewVars[float32](), r, 1000) },
 }
 
 // LargeOrder is the order in which the tables list LargeNets.
-var LargeOrder = []string{"resnet50", "densenet121", "vit_b_16"}
+var LargeOrder = []string{"resnet50", "wide_resnet50_2", "densenet121", "vit_b_16"}
 
 // Large batch sizes: inference at 8 images, a training step at 16.
 const (

@@ -173,7 +173,7 @@ def train_step(net):
 # The paper's large networks (torchvision's, random weights, 1000 classes)
 # at 224×224: inference at batch 8, a training step (Adam) at batch 16, as
 # bench.LargeStep runs them.
-LARGE = ("resnet50", "densenet121", "vit_b_16")
+LARGE = ("resnet50", "wide_resnet50_2", "densenet121", "vit_b_16")
 
 
 def large_step(net, train, channels_last=False):
