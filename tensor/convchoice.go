@@ -180,6 +180,18 @@ func SetConvPath(name string) error {
 	return nil
 }
 
+// ConvPathOverride is the path SetConvPath or ECL_CONV forces on
+// convolution p ("direct", "im2col", "winograd4", "winograd2" or "rule"),
+// or "" where none does: no override is set, or p is not a 3×3, stride-1,
+// undilated convolution. Devices read it to follow the override (the CUDA
+// backend takes its Winograd path for "winograd4" and "winograd2").
+func ConvPathOverride(p Conv2DParams) string {
+	if !convForced || !winogradShape(p) {
+		return ""
+	}
+	return convOverride.String()
+}
+
 // convPathFor is the path of pass of convolution p in T.
 func convPathFor[T Float](p Conv2DParams, pass convPass) convPath {
 	if !winogradShape(p) {

@@ -336,7 +336,8 @@ func TestParseConvTable(t *testing.T) {
 }
 
 // TestConvPathFor checks the table's reach: 3×3 stride-1 undilated
-// convolutions only, overridden by SetConvPath.
+// convolutions only, overridden by SetConvPath, which ConvPathOverride
+// reports.
 func TestConvPathFor(t *testing.T) {
 	p := stride3x3(Conv2DParams{N: 1, C: 4, H: 8, W: 8, O: 4, PadH: 1, PadW: 1})
 	strided := p
@@ -348,9 +349,15 @@ func TestConvPathFor(t *testing.T) {
 	if got := convPathFor[float32](strided, passForward); got != pathRule {
 		t.Errorf("stride 2: %v, want the rule", got)
 	}
+	if got, gotStrided := ConvPathOverride(p), ConvPathOverride(strided); got != "winograd2" || gotStrided != "" {
+		t.Errorf("ConvPathOverride = %q, stride 2 %q; want winograd2 and none", got, gotStrided)
+	}
 	SetConvPath("")
 	if got := convPathFor[float64](p, passInput); got != pathRule {
 		t.Errorf("unlisted shape: %v, want the rule", got)
+	}
+	if got := ConvPathOverride(p); got != "" {
+		t.Errorf("ConvPathOverride without an override = %q, want none", got)
 	}
 }
 

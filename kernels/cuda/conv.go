@@ -105,11 +105,16 @@ func pointwise(p tensor.Conv2DParams) bool {
 	return p.KH == 1 && p.KW == 1 && p.StrideH == 1 && p.StrideW == 1 && p.PadH == 0 && p.PadW == 0
 }
 
-// Conv2D: an implicit GEMM y [O, N·OH·OW] = W [O, rows] · columns where
-// implicitConv says; else per image y_n [O, OH·OW] = W [O, rows] ·
-// col_n, where col_n is x_n for a pointwise convolution and otherwise the
-// image's column block of col (row stride nb·OH·OW).
+// Conv2D: by F(m×m, 3×3) where winogradTile says; an implicit GEMM y
+// [O, N·OH·OW] = W [O, rows] · columns where implicitConv says; else per
+// image y_n [O, OH·OW] = W [O, rows] · col_n, where col_n is x_n for a
+// pointwise convolution and otherwise the image's column block of col (row
+// stride nb·OH·OW).
 func (d *device[T]) Conv2D(y, x, w *tensor.Tensor[T], p tensor.Conv2DParams) {
+	if m := winogradTile(p); m > 0 {
+		d.winogradConv(y, x, w, nil, p, m)
+		return
+	}
 	c := d.convPlan(p)
 	xp, wp, yp := d.ptr(x), d.ptr(w), d.ptr(y)
 	must(d.e.do(func() error {
@@ -135,9 +140,14 @@ func (d *device[T]) Conv2D(y, x, w *tensor.Tensor[T], p tensor.Conv2DParams) {
 // conv2dBias is the device's body of tensor.Conv2DBiasKernel: in x, w, b
 // (contiguous); out y. The convolution, then the binary kernel adds b,
 // broadcast along the channel axis, in place (each element read, then
-// written, by one thread), rounded as Conv2D then Add.
+// written, by one thread), rounded as Conv2D then Add; on the Winograd
+// path the output transform adds b as it writes each tile.
 func conv2dBias[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], p tensor.Conv2DParams) {
 	y := out[0]
+	if m := winogradTile(p); m > 0 {
+		d.winogradConv(y, in[0], in[1], in[2], p, m)
+		return
+	}
 	d.Conv2D(y, in[0], in[1], p)
 	d.Binary(tensor.OpAdd, y, y, tensor.Expand(tensor.Reshape(in[2], 1, p.O, 1, 1), y.Shape()...))
 }
@@ -150,11 +160,15 @@ func conv2dAffine[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], a t
 	channelAffine(d, out, append([]*tensor.Tensor[T]{out[0]}, in[2:]...), a.Relu)
 }
 
-// Conv2DBackwardInput: where implicitConv says (unit strides, up to 64
+// Conv2DBackwardInput: by F(m×m, 3×3) where winogradTile says and the
+// padding is at most 2 (winogradInput); where implicitConv says (unit strides, up to 64
 // input channels) an implicit GEMM dx [C, N·H·W] = Wᵀ-flipped · shifted dy; else per image
 // dx_n = Wᵀ · dy_n for a pointwise convolution, and otherwise col_n = Wᵀ ·
 // dy_n, then col2im.
 func (d *device[T]) Conv2DBackwardInput(dx, dy, w *tensor.Tensor[T], p tensor.Conv2DParams) {
+	if m := winogradTile(p); m > 0 && d.winogradInput(dx, dy, w, p, m) {
+		return
+	}
 	c := d.convPlan(p)
 	dxp, dyp, wp := d.ptr(dx), d.ptr(dy), d.ptr(w)
 	must(d.e.do(func() error {
@@ -178,13 +192,18 @@ func (d *device[T]) Conv2DBackwardInput(dx, dy, w *tensor.Tensor[T], p tensor.Co
 	keepAlive(dx, dy, w)
 }
 
-// Conv2DBackwardWeight: where implicitConv says an implicit GEMM dw [O, rows] = dy [O, N·OH·OW] · columnsᵀ; for a pointwise convolution
+// Conv2DBackwardWeight: by F(m×m, 3×3) where winogradTile says; where
+// implicitConv says an implicit GEMM dw [O, rows] = dy [O, N·OH·OW] · columnsᵀ; for a pointwise convolution
 // whose per-image products dy_n · x_nᵀ [O, C] are smaller than its inputs,
 // those products (a batched GEMM) summed in image order; else dw = Σ over
 // chunks of dyᵀ-chunk · colᵀ, with the chunk's dy [nb, O, OH·OW] first
 // permuted to [O, nb·OH·OW] so that one GEMM of depth nb·OH·OW covers the
 // chunk.
 func (d *device[T]) Conv2DBackwardWeight(dw, x, dy *tensor.Tensor[T], p tensor.Conv2DParams) {
+	if m := winogradTile(p); m > 0 {
+		d.winogradWeights(dw, x, dy, p, m)
+		return
+	}
 	c := d.convPlan(p)
 	dwp, xp, dyp := d.ptr(dw), d.ptr(x), d.ptr(dy)
 	must(d.e.do(func() error {

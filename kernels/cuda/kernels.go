@@ -31,6 +31,7 @@ const (
 	convParams = "c h w kh kw sh sw ph pw dh dw oh ow"
 	cgParams   = "n k *a *b *c gc gh gw gkh gkw gsh gsw gph gpw gdh gdw goh gow go kc splits"
 	poolParams = "planes h w kh kw sh sw ph pw oh ow"
+	wgParams   = "m th tw t0 nt"
 )
 
 var (
@@ -63,6 +64,13 @@ var (
 	kMaxPoolBwd = def("conv", "maxpool_bwd", poolParams+" *x *dy *dx")
 	kAvgPoolFwd = def("conv", "avgpool_fwd", poolParams+" *x *y")
 	kAvgPoolBwd = def("conv", "avgpool_bwd", poolParams+" *dy *dx")
+
+	// The Winograd convolution's transforms (src/winograd.cu, winograd.go).
+	kWinogradInputs      = def("winograd", "winograd_inputs", wgParams+" c h w ph pw *x *v")
+	kWinogradOutputs     = def("winograd", "winograd_outputs", wgParams+" o oh ow *mm *bias *y")
+	kWinogradOutputGrads = def("winograd", "winograd_output_grads", wgParams+" o oh ow *dy *dm")
+	kWinogradFilters     = def("winograd", "winograd_filters", "m o c flip *w *u")
+	kWinogradFilterGrads = def("winograd", "winograd_filter_grads", "m o c *du *dw")
 
 	kGather     = def("index", "gather", "n nd axis *meta *idx *x *dst")
 	kScatterAdd = def("index", "scatter_add", "n nd axis *meta *idx *src *dst")
@@ -113,6 +121,7 @@ var kernels = []kernel{
 	kConv2D[0], kConv2D[1], kConv2D[2],
 	kConv2DBackwardInput[0], kConv2DBackwardInput[1], kConv2DBackwardInput[2],
 	kConv2DBackwardWeight[0], kConv2DBackwardWeight[1], kConv2DBackwardWeight[2],
+	kWinogradInputs, kWinogradOutputs, kWinogradOutputGrads, kWinogradFilters, kWinogradFilterGrads,
 	kGather, kScatterAdd,
 	kSoftAssign, kSoftAssignD4, kSoftAssignD10, kSoftAssignD16, kBinStatsPart, kBinStatsRows, kSoftAssignBackward, kBinStatsBackward, kHardBinPart,
 	kLayerNorm, kLayerNormBackward, kLayerNormSums, kGELU, kGELUBackward,
