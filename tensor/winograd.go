@@ -203,15 +203,11 @@ func sandwich[T Float](out, mat, s, tmp []T, r, k int) {
 	}
 }
 
-// winogradMaxBlock is the most tiles winogradBlock gives a core.
-const winogradMaxBlock = 512
-
 // winogradBlock is the number of tiles a core takes at a time: V and M of
 // a block, (m+2)²·(C+O) values a tile, about 2 MB of float32, at least 32
-// tiles and at most winogradMaxBlock, and no more than the batch's share
-// of a core.
+// tiles and at most 512, and no more than the batch's share of a core.
 func winogradBlock(positions, tiles int, p Conv2DParams) int {
-	tb := min(max((1<<19)/(positions*(p.C+p.O))/16*16, 32), winogradMaxBlock)
+	tb := min(max((1<<19)/(positions*(p.C+p.O))/16*16, 32), 512)
 	procs := runtime.GOMAXPROCS(0)
 	return max(1, min(tb, (tiles+procs-1)/procs))
 }
@@ -222,68 +218,53 @@ func (wg *winograd[T]) tile(t int) (n, oy, ox int) {
 	return n, t / wg.tileW * wg.m, t % wg.tileW * wg.m
 }
 
-// winogradKernels4 are the assembly transforms of F(4×4, 3×3) for a run
-// of winogradRun tiles in one tile row, all inside the map, over all
-// channels (asmWinograd4). input sets v's columns 0 to 15 at position ξ,
-// channel c (v[ξ·ldxi + c·ldc + t]) to the transformed tile t read from x's
-// channel c from row and column 0 (x[c·plane + i·ldx + 4t + j], i, j < 6),
-// as inputs does. output sets y's rows i < 4 at channel o (y[o·plane +
-// i·ldy + 4t + j]) to the tiles t < 16 of m (m[ξ·ldxi + o·ldo + t]),
-// Aᵀ·M·A as outputs does, plus bias[o] unless bias is nil.
+// winogradKernels4 are the assembly transforms of F(4×4, 3×3) for a
+// segment of l ≤ winogradRun consecutive tiles of one tile row, over all
+// channels (asmWinograd4). input sets v[ξ·ldxi + c·ldc + t], t < l, to
+// the transformed tile t of x [C, h, w] from row y0 and column x0 + 4t
+// (zero outside the planes), as inputs does. output sets y [O, h, w] at
+// channel o from row oy and column ox + 4t, clipped to the planes, to the
+// tiles t < l of m (m[ξ·ldxi + o·ldo + t]), Aᵀ·M·A as outputs does, plus
+// bias[o] unless bias is nil.
 type winogradKernels4[T Float] struct {
-	input  func(v, x []T, ldx, plane, c, ldc, ldxi int)
-	output func(y, m, bias []T, ldy, plane, o, ldo, ldxi int)
+	input  func(v, x []T, y0, x0, l, h, w, c, ldc, ldxi int)
+	output func(y, m, bias []T, oy, ox, l, h, w, o, ldo, ldxi int)
 }
 
-// winogradRun is the number of tiles the assembly transforms at once:
-// consecutive tiles of one tile row.
+// winogradRun is the most tiles the assembly transforms at once, a
+// ZMM register's lanes.
 const winogradRun = 16
 
-// runs calls f(t, n, oy, ox) for runs of winogradRun tiles t to t+15 of
-// the block (tiles t0 to t0+len(done)−1) that lie in one tile row of image
-// n from output position (oy, ox), its first and last tile (and so all
-// between) satisfying inside, taken greedily in tile order, and sets done
-// for the tiles of the runs.
-func (wg *winograd[T]) runs(t0 int, done []bool, inside func(oy, ox int) bool, f func(t, n, oy, ox int)) {
-	for t := 0; t+winogradRun <= len(done); {
+// segments calls f(t, n, oy, ox, l) for tiles t to t+l−1 of the block
+// (tiles t0 to t0+nt−1), in order: the block cut at the ends of tile rows
+// and into pieces of at most winogradRun tiles, each in one tile row of
+// image n from output position (oy, ox).
+func (wg *winograd[T]) segments(t0, nt int, f func(t, n, oy, ox, l int)) {
+	for t := 0; t < nt; {
 		n, oy, ox := wg.tile(t0 + t)
-		last := ox + (winogradRun-1)*wg.m
-		if last >= wg.tileW*wg.m || !inside(oy, ox) || !inside(oy, last) {
-			t++
-			continue
-		}
-		f(t, n, oy, ox)
-		for i := range winogradRun {
-			done[t+i] = true
-		}
-		t += winogradRun
+		l := min(winogradRun, nt-t, wg.tileW-ox/wg.m)
+		f(t, n, oy, ox, l)
+		t += l
 	}
 }
 
 // inputs sets v [a², C, nt] to the transformed input tiles t0 to t0+nt of
-// x [N, C, H, W]: each tile's (m+2)² values of channel c are Bᵀ·d·B. Runs
-// of tiles inside the image go to the assembly where it serves (F(4×4),
-// float32, AVX-512), all channels at once; the rest run over a channel's
-// tiles in order, so that they read a plane at a time and write each of
-// the a² rows of v in order.
+// x [N, C, H, W]: each tile's (m+2)² values of channel c are Bᵀ·d·B, by
+// the assembly where it serves (F(4×4), float32, AVX-512: segments of
+// tiles, all channels at once), else over a channel's tiles in order, so
+// that it reads a plane at a time and writes each of the a² rows of v in
+// order.
 func (wg *winograd[T]) inputs(v, x []T, p Conv2DParams, t0, nt int) {
 	a, plane := wg.a, p.H*p.W
-	var asm [winogradMaxBlock]bool // tiles the assembly transformed
 	if k, ok := asmWinograd4[T](); ok && wg.m == 4 {
-		inside := func(oy, ox int) bool {
-			y0, x0 := oy-p.PadH, ox-p.PadW
-			return y0 >= 0 && x0 >= 0 && y0+a <= p.H && x0+a <= p.W
-		}
-		wg.runs(t0, asm[:nt], inside, func(t, n, oy, ox int) {
-			k.input(v[t:], x[n*p.C*plane+(oy-p.PadH)*p.W+ox-p.PadW:], p.W, plane, p.C, nt, p.C*nt)
+		wg.segments(t0, nt, func(t, n, oy, ox, l int) {
+			k.input(v[t:], x[n*p.C*plane:][:p.C*plane], oy-p.PadH, ox-p.PadW, l, p.H, p.W, p.C, nt, p.C*nt)
 		})
+		return
 	}
 	var d, tmp [36]T
 	for c := range p.C {
 		for t := range nt {
-			if asm[t] {
-				continue
-			}
 			n, oy, ox := wg.tile(t0 + t)
 			y0, x0 := oy-p.PadH, ox-p.PadW
 			img := x[(n*p.C+c)*plane:][:plane]
@@ -325,40 +306,35 @@ func (wg *winograd[T]) pad(d, img []T, y0, x0 int, p Conv2DParams) {
 }
 
 // outputs writes tiles t0 to t0+nt of y [N, O, OH, OW] from m [a², O, nt]
-// (each tile Aᵀ·M·A, clipped at the edge), then e on what it wrote. Runs
-// of whole tiles go to the assembly where it serves (F(4×4), float32,
-// AVX-512), all channels at once, adding the bias there and applying an
-// affine epilogue to the run's rows after; the rest run over a channel's
+// (each tile Aᵀ·M·A, clipped at the edge), then e on what it wrote: by
+// the assembly where it serves (F(4×4), float32, AVX-512: segments of
+// tiles, all channels at once, adding the bias there and applying an
+// affine epilogue to the segment's rows after), else over a channel's
 // tiles in order (reading each row of m in order).
 func (wg *winograd[T]) outputs(y, mm []T, e *epilogue[T], p Conv2DParams, t0, nt int) {
 	a, m, oh, ow := wg.a, wg.m, p.OutH(), p.OutW()
-	var asm [winogradMaxBlock]bool // tiles the assembly transformed
 	if k, ok := asmWinograd4[T](); ok && m == 4 {
 		var bias []T
 		if e != nil {
 			bias = e.bias
 		}
-		inside := func(oy, ox int) bool { return oy+m <= oh && ox+m <= ow }
-		wg.runs(t0, asm[:nt], inside, func(t, n, oy, ox int) {
-			at := n*p.O*oh*ow + oy*ow + ox
-			k.output(y[at:], mm[t:], bias, ow, oh*ow, p.O, nt, p.O*nt)
+		wg.segments(t0, nt, func(t, n, oy, ox, l int) {
+			k.output(y[n*p.O*oh*ow:][:p.O*oh*ow], mm[t:], bias, oy, ox, l, oh, ow, p.O, nt, p.O*nt)
 			if e == nil || e.bias != nil {
 				return
 			}
 			for o := range p.O {
-				for i := range m {
-					row := at + o*oh*ow + i*ow
-					epilogueRow(y[row:row+winogradRun*m], e, o, row)
+				for i := range min(m, oh-oy) {
+					at := ((n*p.O+o)*oh+oy+i)*ow + ox
+					epilogueRow(y[at:at+min(l*m, ow-ox)], e, o, at)
 				}
 			}
 		})
+		return
 	}
 	var out, tmp [36]T
 	for o := range p.O {
 		for t := range nt {
-			if asm[t] {
-				continue
-			}
 			n, oy, ox := wg.tile(t0 + t)
 			rows, cols := min(m, oh-oy), min(m, ow-ox)
 			for j := range a { // Aᵀ·M, column by column from mm
