@@ -221,11 +221,11 @@ func (wg *winograd[T]) tile(t int) (n, oy, ox int) {
 // winogradKernels4 are the assembly transforms of F(4×4, 3×3) for a
 // segment of l ≤ winogradRun consecutive tiles of one tile row, over all
 // channels (asmWinograd4). input sets v[ξ·ldxi + c·ldc + t], t < l, to
-// the transformed tile t of x [C, h, w] from row y0 and column x0 + 4t
-// (zero outside the planes), as inputs does. output sets y [O, h, w] at
-// channel o from row oy and column ox + 4t, clipped to the planes, to the
-// tiles t < l of m (m[ξ·ldxi + o·ldo + t]), Aᵀ·M·A as outputs does, plus
-// bias[o] unless bias is nil.
+// the transformed tile t of x [C, h, w] (C, h, w ≥ 1) from row y0 and
+// column x0 + 4t (zero outside the planes), as inputs does. output sets
+// y [O, h, w] (O ≥ 1) at channel o from row oy and column ox + 4t,
+// clipped to the planes, to the tiles t < l of m (m[ξ·ldxi + o·ldo + t]),
+// Aᵀ·M·A as outputs does, plus bias[o] unless bias is nil.
 type winogradKernels4[T Float] struct {
 	input  func(v, x []T, y0, x0, l, h, w, c, ldc, ldxi int)
 	output func(y, m, bias []T, oy, ox, l, h, w, o, ldo, ldxi int)
@@ -256,7 +256,7 @@ func (wg *winograd[T]) segments(t0, nt int, f func(t, n, oy, ox, l int)) {
 // order.
 func (wg *winograd[T]) inputs(v, x []T, p Conv2DParams, t0, nt int) {
 	a, plane := wg.a, p.H*p.W
-	if k, ok := asmWinograd4[T](); ok && wg.m == 4 {
+	if k, ok := asmWinograd4[T](); ok && wg.m == 4 && p.C*plane > 0 {
 		wg.segments(t0, nt, func(t, n, oy, ox, l int) {
 			k.input(v[t:], x[n*p.C*plane:][:p.C*plane], oy-p.PadH, ox-p.PadW, l, p.H, p.W, p.C, nt, p.C*nt)
 		})
@@ -313,7 +313,7 @@ func (wg *winograd[T]) pad(d, img []T, y0, x0 int, p Conv2DParams) {
 // tiles in order (reading each row of m in order).
 func (wg *winograd[T]) outputs(y, mm []T, e *epilogue[T], p Conv2DParams, t0, nt int) {
 	a, m, oh, ow := wg.a, wg.m, p.OutH(), p.OutW()
-	if k, ok := asmWinograd4[T](); ok && m == 4 {
+	if k, ok := asmWinograd4[T](); ok && m == 4 && p.O > 0 {
 		var bias []T
 		if e != nil {
 			bias = e.bias
