@@ -218,12 +218,50 @@ func (wg *winograd[T]) tile(t int) (n, oy, ox int) {
 	return n, t / wg.tileW * wg.m, t % wg.tileW * wg.m
 }
 
+// winogradKernels4 are the assembly transforms of F(4×4, 3×3) for a
+// segment of l ≤ winogradRun consecutive tiles of one tile row, over all
+// channels (asmWinograd4). input sets v[ξ·ldxi + c·ldc + t], t < l, to
+// the transformed tile t of x [C, h, w] (C, h, w ≥ 1) from row y0 and
+// column x0 + 4t (zero outside the planes), as inputs does. output sets
+// y [O, h, w] (O ≥ 1) at channel o from row oy and column ox + 4t,
+// clipped to the planes, to the tiles t < l of m (m[ξ·ldxi + o·ldo + t]),
+// Aᵀ·M·A as outputs does, plus bias[o] unless bias is nil.
+type winogradKernels4[T Float] struct {
+	input  func(v, x []T, y0, x0, l, h, w, c, ldc, ldxi int)
+	output func(y, m, bias []T, oy, ox, l, h, w, o, ldo, ldxi int)
+}
+
+// winogradRun is the most tiles the assembly transforms at once, a
+// ZMM register's lanes.
+const winogradRun = 16
+
+// segments calls f(t, n, oy, ox, l) for tiles t to t+l−1 of the block
+// (tiles t0 to t0+nt−1), in order: the block cut at the ends of tile rows
+// and into pieces of at most winogradRun tiles, each in one tile row of
+// image n from output position (oy, ox).
+func (wg *winograd[T]) segments(t0, nt int, f func(t, n, oy, ox, l int)) {
+	for t := 0; t < nt; {
+		n, oy, ox := wg.tile(t0 + t)
+		l := min(winogradRun, nt-t, wg.tileW-ox/wg.m)
+		f(t, n, oy, ox, l)
+		t += l
+	}
+}
+
 // inputs sets v [a², C, nt] to the transformed input tiles t0 to t0+nt of
-// x [N, C, H, W]: each tile's (m+2)² values of channel c are Bᵀ·d·B. It
-// runs over a channel's tiles in order, so that it reads a plane at a time
-// and writes each of the a² rows of v in order.
+// x [N, C, H, W]: each tile's (m+2)² values of channel c are Bᵀ·d·B, by
+// the assembly where it serves (F(4×4), float32, AVX-512: segments of
+// tiles, all channels at once), else over a channel's tiles in order, so
+// that it reads a plane at a time and writes each of the a² rows of v in
+// order.
 func (wg *winograd[T]) inputs(v, x []T, p Conv2DParams, t0, nt int) {
 	a, plane := wg.a, p.H*p.W
+	if k, ok := asmWinograd4[T](); ok && wg.m == 4 && p.C*plane > 0 {
+		wg.segments(t0, nt, func(t, n, oy, ox, l int) {
+			k.input(v[t:], x[n*p.C*plane:][:p.C*plane], oy-p.PadH, ox-p.PadW, l, p.H, p.W, p.C, nt, p.C*nt)
+		})
+		return
+	}
 	var d, tmp [36]T
 	for c := range p.C {
 		for t := range nt {
@@ -236,11 +274,11 @@ func (wg *winograd[T]) inputs(v, x []T, p Conv2DParams, t0, nt int) {
 			} else {
 				wg.pad(d[:a*a], img, y0, x0, p)
 			}
-			for j := range a { // Bᵀ·d, column by column
-				wg.bt(tmp[j:], a, src[j:], ld)
+			for i := range a { // d·B, row by row
+				wg.bt(tmp[i*a:], 1, src[i*ld:], 1)
 			}
-			for i := range a { // then each row by B, into v
-				wg.bt(v[(i*a*p.C+c)*nt+t:], p.C*nt, tmp[i*a:], 1)
+			for j := range a { // then Bᵀ· each column, into v
+				wg.bt(v[(j*p.C+c)*nt+t:], a*p.C*nt, tmp[j:], a)
 			}
 		}
 	}
@@ -268,10 +306,32 @@ func (wg *winograd[T]) pad(d, img []T, y0, x0 int, p Conv2DParams) {
 }
 
 // outputs writes tiles t0 to t0+nt of y [N, O, OH, OW] from m [a², O, nt]
-// (each tile Aᵀ·M·A, clipped at the edge), then e on what it wrote, over
-// a channel's tiles in order (reading each row of m in order).
+// (each tile Aᵀ·M·A, clipped at the edge), then e on what it wrote: by
+// the assembly where it serves (F(4×4), float32, AVX-512: segments of
+// tiles, all channels at once, adding the bias there and applying an
+// affine epilogue to the segment's rows after), else over a channel's
+// tiles in order (reading each row of m in order).
 func (wg *winograd[T]) outputs(y, mm []T, e *epilogue[T], p Conv2DParams, t0, nt int) {
 	a, m, oh, ow := wg.a, wg.m, p.OutH(), p.OutW()
+	if k, ok := asmWinograd4[T](); ok && m == 4 && p.O > 0 {
+		var bias []T
+		if e != nil {
+			bias = e.bias
+		}
+		wg.segments(t0, nt, func(t, n, oy, ox, l int) {
+			k.output(y[n*p.O*oh*ow:][:p.O*oh*ow], mm[t:], bias, oy, ox, l, oh, ow, p.O, nt, p.O*nt)
+			if e == nil || e.bias != nil {
+				return
+			}
+			for o := range p.O {
+				for i := range min(m, oh-oy) {
+					at := ((n*p.O+o)*oh+oy+i)*ow + ox
+					epilogueRow(y[at:at+min(l*m, ow-ox)], e, o, at)
+				}
+			}
+		})
+		return
+	}
 	var out, tmp [36]T
 	for o := range p.O {
 		for t := range nt {
@@ -288,21 +348,27 @@ func (wg *winograd[T]) outputs(y, mm []T, e *epilogue[T], p Conv2DParams, t0, nt
 				at := base + (oy+i)*ow + ox
 				dst := y[at : at+cols]
 				copy(dst, out[i*m:i*m+cols])
-				switch {
-				case e == nil:
-				case e.bias != nil:
-					for j := range dst {
-						dst[j] += e.bias[o]
-					}
-				default:
-					var r []T
-					if e.r != nil {
-						r = e.r[at : at+cols]
-					}
-					affinePlane(dst, dst, r, e.scale[o], e.shift[o], e.relu)
-				}
+				epilogueRow(dst, e, o, at)
 			}
 		}
+	}
+}
+
+// epilogueRow applies e (nil for none) to dst, outputs of channel o from
+// offset at of y.
+func epilogueRow[T Float](dst []T, e *epilogue[T], o, at int) {
+	switch {
+	case e == nil:
+	case e.bias != nil:
+		for j := range dst {
+			dst[j] += e.bias[o]
+		}
+	default:
+		var r []T
+		if e.r != nil {
+			r = e.r[at : at+len(dst)]
+		}
+		affinePlane(dst, dst, r, e.scale[o], e.shift[o], e.relu)
 	}
 }
 

@@ -1,0 +1,60 @@
+//go:build !noasm
+
+package tensor
+
+// winogradInput4 and winogradOutput4 are the AVX-512 transforms of
+// winograd_avx512_amd64.s, winogradKernels4's input and output on the
+// tiles of the lanes mask (≤ 16) over c (o) channels; strides and
+// offsets in floats. The input reads x from off (row 0, column 0 of the
+// first tile) in each channel plane, the rows i < 6 of the rows mask and,
+// in them, the columns j < 66 of the masks lo (j < 64) and hi (j − 64),
+// zero elsewhere. The output writes y from off in each channel plane,
+// the rows i < 4 of the rows mask and in them the columns j < 64 of cols,
+// adding bias[o] to channel o's outputs where add (reading *bias where
+// not).
+//
+//go:noescape
+func winogradInput4(x *float32, off, ldx, plane, c int, rows, lo, hi, lanes uint64, v *float32, ldc, ldxi int)
+
+//go:noescape
+func winogradOutput4(m *float32, ldo, ldxi int, lanes uint64, o int, y *float32, off, ldy, plane int, rows, cols uint64, bias *float32, add bool)
+
+// swinograd4 wraps the assembly: the masks from the segment's place in
+// the planes, and the bounds it relies on.
+var swinograd4 = winogradKernels4[float32]{
+	input: func(v, x []float32, y0, x0, l, h, w, c, ldc, ldxi int) {
+		_, _ = x[c*h*w-1], v[35*ldxi+(c-1)*ldc+l-1]
+		jlo, jhi := max(0, -x0), min(4*l+2, w-x0) // the columns inside
+		winogradInput4(&x[0], y0*w+x0, w, h*w, c, spanBits(-y0, h-y0), spanBits(jlo, jhi), spanBits(jlo-64, jhi-64),
+			spanBits(0, l), &v[0], ldc, ldxi)
+	},
+	output: func(y, m, bias []float32, oy, ox, l, h, w, o, ldo, ldxi int) {
+		_, _ = y[o*h*w-1], m[35*ldxi+(o-1)*ldo+l-1]
+		b := &m[0] // read, never added, without a bias
+		if bias != nil {
+			_ = bias[o-1]
+			b = &bias[0]
+		}
+		winogradOutput4(&m[0], ldo, ldxi, spanBits(0, l), o, &y[0], oy*w+ox, w, h*w, spanBits(0, h-oy),
+			spanBits(0, min(4*l, w-ox)), b, bias != nil)
+	},
+}
+
+// spanBits is the mask of bits lo to hi−1 that lie within 0 to 63.
+func spanBits(lo, hi int) uint64 {
+	lo, hi = max(lo, 0), min(hi, 64)
+	if lo >= hi {
+		return 0
+	}
+	return ^uint64(0) >> (64 - (hi - lo)) << lo
+}
+
+// asmWinograd4 returns the assembly transforms of F(4×4, 3×3) for T:
+// float32 at level gemmISA AVX-512, else ok = false.
+func asmWinograd4[T Float]() (winogradKernels4[T], bool) {
+	var z T
+	if _, f32 := any(z).(float32); f32 && gemmISA == isaAVX512 {
+		return any(swinograd4).(winogradKernels4[T]), true
+	}
+	return winogradKernels4[T]{}, false
+}

@@ -1,0 +1,137 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// winogradAsmCases are maps whose tile rows hold 1, 2, 8 (fewer than the
+// assembly's 16 lanes), exactly 16, 17, 19 and 35 tiles, maps that are
+// not multiples of 4, paddings 0, 1 and 2, in batches of more than one
+// image.
+var winogradAsmCases = []Conv2DParams{
+	{N: 2, C: 1, H: 1, W: 1, O: 2, PadH: 1, PadW: 1},
+	{N: 3, C: 2, H: 7, W: 7, O: 3, PadH: 1, PadW: 1},
+	{N: 2, C: 3, H: 5, W: 4, O: 2, PadH: 2, PadW: 2},
+	{N: 2, C: 3, H: 9, W: 30, O: 2, PadH: 1, PadW: 1},
+	{N: 2, C: 2, H: 6, W: 66, O: 3},
+	{N: 2, C: 3, H: 8, W: 64, O: 2, PadH: 1, PadW: 1},
+	{N: 3, C: 1, H: 10, W: 70, O: 1},
+	{N: 2, C: 4, H: 11, W: 75, O: 5, PadH: 1, PadW: 1},
+	{N: 2, C: 2, H: 7, W: 139, O: 3, PadH: 1, PadW: 1},
+}
+
+// winogradBlocks are the blocks (first tile, count) of tiles tiles in
+// blocks of tb, as winogradForward takes them.
+func winogradBlocks(tiles, tb int) [][2]int {
+	var bs [][2]int
+	for t0 := 0; t0 < tiles; t0 += tb {
+		bs = append(bs, [2]int{t0, min(tb, tiles-t0)})
+	}
+	return bs
+}
+
+// atISA runs f with gemmISA set to l, then restores it.
+func atISA(l isa, f func()) {
+	defer func(old isa) { gemmISA = old }(gemmISA)
+	gemmISA = l
+	f()
+}
+
+// sameAsGo reports where the assembly's values got differ from the Go
+// transforms' want by more than float32 rounding (1e-6 of the largest),
+// and logs whether they agree bit for bit, as they do where the Go
+// compiler fuses no multiply-add.
+func sameAsGo(t *testing.T, name string, got, want []float32) {
+	t.Helper()
+	scale, worst, same := 0.0, 0.0, true
+	for _, v := range want {
+		scale = max(scale, math.Abs(float64(v)))
+	}
+	for i, g := range got {
+		same = same && math.Float32bits(g) == math.Float32bits(want[i])
+		d := math.Abs(float64(g) - float64(want[i]))
+		if math.IsNaN(d) {
+			d = math.Inf(1)
+		}
+		worst = max(worst, d)
+	}
+	if worst > 1e-6*scale {
+		t.Errorf("%s: the assembly differs from the Go transforms by %g (largest value %g)", name, worst, scale)
+	} else if !same {
+		t.Logf("%s: within %g of the Go transforms, not bit for bit", name, worst)
+	}
+}
+
+// TestWinogradAsmTransforms checks F(4×4, 3×3)'s assembly input and
+// output transforms (with no epilogue, a bias, and the affine epilogue
+// with and without residual) against the Go transforms, over blocks that
+// start and end inside tile rows.
+func TestWinogradAsmTransforms(t *testing.T) {
+	if _, ok := asmWinograd4[float32](); !ok {
+		t.Skip("no assembly Winograd transforms on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(4, 4))
+	for _, p := range winogradAsmCases {
+		p = stride3x3(p)
+		wg := newWinograd[float32](4, p)
+		oh, ow := p.OutH(), p.OutW()
+		x, _ := randOf[float32](r, p.N*p.C*p.H*p.W)
+		b, _ := randOf[float32](r, p.O)
+		scale, _ := randOf[float32](r, p.O)
+		shift, _ := randOf[float32](r, p.O)
+		res, _ := randOf[float32](r, p.N*p.O*oh*ow)
+		epilogues := []struct {
+			name string
+			e    *epilogue[float32]
+		}{{"none", nil}, {"bias", biasEpilogue(b)},
+			{"affine", &epilogue[float32]{scale: scale, shift: shift}},
+			{"affine, residual, ReLU", &epilogue[float32]{scale: scale, shift: shift, r: res, relu: true}}}
+		for _, tb := range []int{wg.tiles, 37, 16} {
+			name := fmt.Sprintf("%dx%dx%dx%d pad %d blocks of %d", p.N, p.C, p.H, p.W, p.PadH, tb)
+			for _, blk := range winogradBlocks(wg.tiles, tb) {
+				t0, nt := blk[0], blk[1]
+				v, want := nans[float32](36*p.C*nt), nans[float32](36*p.C*nt)
+				wg.inputs(v, x, p, t0, nt)
+				atISA(isaGo, func() { wg.inputs(want, x, p, t0, nt) })
+				sameAsGo(t, fmt.Sprintf("%s: inputs of block %d", name, t0), v, want)
+			}
+			mm, _ := randOf[float32](r, 36*p.O*wg.tiles)
+			for _, ep := range epilogues {
+				y, want := nans[float32](p.N*p.O*oh*ow), nans[float32](p.N*p.O*oh*ow)
+				for _, blk := range winogradBlocks(wg.tiles, tb) {
+					t0, nt := blk[0], blk[1]
+					m := mm[36*p.O*t0:][:36*p.O*nt]
+					wg.outputs(y, m, ep.e, p, t0, nt)
+					atISA(isaGo, func() { wg.outputs(want, m, ep.e, p, t0, nt) })
+				}
+				sameAsGo(t, fmt.Sprintf("%s: outputs with epilogue %s", name, ep.name), y, want)
+			}
+		}
+	}
+}
+
+// TestWinogradAsmMatchesDirect runs float32 F(4×4, 3×3) forward, where
+// the assembly takes most tiles, against the direct loops in float64.
+func TestWinogradAsmMatchesDirect(t *testing.T) {
+	useConvPath(t, "winograd4")
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, p := range winogradAsmCases {
+		p = stride3x3(p)
+		x, x64 := randOf[float32](r, p.N*p.C*p.H*p.W)
+		w, w64 := randOf[float32](r, p.O*p.C*9)
+		b, b64 := randOf[float32](r, p.O)
+		ohw := p.OutH() * p.OutW()
+		want, _, _ := refConv(x64, w64, make([]float64, p.N*p.O*ohw), p)
+		for i := range want {
+			want[i] += b64[i/ohw%p.O]
+		}
+		y := nans[float32](len(want))
+		conv2dForward(y, x, w, biasEpilogue(b), p)
+		if e := relErr(y, want); e > 1e-4 {
+			t.Errorf("%v: float32 forward differs from the direct loops by %g", p, e)
+		}
+	}
+}
