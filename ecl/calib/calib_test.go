@@ -408,7 +408,7 @@ func TestMonotoneMapRecovered(t *testing.T) {
 
 func TestPAVHandWorked(t *testing.T) {
 	// [1, 0] violate the order and pool to ½; 3 and 4 pool at 1.
-	x, y := pav([]float64{4, 2, 3, 1}, []float64{1, 0, 1, 1})
+	x, y := pav([]float64{4, 2, 3, 1}, []float64{4, 3, 1}) // outcomes 1, 0, 1, 1
 	wantX, wantY := []float64{1, 2, 3, 4}, []float64{0.5, 0.5, 1, 1}
 	if maxAbsDiff(x, wantX) != 0 || maxAbsDiff(y, wantY) != 0 || len(x) != 4 {
 		t.Fatalf("knots %v %v, want %v %v", x, y, wantX, wantY)

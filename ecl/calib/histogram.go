@@ -45,7 +45,7 @@ func FitHistogram(logits []float64, k int, labels []int, b int, equalMass bool) 
 	if b < 1 {
 		return nil, fmt.Errorf("calib.FitHistogram: %d bins", b)
 	}
-	scores, _ := perClass(logits, k, labels)
+	scores := perClass(logits, k)
 	own := ownScores(scores, k, labels)
 	c := &Histogram{Edges: make([][]float64, len(scores)), Values: make([][]float64, len(scores))}
 	tensor.ParallelFor(len(scores), 20*len(labels), func(lo, hi int) {
@@ -54,23 +54,6 @@ func FitHistogram(logits []float64, k int, labels []int, b int, equalMass bool) 
 		}
 	})
 	return c, nil
-}
-
-// ownScores returns, for each fitted class c, the scores[c] of the samples
-// labelled c: the only ones whose outcome is 1.
-func ownScores(scores [][]float64, k int, labels []int) [][]float64 {
-	own := make([][]float64, len(scores))
-	for i, y := range labels {
-		c := y
-		if k == 2 {
-			if y != 1 {
-				continue
-			}
-			c = 0
-		}
-		own[c] = append(own[c], scores[c][i])
-	}
-	return own
 }
 
 // histogram is one class's bin edges and values from its scores s, which it

@@ -1,7 +1,6 @@
 package calib
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -43,41 +42,38 @@ func FitIsotonic(logits []float64, k int, labels []int) (*Isotonic, error) {
 	if _, err := checkScores("FitIsotonic", logits, k, labels); err != nil {
 		return nil, err
 	}
-	scores, outcomes := perClass(logits, k, labels)
+	scores := perClass(logits, k)
+	own := ownScores(scores, k, labels)
 	c := &Isotonic{X: make([][]float64, len(scores)), Y: make([][]float64, len(scores))}
 	tensor.ParallelFor(len(scores), 40*len(labels), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			c.X[i], c.Y[i] = pav(scores[i], outcomes(i))
+			c.X[i], c.Y[i] = pav(scores[i], own[i])
 		}
 	})
 	return c, nil
 }
 
-// pav returns the knots of the least-squares non-decreasing fit of y on x:
-// tied x are pooled first, then adjacent blocks that violate the order are
+// pav returns the knots of the least-squares non-decreasing fit of 0/1
+// outcomes on the scores x (no NaN), given the scores of the samples whose
+// outcome is 1 (ones, a sub-multiset of x); it sorts both in place. Tied
+// scores are pooled first, then adjacent blocks that violate the order are
 // merged (weighted by their counts); each block contributes its first and
 // last x at its mean.
-func pav(x, y []float64) (kx, ky []float64) {
-	// The samples in ascending x, ties in input order (a stable sort).
-	type point struct {
-		x float64
-		i int
-	}
-	order := make([]point, len(x))
-	for i, v := range x {
-		order[i] = point{v, i}
-	}
-	slices.SortFunc(order, func(a, b point) int { return cmp.Or(cmp.Compare(a.x, b.x), cmp.Compare(a.i, b.i)) })
+func pav(x, ones []float64) (kx, ky []float64) {
+	slices.Sort(x)
+	slices.Sort(ones)
 	type block struct{ lo, hi, sum, w float64 }
 	var st []block
-	for _, pt := range order {
-		i := pt.i
-		if n := len(st); n > 0 && st[n-1].hi == x[i] {
-			st[n-1].sum += y[i]
-			st[n-1].w++
-		} else {
-			st = append(st, block{x[i], x[i], y[i], 1})
+	j := 0 // next of ones
+	for i := 0; i < len(x); {
+		v, w, sum := x[i], 0.0, 0.0
+		for ; i < len(x) && x[i] == v; i++ {
+			w++
 		}
+		for ; j < len(ones) && ones[j] == v; j++ {
+			sum++
+		}
+		st = append(st, block{v, v, sum, w})
 		for n := len(st); n > 1 && st[n-2].sum/st[n-2].w >= st[n-1].sum/st[n-1].w; n = len(st) {
 			a, b := st[n-2], st[n-1]
 			st = append(st[:n-2], block{a.lo, b.hi, a.sum + b.sum, a.w + b.w})

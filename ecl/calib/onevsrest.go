@@ -53,28 +53,35 @@ func fittedClasses(k int) int {
 }
 
 // perClass returns, for each fitted class c (class 1 alone for k = 2), the
-// probabilities P(class c) of every row (the softmax's columns, one
-// transposed copy), and a function that makes the 0/1 indicators y = c
-// of a fitted class, for the caller to make one class's at a time.
-func perClass(logits []float64, k int, labels []int) (scores [][]float64, outcomes func(c int) []float64) {
-	n := len(labels)
+// probabilities P(class c) of every row: the softmax's columns, one
+// transposed copy that the caller owns.
+func perClass(logits []float64, k int) [][]float64 {
+	n := len(logits) / k
 	cols := tensor.HostData(tensor.Contiguous(tensor.Transpose(tensor.Wrap(Softmax(logits, k), n, k), 0, 1)))
-	class := func(c int) int {
+	scores := make([][]float64, fittedClasses(k))
+	for c := range scores {
+		class := c
 		if k == 2 {
-			return 1
+			class = 1
 		}
-		return c
+		scores[c] = cols[class*n : (class+1)*n : (class+1)*n]
 	}
-	for c := range fittedClasses(k) {
-		scores = append(scores, cols[class(c)*n:(class(c)+1)*n:(class(c)+1)*n])
-	}
-	return scores, func(c int) []float64 {
-		o := make([]float64, n)
-		for i, y := range labels {
-			if y == class(c) {
-				o[i] = 1
+	return scores
+}
+
+// ownScores returns, for each fitted class c, the scores[c] of the samples
+// labelled with its class: the only ones whose outcome is 1.
+func ownScores(scores [][]float64, k int, labels []int) [][]float64 {
+	own := make([][]float64, len(scores))
+	for i, y := range labels {
+		c := y
+		if k == 2 {
+			if y != 1 {
+				continue
 			}
+			c = 0
 		}
-		return o
+		own[c] = append(own[c], scores[c][i])
 	}
+	return own
 }
