@@ -3,6 +3,7 @@ package tensor
 import (
 	"math"
 	"runtime"
+	"sync"
 )
 
 // Winograd minimal filtering (Lavin & Gray, CVPR 2016) for 3×3, stride-1,
@@ -455,6 +456,12 @@ func (wg *winograd[T]) filters(packed, w []T, mk microKernel[T], p Conv2DParams)
 	})
 }
 
+// winogradPacked keeps the packed transformed filters for reuse across
+// calls apart from getScratch's buffers, where the next call would often
+// be handed a block's buffer instead and allocate the filters' 36·O·C
+// values (and fault their pages in) afresh.
+var winogradPacked [2]sync.Pool
+
 // winogradForward is conv2dForward by F(m×m, 3×3) (winogradShape).
 func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int) {
 	wg := newWinograd[T](m, p)
@@ -464,8 +471,9 @@ func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int
 	pos := wg.a * wg.a
 	mk := kernelFor[T]()
 	size := roundUp(p.O, mk.mr) * p.C // one packed U[ξ]
-	packed := getScratch[T](pos * size)
-	defer putScratch(packed)
+	pool := poolOf[T](&winogradPacked)
+	packed := getFrom[T](pool, pos*size)
+	defer pool.Put(packed)
 	wg.filters(*packed, w, mk, p)
 	tb := winogradBlock(pos, wg.tiles, p)
 	blocks := (wg.tiles + tb - 1) / tb
