@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math"
+	"math/bits"
 	"runtime"
 	"sync"
 )
@@ -457,10 +458,11 @@ func (wg *winograd[T]) filters(packed, w []T, mk microKernel[T], p Conv2DParams)
 }
 
 // winogradPacked keeps the packed transformed filters for reuse across
-// calls apart from getScratch's buffers, where the next call would often
-// be handed a block's buffer instead and allocate the filters' 36·O·C
-// values (and fault their pages in) afresh.
-var winogradPacked [2]sync.Pool
+// calls, a pair of pools for each bit length of their size: from
+// getScratch's pool, or one pool for all, a call would often be handed a
+// block's buffer or a smaller layer's filters instead and allocate the
+// filters' (m+2)²·O·C values (and fault their pages in) afresh.
+var winogradPacked [bits.UintSize + 1][2]sync.Pool
 
 // winogradForward is conv2dForward by F(m×m, 3×3) (winogradShape).
 func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int) {
@@ -471,7 +473,7 @@ func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int
 	pos := wg.a * wg.a
 	mk := kernelFor[T]()
 	size := roundUp(p.O, mk.mr) * p.C // one packed U[ξ]
-	pool := poolOf[T](&winogradPacked)
+	pool := poolOf[T](&winogradPacked[bits.Len(uint(pos*size))])
 	packed := getFrom[T](pool, pos*size)
 	defer pool.Put(packed)
 	wg.filters(*packed, w, mk, p)
