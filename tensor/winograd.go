@@ -256,12 +256,13 @@ func (wg *winograd[T]) tile(t int) (n, oy, ox int) {
 // y [O, h, w] (O ≥ 1) at channel o from row oy and column ox + 4t,
 // clipped to the planes, to the tiles t < l of m (m[ξ·ldxi + o·ldo + t]),
 // Aᵀ·M·A as outputs does, plus bias[o] unless bias is nil. filters sets
-// u[ξ·ldxi + c·ldc + i], i < ldc ≤ winogradRun, c < n, to G·g·Gᵀ for the
-// filter g at w[i·ldw + 9c:] as filter does, zero for i ≥ rows.
+// u[ξ·ldxi + c·ldu + i], i < ldu ≤ winogradRun, c < n, to G·g·Gᵀ for the
+// filter g at w[i·ldo + c·ldc:] (turned by 180° if flip) as filter does,
+// zero for i ≥ rows.
 type winogradKernels4[T Float] struct {
 	input   func(v, x []T, y0, x0, l, h, w, c, ldc, ldxi int)
 	output  func(y, m, bias []T, oy, ox, l, h, w, o, ldo, ldxi int)
-	filters func(u, w []T, rows, n, ldw, ldc, ldxi int)
+	filters func(u, w []T, rows, n, ldo, ldc int, flip bool, ldu, ldxi int)
 }
 
 // winogradRun is the most tiles the assembly transforms at once, a
@@ -405,10 +406,17 @@ func epilogueRow[T Float](dst []T, e *epilogue[T], o, at int) {
 	}
 }
 
-// filter sets out (a×a) to G·g·Gᵀ for the 3×3 filter g: G on each
-// column, then on each row.
-func (wg *winograd[T]) filter(out, g []T) {
+// filter sets out (a×a) to G·g·Gᵀ for the 3×3 filter g, turned by 180°
+// if flip: G on each column, then on each row.
+func (wg *winograd[T]) filter(out, g []T, flip bool) {
 	var tmp [18]T
+	if flip {
+		var r [9]T
+		for i, v := range g[:9] {
+			r[8-i] = v
+		}
+		g = r[:]
+	}
 	for j := range 3 {
 		wg.gf(tmp[j:], 3, g[j:], 3)
 	}
@@ -422,28 +430,34 @@ func (wg *winograd[T]) filter(out, g []T) {
 // (packWhole's layout, U[ξ] at ξ·roundUp(O, mr)·C, rows past O zero), in
 // one pass over the weights: a panel of mr filters and up to kc channels
 // at a time, by the assembly where it serves (F(4×4), float32, AVX-512:
-// the panel's filters a lane each), else filter by filter.
-func (wg *winograd[T]) filters(packed, w []T, mk microKernel[T], p Conv2DParams) {
+// the panel's filters a lane each), else filter by filter. With flip, w
+// is [C, O, 3, 3] and filter (o, c) is w[c, o] turned by 180° (flipKernel
+// of w, read in place).
+func (wg *winograd[T]) filters(packed, w []T, mk microKernel[T], p Conv2DParams, flip bool) {
 	pos, mr, kc := wg.a*wg.a, mk.mr, mk.kc
 	mm := roundUp(p.O, mr)
-	size, ldw := mm*p.C, p.C*9
+	size := mm * p.C
+	ldo, ldc := p.C*9, 9 // from filter (o, c) to (o+1, c) and (o, c+1)
+	if flip {
+		ldo, ldc = 9, p.O*9
+	}
 	k, asm := asmWinograd4[T]()
-	asm = asm && wg.m == 4 && mr <= winogradRun && int64(ldw)*winogradRun <= math.MaxInt32
+	asm = asm && wg.m == 4 && mr <= winogradRun && int64(ldo)*winogradRun <= math.MaxInt32
 	parallelFor(mm/mr, mr*p.C*pos, func(lo, hi int) {
 		var out [36]T
 		for i0 := lo * mr; i0 < hi*mr; i0 += mr {
 			rows := min(mr, p.O-i0)
 			for p0 := 0; p0 < p.C; p0 += kc {
 				kb := min(kc, p.C-p0)
-				u, src := packed[mm*p0+i0*kb:], w[(i0*p.C+p0)*9:]
+				u, src := packed[mm*p0+i0*kb:], w[i0*ldo+p0*ldc:]
 				if asm {
-					k.filters(u, src, rows, kb, ldw, mr, size)
+					k.filters(u, src, rows, kb, ldo, ldc, flip, mr, size)
 					continue
 				}
 				for c := range kb {
 					for i := range mr {
 						if i < rows {
-							wg.filter(out[:pos], src[i*ldw+c*9:][:9])
+							wg.filter(out[:pos], src[i*ldo+c*ldc:][:9], flip)
 						} else {
 							clear(out[:pos])
 						}
@@ -464,8 +478,10 @@ func (wg *winograd[T]) filters(packed, w []T, mk microKernel[T], p Conv2DParams)
 // filters' (m+2)²·O·C values (and fault their pages in) afresh.
 var winogradPacked [bits.UintSize + 1][2]sync.Pool
 
-// winogradForward is conv2dForward by F(m×m, 3×3) (winogradShape).
-func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int) {
+// winogradForward is conv2dForward by F(m×m, 3×3) (winogradShape); with
+// flip, w holds the filters [C, O, 3, 3] whose flipKernel p's are (the
+// input gradient of flippedConv's convolution).
+func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int, flip bool) {
 	wg := newWinograd[T](m, p)
 	if wg.tiles == 0 {
 		return
@@ -476,7 +492,7 @@ func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int
 	pool := poolOf[T](&winogradPacked[bits.Len(uint(pos*size))])
 	packed := getFrom[T](pool, pos*size)
 	defer pool.Put(packed)
-	wg.filters(*packed, w, mk, p)
+	wg.filters(*packed, w, mk, p, flip)
 	tb := winogradBlock(pos, wg.tiles, p)
 	blocks := (wg.tiles + tb - 1) / tb
 	parallelFor(blocks, tb*pos*p.O*p.C, func(lo, hi int) {

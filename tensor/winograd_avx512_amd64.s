@@ -389,29 +389,32 @@ GLOBL winoIota<>(SB), RODATA|NOPTR, $16
 	LEAQ    (BX)(R9*2), DX; \
 	ADDQ    R9, DX
 
-// func winogradFilters4(w *float32, ldw int, rows uint64, n int, u *float32, ldc, ldxi int, lanes uint64)
+// func winogradFilters4(w *float32, ldo, ldc int, rows uint64, n int, u *float32, ldu, ldxi int, lanes uint64, flip bool)
 //
-// For each channel: the 9 weights of the lanes' filters gathered, each
-// column transformed (G·) onto the stack (1152 bytes), then each row
-// (·Gᵀ) into u's 36 positions.
-TEXT ·winogradFilters4(SB), 0, $1152-64
+// For each channel: the 9 weights of the lanes' filters gathered (in
+// reverse order if flip), each column transformed (G·) onto the stack
+// (1152 bytes), then each row (·Gᵀ) into u's 36 positions.
+TEXT ·winogradFilters4(SB), 0, $1152-73
 	MOVQ         w+0(FP), SI
-	MOVQ         ldw+8(FP), AX
+	MOVQ         ldo+8(FP), AX
 	VPBROADCASTD AX, Z25
 	VPMOVZXBD    winoIota<>(SB), Z24
 	VPMULLD      Z24, Z25, Z25
-	MOVQ         rows+16(FP), AX
+	MOVQ         ldc+16(FP), R10
+	SHLQ         $2, R10
+	MOVQ         rows+24(FP), AX
 	KMOVW        AX, K6
-	MOVQ         n+24(FP), CX
-	MOVQ         u+32(FP), DI
-	MOVQ         ldc+40(FP), R12
+	MOVQ         n+32(FP), CX
+	MOVQ         u+40(FP), DI
+	MOVQ         ldu+48(FP), R12
 	SHLQ         $2, R12
-	MOVQ         ldxi+48(FP), R9
+	MOVQ         ldxi+56(FP), R9
 	SHLQ         $2, R9
 	LEAQ         (R9)(R9*2), R13
 	SHLQ         $1, R13
-	MOVQ         lanes+56(FP), AX
+	MOVQ         lanes+64(FP), AX
 	KMOVW        AX, K7
+	MOVBQZX      flip+72(FP), R11
 	MOVL         $0x3e800000, AX
 	VPBROADCASTD AX, Z28
 	MOVL         $0xbe2aaaab, AX
@@ -422,6 +425,8 @@ TEXT ·winogradFilters4(SB), 0, $1152-64
 	VPBROADCASTD AX, Z31
 
 filchan:
+	TESTQ R11, R11
+	JNZ   filflip
 	GATHER(0, Z0)
 	GATHER(4, Z1)
 	GATHER(8, Z2)
@@ -431,6 +436,20 @@ filchan:
 	GATHER(24, Z6)
 	GATHER(28, Z7)
 	GATHER(32, Z8)
+	JMP   filrows
+
+filflip:
+	GATHER(32, Z0)
+	GATHER(28, Z1)
+	GATHER(24, Z2)
+	GATHER(20, Z3)
+	GATHER(16, Z4)
+	GATHER(12, Z5)
+	GATHER(8, Z6)
+	GATHER(4, Z7)
+	GATHER(0, Z8)
+
+filrows:
 	FCOL(Z0, Z3, Z6, 0)
 	FCOL(Z1, Z4, Z7, 64)
 	FCOL(Z2, Z5, Z8, 128)
@@ -443,7 +462,7 @@ filchan:
 	FROW(576)
 	FROW(768)
 	FROW(960)
-	ADDQ $36, SI
+	ADDQ R10, SI
 	ADDQ R12, DI
 	DECQ CX
 	JNZ  filchan
