@@ -177,7 +177,7 @@ func conv2dForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams) {
 // forwardBy is conv2dForward by path.
 func forwardBy[T Float](path convPath, y, x, w []T, e *epilogue[T], p Conv2DParams) {
 	if m := path.tile(); m > 0 {
-		winogradForward(y, x, w, e, p, m)
+		winogradForward(y, x, w, e, p, m, false)
 		return
 	}
 	if g, ok := gatherBy[T](path, p, gatherForwardFor[T]); ok {
@@ -265,6 +265,10 @@ func packedWeights[T Float](w operand[T], m, k int) (microKernel[T], operand[T],
 func conv2dBackwardInput[T Float](dx, dy, w []T, p Conv2DParams) {
 	path := convPathFor[T](p, passInput)
 	if q, ok := flippedConv(p); ok && (same(p) || path == pathRule && takesGather[T](q) || path != pathRule && path != pathIm2col) {
+		if m := path.tile(); m > 0 { // Winograd reads w flipped as it transforms it
+			winogradForward(dx, dy, w, nil, q, m, true)
+			return
+		}
 		wf := getScratch[T](len(w))
 		defer putScratch(wf)
 		flipKernel(*wf, w, p)

@@ -213,18 +213,22 @@ func (p *workerPool) work() {
 // column matrices, partial sums), one pool per element type.
 var scratchPools [2]sync.Pool
 
-func scratchPool[T Float]() *sync.Pool {
+// poolOf is the pool of pools for T.
+func poolOf[T Float](pools *[2]sync.Pool) *sync.Pool {
 	var z T
 	if _, ok := any(z).(float32); ok {
-		return &scratchPools[0]
+		return &pools[0]
 	}
-	return &scratchPools[1]
+	return &pools[1]
 }
 
 // getScratch returns a buffer of n elements of arbitrary content; give it
 // back with putScratch when done.
-func getScratch[T Float](n int) *[]T {
-	b, _ := scratchPool[T]().Get().(*[]T)
+func getScratch[T Float](n int) *[]T { return getFrom[T](poolOf[T](&scratchPools), n) }
+
+// getFrom is getScratch from pool.
+func getFrom[T Float](pool *sync.Pool, n int) *[]T {
+	b, _ := pool.Get().(*[]T)
 	if b == nil {
 		b = new([]T)
 	}
@@ -235,4 +239,4 @@ func getScratch[T Float](n int) *[]T {
 	return b
 }
 
-func putScratch[T Float](b *[]T) { scratchPool[T]().Put(b) }
+func putScratch[T Float](b *[]T) { poolOf[T](&scratchPools).Put(b) }

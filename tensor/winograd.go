@@ -1,6 +1,11 @@
 package tensor
 
-import "runtime"
+import (
+	"math"
+	"math/bits"
+	"runtime"
+	"sync"
+)
 
 // Winograd minimal filtering (Lavin & Gray, CVPR 2016) for 3×3, stride-1,
 // undilated convolutions: F(m×m, 3×3) computes an m×m tile of output from
@@ -22,15 +27,15 @@ import "runtime"
 
 // winograd is F(m×m, 3×3) for one convolution: its transforms in T
 // (bt, at and a apply Bᵀ, Aᵀ and A to a vector, a = m+2 being the input
-// tile's side; g is G, a×3, and gt its transpose, row-major) and its
-// tiles.
+// tile's side; gf applies G to a vector of 3; g is G, a×3, and gt its
+// transpose, row-major) and its tiles.
 type winograd[T Float] struct {
-	m, a         int
-	bt, at, am   func(out []T, so int, d []T, sd int)
-	g, gt        []T
-	tileH, tileW int // tile rows and columns of an image
-	imageTiles   int // tiles of an image
-	tiles        int // tiles of the batch
+	m, a           int
+	bt, at, am, gf func(out []T, so int, d []T, sd int)
+	g, gt          []T
+	tileH, tileW   int // tile rows and columns of an image
+	imageTiles     int // tiles of an image
+	tiles          int // tiles of the batch
 }
 
 // winogradCoefficients are Bᵀ, G and Aᵀ of F(2×2, 3×3) and F(4×4, 3×3)
@@ -84,9 +89,9 @@ func winogradShape(p Conv2DParams) bool {
 func newWinograd[T Float](m int, p Conv2DParams) *winograd[T] {
 	c := winogradCoefficients[m]
 	a := m + 2
-	wg := &winograd[T]{m: m, a: a, bt: inputRow2[T], at: outputRow2[T], am: gradRow2[T], g: convertAll[T](c.g)}
+	wg := &winograd[T]{m: m, a: a, bt: inputRow2[T], at: outputRow2[T], am: gradRow2[T], gf: filterRow2[T], g: convertAll[T](c.g)}
 	if m == 4 {
-		wg.bt, wg.at, wg.am = inputRow4[T], outputRow4[T], gradRow4[T]
+		wg.bt, wg.at, wg.am, wg.gf = inputRow4[T], outputRow4[T], gradRow4[T], filterRow4[T]
 	}
 	wg.gt = transpose(wg.g, a, 3)
 	wg.tileH, wg.tileW = (p.OutH()+m-1)/m, (p.OutW()+m-1)/m
@@ -152,6 +157,31 @@ func gradRow2[T Float](out []T, so int, s []T, ss int) {
 	out[so] = s0 + s1
 	out[2*so] = s0 - s1
 	out[3*so] = -s1
+}
+
+// filterRow4 sets out[k·so], k < 6, to (G·g)[k] for F(4×4, 3×3) and the
+// vector g[k·sg], k < 3: G's coefficients times g, summed in order, as
+// sandwich does (the same values but for the sign of a zero).
+func filterRow4[T Float](out []T, so int, g []T, sg int) {
+	q, s, h, e := T(1.0/4), T(-1.0/6), T(1.0/12), T(1.0/24)
+	g0, g1, g2 := g[0], g[sg], g[2*sg]
+	a, b, c, d, f := s*g0, s*g1, s*g2, e*g0, h*g1
+	out[0] = q * g0
+	out[so] = a + b + c
+	out[2*so] = a - b + c
+	out[3*so] = d + f - c
+	out[4*so] = d - f - c
+	out[5*so] = g2
+}
+
+// filterRow2 is filterRow4 for F(2×2, 3×3), k < 4.
+func filterRow2[T Float](out []T, so int, g []T, sg int) {
+	g0, g2, h := g[0], g[2*sg], T(0.5)
+	a, b, c := h*g0, h*g[sg], h*g2
+	out[0] = g0
+	out[so] = a + b + c
+	out[2*so] = a - b + c
+	out[3*so] = g2
 }
 
 func convertAll[T Float](s []float64) []T {
@@ -225,10 +255,14 @@ func (wg *winograd[T]) tile(t int) (n, oy, ox int) {
 // column x0 + 4t (zero outside the planes), as inputs does. output sets
 // y [O, h, w] (O ≥ 1) at channel o from row oy and column ox + 4t,
 // clipped to the planes, to the tiles t < l of m (m[ξ·ldxi + o·ldo + t]),
-// Aᵀ·M·A as outputs does, plus bias[o] unless bias is nil.
+// Aᵀ·M·A as outputs does, plus bias[o] unless bias is nil. filters sets
+// u[ξ·ldxi + c·ldu + i], i < ldu ≤ winogradRun, c < n, to G·g·Gᵀ for the
+// filter g at w[i·ldo + c·ldc:] (turned by 180° if flip) as filter does,
+// zero for i ≥ rows.
 type winogradKernels4[T Float] struct {
-	input  func(v, x []T, y0, x0, l, h, w, c, ldc, ldxi int)
-	output func(y, m, bias []T, oy, ox, l, h, w, o, ldo, ldxi int)
+	input   func(v, x []T, y0, x0, l, h, w, c, ldc, ldxi int)
+	output  func(y, m, bias []T, oy, ox, l, h, w, o, ldo, ldxi int)
+	filters func(u, w []T, rows, n, ldo, ldc int, flip bool, ldu, ldxi int)
 }
 
 // winogradRun is the most tiles the assembly transforms at once, a
@@ -372,40 +406,93 @@ func epilogueRow[T Float](dst []T, e *epilogue[T], o, at int) {
 	}
 }
 
-// filters sets u [a², O, C] to the transformed filters G·g·Gᵀ of w
-// [O, C, 3, 3].
-func (wg *winograd[T]) filters(u, w []T, p Conv2DParams) {
-	a := wg.a
-	parallelFor(p.O, p.C*a*a*6, func(lo, hi int) {
-		var out, tmp [36]T
-		for o := lo; o < hi; o++ {
-			for c := range p.C {
-				sandwich(out[:a*a], wg.g, w[(o*p.C+c)*9:][:9], tmp[:a*3], a, 3)
-				for xi, val := range out[:a*a] {
-					u[(xi*p.O+o)*p.C+c] = val
+// filter sets out (a×a) to G·g·Gᵀ for the 3×3 filter g, turned by 180°
+// if flip: G on each column, then on each row.
+func (wg *winograd[T]) filter(out, g []T, flip bool) {
+	var tmp [18]T
+	if flip {
+		var r [9]T
+		for i, v := range g[:9] {
+			r[8-i] = v
+		}
+		g = r[:]
+	}
+	for j := range 3 {
+		wg.gf(tmp[j:], 3, g[j:], 3)
+	}
+	for i := range wg.a {
+		wg.gf(out[i*wg.a:], 1, tmp[i*3:], 1)
+	}
+}
+
+// filters sets packed to the transformed filters G·g·Gᵀ of w [O, C, 3,
+// 3] as the a² operands U[ξ] [O × C] of mk's GEMM packed whole
+// (packWhole's layout, U[ξ] at ξ·roundUp(O, mr)·C, rows past O zero), in
+// one pass over the weights: a panel of mr filters and up to kc channels
+// at a time, by the assembly where it serves (F(4×4), float32, AVX-512:
+// the panel's filters a lane each), else filter by filter. With flip, w
+// is [C, O, 3, 3] and filter (o, c) is w[c, o] turned by 180° (flipKernel
+// of w, read in place).
+func (wg *winograd[T]) filters(packed, w []T, mk microKernel[T], p Conv2DParams, flip bool) {
+	pos, mr, kc := wg.a*wg.a, mk.mr, mk.kc
+	mm := roundUp(p.O, mr)
+	size := mm * p.C
+	ldo, ldc := p.C*9, 9 // from filter (o, c) to (o+1, c) and (o, c+1)
+	if flip {
+		ldo, ldc = 9, p.O*9
+	}
+	k, asm := asmWinograd4[T]()
+	asm = asm && wg.m == 4 && mr <= winogradRun && int64(ldo)*winogradRun <= math.MaxInt32
+	parallelFor(mm/mr, mr*p.C*pos, func(lo, hi int) {
+		var out [36]T
+		for i0 := lo * mr; i0 < hi*mr; i0 += mr {
+			rows := min(mr, p.O-i0)
+			for p0 := 0; p0 < p.C; p0 += kc {
+				kb := min(kc, p.C-p0)
+				u, src := packed[mm*p0+i0*kb:], w[i0*ldo+p0*ldc:]
+				if asm {
+					k.filters(u, src, rows, kb, ldo, ldc, flip, mr, size)
+					continue
+				}
+				for c := range kb {
+					for i := range mr {
+						if i < rows {
+							wg.filter(out[:pos], src[i*ldo+c*ldc:][:9], flip)
+						} else {
+							clear(out[:pos])
+						}
+						for xi, v := range out[:pos] {
+							u[xi*size+c*mr+i] = v
+						}
+					}
 				}
 			}
 		}
 	})
 }
 
-// winogradForward is conv2dForward by F(m×m, 3×3) (winogradShape).
-func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int) {
+// winogradPacked keeps the packed transformed filters for reuse across
+// calls, a pair of pools for each bit length of their size: from
+// getScratch's pool, or one pool for all, a call would often be handed a
+// block's buffer or a smaller layer's filters instead and allocate the
+// filters' (m+2)²·O·C values (and fault their pages in) afresh.
+var winogradPacked [bits.UintSize + 1][2]sync.Pool
+
+// winogradForward is conv2dForward by F(m×m, 3×3) (winogradShape); with
+// flip, w holds the filters [C, O, 3, 3] whose flipKernel p's are (the
+// input gradient of flippedConv's convolution).
+func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int, flip bool) {
 	wg := newWinograd[T](m, p)
 	if wg.tiles == 0 {
 		return
 	}
 	pos := wg.a * wg.a
 	mk := kernelFor[T]()
-	u := getScratch[T](pos * p.O * p.C)
-	wg.filters(*u, w, p)
 	size := roundUp(p.O, mk.mr) * p.C // one packed U[ξ]
-	packed := getScratch[T](pos * size)
-	defer putScratch(packed)
-	for xi := range pos {
-		packWhole(mk, operand[T]{data: (*u)[xi*p.O*p.C:], ld: p.C}, p.O, p.C, 1, (*packed)[xi*size:][:size])
-	}
-	putScratch(u) // for the blocks' buffers to reuse
+	pool := poolOf[T](&winogradPacked[bits.Len(uint(pos*size))])
+	packed := getFrom[T](pool, pos*size)
+	defer pool.Put(packed)
+	wg.filters(*packed, w, mk, p, flip)
 	tb := winogradBlock(pos, wg.tiles, p)
 	blocks := (wg.tiles + tb - 1) / tb
 	parallelFor(blocks, tb*pos*p.O*p.C, func(lo, hi int) {

@@ -19,6 +19,13 @@ func winogradInput4(x *float32, off, ldx, plane, c int, rows, lo, hi, lanes uint
 //go:noescape
 func winogradOutput4(m *float32, ldo, ldxi int, lanes uint64, o int, y *float32, off, ldy, plane int, rows, cols uint64, bias *float32, add bool)
 
+// winogradFilters4 is winogradKernels4's filters in AVX-512 (the
+// filters of the rows mask gathered a lane each, zero in the other lanes
+// of lanes); strides in floats.
+//
+//go:noescape
+func winogradFilters4(w *float32, ldo, ldc int, rows uint64, n int, u *float32, ldu, ldxi int, lanes uint64, flip bool)
+
 // swinograd4 wraps the assembly: the masks from the segment's place in
 // the planes, and the bounds it relies on.
 var swinograd4 = winogradKernels4[float32]{
@@ -37,6 +44,10 @@ var swinograd4 = winogradKernels4[float32]{
 		}
 		winogradOutput4(&m[0], ldo, ldxi, spanBits(0, l), o, &y[0], oy*w+ox, w, h*w, spanBits(0, h-oy),
 			spanBits(0, min(4*l, w-ox)), b, bias != nil)
+	},
+	filters: func(u, w []float32, rows, n, ldo, ldc int, flip bool, ldu, ldxi int) {
+		_, _ = w[(rows-1)*ldo+(n-1)*ldc+8], u[35*ldxi+n*ldu-1]
+		winogradFilters4(&w[0], ldo, ldc, spanBits(0, rows), n, &u[0], ldu, ldxi, spanBits(0, ldu), flip)
 	},
 }
 

@@ -325,3 +325,146 @@ outchan:
 	JNZ          outchan
 	VZEROUPPER
 	RET
+
+// Lane numbers 0 to 15, as bytes for VPMOVZXBD: the filters' gather
+// offsets.
+DATA winoIota<>+0(SB)/8, $0x0706050403020100
+DATA winoIota<>+8(SB)/8, $0x0f0e0d0c0b0a0908
+GLOBL winoIota<>(SB), RODATA|NOPTR, $16
+
+// G6(x0, x1, x2, o0, ..., o5) sets o0..o5 to filterRow4 of x0..x2 (the
+// same operations in the same order), clobbering x0..x2, Z26 and Z27;
+// Z28..Z31 hold 1/4, −1/6, 1/12 and 1/24.
+#define G6(x0, x1, x2, o0, o1, o2, o3, o4, o5) \
+	VMULPS  Z28, x0, o0; \
+	VMOVAPS x2, o5; \
+	VMULPS  Z31, x0, Z26; \
+	VMULPS  Z30, x1, Z27; \
+	VMULPS  Z29, x0, x0; \
+	VMULPS  Z29, x1, x1; \
+	VMULPS  Z29, x2, x2; \
+	VADDPS  x1, x0, o1; \
+	VADDPS  x2, o1, o1; \
+	VSUBPS  x1, x0, o2; \
+	VADDPS  x2, o2, o2; \
+	VADDPS  Z27, Z26, o3; \
+	VSUBPS  x2, o3, o3; \
+	VSUBPS  Z27, Z26, o4; \
+	VSUBPS  x2, o4, o4
+
+// GATHER(off, z) sets z to element off/4 of each lane's filter (SI, the
+// lanes Z25·4 bytes apart) in the lanes of K6, zero in the others.
+#define GATHER(off, z) \
+	KMOVW      K6, K1; \
+	VPXORD     z, z, z; \
+	VGATHERDPS off(SI)(Z25*4), K1, z
+
+// FCOL(x0, x1, x2, off) transforms the filters' column x0..x2 by G onto
+// the stack, element k at off + 192k (row k of G·g at 192k).
+#define FCOL(x0, x1, x2, off) \
+	G6(x0, x1, x2, Z9, Z10, Z11, Z12, Z13, Z14); \
+	VMOVUPS Z9, off(SP); \
+	VMOVUPS Z10, off+192(SP); \
+	VMOVUPS Z11, off+384(SP); \
+	VMOVUPS Z12, off+576(SP); \
+	VMOVUPS Z13, off+768(SP); \
+	VMOVUPS Z14, off+960(SP)
+
+// FROW(off) transforms row k of G·g (stack offset off = 192k) by G into
+// positions 6k to 6k+5 of u, at (BX), (BX)(R9*1), (BX)(R9*2), (DX),
+// (DX)(R9*1), (DX)(R9*2) under the lanes K7 (BX position 6k, R9 one
+// position, DX BX + 3·R9), and moves BX, DX to position 6k+6 (R13 on).
+#define FROW(off) \
+	VMOVUPS off(SP), Z0; \
+	VMOVUPS off+64(SP), Z1; \
+	VMOVUPS off+128(SP), Z2; \
+	G6(Z0, Z1, Z2, Z9, Z10, Z11, Z12, Z13, Z14); \
+	VMOVUPS Z9, K7, (BX); \
+	VMOVUPS Z10, K7, (BX)(R9*1); \
+	VMOVUPS Z11, K7, (BX)(R9*2); \
+	VMOVUPS Z12, K7, (DX); \
+	VMOVUPS Z13, K7, (DX)(R9*1); \
+	VMOVUPS Z14, K7, (DX)(R9*2); \
+	ADDQ    R13, BX; \
+	LEAQ    (BX)(R9*2), DX; \
+	ADDQ    R9, DX
+
+// func winogradFilters4(w *float32, ldo, ldc int, rows uint64, n int, u *float32, ldu, ldxi int, lanes uint64, flip bool)
+//
+// For each channel: the 9 weights of the lanes' filters gathered (in
+// reverse order if flip), each column transformed (G·) onto the stack
+// (1152 bytes), then each row (·Gᵀ) into u's 36 positions.
+TEXT ·winogradFilters4(SB), 0, $1152-73
+	MOVQ         w+0(FP), SI
+	MOVQ         ldo+8(FP), AX
+	VPBROADCASTD AX, Z25
+	VPMOVZXBD    winoIota<>(SB), Z24
+	VPMULLD      Z24, Z25, Z25
+	MOVQ         ldc+16(FP), R10
+	SHLQ         $2, R10
+	MOVQ         rows+24(FP), AX
+	KMOVW        AX, K6
+	MOVQ         n+32(FP), CX
+	MOVQ         u+40(FP), DI
+	MOVQ         ldu+48(FP), R12
+	SHLQ         $2, R12
+	MOVQ         ldxi+56(FP), R9
+	SHLQ         $2, R9
+	LEAQ         (R9)(R9*2), R13
+	SHLQ         $1, R13
+	MOVQ         lanes+64(FP), AX
+	KMOVW        AX, K7
+	MOVBQZX      flip+72(FP), R11
+	MOVL         $0x3e800000, AX
+	VPBROADCASTD AX, Z28
+	MOVL         $0xbe2aaaab, AX
+	VPBROADCASTD AX, Z29
+	MOVL         $0x3daaaaab, AX
+	VPBROADCASTD AX, Z30
+	MOVL         $0x3d2aaaab, AX
+	VPBROADCASTD AX, Z31
+
+filchan:
+	TESTQ R11, R11
+	JNZ   filflip
+	GATHER(0, Z0)
+	GATHER(4, Z1)
+	GATHER(8, Z2)
+	GATHER(12, Z3)
+	GATHER(16, Z4)
+	GATHER(20, Z5)
+	GATHER(24, Z6)
+	GATHER(28, Z7)
+	GATHER(32, Z8)
+	JMP   filrows
+
+filflip:
+	GATHER(32, Z0)
+	GATHER(28, Z1)
+	GATHER(24, Z2)
+	GATHER(20, Z3)
+	GATHER(16, Z4)
+	GATHER(12, Z5)
+	GATHER(8, Z6)
+	GATHER(4, Z7)
+	GATHER(0, Z8)
+
+filrows:
+	FCOL(Z0, Z3, Z6, 0)
+	FCOL(Z1, Z4, Z7, 64)
+	FCOL(Z2, Z5, Z8, 128)
+	MOVQ DI, BX
+	LEAQ (BX)(R9*2), DX
+	ADDQ R9, DX
+	FROW(0)
+	FROW(192)
+	FROW(384)
+	FROW(576)
+	FROW(768)
+	FROW(960)
+	ADDQ R10, SI
+	ADDQ R12, DI
+	DECQ CX
+	JNZ  filchan
+	VZEROUPPER
+	RET
