@@ -115,18 +115,8 @@ func gemmOperands[T Float](mk microKernel[T], workers int, m, n, k int, alpha T,
 	if m == 0 || n == 0 {
 		return
 	}
-	product := k > 0 && alpha != 0
-	overwrite := product && beta == 0 // the product's first k-block sets c
-	block := func(i0, i1, j0, j1 int) {
-		if !overwrite {
-			scaleBlock(c, ldc, i0, i1, j0, j1, beta)
-		}
-		if product {
-			gemmBlock(mk, i0, i1, j0, j1, k, alpha, A, B, !overwrite, c, ldc)
-		}
-	}
-	if workers <= 1 {
-		block(0, m, 0, n)
+	if workers <= 1 { // no closure: callers such as Winograd's run many small products
+		gemmRange(mk, 0, m, 0, n, k, alpha, A, B, beta, c, ldc)
 		return
 	}
 	wide := n >= m
@@ -140,12 +130,25 @@ func gemmOperands[T Float](mk microKernel[T], workers int, m, n, k int, alpha T,
 		for w := lo; w < hi; w++ {
 			s0, s1 := w*tiles/parts*unit, min((w+1)*tiles/parts*unit, size)
 			if wide {
-				block(0, m, s0, s1)
+				gemmRange(mk, 0, m, s0, s1, k, alpha, A, B, beta, c, ldc)
 			} else {
-				block(s0, s1, 0, n)
+				gemmRange(mk, s0, s1, 0, n, k, alpha, A, B, beta, c, ldc)
 			}
 		}
 	})
+}
+
+// gemmRange computes rows [i0, i1) × columns [j0, j1) of
+// c = alpha·A·B + beta·c.
+func gemmRange[T Float](mk microKernel[T], i0, i1, j0, j1, k int, alpha T, A, B operand[T], beta T, c []T, ldc int) {
+	product := k > 0 && alpha != 0
+	overwrite := product && beta == 0 // the product's first k-block sets c
+	if !overwrite {
+		scaleBlock(c, ldc, i0, i1, j0, j1, beta)
+	}
+	if product {
+		gemmBlock(mk, i0, i1, j0, j1, k, alpha, A, B, !overwrite, c, ldc)
+	}
 }
 
 // scaleBlock multiplies rows [i0, i1) × columns [j0, j1) of c by beta
