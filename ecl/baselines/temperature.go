@@ -176,17 +176,15 @@ func newton(df func(float64) (float64, float64), s, lim float64) float64 {
 	return s
 }
 
-// softmaxScaled sets p = softmax(z/t), computed stably.
+// softmaxScaled sets p = softmax(z/t), computed stably: the exponentials
+// e^((z_j − max z)/t) by tensor.ExpScaled64 (its AVX-512 kernel where the
+// CPU has one).
 func softmaxScaled(p, z []float64, t float64) {
 	m := math.Inf(-1)
 	for _, v := range z {
 		m = max(m, v)
 	}
-	s := 0.0
-	for j, v := range z {
-		p[j] = math.Exp((v - m) / t)
-		s += p[j]
-	}
+	s := tensor.ExpScaled64(p, z, m, t)
 	for j := range p {
 		p[j] /= s
 	}

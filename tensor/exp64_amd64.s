@@ -1,0 +1,110 @@
+//go:build !noasm
+
+#include "textflag.h"
+#include "go_asm.h"
+
+// EXP64 sets v = e^v (float64, 8 lanes) with the constants of LOAD64: v
+// clamped to [−746, 710] (NaN kept: the max and min return their second
+// source, v, when either is NaN), n = round(v·log2 e), r = v − n·ln 2 in
+// two parts, e^r = 1 + (r + r²·P(r)) with P the Taylor polynomial of
+// degree 11 by Horner's rule, scaled by 2^n (VSCALEFPD, which rounds once
+// into the subnormals and overflows to +∞). n, r, p are scratch.
+#define EXP64(v, n, r, p) \
+	VMAXPD       v, Z14, v; \
+	VMINPD       v, Z15, v; \
+	VMULPD       Z16, v, n; \
+	VRNDSCALEPD  $0, n, n; \
+	VMOVAPD      v, r; \
+	VFNMADD231PD Z17, n, r; \
+	VFNMADD231PD Z18, n, r; \
+	VMOVAPD      Z20, p; \
+	VFMADD213PD  Z21, r, p; \
+	VFMADD213PD  Z22, r, p; \
+	VFMADD213PD  Z23, r, p; \
+	VFMADD213PD  Z24, r, p; \
+	VFMADD213PD  Z25, r, p; \
+	VFMADD213PD  Z26, r, p; \
+	VFMADD213PD  Z27, r, p; \
+	VFMADD213PD  Z28, r, p; \
+	VFMADD213PD  Z29, r, p; \
+	VFMADD213PD  Z30, r, p; \
+	VFMADD213PD  Z31, r, p; \
+	VMULPD       r, r, v; \
+	VFMADD213PD  r, v, p; \
+	VADDPD       Z19, p, p; \
+	VSCALEFPD    n, p, v
+
+// LOAD64 broadcasts the exp64Consts at c into Z14–Z31.
+#define LOAD64(c) \
+	VBROADCASTSD exp64Consts_lo(c), Z14; \
+	VBROADCASTSD exp64Consts_hi(c), Z15; \
+	VBROADCASTSD exp64Consts_log2e(c), Z16; \
+	VBROADCASTSD exp64Consts_ln2Hi(c), Z17; \
+	VBROADCASTSD exp64Consts_ln2Lo(c), Z18; \
+	VBROADCASTSD exp64Consts_one(c), Z19; \
+	VBROADCASTSD exp64Consts_c+0(c), Z20; \
+	VBROADCASTSD exp64Consts_c+8(c), Z21; \
+	VBROADCASTSD exp64Consts_c+16(c), Z22; \
+	VBROADCASTSD exp64Consts_c+24(c), Z23; \
+	VBROADCASTSD exp64Consts_c+32(c), Z24; \
+	VBROADCASTSD exp64Consts_c+40(c), Z25; \
+	VBROADCASTSD exp64Consts_c+48(c), Z26; \
+	VBROADCASTSD exp64Consts_c+56(c), Z27; \
+	VBROADCASTSD exp64Consts_c+64(c), Z28; \
+	VBROADCASTSD exp64Consts_c+72(c), Z29; \
+	VBROADCASTSD exp64Consts_c+80(c), Z30; \
+	VBROADCASTSD exp64Consts_c+88(c), Z31
+
+// func expScaled64(dst, src *float64, n int, shift, t float64, c *exp64Consts) float64
+//
+// Sets dst[i] = e^((src[i] − shift)/t) for i < n (n ≥ 1; dst may be src)
+// and returns their sum, added in 8 lanes and then across them.
+TEXT ·expScaled64(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD shift+24(FP), Z0
+	VBROADCASTSD t+32(FP), Z1
+	MOVQ         c+40(FP), R8
+	LOAD64(R8)
+	VXORPD       Z10, Z10, Z10
+
+xloop:
+	CMPQ    CX, $8
+	JLT     xtail
+	VMOVUPD (SI), Z2
+	VSUBPD  Z0, Z2, Z2
+	VDIVPD  Z1, Z2, Z2
+	EXP64(Z2, Z3, Z4, Z5)
+	VMOVUPD Z2, (DI)
+	VADDPD  Z2, Z10, Z10
+	ADDQ    $64, SI
+	ADDQ    $64, DI
+	SUBQ    $8, CX
+	JMP     xloop
+
+xtail:
+	TESTQ     CX, CX
+	JZ        xdone
+	MOVL      $1, AX
+	SHLL      CX, AX
+	DECL      AX
+	KMOVW     AX, K1
+	VMOVUPD.Z (SI), K1, Z2
+	VSUBPD    Z0, Z2, Z2
+	VDIVPD    Z1, Z2, Z2
+	EXP64(Z2, Z3, Z4, Z5)
+	VMOVAPD.Z Z2, K1, Z2
+	VMOVUPD   Z2, K1, (DI)
+	VADDPD    Z2, Z10, Z10
+
+xdone:
+	VEXTRACTF64X4 $1, Z10, Y11
+	VADDPD        Y11, Y10, Y10
+	VEXTRACTF128  $1, Y10, X11
+	VADDPD        X11, X10, X10
+	VPERMILPD     $1, X10, X11
+	VADDSD        X11, X10, X10
+	VMOVSD        X10, ret+48(FP)
+	VZEROUPPER
+	RET
