@@ -71,13 +71,16 @@ var ConvPasses = []string{"forward", "input gradient", "weight gradient"}
 // one warm-up call of each, rounds rounds, each running every path in
 // turn (so that a change in the machine's speed meets all paths alike),
 // and returns the medians, [pass][path]. It sets tensor.SetConvPath and
-// leaves it following the table.
+// leaves it following the table. The cache of transformed Winograd
+// filters is off while it runs: each call transforms its filters, as a
+// training step does.
 func ConvTimes[T tensor.Float](l ConvLayer, rounds int) ([3][]time.Duration, error) {
 	var med [3][]time.Duration
 	if rounds < 1 {
 		return med, fmt.Errorf("convchoice: rounds %d, want at least 1", rounds)
 	}
 	defer tensor.SetConvPath("")
+	defer tensor.SetWinogradCache(tensor.SetWinogradCache(0))
 	p := l.Params()
 	r := rand.New(rand.NewPCG(1, 2))
 	x := randTensor[T](r, p.N, p.C, p.H, p.W)

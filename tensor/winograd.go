@@ -489,10 +489,8 @@ func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int
 	pos := wg.a * wg.a
 	mk := kernelFor[T]()
 	size := roundUp(p.O, mk.mr) * p.C // one packed U[ξ]
-	pool := poolOf[T](&winogradPacked[bits.Len(uint(pos*size))])
-	packed := getFrom[T](pool, pos*size)
-	defer pool.Put(packed)
-	wg.filters(*packed, w, mk, p, flip)
+	packed, done := wg.packedFilters(w, mk, p, flip, pos*size)
+	defer done()
 	tb := winogradBlock(pos, wg.tiles, p)
 	blocks := (wg.tiles + tb - 1) / tb
 	parallelFor(blocks, tb*pos*p.O*p.C, func(lo, hi int) {
@@ -504,7 +502,7 @@ func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int
 			v, mm := (*buf)[:pos*p.C*nt], (*buf)[pos*p.C*nt:][:pos*p.O*nt]
 			wg.inputs(v, x, p, t0, nt)
 			for xi := range pos {
-				A := operand[T]{ld: p.C, packed: (*packed)[xi*size:][:size]}
+				A := operand[T]{ld: p.C, packed: packed[xi*size:][:size]}
 				B := operand[T]{data: v[xi*p.C*nt:], ld: nt}
 				gemmOperands(mk, 1, p.O, nt, p.C, 1, A, B, 0, mm[xi*p.O*nt:], nt)
 			}
