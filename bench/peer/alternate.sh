@@ -13,6 +13,7 @@
 # the loss; -live 64: 64 MB of live data held, as a program holding its
 # model and data). From the repository root.
 set -eu
+. "$(dirname "$0")/env.sh"
 rounds=${1:-3}
 pattern=${2:-'^ecl/.*/k(3|10)/n(100|10000)/'}
 [ "$#" -ge 2 ] && shift 2 || shift "$#"

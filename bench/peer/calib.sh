@@ -52,7 +52,7 @@ here=$(dirname "$0")
 for f in source.npz target.npz; do
 	[ -f "$dir/$f" ] || { echo "calib.sh: $dir/$f missing (go run ./bench/calibdata -out $dir)" >&2; exit 2; }
 done
-unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+. "$(dirname "$0")/env.sh"
 if [ -n "${CORETYPE:-}" ]; then export OPENBLAS_CORETYPE="$CORETYPE"; fi
 echo "# $(lscpu | sed -n 's/^Model name:[[:space:]]*//p'), nproc $(nproc), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -z "$ecl" ]; then

@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 k=$1 n=$2 rounds=$3 methods=$4 threads=${5:-2}
-unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+. bench/peer/env.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/benchtable" ./bench/benchtable

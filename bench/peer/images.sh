@@ -14,6 +14,7 @@
 # torchvision round the median of 3 passes after a warm-up pass. From the
 # repository root.
 set -eu
+. "$(dirname "$0")/env.sh"
 rounds=${1:-3}
 count=${2:-200}
 agree=${AGREE:-50}

@@ -9,6 +9,7 @@
 # the LeNet-5 and ResNet-20 steps and the convolution layers
 # ('train-step|conv2d'; 'densenet40' adds ~10 s per side and round).
 set -eu
+. "$(dirname "$0")/env.sh"
 rounds=${1:-3}
 run=${2:-'lenet5-train-step|resnet20-train-step|conv2d'}
 py=${PYTHON:-/usr/bin/python3}
