@@ -13,9 +13,18 @@ reference code writes it (MiniBatch: broadcast [N, G, B, D] distances) and
 the fastest we could write (MiniBatchFast: distances through a matrix
 product, sums and cross terms as batched products). ms/op is the faster
 form's median of calls timed alone after 5 warm-ups; each form's best call
-follows. Rows whose broadcast tensors would pass --chunk samples run in
-chunks of that many samples: the sums first (without gradients), then the
-loss chunk by chunk with backward, as a PyTorch user must to fit in memory.
+follows. Rows run in chunks of samples, at most --chunk; each form is
+timed so and with at most ASSIGN_MAX assignments [N, G, B] a chunk, the
+faster kept (chunkings: canonical K = 1,000's mini-batch loss is faster
+in chunks of 4,194, its soft-binned estimator whole; class-wise
+K = 1,000 runs in chunks of 279 samples, about 5 s a call, where whole
+its 600 MB tensors, which glibc maps and faults afresh every call, took
+over 40 s).
+The mini-batch loss takes the sums first (without gradients), then the
+loss chunk by chunk with backward, as a PyTorch user must to fit in
+memory; the soft-binned estimator takes the sums without gradients, the
+loss's gradient with respect to them, then each chunk's sums again with
+backward from that gradient.
 The reference form is left out (-) where its broadcasts would pass
 BROADCAST_MAX elements (canonical K = 1,000).
 
@@ -67,6 +76,25 @@ def layout(paradigm, k, b=15):
 # broadcasts (4 GB in float32): canonical K = 1,000 at N = 10⁴ would need
 # 10¹⁰, so only the fast form runs there.
 BROADCAST_MAX = 2 ** 30
+
+
+# ASSIGN_MAX bounds the elements of a chunk's soft assignments [N, G, B]
+# (16 MB in float32), so that each chunk's tensors stay in memory glibc
+# reuses (bench/peer/env.sh).
+ASSIGN_MAX = 2 ** 22
+
+
+def chunkings(paradigm, k, n, chunk):
+    """The chunk sizes a row is timed at: at most chunk samples and
+    ASSIGN_MAX assignments a chunk, and at most chunk samples (whole, for
+    n ≤ chunk) unless that passes 16 ASSIGN_MAX assignments (class-wise
+    K = 1,000, over 40 s a call)."""
+    a, _, g, _ = layout(paradigm, k)
+    per = g * a.shape[0]
+    sizes = {max(1, min(n, chunk, ASSIGN_MAX // per))}
+    if min(n, chunk) * per <= 16 * ASSIGN_MAX:
+        sizes.add(min(n, chunk))
+    return sorted(sizes)
 
 
 def broadcast(paradigm, k, n):
@@ -131,6 +159,20 @@ class MiniBatch:
     def scale(self, loss):
         return loss if self.paradigm == "toplabel" else loss / self.k
 
+    def chunked_sums(self, s, t, ps, pt, chunk):
+        """The per-bin sums [ns, ms, nt, mt] of both domains, chunk samples
+        at a time, without gradients."""
+        p3 = lambda v: v.reshape(v.shape[0], self.g, self.d)
+        stats = []
+        with torch.no_grad():
+            for a, b in ((s, ps), (t, pt)):
+                nsum, msum = 0, 0
+                for sc, pc in zip(torch.split(a, chunk), torch.split(b, chunk)):
+                    _, nc, mc = self.sums(sc, p3(pc))
+                    nsum, msum = nsum + nc, msum + mc
+                stats += [nsum, msum]
+        return stats
+
     def step(self, s, t, ps, pt, chunk):
         """One forward and backward pass; s, t, ps, pt require gradients."""
         n = s.shape[0]
@@ -142,15 +184,7 @@ class MiniBatch:
             loss = self.scale(self.term(ws, p3(ps), us, keep) + self.term(wt, p3(pt), ut, keep))
             loss.backward()
             return loss.item()
-        parts = lambda v: torch.split(v, chunk)
-        with torch.no_grad():
-            stats = []
-            for a, b in ((s, ps), (t, pt)):
-                nsum, msum = 0, 0
-                for sc, pc in zip(parts(a), parts(b)):
-                    _, nc, mc = self.sums(sc, p3(pc))
-                    nsum, msum = nsum + nc, msum + mc
-                stats += [nsum, msum]
+        stats = self.chunked_sums(s, t, ps, pt, chunk)
         us, ut, keep = self.proximal(*stats)
         total = 0.0
         for a, b, u in ((s, ps, us), (t, pt, ut)):
@@ -163,16 +197,30 @@ class MiniBatch:
         return total
 
 
-    def softbinned(self, s, t, ps, pt, eps=2.0 ** -23):
+    def softbinned(self, s, t, ps, pt, chunk, eps=2.0 ** -23):
         """One forward and backward pass of the soft-binned estimator (Eq. 7,
         L1 norm): per-bin expectations m/(n + eps) of each domain, their
         distance weighted by the target's share of each bin."""
         p3 = lambda v: v.reshape(v.shape[0], self.g, self.d)
-        _, ns, ms = self.sums(s, p3(ps))
-        _, nt, mt = self.sums(t, p3(pt))
-        diff = ms / (ns + eps).unsqueeze(2) - mt / (nt + eps).unsqueeze(2)
-        loss = (nt / nt.sum(1, keepdim=True) * diff.abs().sum(2)).sum()
+
+        def loss_of(ns, ms, nt, mt):
+            diff = ms / (ns + eps).unsqueeze(2) - mt / (nt + eps).unsqueeze(2)
+            return (nt / nt.sum(1, keepdim=True) * diff.abs().sum(2)).sum()
+
+        if s.shape[0] <= chunk:
+            _, ns, ms = self.sums(s, p3(ps))
+            _, nt, mt = self.sums(t, p3(pt))
+            loss = loss_of(ns, ms, nt, mt)
+            loss.backward()
+            return loss.item()
+        stats = [v.requires_grad_(True) for v in self.chunked_sums(s, t, ps, pt, chunk)]
+        loss = loss_of(*stats)
         loss.backward()
+        parts = lambda v: torch.split(v, chunk)
+        for (a, b), gn, gm in zip(((s, ps), (t, pt)), stats[0::2], stats[1::2]):
+            for sc, pc in zip(parts(a), parts(b)):
+                _, nc, mc = self.sums(sc, p3(pc))
+                torch.autograd.backward([nc, mc], [gn.grad, gm.grad])
         return loss.item()
 
 
@@ -212,7 +260,7 @@ def case(paradigm, k, n, chunk, device="cpu", form="reference", soft=False):
     def run():
         vs = [v.clone().requires_grad_(True) for v in inputs]
         if soft:
-            mb.softbinned(*vs)
+            mb.softbinned(*vs, chunk=chunk)
         else:
             mb.step(*vs, chunk=chunk)
 
@@ -237,8 +285,14 @@ def main():
                 name = f"{'eclsb' if soft else 'ecl'}/{p}/k{k}/n{n}/float32"
                 if not pattern.search(name):
                     continue
-                todo = [f for f in args.forms.split(",") if f != "reference" or broadcast(p, k, min(n, args.chunk)) <= BROADCAST_MAX]
-                forms = {f: measure(case(p, k, n, args.chunk, form=f, soft=soft), min_runs=5) for f in todo}
+                forms = {}
+                for f in args.forms.split(","):
+                    for chunk in chunkings(p, k, n, args.chunk):
+                        if f == "reference" and broadcast(p, k, min(n, chunk)) > BROADCAST_MAX:
+                            continue
+                        m = measure(case(p, k, n, chunk, form=f, soft=soft), min_runs=5)
+                        if f not in forms or m[0] < forms[f][0]:
+                            forms[f] = m
                 med = min(m for m, _ in forms.values())
                 cols = " ".join(f"{forms[f][1] * 1e3:10.3f}" if f in forms else f"{'-':>10}" for f in ("fast", "reference"))
                 print(f"{name:<34} {med * 1e3:10.3f} {cols}", flush=True)
