@@ -472,10 +472,11 @@ func gradSoftBinStats[T tensor.Float](sb tensor.SoftBins) rule[T] {
 }
 
 // top_label_stats: y = soft_bin_stats(max_k s, p); ∂s only at each row's
-// first maximum, the maxima found again (tensor.TopLabelStatsBackward).
-func gradTopLabelStats[T tensor.Float](sb tensor.SoftBins) rule[T] {
+// first maximum, from the saved maxima top and their indices idx, s having
+// k columns (tensor.TopLabelStatsBackward).
+func gradTopLabelStats[T tensor.Float](sb tensor.SoftBins, top, idx *tensor.Tensor[T], k int) rule[T] {
 	return func(g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
-		ds, dp := tensor.TopLabelStatsBackward(g, x[0].Value, x[1].Value, sb)
+		ds, dp := tensor.TopLabelStatsBackward(g, top, idx, x[1].Value, k, sb)
 		return grads[T]{ds, dp}
 	}
 }

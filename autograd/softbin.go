@@ -27,5 +27,6 @@ func SoftBinStats[T tensor.Float](x, p *Var[T], sb tensor.SoftBins) *Var[T] {
 // statistics [1, B, 3] on sb's 1-D anchors (tensor.TopLabelStats). Its
 // gradient reaches s only at each row's first maximum.
 func TopLabelStats[T tensor.Float](s, p *Var[T], sb tensor.SoftBins) *Var[T] {
-	return record(opTopLabelStats, tensor.TopLabelStats(s.Value, p.Value, sb), gradTopLabelStats[T](sb), s, p)
+	stats, x, idx := tensor.TopLabelStats(s.Value, p.Value, sb)
+	return record(opTopLabelStats, stats, gradTopLabelStats(sb, x, idx, s.Value.Shape()[1]), s, p)
 }

@@ -2,13 +2,14 @@ package tensor
 
 // The top-label kernels of the Expectation Consistency Loss: the soft
 // binning (SoftBinStats) of each sample's top confidence x_i = max_k s_ik,
-// with values p [N], fused with the maximum. The forward never holds x; the
-// backward recomputes it chunk by chunk, with its index, and writes the
-// gradient of s only at the maxima, so the memory beyond the inputs and
-// the gradients is O(B) and a few cache-sized chunks.
+// with values p [N], fused with the maximum. The forward also returns the
+// maxima x [N] and their indices, which the backward takes instead of
+// reading s again: it writes the gradient of s, zero but at the maxima,
+// without reading the N·K probabilities (at K = 1,000 the pass is memory
+// traffic, and that read was a third of it).
 var (
-	TopLabelStatsKernel         = NewKernel[SoftBins]("top_label_stats")          // in s, p; out stats
-	TopLabelStatsBackwardKernel = NewKernel[SoftBins]("top_label_stats_backward") // in dstats, s, p; out ds, dp
+	TopLabelStatsKernel         = NewKernel[SoftBins]("top_label_stats")          // in s, p; out stats, x, idx
+	TopLabelStatsBackwardKernel = NewKernel[SoftBins]("top_label_stats_backward") // in dstats, x, idx, p; out ds, dp
 )
 
 func init() {
@@ -19,45 +20,58 @@ func init() {
 // TopLabelStats is SoftBinStats of the top confidences max_k s_ik [N, 1, 1]
 // of the probabilities s [N, K] with the values p [N]: the statistics
 // [1, B, 3] (soft count, weighted sum, weighted squared value) on sb's 1-D
-// anchors.
-func TopLabelStats[T Float](s, p *Tensor[T], sb SoftBins) *Tensor[T] {
-	_, b := topLabelShape("TopLabelStats", s, p, sb)
+// anchors, and the maxima x [N] with the index of each one's first
+// occurrence (Extremes), for TopLabelStatsBackward.
+func TopLabelStats[T Float](s, p *Tensor[T], sb SoftBins) (stats, x, idx *Tensor[T]) {
+	n, b := topLabelShape("TopLabelStats", s, p, sb)
 	if body, ok := Lookup(TopLabelStatsKernel, s.Device()); ok {
-		st := ZerosOn(s.Device(), 1, b, 3)
-		body([]*Tensor[T]{st}, []*Tensor[T]{Contiguous(s), Contiguous(p)}, sb)
-		return st
+		stats, x, idx = ZerosOn(s.Device(), 1, b, 3), emptyOn(s.Device(), n), emptyOn(s.Device(), n)
+		body([]*Tensor[T]{stats, x, idx}, []*Tensor[T]{Contiguous(s), Contiguous(p)}, sb)
+		return stats, x, idx
 	}
 	return topLabelStatsComposed(s, p, sb)
 }
 
 // TopLabelStatsBackward is the gradient of TopLabelStats with respect to s
-// (nonzero only at the first maximum of each row) and p, for the gradient
-// ds [1, B, 3] of the statistics. A body writes every element of the
-// gradient of s (it is not zeroed before) and adds to that of p.
-func TopLabelStatsBackward[T Float](ds, s, p *Tensor[T], sb SoftBins) (dsOut, dp *Tensor[T]) {
-	n, b := topLabelShape("TopLabelStatsBackward", s, p, sb)
-	sameShape("TopLabelStatsBackward", []int{1, b, 3}, ds)
-	if body, ok := Lookup(TopLabelStatsBackwardKernel, s.Device()); ok {
-		dsOut, dp = emptyOn(s.Device(), s.Shape()...), ZerosOn(s.Device(), n)
-		body([]*Tensor[T]{dsOut, dp}, []*Tensor[T]{Contiguous(ds), Contiguous(s), Contiguous(p)}, sb)
+// [N, k] (nonzero only at the first maximum of each row) and p, for the
+// gradient ds [1, B, 3] of the statistics, from the maxima x and indices
+// idx TopLabelStats returned. A body writes every element of the gradient
+// of s (it is not zeroed before) and adds to that of p.
+func TopLabelStatsBackward[T Float](ds, x, idx, p *Tensor[T], k int, sb SoftBins) (dsOut, dp *Tensor[T]) {
+	const op = "TopLabelStatsBackward"
+	ps := p.shape
+	if len(ps) != 1 || k < 1 {
+		panic(shapeError(op, [][]int{ps}, "values %v and %d classes, want [N] and at least 1", ps, k))
+	}
+	for _, t := range []*Tensor[T]{ds, x, idx} {
+		if t.Device() != p.Device() {
+			panic(argumentError(op, "inputs on %s and %s, want one device", t.Device(), p.Device()))
+		}
+	}
+	n, b := ps[0], topLabelBins(op, p, sb)
+	sameShape(op, []int{1, b, 3}, ds)
+	sameShape(op, []int{n}, x, idx)
+	if body, ok := Lookup(TopLabelStatsBackwardKernel, p.Device()); ok {
+		dsOut, dp = emptyOn(p.Device(), n, k), ZerosOn(p.Device(), n)
+		body([]*Tensor[T]{dsOut, dp}, []*Tensor[T]{Contiguous(ds), Contiguous(x), Contiguous(idx), Contiguous(p)}, sb)
 		return dsOut, dp
 	}
-	return topLabelStatsBackwardComposed(ds, s, p, sb)
+	return topLabelStatsBackwardComposed(ds, x, idx, p, k, sb)
 }
 
 // The composed versions: the maximum (Extremes), then SoftBinStats of the
 // maxima; ExtremeGrad after SoftBinStatsBackward.
 
-func topLabelStatsComposed[T Float](s, p *Tensor[T], sb SoftBins) *Tensor[T] {
+func topLabelStatsComposed[T Float](s, p *Tensor[T], sb SoftBins) (stats, x, idx *Tensor[T]) {
 	n := s.Shape()[0]
-	return SoftBinStats(Reshape(Max(s, 1, false), n, 1, 1), Reshape(p, n, 1, 1), sb)
+	x, idx = Extremes(s, 1, false)
+	return SoftBinStats(Reshape(x, n, 1, 1), Reshape(p, n, 1, 1), sb), Reshape(x, n), Reshape(idx, n)
 }
 
-func topLabelStatsBackwardComposed[T Float](ds, s, p *Tensor[T], sb SoftBins) (dsOut, dp *Tensor[T]) {
-	n := s.Shape()[0]
-	x, idx := Extremes(s, 1, false)
+func topLabelStatsBackwardComposed[T Float](ds, x, idx, p *Tensor[T], k int, sb SoftBins) (dsOut, dp *Tensor[T]) {
+	n := p.Len()
 	dx, dp3 := SoftBinStatsBackward(ds, Reshape(x, n, 1, 1), Reshape(p, n, 1, 1), sb)
-	return ExtremeGrad(Reshape(dx, n, 1), idx, 1, s.Shape()...), Reshape(dp3, n)
+	return ExtremeGrad(Reshape(dx, n, 1), Reshape(idx, n, 1), 1, n, k), Reshape(dp3, n)
 }
 
 // topLabelShape checks s [N, K] and p [N] against sb (1-D anchors) and
@@ -67,11 +81,17 @@ func topLabelShape[T Float](op string, s, p *Tensor[T], sb SoftBins) (n, b int) 
 	if len(ss) != 2 || ss[1] < 1 || len(ps) != 1 || ps[0] != ss[0] || s.Device() != p.Device() {
 		panic(shapeError(op, [][]int{ss, ps}, "probabilities %v and values %v (on %s and %s), want [N, K] and [N] on one device", ss, ps, s.Device(), p.Device()))
 	}
+	return ss[0], topLabelBins(op, p, sb)
+}
+
+// topLabelBins checks sb (1-D anchors, τ) for the values p [N] and returns
+// B.
+func topLabelBins[T Float](op string, p *Tensor[T], sb SoftBins) int {
 	if sb.Dim != 1 {
 		panic(argumentError(op, "anchors of dimension %d, want 1", sb.Dim))
 	}
-	_, _, _, b = softShape(op, &Tensor[T]{shape: []int{ss[0], 1, 1}}, sb) // the anchors and τ
-	return ss[0], b
+	_, _, _, b := softShape(op, &Tensor[T]{shape: []int{p.shape[0], 1, 1}}, sb) // the anchors and τ
+	return b
 }
 
 // topChunk is the number of rows whose top confidences the CPU bodies hold
@@ -110,6 +130,7 @@ func topRows[T Float](x, idx, s []T, k int) {
 
 func topLabelStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	ss, ps := HostData(in[0]), HostData(in[1])
+	xs, is := HostData(out[1]), HostData(out[2])
 	n, k := in[0].Shape()[0], in[0].Shape()[1]
 	as := newAnchorSet[T](sb)
 	b := len(as.norm)
@@ -118,12 +139,12 @@ func topLabelStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 		align = 16 // the kernels' rounds
 	}
 	blockSums(n, topCost(n, b*13+2*k), align, HostData(out[0]), func(acc []float64, lo, hi int) {
-		buf := getScratch[T](2*topChunk + b)
+		buf := getScratch[T](b)
 		defer putScratch(buf)
-		w, tmp := (*buf)[2*topChunk:], []float64(nil)
+		w, tmp := *buf, []float64(nil)
 		for ; lo < hi; lo += topChunk {
 			m := min(hi-lo, topChunk)
-			x, idx, pc := (*buf)[:m], (*buf)[topChunk:topChunk+m], ps[lo:lo+m]
+			x, idx, pc := xs[lo:lo+m], is[lo:lo+m], ps[lo:lo+m]
 			topRows(x, idx, ss[lo*k:(lo+m)*k], k)
 			rows := func(lo, hi int) { // the rows the vector kernels leave
 				if tmp == nil {
@@ -145,8 +166,8 @@ func topLabelStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 
 func topLabelStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	dss, dps := HostData(out[0]), HostData(out[1])
-	ds, ss, ps := HostData(in[0]), HostData(in[1]), HostData(in[2])
-	n, k := in[1].Shape()[0], in[1].Shape()[1]
+	ds, xs, is, ps := HostData(in[0]), HostData(in[1]), HostData(in[2]), HostData(in[3])
+	n, k := out[0].Shape()[0], out[0].Shape()[1]
 	as := newAnchorSet[T](sb)
 	b := len(as.norm)
 	var grad func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int
@@ -157,16 +178,15 @@ func topLabelStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 	if grad != nil {
 		align = 16 // the kernel's rounds
 	}
-	parallelFor((n+align-1)/align, align*topCost(n, b*18+2*k), func(lo, hi int) {
+	parallelFor((n+align-1)/align, align*topCost(n, b*18+k), func(lo, hi int) {
 		lo, hi = lo*align, min(hi*align, n)
-		buf := getScratch[T](3*topChunk + 2*b)
+		buf := getScratch[T](topChunk + 2*b)
 		defer putScratch(buf)
-		w, dw, tmp := (*buf)[3*topChunk:3*topChunk+b], (*buf)[3*topChunk+b:], []float64(nil)
+		w, dw, tmp := (*buf)[topChunk:topChunk+b], (*buf)[topChunk+b:], []float64(nil)
 		for ; lo < hi; lo += topChunk {
 			m := min(hi-lo, topChunk)
-			x, idx, dx := (*buf)[:m], (*buf)[topChunk:topChunk+m], (*buf)[2*topChunk:2*topChunk+m]
+			x, idx, dx := xs[lo:lo+m], is[lo:lo+m], (*buf)[:m]
 			pc, dpc := ps[lo:lo+m], dps[lo:lo+m]
-			topRows(x, idx, ss[lo*k:(lo+m)*k], k)
 			clear(dx)
 			rows := func(lo, hi int) { // the rows the vector kernel leaves
 				if tmp == nil {

@@ -79,16 +79,20 @@ func checkTopLabel[T Float](t *testing.T, seed uint64, n, k int, bad bool, sb So
 			}
 		}
 	}
-	same("stats", TopLabelStats(s, p, sb), topLabelStatsComposed(s, p, sb))
-	gs, gp := TopLabelStatsBackward(ds, s, p, sb)
-	ws, wp := topLabelStatsBackwardComposed(ds, s, p, sb)
+	stats, x, idx := TopLabelStats(s, p, sb)
+	wstats, wx, widx := topLabelStatsComposed(s, p, sb)
+	same("stats", stats, wstats)
+	same("maxima", x, wx)
+	same("indices", idx, widx)
+	gs, gp := TopLabelStatsBackward(ds, x, idx, p, k, sb)
+	ws, wp := topLabelStatsBackwardComposed(ds, wx, widx, p, k, sb)
 	same("ds", gs, ws)
 	same("dp", gp, wp)
 	// In an arena, on recycled buffers of garbage: the body writes every
 	// element of the gradient of s.
 	var a Arena[T]
 	a.Do(func() { Full[T](7, s.Shape()...); Full[T](7, n) })
-	a.Do(func() { gs, gp = TopLabelStatsBackward(ds, s, p, sb) })
+	a.Do(func() { gs, gp = TopLabelStatsBackward(ds, x, idx, p, k, sb) })
 	same("ds/arena", gs, ws)
 	same("dp/arena", gp, wp)
 	if n > 1 && k > 1 {
@@ -106,5 +110,10 @@ func TestTopLabelStatsShapeErrors(t *testing.T) {
 	mustPanic(t, func() { TopLabelStats(s, Zeros[float32](4, 1), sb) }, "TopLabelStats", "[4 1]")
 	mustPanic(t, func() { TopLabelStats(s, p, SoftBins{Anchors: []float64{0, 1}, Dim: 2, Tau: 1}) }, "TopLabelStats", "dimension 2")
 	mustPanic(t, func() { TopLabelStats(s, p, SoftBins{Anchors: sb.Anchors, Dim: 1}) }, "TopLabelStats", "temperature 0")
-	mustPanic(t, func() { TopLabelStatsBackward(Zeros[float32](1, 3, 3), s, p, sb) }, "TopLabelStatsBackward", "[1 3 3]", "[1 2 3]")
+	_, x, idx := TopLabelStats(Full[float32](0.5, 4, 3), p, sb)
+	ds := Zeros[float32](1, 2, 3)
+	mustPanic(t, func() { TopLabelStatsBackward(Zeros[float32](1, 3, 3), x, idx, p, 3, sb) }, "TopLabelStatsBackward", "[1 3 3]", "[1 2 3]")
+	mustPanic(t, func() { TopLabelStatsBackward(ds, Zeros[float32](5), idx, p, 3, sb) }, "TopLabelStatsBackward", "[5]", "[4]")
+	mustPanic(t, func() { TopLabelStatsBackward(ds, x, idx, Zeros[float32](4, 1), 3, sb) }, "TopLabelStatsBackward", "[4 1]", "[N]")
+	mustPanic(t, func() { TopLabelStatsBackward(ds, x, idx, p, 0, sb) }, "TopLabelStatsBackward", "0 classes")
 }
