@@ -227,7 +227,9 @@ func (wg *winograd[T]) packedFilters(w []T, mk microKernel[T], p Conv2DParams, f
 	}
 	sum := maphash.Bytes(filterSeed, raw)
 	if e != nil && e.sum == sum && len(raw)+size*k.size <= limit {
-		packed := make([]T, size)
+		// The pool's buffer, if it has one, whose pages are in memory
+		// already; the entry keeps it.
+		packed := *getFrom[T](poolOf[T](&winogradPacked[bits.Len(uint(size))]), size)
 		wg.filters(packed, w, mk, p, flip)
 		c.mu.Lock()
 		c.put(k, &filterEntry{sum: sum, raw: bytes.Clone(raw), packed: packed})
