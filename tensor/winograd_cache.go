@@ -55,24 +55,8 @@ type filterEntry struct {
 	sum    uint64
 	raw    []byte // the weights' bytes packed was made from; nil until kept
 	packed any    // []T, the transformed filters (winograd.filters' layout)
+	bytes  int    // of raw and packed, 0 until kept
 	used   uint64 // the cache's clock when last used
-}
-
-func (e *filterEntry) bytes(elem int) int {
-	if e.raw == nil {
-		return 0
-	}
-	return len(e.raw) + sliceLen(e.packed)*elem
-}
-
-func sliceLen(s any) int {
-	switch s := s.(type) {
-	case []float32:
-		return len(s)
-	case []float64:
-		return len(s)
-	}
-	return 0
 }
 
 type filterCache struct {
@@ -144,7 +128,7 @@ func (c *filterCache) evict(keep *filterEntry) {
 		if old == nil {
 			return
 		}
-		c.used -= old.bytes(lru.size)
+		c.used -= old.bytes
 		delete(c.entries, lru)
 	}
 }
@@ -152,12 +136,12 @@ func (c *filterCache) evict(keep *filterEntry) {
 // put makes e the entry of k, replacing what was there. c.mu is held.
 func (c *filterCache) put(k filterKey, e *filterEntry) {
 	if old := c.entries[k]; old != nil {
-		c.used -= old.bytes(k.size)
+		c.used -= old.bytes
 	}
 	c.clock++
 	e.used = c.clock
 	c.entries[k] = e
-	c.used += e.bytes(k.size)
+	c.used += e.bytes
 	c.evict(e)
 }
 
@@ -166,7 +150,7 @@ func (c *filterCache) drop(k filterKey) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e := c.entries[k]; e != nil {
-		c.used -= e.bytes(k.size)
+		c.used -= e.bytes
 		delete(c.entries, k)
 	}
 }
@@ -206,17 +190,17 @@ func equalBytes(a, b []byte) bool {
 // to call when done with them: from the cache where it keeps them, else
 // transformed into a pooled buffer.
 func (wg *winograd[T]) packedFilters(w []T, mk microKernel[T], p Conv2DParams, flip bool, size int) ([]T, func()) {
-	c := winogradFilterCache
-	c.mu.Lock()
-	limit := c.limit
-	c.mu.Unlock()
-	if limit == 0 || len(w) == 0 {
+	if len(w) == 0 {
 		return wg.pooledFilters(w, mk, p, flip, size)
 	}
+	c := winogradFilterCache
 	k := filterKey{n: len(w), size: int(unsafe.Sizeof(w[0])), o: p.O, c: p.C, m: wg.m, flip: flip, addr: uintptr(unsafe.Pointer(&w[0]))}
 	c.mu.Lock()
-	e := c.entries[k]
+	limit, e := c.limit, c.entries[k]
 	c.mu.Unlock()
+	if limit == 0 {
+		return wg.pooledFilters(w, mk, p, flip, size)
+	}
 	raw := byteView(w)
 	if e != nil && e.raw != nil && equalBytes(e.raw, raw) {
 		c.mu.Lock()
@@ -229,10 +213,10 @@ func (wg *winograd[T]) packedFilters(w []T, mk microKernel[T], p Conv2DParams, f
 	if e != nil && e.sum == sum && len(raw)+size*k.size <= limit {
 		// The pool's buffer, if it has one, whose pages are in memory
 		// already; the entry keeps it.
-		packed := *getFrom[T](poolOf[T](&winogradPacked[bits.Len(uint(size))]), size)
+		packed := *getFrom[T](packedPool[T](size), size)
 		wg.filters(packed, w, mk, p, flip)
 		c.mu.Lock()
-		c.put(k, &filterEntry{sum: sum, raw: bytes.Clone(raw), packed: packed})
+		c.put(k, &filterEntry{sum: sum, raw: bytes.Clone(raw), packed: packed, bytes: len(raw) + size*k.size})
 		c.mu.Unlock()
 		return packed, func() {}
 	}
@@ -248,8 +232,13 @@ func (wg *winograd[T]) packedFilters(w []T, mk microKernel[T], p Conv2DParams, f
 // pooledFilters is wg.filters of w in a buffer from winogradPacked, and
 // the func giving it back.
 func (wg *winograd[T]) pooledFilters(w []T, mk microKernel[T], p Conv2DParams, flip bool, size int) ([]T, func()) {
-	pool := poolOf[T](&winogradPacked[bits.Len(uint(size))])
+	pool := packedPool[T](size)
 	buf := getFrom[T](pool, size)
 	wg.filters(*buf, w, mk, p, flip)
 	return *buf, func() { pool.Put(buf) }
+}
+
+// packedPool is winogradPacked's pool for buffers of size values of T.
+func packedPool[T Float](size int) *sync.Pool {
+	return poolOf[T](&winogradPacked[bits.Len(uint(size))])
 }
