@@ -39,6 +39,7 @@ type anchorSet[T Float] struct {
 	pow         []int // g_jc at the nonzero coordinates, beside idx
 	maxPow      int
 	lift        []float64
+	index       latticeIndex // the anchors by coordinate, for sparseRow
 }
 
 // anchorSets holds the anchor sets built last: a loss passes the same
@@ -151,6 +152,7 @@ func (s *anchorSet[T]) lattice(sb SoftBins, o []float64) {
 			s.maxPow = max(s.maxPow, pow[t])
 		}
 	}
+	s.buildLatticeIndex()
 }
 
 // scratch is a buffer for row, one per goroutine.
@@ -334,35 +336,48 @@ func (s *anchorSet[T]) rowBackward(dx, dw, w, x []T) {
 		return
 	}
 	for j, v := range w {
-		if v == 0 {
-			continue
+		if v != 0 {
+			s.rowBackAt(dx, k2*v*(dw[j]-dot), j, x)
 		}
-		dz := k2 * v * (dw[j] - dot)
-		for i, a := range s.a[j*s.e : (j+1)*s.e] {
-			dx[i] += dz * (x[i] - a)
-		}
+	}
+}
+
+// rowBackAt adds dz·(x − a_j) to dx.
+func (s *anchorSet[T]) rowBackAt(dx []T, dz T, j int, x []T) {
+	for i, a := range s.a[j*s.e : (j+1)*s.e] {
+		dx[i] += dz * (x[i] - a)
 	}
 }
 
 // addStats adds one sample's statistics to acc [B, D+2] for its
 // assignment w [B] and value p [D].
 func addStats[T Float](acc []float64, w, p []T) {
+	pp := sumSquares(p)
+	for j, wv := range w {
+		if wv != 0 {
+			addStatsAt(acc, j, wv, p, pp)
+		}
+	}
+}
+
+// addStatsAt adds w·[1, p, pp] to bin j's statistics in acc [B, D+2].
+func addStatsAt[T Float](acc []float64, j int, w T, p []T, pp T) {
 	d := len(p)
+	s := acc[j*(d+2) : (j+1)*(d+2)]
+	s[0] += float64(w)
+	for c, v := range p {
+		s[1+c] += float64(T(w * v))
+	}
+	s[d+1] += float64(T(w * pp))
+}
+
+// sumSquares is ‖p‖², summed in T.
+func sumSquares[T Float](p []T) T {
 	var pp T
 	for _, v := range p {
 		pp += T(v * v)
 	}
-	for j, wv := range w {
-		if wv == 0 {
-			continue
-		}
-		s := acc[j*(d+2) : (j+1)*(d+2)]
-		s[0] += float64(wv)
-		for c, v := range p {
-			s[1+c] += float64(T(wv * v))
-		}
-		s[d+1] += float64(T(wv * pp))
-	}
+	return pp
 }
 
 // statsRowBackward sets, for one sample, dw [B] and dp [D] from the gradient
@@ -371,10 +386,7 @@ func addStats[T Float](acc []float64, w, p []T) {
 // w_j = 0.
 func statsRowBackward[T Float](dw, dp, w, p, ds []T, all bool) {
 	d := len(p)
-	var pp T
-	for _, v := range p {
-		pp += v * v
-	}
+	pp := sumSquares(p)
 	if d == 1 { // in registers
 		p0 := p[0]
 		var acc T
@@ -390,17 +402,23 @@ func statsRowBackward[T Float](dw, dp, w, p, ds []T, all bool) {
 		return
 	}
 	for j, wv := range w {
-		if wv == 0 && !all {
-			continue
+		if wv != 0 || all {
+			dw[j] = statsBackAt(dp, ds, j, wv, p, pp)
 		}
-		s := ds[j*(d+2) : (j+1)*(d+2)]
-		v := s[0] + s[d+1]*pp
-		for c, pv := range p {
-			v += s[1+c] * pv
-			dp[c] += wv * (s[1+c] + 2*s[d+1]*pv)
-		}
-		dw[j] = v
 	}
+}
+
+// statsBackAt adds bin j's part w·(dm_j + 2·dq_j·p) of dp and returns
+// dw_j = dn_j + dm_j·p + dq_j·pp, for the gradient ds [B, D+2].
+func statsBackAt[T Float](dp, ds []T, j int, w T, p []T, pp T) T {
+	d := len(p)
+	s := ds[j*(d+2) : (j+1)*(d+2)]
+	v := s[0] + s[d+1]*pp
+	for c, pv := range p {
+		v += s[1+c] * pv
+		dp[c] += w * (s[1+c] + 2*s[d+1]*pv)
+	}
+	return v
 }
 
 // The partition of the samples for the sums: blocks of at least

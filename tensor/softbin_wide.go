@@ -96,6 +96,7 @@ func (v *softWide[T]) stats(out, xs, ps []T) {
 		defer putScratch(buf)
 		w, pt, sum := (*buf)[:softWideRows*b], (*buf)[softWideRows*b:softWideRows*(b+c)], (*buf)[softWideRows*(b+c):]
 		tmp, pending := v.as.scratch(), 0
+		sr := v.sparseRows()
 		fold := func() {
 			for i, s := range sum {
 				acc[i] += float64(s)
@@ -104,8 +105,15 @@ func (v *softWide[T]) stats(out, xs, ps []T) {
 		}
 		for r0 := lo; r0 < hi; r0 += softWideRows {
 			m := min(softWideRows, hi-r0)
-			nz, ok := v.assign(w[:m*b], xs[r0*e:(r0+m)*e], tmp)
 			ps := ps[r0*d : (r0+m)*d]
+			if sr != nil && v.assignSparse(sr, xs[r0*e:(r0+m)*e]) {
+				for i := range m {
+					js, ws := sr.row(i)
+					addStatsSparse(acc, js, ws, ps[i*d:(i+1)*d])
+				}
+				continue
+			}
+			nz, ok := v.assign(w[:m*b], xs[r0*e:(r0+m)*e], tmp)
 			if !ok || !v.dense(nz, m) || !v.extend(pt[:m*c], ps) {
 				for i := range m {
 					addStats(acc, w[i*b:(i+1)*b], ps[i*d:(i+1)*d])
@@ -143,11 +151,20 @@ func (v *softWide[T]) grad(dxs, dps, ds, xs, ps []T) {
 		defer putScratch(buf)
 		w, dw := (*buf)[:softWideRows*b], (*buf)[softWideRows*b:2*softWideRows*b]
 		pt, g := (*buf)[2*softWideRows*b:softWideRows*(2*b+c)], (*buf)[softWideRows*(2*b+c):]
-		tmp := v.as.scratch()
+		tmp, sr := v.as.scratch(), v.sparseRows()
 		for ch := lo; ch < hi; ch++ {
 			r0 := ch * softWideRows
 			m := min(softWideRows, n-r0)
 			x, p, dx, dp := xs[r0*e:(r0+m)*e], ps[r0*d:(r0+m)*d], dxs[r0*e:(r0+m)*e], dps[r0*d:(r0+m)*d]
+			if sr != nil && v.assignSparse(sr, x) {
+				for i := range m {
+					js, ws := sr.row(i)
+					dwi := dw[:len(js)]
+					statsRowBackwardSparse(dwi, dp[i*d:(i+1)*d], js, ws, p[i*d:(i+1)*d], ds)
+					v.as.rowBackwardSparse(dx[i*e:(i+1)*e], dwi, js, ws, x[i*e:(i+1)*e])
+				}
+				continue
+			}
 			nz, ok := v.assign(w[:m*b], x, tmp)
 			if !dsOK || !ok || !v.dense(nz, m) || !v.extend(pt[:m*c], p) {
 				for i := range m {

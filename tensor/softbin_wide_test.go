@@ -223,3 +223,120 @@ func TestSoftWideApplies(t *testing.T) {
 		}
 	}
 }
+
+// sparseCases are wideCases plus points with tied largest coordinates and
+// a simplex grid of two steps (anchors with two nonzero coordinates).
+func sparseCases() []struct {
+	name       string
+	x, p, ds   *Tensor[float64]
+	sb         SoftBins
+	wantSparse bool // every chunk of 256 points has a sparse assignment in float32
+} {
+	type sc = struct {
+		name       string
+		x, p, ds   *Tensor[float64]
+		sb         SoftBins
+		wantSparse bool
+	}
+	var cs []sc
+	for _, c := range wideCases {
+		if c.b > 0 { // off the lattice
+			continue
+		}
+		x, p, ds, sb := c.inputs()
+		cs = append(cs, sc{c.name, x, p, ds, sb, !c.dense})
+	}
+	x, p, ds, sb := wideCases[0].inputs()
+	xs := HostData(x)
+	for i := 0; i < 3000; i += 7 { // coordinates 3 and 5 tied at the maximum
+		row := xs[i*40 : (i+1)*40]
+		m, _ := wideMax(row)
+		row[3], row[5] = m, m
+	}
+	cs = append(cs, sc{"ties", x, p, ds, sb, true})
+	r := newRNG(9)
+	const k = 12
+	anchors, b := simplexAnchors(k, 2)
+	x = Softmax(RandNormal[float64](r, 0, 3, 900, 1, k), 2)
+	cs = append(cs, sc{"two-steps", x, RandUniform[float64](r, 0, 1, 900, 1, k), RandNormal[float64](r, 0, 1, 1, b, k+2),
+		SoftBins{Anchors: anchors, Dim: k, Tau: 5e-4}, true})
+	return cs
+}
+
+// TestSoftWideSparseRows checks the sparse rows: sparseRow gives
+// latticeRow's assignment, and SoftBinStats and its backward through them
+// equal the dense rows bit for bit, in float32 and float64.
+func TestSoftWideSparseRows(t *testing.T) {
+	withWide(t, 0)
+	for _, c := range sparseCases() {
+		t.Run(c.name, func(t *testing.T) {
+			checkSparseRows(t, c.x, c.sb)
+			if all := checkSparseRows(t, Convert[float32](c.x), c.sb); all != c.wantSparse {
+				t.Errorf("every float32 chunk sparse: %v, want %v", all, c.wantSparse)
+			}
+			compareSparse(t, c.x, c.p, c.ds, c.sb)
+			compareSparse(t, Convert[float32](c.x), Convert[float32](c.p), Convert[float32](c.ds), c.sb)
+		})
+	}
+}
+
+// checkSparseRows compares sparseRow with latticeRow point by point and
+// reports whether every chunk of x has a sparse assignment.
+func checkSparseRows[T Float](t *testing.T, x *Tensor[T], sb SoftBins) bool {
+	t.Helper()
+	as := newAnchorSet[T](sb)
+	v := newSoftWide(as, 1, sb.Dim)
+	sr := v.sparseRows()
+	if sr == nil {
+		t.Fatal("no sparse rows on lattice anchors")
+	}
+	e, b := sb.Dim, len(as.norm)
+	xs, w, tmp := HostData(x), make([]T, b), as.scratch()
+	for i := range x.Shape()[0] {
+		xi := xs[i*e : (i+1)*e]
+		js, ws, ok := as.sparseRow(nil, nil, xi, sr.sc, b)
+		if !as.latticeRow(w, xi, tmp) {
+			if ok {
+				t.Fatalf("point %d: sparse where latticeRow is not", i)
+			}
+			continue
+		}
+		if !ok {
+			t.Fatalf("point %d: no sparse row", i)
+		}
+		at := 0
+		for j, want := range w {
+			got := T(0)
+			if at < len(js) && int(js[at]) == j {
+				got, at = ws[at], at+1
+			}
+			if got != want {
+				t.Fatalf("point %d anchor %d: %v, latticeRow %v", i, j, got, want)
+			}
+		}
+		if at != len(js) {
+			t.Fatalf("point %d: anchors %v not ascending or out of range", i, js)
+		}
+	}
+	all := true
+	for r0 := 0; r0 < len(xs)/e; r0 += softWideRows {
+		m := min(softWideRows, len(xs)/e-r0)
+		all = all && v.assignSparse(sr, xs[r0*e:(r0+m)*e])
+	}
+	return all
+}
+
+// compareSparse checks SoftBinStats and its backward with the sparse rows
+// against the dense rows, bit for bit.
+func compareSparse[T Float](t *testing.T, x, p, ds *Tensor[T], sb SoftBins) {
+	t.Helper()
+	old := softWideSparseRows
+	defer func() { softWideSparseRows = old }()
+	softWideSparseRows = false
+	ws, wx, wp := softBinAll(x, p, ds, sb)
+	softWideSparseRows = true
+	gs, gx, gp := softBinAll(x, p, ds, sb)
+	expectClose(t, "stats", gs, ws, 0)
+	expectClose(t, "dx", gx, wx, 0)
+	expectClose(t, "dp", gp, wp, 0)
+}
