@@ -439,17 +439,24 @@ func blockSums[T Float](n, cost, align int, out []T, body func(acc []float64, lo
 		blocks = (n + rows - 1) / rows
 	}
 	slots := len(out)
-	part := make([]float64, blocks*slots)
+	buf := getScratch[float64](blocks * slots)
+	defer putScratch(buf)
+	part := *buf
 	parallelFor(blocks, rows*cost, func(lo, hi int) {
 		for bk := lo; bk < hi; bk++ {
-			body(part[bk*slots:(bk+1)*slots], bk*rows, min((bk+1)*rows, n))
+			acc := part[bk*slots : (bk+1)*slots]
+			clear(acc)
+			body(acc, bk*rows, min((bk+1)*rows, n))
 		}
 	})
-	for s := range out {
-		t := 0.0
-		for bk := range blocks {
-			t += part[bk*slots+s]
+	// Block 0's sums plus each further block's in turn, as the sum from 0
+	// in block order, over ranges of the slots in parallel.
+	parallelFor(slots, 2*blocks, func(lo, hi int) {
+		for bk := 1; bk < blocks; bk++ {
+			moveRows(part[lo:hi], part[bk*slots+lo:bk*slots+hi], 1, hi-lo, 0, 0, true)
 		}
-		out[s] = T(t)
-	}
+		for s, v := range part[lo:hi] {
+			out[lo+s] = T(v)
+		}
+	})
 }
