@@ -17,7 +17,9 @@ package tensor
 // one-hot, a few anchors per sample), or which holds a value that is not
 // finite, takes the scalar rows instead (addStats, statsRowBackward,
 // rowBackward), which skip the zeros: a product would cost B·(D+2) per
-// sample and spread a NaN to every bin. The float32 vector kernels
+// sample and spread a NaN to every bin. On lattice anchors the chunk's
+// nonzeros are found first (sparseRows, softbin_sparse.go), without
+// writing or scanning the B entries of each ω. The float32 vector kernels
 // (softCanon) do not apply here: their per-lane sums, 16·B·(D+2) values,
 // outgrow the caches.
 type softWide[T Float] struct {
