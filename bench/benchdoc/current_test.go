@@ -43,6 +43,8 @@ func TestRatiosMatchScripts(t *testing.T) {
 			"xeon/ECL loss (soft-binned), top-label, K = 10, n = 10⁴, fresh memory, nothing else live": "4.9",
 			"xeon/ECL loss (mini-batch), canonical, K = 10, n = 10⁴, in a tensor.Arena":                "53.4",
 			"xeon/JPEG decode, resize, crop, normalise, 500×375":                                       "0.53",
+			"epyc/SGEMM 1024², 2 threads, result in an arena":                                          "1.03",
+			"epyc/DGEMM 1024², 2 threads, result allocated":                                            "1.02",
 			"epyc/ResNet-20 training step (batch 100, Adam)":                                           "0.95",
 			"epyc/DenseNet-40 training step (batch 100, Adam)":                                         "0.97",
 			"epyc/Wide ResNet-50-2 inference (batch 8)":                                                "1.03",
