@@ -7,9 +7,9 @@ import (
 
 // Conv2DAffine's CPU body equals its composed reference, ChannelAffine of
 // Conv2D, to the bit, with and without the residual and the ReLU, on the
-// gather path (3×3 at stride 1 and 2, the 7×7 stem) and on im2col's (1×1
-// at stride 1 and 2, a kernel too narrow to gather), in float32 and
-// float64, with x a view (a narrowed channel range), with batches that
+// gather path (3×3 at stride 1 and 2, on the canvas and row by row, the
+// 7×7 stem) and on im2col's (1×1 at stride 1 and 2, a kernel too narrow
+// to gather), in float32 and float64, with x a view (a narrowed channel range), with batches that
 // span several canvases (the residual's image index), one image and none,
 // on one and two cores; bad shapes panic naming the op.
 func TestConv2DAffineMatchesComposed(t *testing.T) {
@@ -20,6 +20,7 @@ func TestConv2DAffineMatchesComposed(t *testing.T) {
 		gathers32 bool // whether the float32 forward takes the gather path
 	}{
 		{"3x3", []int{5, 16, 9, 11}, []int{24, 16, 3, 3}, ConvOptions{PadH: 1, PadW: 1}, true},
+		{"3x3-rows", []int{9, 8, 28, 28}, []int{12, 8, 3, 3}, ConvOptions{PadH: 1, PadW: 1}, true},
 		{"3x3-stride2", []int{3, 16, 15, 15}, []int{16, 16, 3, 3}, ConvOptions{StrideH: 2, StrideW: 2, PadH: 1, PadW: 1}, true},
 		{"stem", []int{2, 3, 32, 32}, []int{16, 3, 7, 7}, ConvOptions{StrideH: 2, StrideW: 2, PadH: 3, PadW: 3}, true},
 		{"1x1", []int{3, 32, 7, 7}, []int{48, 32, 1, 1}, ConvOptions{}, false},

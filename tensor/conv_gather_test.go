@@ -21,6 +21,13 @@ var gatherCases = []Conv2DParams{
 	{N: 3, C: 9, H: 6, W: 10, O: 17, KH: 2, KW: 3, PadH: 1, PadW: 2},
 	{N: 4, C: 8, H: 9, W: 9, O: 8, KH: 3, KW: 3, PadH: 2, PadW: 2, DilH: 2, DilW: 2},
 	{N: 5, C: 2, H: 4, W: 3, O: 3, KH: 1, KW: 3, PadW: 1},
+	// Output rows as wide as the float32 tile (32), computed row by row
+	// into the images as the 28-wide ones above (rowTiles), with output
+	// channels that fill whole tiles of 8 or leave a part (DenseNet-40's
+	// growth of 12).
+	{N: 11, C: 16, H: 32, W: 32, O: 16, KH: 3, KW: 3, PadH: 1, PadW: 1},
+	{N: 9, C: 12, H: 28, W: 28, O: 12, KH: 3, KW: 3, PadH: 1, PadW: 1},
+	{N: 2, C: 8, H: 6, W: 30, O: 9, KH: 3, KW: 3, PadH: 1, PadW: 2},
 }
 
 // stridedGatherCases are stride-2 convolutions the forward pass takes on
@@ -240,24 +247,33 @@ func TestGatherDot3MatchesGo(t *testing.T) {
 }
 
 // With the assembly kernel, the forward pass and the input gradient sum
-// in the im2col GEMM's order: the paths agree to the bit.
+// in the im2col GEMM's order: the paths agree to the bit, on the canvas's
+// output and row by row (rows 28 and 32 wide).
 func TestGatherMatchesIm2colBitwise(t *testing.T) {
 	gk := asmGatherOrSkip(t)
 	withProcs(t, 2)
 	r := rand.New(rand.NewPCG(9, 10))
-	for _, p := range gatherCases[:3] {
+	for i, p := range append(gatherCases[:3:3], gatherCases[len(gatherCases)-3:]...) {
 		p = stride1(p)
+		g := newGatherConv(gk, p)
+		if rows, want := g.rowTiles(), i == 0 || i >= 3; rows != want { // 28 or 32 wide
+			t.Errorf("%+v: row tiles %v, want %v", p, rows, want)
+		}
+		g.release()
 		x, _ := randOf[float32](r, p.N*p.C*p.H*p.W)
 		w, _ := randOf[float32](r, p.O*p.C*p.KH*p.KW)
 		dy, _ := randOf[float32](r, p.N*p.O*p.OutH()*p.OutW())
 		b, _ := randOf[float32](r, p.O)
 		y, want := make([]float32, len(dy)), make([]float32, len(dy))
-		g := newGatherConv(gk, p)
+		g = newGatherConv(gk, p)
 		g.forward(y, x, w, biasEpilogue(b))
 		g.release()
 		im2colForward(want, x, w, biasEpilogue(b), p)
 		if !slices.Equal(y, want) {
 			t.Errorf("%+v: forward differs from im2col", p)
+		}
+		if !same(p) { // im2col's input gradient is then col2im
+			continue
 		}
 		q, _ := flippedConv(p)
 		wf := make([]float32, len(w))
