@@ -1,8 +1,8 @@
 #!/bin/sh
 # alternate.sh runs the ECL loss rows of go run ./bench/benchtable and of
 # bench/peer/ecl.py (PyTorch CPU) alternately, ROUNDS times each, and prints
-# per row the best time of each side and the ratio PyTorch/Go (above 1: Go
-# is faster).
+# per row the best and the median time of each side and their ratios
+# PyTorch/Go (above 1: Go is faster).
 #
 #   bench/peer/alternate.sh [ROUNDS] [REGEXP] [BENCHTABLE FLAGS...]
 #
@@ -29,13 +29,21 @@ while [ "$i" -le "$rounds" ]; do
 	i=$((i + 1))
 done
 awk '
+	function median(side, k,    n, i, j, t, a) {
+		n = cnt[side, k]
+		for (i = 1; i <= n; i++) a[i] = all[side, k, i]
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+		return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+	}
 	{ key = $2; if (!(key in seen)) { seen[key] = 1; order[++n] = key }
 	  k2 = $1 SUBSEP key
+	  all[$1, key, ++cnt[$1, key]] = $3
 	  if (!(k2 in best) || $3 < best[k2]) best[k2] = $3 }
 	END {
-		printf "%-34s %12s %12s %8s\n", "workload", "go ms/op", "torch ms/op", "torch/go"
+		printf "%-34s %12s %12s %8s %12s %12s %8s\n", "workload", "go ms/op", "torch ms/op", "torch/go", "go median", "torch median", "med/med"
 		for (i = 1; i <= n; i++) {
 			k = order[i]; g = best["go" SUBSEP k]; t = best["torch" SUBSEP k]
-			printf "%-34s %12.3f %12.3f %7.1fx\n", k, g, t, (g > 0 ? t / g : 0)
+			gm = median("go", k); tm = median("torch", k)
+			printf "%-34s %12.3f %12.3f %7.1fx %12.3f %12.3f %7.1fx\n", k, g, t, (g > 0 ? t / g : 0), gm, tm, (gm > 0 ? tm / gm : 0)
 		}
 	}' "$dir/times"
