@@ -84,9 +84,10 @@ func (a *Arena[T]) get(n int, zero bool) *cpuBuffer[T] {
 			clear(data)
 		}
 	} else {
-		data = make([]T, n)
+		data, zero = make([]T, n), true
 	}
 	b := &cpuBuffer[T]{data: data}
+	b.zeros.Store(zero)
 	a.live = append(a.live, b)
 	return b
 }

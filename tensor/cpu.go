@@ -1,6 +1,9 @@
 package tensor
 
-import "math"
+import (
+	"math"
+	"sync/atomic"
+)
 
 // CPU is the pure-Go device: the reference implementation of Device. Large
 // loops run on all cores (GOMAXPROCS goroutines).
@@ -11,6 +14,17 @@ type CPU[T Float] struct{}
 type cpuBuffer[T Float] struct {
 	data []T
 	dead bool
+	// zeros: data are the zeros it was allocated with, and no one has
+	// taken them since (host), so a kernel filling a new output may skip
+	// clearing it (hostFilled).
+	zeros atomic.Bool
+}
+
+// newZeroBuffer is a buffer of n zeros, fresh from Go's allocator.
+func newZeroBuffer[T Float](n int) *cpuBuffer[T] {
+	b := &cpuBuffer[T]{data: make([]T, n)}
+	b.zeros.Store(true)
+	return b
 }
 
 func (b *cpuBuffer[T]) Device() Device[T] { return CPU[T]{} }
@@ -24,7 +38,7 @@ func (CPU[T]) Alloc(n int) Buffer[T] {
 	if a := activeArena[T]().Load(); a != nil {
 		return a.get(n, true)
 	}
-	return &cpuBuffer[T]{data: make([]T, n)}
+	return newZeroBuffer[T](n)
 }
 
 // Empty is Alloc, except that a buffer an Arena recycles is not zeroed
@@ -33,7 +47,7 @@ func (CPU[T]) Empty(n int) Buffer[T] {
 	if a := activeArena[T]().Load(); a != nil {
 		return a.get(n, false)
 	}
-	return &cpuBuffer[T]{data: make([]T, n)}
+	return newZeroBuffer[T](n)
 }
 
 // Upload copies src into a new host buffer.
@@ -48,7 +62,20 @@ func host[T Float](t *Tensor[T]) []T {
 	if b.dead {
 		panic(argumentError("Arena", "%v tensor used after the Arena step that made it ended", t.shape))
 	}
+	if b.zeros.Load() {
+		b.zeros.Store(false)
+	}
 	return b.data
+}
+
+// hostFilled returns the backing slice of t, a new contiguous CPU output
+// that a kernel is about to fill, and whether it still holds the zeros it
+// was allocated with (no one has taken its data since), in which case the
+// kernel need not clear it.
+func hostFilled[T Float](t *Tensor[T]) ([]T, bool) {
+	b, ok := t.buf.(*cpuBuffer[T])
+	zeros := ok && b.zeros.Load() && t.offset == 0
+	return HostData(t), zeros
 }
 
 // HostData returns the backing slice of a contiguous CPU tensor, starting at

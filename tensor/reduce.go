@@ -142,8 +142,8 @@ func Extremes[T Float](x *Tensor[T], axis int, min bool) (val, idx *Tensor[T]) {
 }
 
 // extremesCPU reduces rows of a contiguous last axis (the top-label
-// confidence: K of a few classes) in the vector kernels where the CPU has
-// AVX-512 (float32, K ≤ 16), else in one loop each, other axes through
+// top-label confidence) in the vector kernels where the CPU has AVX-512
+// (float32), else in one loop each, other axes through
 // reduceBlock.
 func extremesCPU[T Float](out, in []*Tensor[T], at ExtremeAttr) {
 	x := in[0]

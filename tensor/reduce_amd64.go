@@ -36,12 +36,26 @@ func extremesCols(x *float32, blocks, k int, flip float32, val, idx *float32)
 //go:noescape
 func extremesTree(x *float32, blocks, k int, flip float32, val, idx *float32) int
 
+// extremesWide is extremesAsm's kernel for rows of k ≥ 16, a row at a
+// time (reduce_amd64.s); it returns the rows done, stopping before one
+// with a NaN.
+//
+//go:noescape
+func extremesWide(x *float32, rows, k int, flip float32, val, idx *float32) int
+
+// zeroStream sets n float32 at dst (64-byte aligned, n a multiple of 16)
+// to zero with streaming stores (reduce_amd64.s).
+//
+//go:noescape
+func zeroStream(dst *float32, n int)
+
 // extremesAsm sets val and idx, the extreme of each row of k contiguous
-// elements of x and its index (lastExtreme), where the AVX-512 kernel
-// takes them (float32, k ≤ 16), and returns the number of rows it did.
+// elements of x and its index (lastExtreme), where the AVX-512 kernels
+// take them (float32: blocks of rows for k ≤ 16, a row at a time above),
+// and returns the number of rows it did.
 func extremesAsm[T Float](x, val, idx []T, k int, min bool) int {
 	v, ok := any(val).([]float32)
-	if !extremesVec || !ok || len(v) == 0 || k < 1 || k > 16 {
+	if !extremesVec || !ok || len(v) == 0 || k < 1 {
 		return 0
 	}
 	var flip float32
@@ -49,6 +63,15 @@ func extremesAsm[T Float](x, val, idx []T, k int, min bool) int {
 		flip = float32(math.Copysign(0, -1))
 	}
 	xs, is := reinterpret[float32](x), reinterpret[float32](idx)
+	if k > 16 {
+		for r := 0; r < len(v); r++ {
+			r += extremesWide(&xs[r*k], len(v)-r, k, flip, &v[r], &is[r])
+			if r < len(v) { // a row with a NaN
+				v[r], is[r] = lastExtreme(xs[r*k:(r+1)*k], min)
+			}
+		}
+		return len(v)
+	}
 	done := 0
 	switch blocks := len(v) / 16; {
 	case blocks == 0:
@@ -101,4 +124,19 @@ func extremeGradAsm[T Float](dst, val, idx []T, k int, stream bool) int {
 	}
 	rows(&d[0], blocks, k, &reinterpret[float32](val)[0], &reinterpret[float32](idx)[0], &tab[0])
 	return 16 * blocks
+}
+
+// clearStream sets dst to zero, with streaming stores over its 64-byte
+// aligned middle where stream is set and the CPU has the kernel (float32).
+func clearStream[T Float](dst []T, stream bool) {
+	d, ok := any(dst).([]float32)
+	if !stream || !extremesVec || !ok || len(d) < 64 {
+		clear(dst)
+		return
+	}
+	head := int((64 - uintptr(unsafe.Pointer(&d[0]))%64) % 64 / 4)
+	mid := (len(d) - head) &^ 15
+	clear(d[:head])
+	zeroStream(&d[head], mid)
+	clear(d[head+mid:])
 }

@@ -397,3 +397,164 @@ TEXT ·extremeGradRowsCached(SB), NOSPLIT, $0-48
 	EXTREMEGRAD(VMOVUPS)
 	VZEROUPPER
 	RET
+
+// func extremesWide(x *float32, rows, k int, flip float32, val, idx *float32) int
+//
+// extremesRows for rows of k ≥ 16 contiguous float32 at x, a row at a
+// time: four running maxima over its vectors (the last one masked, lanes
+// past the row −∞), their maximum, then a second pass, from cache, for
+// the first element equal to it: the index, and the value the element
+// there. It returns the rows done, stopping before a row with a NaN (the
+// caller takes that row).
+TEXT ·extremesWide(SB), NOSPLIT, $0-56
+	ROWSARGS(rows+8(FP), Z7)
+	MOVL         $0xff800000, AX
+	VPBROADCASTD AX, Z8         // −∞
+	MOVQ         CX, R8
+	SHRQ         $4, R8         // whole vectors
+	MOVQ         CX, AX
+	ANDQ         $15, AX
+	MOVL         $1, DX
+	SHLXL        AX, DX, DX
+	DECL         DX
+	KMOVW        DX, K1         // the tail's lanes
+	XORQ         BX, BX         // rows done
+	TESTQ        R10, R10
+	JZ           wdone
+
+wrow:
+	VMOVAPS Z8, Z0
+	VMOVAPS Z8, Z1
+	VMOVAPS Z8, Z2
+	VMOVAPS Z8, Z3
+	KXORW   K4, K4, K4          // a NaN seen
+	MOVQ    SI, R12
+	MOVQ    R8, DX
+	CMPQ    DX, $4
+	JLT     wone
+
+wfour:
+	VXORPS  (R12), Z7, Z4
+	VXORPS  64(R12), Z7, Z5
+	VXORPS  128(R12), Z7, Z6
+	VXORPS  192(R12), Z7, Z9
+	VCMPPS  $3, Z4, Z4, K2
+	KORW    K2, K4, K4
+	VCMPPS  $3, Z5, Z5, K2
+	KORW    K2, K4, K4
+	VCMPPS  $3, Z6, Z6, K2
+	KORW    K2, K4, K4
+	VCMPPS  $3, Z9, Z9, K2
+	KORW    K2, K4, K4
+	VMAXPS  Z0, Z4, Z0
+	VMAXPS  Z1, Z5, Z1
+	VMAXPS  Z2, Z6, Z2
+	VMAXPS  Z3, Z9, Z3
+	ADDQ    $256, R12
+	SUBQ    $4, DX
+	CMPQ    DX, $4
+	JGE     wfour
+
+wone:
+	TESTQ  DX, DX
+	JZ     wtail
+	VXORPS (R12), Z7, Z4
+	VCMPPS $3, Z4, Z4, K2
+	KORW   K2, K4, K4
+	VMAXPS Z0, Z4, Z0
+	ADDQ   $64, R12
+	DECQ   DX
+	JMP    wone
+
+wtail:
+	KORTESTW  K1, K1
+	JZ        wreduce
+	VMOVAPS   Z8, Z4
+	VMOVUPS   (R12), K1, Z4
+	VXORPS    Z7, Z4, K1, Z4
+	VCMPPS    $3, Z4, Z4, K2
+	KORW      K2, K4, K4
+	VMAXPS    Z0, Z4, Z0
+
+wreduce:
+	KORTESTW   K4, K4
+	JNZ        wdone
+	VMAXPS     Z1, Z0, Z0
+	VMAXPS     Z3, Z2, Z2
+	VMAXPS     Z2, Z0, Z0
+	VSHUFF32X4 $0x4e, Z0, Z0, Z2
+	VMAXPS     Z2, Z0, Z0
+	VSHUFF32X4 $0xb1, Z0, Z0, Z2
+	VMAXPS     Z2, Z0, Z0
+	VPERMILPS  $0x4e, Z0, Z2
+	VMAXPS     Z2, Z0, Z0
+	VPERMILPS  $0xb1, Z0, Z2
+	VMAXPS     Z2, Z0, Z0       // the row's maximum in every lane
+
+	// The first element equal to it (one exists: no NaN, and the maximum
+	// is an element or −∞ of a masked lane, which the tail compare skips
+	// only when an element equals it earlier or in the tail itself).
+	MOVQ SI, R12
+	XORQ AX, AX                 // the vector's first element
+	MOVQ R8, R13
+	SHLQ $4, R13                // the whole vectors' elements
+
+wfind:
+	CMPQ     AX, R13
+	JGE      wfindtail
+	VXORPS   (R12), Z7, Z4
+	VCMPPS   $0, Z0, Z4, K3
+	KORTESTW K3, K3
+	JNZ      wfound
+	ADDQ     $64, R12
+	ADDQ     $16, AX
+	JMP      wfind
+
+wfindtail:
+	VMOVAPS Z8, Z4
+	VMOVUPS (R12), K1, Z4
+	VXORPS  Z7, Z4, K1, Z4
+	VCMPPS  $0, Z0, Z4, K1, K3
+
+wfound:
+	KMOVW      K3, DX
+	TZCNTL     DX, DX
+	ADDQ       DX, AX
+	MOVL       (SI)(AX*4), DX
+	MOVL       DX, (DI)
+	VCVTSI2SSL AX, X3, X3
+	VMOVSS     X3, (R9)
+	ADDQ       R11, SI
+	ADDQ       $4, DI
+	ADDQ       $4, R9
+	INCQ       BX
+	CMPQ       BX, R10
+	JLT        wrow
+
+wdone:
+	MOVQ BX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func zeroStream(dst *float32, n int)
+//
+// Sets n float32 at dst (64-byte aligned, n a multiple of 16) to zero with
+// streaming stores: no read of dst's lines.
+TEXT ·zeroStream(SB), NOSPLIT, $0-16
+	MOVQ   dst+0(FP), DI
+	MOVQ   n+8(FP), CX
+	SHRQ   $4, CX
+	VXORPS Z0, Z0, Z0
+	TESTQ  CX, CX
+	JZ     zdone
+
+zloop:
+	VMOVNTPS Z0, (DI)
+	ADDQ     $64, DI
+	DECQ     CX
+	JNZ      zloop
+
+zdone:
+	SFENCE
+	VZEROUPPER
+	RET

@@ -16,3 +16,6 @@ var extremesTreeOn = false
 
 // extremeGradAsm reports that there is no assembly: it wrote no rows.
 func extremeGradAsm[T Float](dst, val, idx []T, k int, stream bool) int { return 0 }
+
+// clearStream sets dst to zero (no streaming stores without the kernels).
+func clearStream[T Float](dst []T, stream bool) { clear(dst) }

@@ -356,7 +356,8 @@ func TestExtremes(t *testing.T) {
 }
 
 // TestExtremesVectorMatchesScalar checks the AVX-512 kernels of Extremes
-// (a row per vector, a row per lane, and blocks of rows reduced together)
+// (a row per vector, a row per lane, blocks of rows reduced together, and
+// wide rows one at a time, whole vectors and a tail)
 // against the scalar loop in float32: ties, NaNs first and later, ±∞ (in
 // one block, both signs in one lane), whole vectors of rows and a tail,
 // both directions.
@@ -366,7 +367,7 @@ func TestExtremesVectorMatchesScalar(t *testing.T) {
 	}
 	defer func(k int) { extremesColsK, extremesTreeOn = k, true }(extremesColsK)
 	r := newRNG(5)
-	for _, k := range []int{1, 2, 3, 4, 10, 16, 17} {
+	for _, k := range []int{1, 2, 3, 4, 10, 16, 17, 32, 63, 64, 65, 100, 1000} {
 		x := RandNormal[float32](r, 0, 1, 1000+7, k)
 		d := HostData(x)
 		for i := 0; i < len(d); i += 37 {
@@ -387,6 +388,31 @@ func TestExtremesVectorMatchesScalar(t *testing.T) {
 					g := gv.Data()[i]
 					if (g != w && !(math.IsNaN(float64(g)) && math.IsNaN(float64(w)))) || gi.Data()[i] != wi.Data()[i] {
 						t.Fatalf("k=%d min=%v columns up to %d row %d: %v at %v, scalar %v at %v", k, min, colsK, i, g, gi.Data()[i], w, wi.Data()[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestClearStream checks that clearStream zeroes exactly its slice of
+// garbage, at every alignment and around the lengths where it streams.
+func TestClearStream(t *testing.T) {
+	buf := make([]float32, 400)
+	for _, stream := range []bool{false, true} {
+		for off := range 20 {
+			for _, n := range []int{0, 1, 15, 16, 63, 64, 65, 80, 81, 200, 333} {
+				for i := range buf {
+					buf[i] = 7
+				}
+				clearStream(buf[off:off+n], stream)
+				for i, v := range buf {
+					want := float32(7)
+					if i >= off && i < off+n {
+						want = 0
+					}
+					if v != want {
+						t.Fatalf("stream=%v off=%d n=%d: buf[%d] = %v, want %v", stream, off, n, i, v, want)
 					}
 				}
 			}

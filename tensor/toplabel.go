@@ -165,7 +165,8 @@ func topLabelStatsCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 }
 
 func topLabelStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
-	dss, dps := HostData(out[0]), HostData(out[1])
+	dss, zeros := hostFilled(out[0])
+	dps := HostData(out[1])
 	ds, xs, is, ps := HostData(in[0]), HostData(in[1]), HostData(in[2]), HostData(in[3])
 	n, k := out[0].Shape()[0], out[0].Shape()[1]
 	as := newAnchorSet[T](sb)
@@ -205,10 +206,14 @@ func topLabelStatsBackwardCPU[T Float](out, in []*Tensor[T], sb SoftBins) {
 			rows(r, m)
 			// The chunk's rows of ds, zeros but the gradient at the maxima,
 			// in one pass where the kernel takes them (streaming stores if
-			// ds is large), the rest cleared and scattered in cache.
-			out := dss[lo*k : (lo+m)*k]
-			done := extremeGradAsm(out, dx, idx, k, len(dss) >= topStreamElems)
-			clear(out[done*k:])
+			// ds is large), the rest (wide rows) cleared unless still the
+			// zeros of its allocation, with streaming stores too if ds is
+			// large, and scattered.
+			out, stream := dss[lo*k:(lo+m)*k], len(dss) >= topStreamElems
+			done := extremeGradAsm(out, dx, idx, k, stream)
+			if !zeros {
+				clearStream(out[done*k:], stream)
+			}
 			for r := done; r < m; r++ {
 				out[r*k+int(idx[r])] = dx[r]
 			}

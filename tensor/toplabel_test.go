@@ -29,9 +29,9 @@ func topLabelInputs[T Float](seed uint64, n, k int, bad bool) (s, p *Tensor[T]) 
 // composed versions (Extremes, SoftBinStats and ExtremeGrad), which run
 // the same sums in the same order: equal to the bit, in float32 (the
 // vector kernels where the CPU has them) and float64, over one chunk and
-// several blocks and chunks, K below and above the vector maximum's 16,
-// on one and two cores, and in an arena whose recycled buffers hold
-// garbage.
+// several blocks and chunks, K below and above the vector maximum's 16
+// and wide rows (K = 1,000), on one and two cores, and in an arena whose
+// recycled buffers hold garbage.
 func TestTopLabelStatsMatchesComposed(t *testing.T) {
 	anchors := make([]float64, 15)
 	for j := range anchors {
@@ -50,6 +50,9 @@ func TestTopLabelStatsMatchesComposed(t *testing.T) {
 		{"chunks", 70_000, 3, false},                   // blocks of more than topChunk rows
 		{"stream", topStreamElems/10 + 100, 10, false}, // ds written with streaming stores
 		{"non-finite", 500, 4, true},
+		{"wide", 300, 1000, false},                             // a row at a time, cleared
+		{"wide-stream", topStreamElems/1000 + 50, 1000, false}, // cleared with streaming stores
+		{"wide-non-finite", 200, 33, true},
 		{"empty", 0, 3, false},
 	}
 	for i, c := range cases {

@@ -258,7 +258,8 @@ def case(paradigm, k, n, chunk, device="cpu", form="reference", soft=False):
     mb = FORMS[form](paradigm, k, device=device)
 
     def run():
-        vs = [v.clone().requires_grad_(True) for v in inputs]
+        # New leaves on the inputs' storage: no copy inside the timed pass.
+        vs = [v.detach().requires_grad_(True) for v in inputs]
         if soft:
             mb.softbinned(*vs, chunk=chunk)
         else:
