@@ -43,20 +43,30 @@ func calibDomain(rng *rand.Rand, k, n int, signal, spread float64) ([]float32, [
 // calibrator's fit on the source (Work a calib method), or the metrics of
 // "ecl eval" on the target's probabilities (Work "eval": metrics.NewReport
 // with the canonical error; "eval-bootstrapR": with R resamples of
-// BootstrapReport too).
+// BootstrapReport too). Iterations, when not 0, caps an affine fit's
+// L-BFGS iterations (calib.FitOptions.AffineIterations).
 type CalibCase struct {
-	Work string
-	K, N int
-	Reps int
+	Work       string
+	K, N       int
+	Reps       int
+	Iterations int
 }
 
-// Name is calib/WORK/kK/nN.
-func (c CalibCase) Name() string { return fmt.Sprintf("calib/%s/k%d/n%d", c.Work, c.K, c.N) }
+// Name is calib/WORK/kK/nN, then /itI for a capped fit.
+func (c CalibCase) Name() string {
+	name := fmt.Sprintf("calib/%s/k%d/n%d", c.Work, c.K, c.N)
+	if c.Iterations != 0 {
+		name += fmt.Sprintf("/it%d", c.Iterations)
+	}
+	return name
+}
 
 // CalibCases lists the fits of temperature, vector and matrix scaling,
 // Dirichlet, histogram and isotonic calibration and the metrics with 0 and
 // 100 resamples, at CIFAR-100's scale (100 classes, 10⁴ samples) and
-// ImageNet's (1,000 classes, 5·10⁴ samples).
+// ImageNet's (1,000 classes, 5·10⁴ samples), and at ImageNet's the affine
+// fits capped at 20 iterations (a fit to convergence takes minutes to
+// hours there).
 func CalibCases() []CalibCase {
 	var cs []CalibCase
 	for _, size := range [][2]int{{100, 10_000}, {1000, 50_000}} {
@@ -64,6 +74,9 @@ func CalibCases() []CalibCase {
 			cs = append(cs, CalibCase{Work: m, K: size[0], N: size[1]})
 		}
 		cs = append(cs, CalibCase{Work: "eval", K: size[0], N: size[1]}, CalibCase{Work: "eval-bootstrap100", K: size[0], N: size[1], Reps: 100})
+	}
+	for _, m := range []string{"vs", "ms", "dirichlet"} {
+		cs = append(cs, CalibCase{Work: m, K: 1000, N: 50_000, Iterations: 20})
 	}
 	return cs
 }
@@ -99,7 +112,7 @@ func (c CalibCase) Setup() func() {
 		}
 	}
 	f := calib.FitData{Logits: widen(src), Labels: ints(ys), K: c.K}
-	o := calib.FitOptions{ODIR: calib.ODIR{Lambda: 1e-3, Mu: 1e-3}, HistBins: 15}
+	o := calib.FitOptions{ODIR: calib.ODIR{Lambda: 1e-3, Mu: 1e-3}, HistBins: 15, AffineIterations: c.Iterations}
 	return func() {
 		if _, err := calib.Fit(c.Work, f, o); err != nil {
 			panic(err)

@@ -28,7 +28,8 @@ output:
   ms         mean NLL of softmax(W·z + b) + λ/(K(K−1))·Σ_{i≠j}W_ij²
              + (μ/K)·Σb², from W = I, b = 0
   dirichlet  ms on x = log softmax(z)
-(at most 2000 iterations for vs, ms and dirichlet as ecl's, 1000 for ts);
+(at most 2000 iterations for vs, ms and dirichlet as ecl's, or --max-iter,
+1000 for ts);
   isotonic   scikit-learn IsotonicRegression(out_of_bounds="clip", y_min=0,
              y_max=1) per class, one-vs-rest, on softmax(z)
   hist       15 (--hist-bins) equal-mass bins per class on softmax(z), edges
@@ -39,7 +40,7 @@ For isotonic and hist the target rows are renormalised; a row whose
 calibrated values sum to 0 keeps its uncalibrated probabilities, as ecl's
 one-vs-rest does.
 
-    /usr/bin/python3 bench/peer/calib.py DIR [--methods ts,vs,ms,dirichlet,isotonic,hist] [--reps 5] [--threads 2]
+    /usr/bin/python3 bench/peer/calib.py DIR [--methods ts,vs,ms,dirichlet,isotonic,hist] [--reps 5] [--threads 2] [--max-iter 2000]
 
 bench/peer/calib.sh runs it with the machine's description and,
 alternately, `ecl calibrate`. Optional: `go test` never needs it.
@@ -65,13 +66,15 @@ def parse():
     p.add_argument("--odir-lambda", type=float, default=1e-3, help="ms and dirichlet: off-diagonal penalty λ")
     p.add_argument("--odir-mu", type=float, default=1e-3, help="vs, ms and dirichlet: intercept penalty μ")
     p.add_argument("--hist-bins", type=int, default=15, help="hist: equal-mass bins per class")
+    p.add_argument("--max-iter", type=int, default=2000, help="vs, ms and dirichlet: L-BFGS iterations at most")
     a = p.parse_args()
     methods = [m for m in a.methods.split(",") if m]
     bad = [m for m in methods if m not in METHODS]
     if bad or not methods:
         p.error(f"--methods {a.methods!r}: unknown {bad}, want some of {','.join(METHODS)}")
-    if a.reps < 1 or a.warmup < 1 or a.threads < 1 or a.hist_bins < 1:
-        p.error(f"--reps {a.reps} (≥ 1), --warmup {a.warmup} (≥ 1), --threads {a.threads} (≥ 1), --hist-bins {a.hist_bins} (≥ 1)")
+    if a.reps < 1 or a.warmup < 1 or a.threads < 1 or a.hist_bins < 1 or a.max_iter < 1:
+        p.error(f"--reps {a.reps} (≥ 1), --warmup {a.warmup} (≥ 1), --threads {a.threads} (≥ 1), --hist-bins {a.hist_bins} (≥ 1), "
+                f"--max-iter {a.max_iter} (≥ 1)")
     a.methods = methods
     return a
 
@@ -132,7 +135,7 @@ def fit_vs(z, y):
     w = torch.ones(k, dtype=z.dtype, requires_grad=True)
     b = torch.zeros(k, dtype=z.dtype, requires_grad=True)
     mu = ARGS.odir_mu / k
-    f, it, ev = lbfgs([w, b], lambda: F.cross_entropy(torch.addcmul(b, z, w), y) + mu * b.dot(b), 2000)
+    f, it, ev = lbfgs([w, b], lambda: F.cross_entropy(torch.addcmul(b, z, w), y) + mu * b.dot(b), ARGS.max_iter)
     w, b = w.detach(), b.detach()
     return (lambda x: torch.softmax(torch.addcmul(b, x, w), 1)), f, it, ev
 
@@ -149,7 +152,7 @@ def fit_matrix(x, y):
         d = torch.diagonal(w)
         off = (w * w).sum() - d.dot(d)
         return F.cross_entropy(torch.addmm(b, x, w.t()), y) + lam * off + mu * b.dot(b)
-    f, it, ev = lbfgs([w, b], objective, 2000)
+    f, it, ev = lbfgs([w, b], objective, ARGS.max_iter)
     w, b = w.detach(), b.detach()
     return (lambda v: torch.softmax(torch.addmm(b, v, w.t()), 1)), f, it, ev
 

@@ -37,6 +37,7 @@ type calibrateFlags struct {
 	lambda       *string
 	mu           *string
 	odirFolds    *int
+	affineIters  *int
 	histBins     *int
 	plattTargets *string
 	pseudoBatch  *int
@@ -72,6 +73,7 @@ func newCalibrateFlags(fs *flag.FlagSet) *calibrateFlags {
 		lambda:       fs.String("odir-lambda", "cv", "matrix scaling and Dirichlet: off-diagonal penalty λ (Kull et al.'s ODIR), a number ≥ 0, or cv: λ = μ chosen by cross-validation over 10⁶ … 10⁻⁵ (10⁻² from 100 classes); a number here or in -odir-mu fixes both, the other taking the same value unless given"),
 		mu:           fs.String("odir-mu", "cv", "vector, matrix scaling and Dirichlet: intercept penalty μ, a number ≥ 0 or cv (see -odir-lambda)"),
 		odirFolds:    fs.Int("odir-folds", calib.DefaultODIRFolds, "stratified folds of the cross-validated ODIR penalties (folds drawn from -seed)"),
+		affineIters:  fs.Int("affine-iterations", 0, fmt.Sprintf("vector, matrix scaling and Dirichlet: L-BFGS iterations of each fit at most (0: %d); the result's fit records how many it took", calib.DefaultAffineIterations)),
 		histBins:     fs.Int("hist-bins", 15, "histogram binning: equal-mass bins per class"),
 		plattTargets: fs.String("platt-targets", "labels", "what platt fits: labels (the 0/1 labels, maximum likelihood) or smoothed (Platt's 1999 targets (N₊+1)/(N₊+2) and 1/(N₋+2), as scikit-learn's CalibratedClassifierCV(method=\"sigmoid\"))"),
 		pseudoBatch:  fs.Int("pseudo-batch", 64, "pseudo-target estimate without -pseudo-logits: batch size of the mixup of target logits"),
@@ -150,6 +152,8 @@ func (f *calibrateFlags) config() (calibrate.Config, error) {
 		return calibrate.Config{}, fmt.Errorf("-bootstrap %d (≥ 0), -estimate-folds %d (≥ 1), -pseudo-batch %d (≥ 2), -jobs %d (≥ 1)", *f.reps, *f.folds, *f.pseudoBatch, *f.jobs)
 	case *f.odirFolds < 2:
 		return calibrate.Config{}, fmt.Errorf("-odir-folds %d: need at least 2", *f.odirFolds)
+	case *f.affineIters < 0:
+		return calibrate.Config{}, fmt.Errorf("-affine-iterations %d: want ≥ 0 (0: %d)", *f.affineIters, calib.DefaultAffineIterations)
 	}
 	odir, search, err := f.odir()
 	if err != nil {
@@ -164,7 +168,7 @@ func (f *calibrateFlags) config() (calibrate.Config, error) {
 		return calibrate.Config{}, fmt.Errorf("-platt-targets %w", err)
 	}
 	cfg := calibrate.Config{Bins: *f.nbins, Bootstrap: *f.reps, Folds: *f.folds, Seed: *f.seed, Clip: *f.clip, PseudoBatch: *f.pseudoBatch,
-		Fit: calib.FitOptions{ODIR: odir, ODIRCV: search, HistBins: *f.histBins, Platt: platt,
+		Fit: calib.FitOptions{ODIR: odir, ODIRCV: search, AffineIterations: *f.affineIters, HistBins: *f.histBins, Platt: platt,
 			ECL: calib.ECLOptions{Head: *f.eclHead, Paradigm: par, Lambda: *f.eclLambda, Steps: *f.eclSteps}},
 		Diagrams: !*f.noDiagrams, Dir: *f.out, Jobs: *f.jobs, Log: func(s string) { fmt.Fprintln(os.Stderr, "ecl calibrate: "+s) }}
 	return cfg, nil

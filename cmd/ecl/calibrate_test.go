@@ -374,7 +374,7 @@ func TestCalibrateClipFlag(t *testing.T) {
 }
 
 // -odir-lambda and -odir-mu take cv or a number ≥ 0, -odir-folds at least
-// 2, refused before any file is read.
+// 2, -affine-iterations at least 0, refused before any file is read.
 func TestCalibrateODIRFlags(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "none.npy")
@@ -383,6 +383,7 @@ func TestCalibrateODIRFlags(t *testing.T) {
 		{"-odir-mu", "auto", `-odir-mu "auto": want cv or a finite number ≥ 0`},
 		{"-odir-lambda", "Inf", `-odir-lambda "Inf"`},
 		{"-odir-folds", "1", "-odir-folds 1: need at least 2"},
+		{"-affine-iterations", "-2", "-affine-iterations -2: want ≥ 0 (0: 2000)"},
 	} {
 		err := runCalibrate([]string{"-out", dir, "-source", missing, "-source-labels", missing, "-target", missing, c.flag, c.value})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/ecl-go/ecl/ecl/baselines"
+	"github.com/ecl-go/ecl/tensor"
 	"gonum.org/v1/gonum/optimize"
 )
 
@@ -16,13 +17,20 @@ import (
 // ODIR is the regularisation a fit used (nil for the ECL head's vector
 // scaling) and CV, when it was chosen by cross-validation (FitAffineCV),
 // the search.
+//
+// Iterations and Evaluations are the L-BFGS iterations and objective
+// evaluations of the fit (of its final fit when cross-validated): an
+// iteration count at the cap (DefaultAffineIterations, or
+// FitOptions.AffineIterations) means the fit stopped there.
 type Affine struct {
-	Space    string    `json:"space"`
-	Diagonal bool      `json:"diagonal"`
-	W        []float64 `json:"w"`
-	B        []float64 `json:"b"`
-	ODIR     *ODIR     `json:"odir,omitempty"`
-	CV       *ODIRCV   `json:"odir_cv,omitempty"`
+	Space       string    `json:"space"`
+	Diagonal    bool      `json:"diagonal"`
+	W           []float64 `json:"w"`
+	B           []float64 `json:"b"`
+	ODIR        *ODIR     `json:"odir,omitempty"`
+	CV          *ODIRCV   `json:"odir_cv,omitempty"`
+	Iterations  int       `json:"iterations,omitempty"`
+	Evaluations int       `json:"evaluations,omitempty"`
 }
 
 func (*Affine) family() string { return "affine" }
@@ -51,14 +59,9 @@ func (c *Affine) Apply(logits []float64, k int) ([]float64, error) {
 	if err := c.check(k); err != nil {
 		return nil, fmt.Errorf("calib.Affine.Apply: %w", err)
 	}
-	x := c.inputs(logits, k)
-	out := make([]float64, len(x))
-	z := make([]float64, k)
-	for i := 0; i < len(x); i += k {
-		affineRow(z, c.W, c.B, x[i:i+k], c.Diagonal)
-		softmaxRow(out[i:i+k], z)
-	}
-	return out, nil
+	z := affineOut(c.inputs(logits, k), k, c.W, c.B, c.Diagonal)
+	softmaxInPlace(z, k)
+	return z, nil
 }
 
 // inputs is x: the logits or their log-softmax.
@@ -69,20 +72,43 @@ func (c *Affine) inputs(logits []float64, k int) []float64 {
 	return logits
 }
 
-// affineRow sets z = W·x + b for one row (W k×d row-major, or diagonal).
-func affineRow(z, w, b, x []float64, diag bool) {
-	d := len(x)
-	for i := range z {
-		if diag {
-			z[i] = w[i]*x[i] + b[i]
-			continue
-		}
-		s := b[i]
-		for j, v := range w[i*d : (i+1)*d] {
-			s += v * x[j]
-		}
-		z[i] = s
+// affineOut returns z = W·x + b for the rows of x [n, d] (W k×d
+// row-major, or its diagonal when diag, with d = k): one GEMM of the
+// engine, then the biases, over the cores.
+func affineOut(x []float64, d int, w, b []float64, diag bool) []float64 {
+	k, n := len(b), len(x)/d
+	if n == 0 {
+		return []float64{}
 	}
+	var z []float64
+	if diag {
+		z = make([]float64, n*k)
+	} else {
+		z = tensor.HostData(tensor.MatMul(tensor.Wrap(x, n, d), tensor.Transpose(tensor.Wrap(w, k, d), 0, 1)))
+	}
+	tensor.ParallelFor(n, 2*k, func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			zr, xr := z[s*k:(s+1)*k], x[s*d:(s+1)*d]
+			for i := range zr {
+				if diag {
+					zr[i] = w[i]*xr[i] + b[i]
+				} else {
+					zr[i] += b[i]
+				}
+			}
+		}
+	})
+	return z
+}
+
+// softmaxInPlace replaces each row of k values of z by its softmax, over
+// the cores.
+func softmaxInPlace(z []float64, k int) {
+	tensor.ParallelFor(len(z)/k, 20*k, func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			softmaxRow(z[s*k:(s+1)*k], z[s*k:(s+1)*k])
+		}
+	})
 }
 
 // ODIR is Kull et al.'s regularisation of an affine calibration map:
@@ -95,20 +121,20 @@ type ODIR struct {
 // FitVectorScaling fits softmax(w⊙z + b) on logits by the mean negative
 // log-likelihood, with Mu/k·Σ b² (ODIR's intercept term; 0 for none).
 func FitVectorScaling(logits []float64, k int, labels []int, mu float64) (*Affine, error) {
-	return fitAffine("FitVectorScaling", affineMap("vs"), logits, k, labels, ODIR{Mu: mu})
+	return fitAffine("FitVectorScaling", affineMap("vs"), logits, k, labels, ODIR{Mu: mu}, 0)
 }
 
 // FitMatrixScaling fits softmax(W·z + b) on logits by the mean negative
 // log-likelihood plus the ODIR term r (zero for the unregularised form).
 func FitMatrixScaling(logits []float64, k int, labels []int, r ODIR) (*Affine, error) {
-	return fitAffine("FitMatrixScaling", affineMap("ms"), logits, k, labels, r)
+	return fitAffine("FitMatrixScaling", affineMap("ms"), logits, k, labels, r, 0)
 }
 
 // FitDirichlet is Dirichlet calibration: softmax(W·ln p + b) with p the
 // uncalibrated probabilities, fitted by the mean negative log-likelihood
 // plus the ODIR term r.
 func FitDirichlet(logits []float64, k int, labels []int, r ODIR) (*Affine, error) {
-	return fitAffine("FitDirichlet", affineMap("dirichlet"), logits, k, labels, r)
+	return fitAffine("FitDirichlet", affineMap("dirichlet"), logits, k, labels, r, 0)
 }
 
 // affineMap is the unfitted map of the affine method m (vs, ms or
@@ -125,18 +151,24 @@ func affineMap(m string) *Affine {
 	return nil
 }
 
-// affineIterations bounds the optimiser: with separable data and no
+// DefaultAffineIterations bounds the optimiser of the affine maps unless
+// FitOptions.AffineIterations does: with separable data and no
 // regularisation the likelihood has no minimum.
-const affineIterations = 2000
+const DefaultAffineIterations = 2000
 
-func fitAffine(fn string, c *Affine, logits []float64, k int, labels []int, r ODIR) (*Affine, error) {
+// fitAffine fits c with r by at most iters L-BFGS iterations (0:
+// DefaultAffineIterations).
+func fitAffine(fn string, c *Affine, logits []float64, k int, labels []int, r ODIR, iters int) (*Affine, error) {
 	if _, err := checkScores(fn, logits, k, labels); err != nil {
 		return nil, err
 	}
 	if !(r.Lambda >= 0) || !(r.Mu >= 0) || math.IsInf(r.Lambda, 1) || math.IsInf(r.Mu, 1) {
 		return nil, fmt.Errorf("calib.%s: regularisation λ %v, μ %v must be finite and ≥ 0", fn, r.Lambda, r.Mu)
 	}
-	theta, err := c.solve(c.inputs(logits, k), k, labels, r, nil)
+	if iters < 0 {
+		return nil, fmt.Errorf("calib.%s: %d iterations, want ≥ 0 (0: %d)", fn, iters, DefaultAffineIterations)
+	}
+	theta, err := c.solve(c.inputs(logits, k), k, labels, r, nil, iters)
 	if err != nil {
 		return nil, fmt.Errorf("calib.%s: %w", fn, err)
 	}
@@ -169,13 +201,18 @@ func (c *Affine) objective(x []float64, k int, labels []int, r ODIR) func(theta,
 	return linearLoss(x, k, k, labels, c.Diagonal, pen, r.Mu/float64(k))
 }
 
-// solve minimises c.objective by L-BFGS from theta0 (nil: the identity
-// map, W = I and b = 0) and returns θ = (W, b). It works in φ = θ/s with
+// solve minimises c.objective by at most iters L-BFGS iterations (0:
+// DefaultAffineIterations) from theta0 (nil: the identity map, W = I and
+// b = 0), records the iterations and evaluations in c, and returns θ =
+// (W, b). It works in φ = θ/s with
 // s = 1/√(1 + 2·pen/h) per parameter, pen its penalty and h = mean(x_j²)/k
 // (1/k for a bias) a scale of the likelihood's curvature in it: a strong
 // penalty then no longer makes the problem stiff, and a weak one leaves
 // s ≈ 1.
-func (c *Affine) solve(x []float64, k int, labels []int, r ODIR, theta0 []float64) ([]float64, error) {
+func (c *Affine) solve(x []float64, k int, labels []int, r ODIR, theta0 []float64, iters int) ([]float64, error) {
+	if iters == 0 {
+		iters = DefaultAffineIterations
+	}
 	nw := c.nparams(k)
 	if theta0 == nil {
 		theta0 = make([]float64, nw+k)
@@ -225,10 +262,11 @@ func (c *Affine) solve(x []float64, k int, labels []int, r ODIR, theta0 []float6
 	for i, v := range theta0 {
 		phi0[i] = v / scale[i]
 	}
-	res, err := baselines.MinimizeSmooth(scaled, phi0, &optimize.Settings{GradientThreshold: 1e-8, MajorIterations: affineIterations}, &optimize.LBFGS{})
+	res, err := baselines.MinimizeSmooth(scaled, phi0, &optimize.Settings{GradientThreshold: 1e-8, MajorIterations: iters}, &optimize.LBFGS{})
 	if res == nil {
 		return nil, err
 	}
+	c.Iterations, c.Evaluations = res.Stats.MajorIterations, res.Stats.FuncEvaluations
 	for i, v := range res.X {
 		res.X[i] = v * scale[i]
 	}

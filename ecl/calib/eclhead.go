@@ -166,19 +166,15 @@ func auxFor(p ecl.Paradigm, aux []float64, probs *autograd.Var[float64], k int) 
 func auxiliary(src, tgt []float64, d, k int, labels []int, l2 float64) (ps, pt []float64, err error) {
 	src, tgt = standardise(src, tgt, d)
 	loss := linearLoss(src, d, k, labels, false, func(int, int) float64 { return l2 / 2 }, 0)
-	res, err := baselines.MinimizeSmooth(loss, make([]float64, k*d+k), &optimize.Settings{GradientThreshold: 1e-8, MajorIterations: affineIterations}, &optimize.LBFGS{})
+	res, err := baselines.MinimizeSmooth(loss, make([]float64, k*d+k), &optimize.Settings{GradientThreshold: 1e-8, MajorIterations: DefaultAffineIterations}, &optimize.LBFGS{})
 	if res == nil {
 		return nil, nil, fmt.Errorf("calib.FitECLHead: auxiliary head: %w", err)
 	}
 	w, b := res.X[:k*d], res.X[k*d:]
 	predict := func(x []float64) []float64 {
-		n := len(x) / d
-		out, z := make([]float64, n*k), make([]float64, k)
-		for i := range n {
-			affineRow(z, w, b, x[i*d:(i+1)*d], false)
-			softmaxRow(out[i*k:(i+1)*k], z)
-		}
-		return out
+		z := affineOut(x, d, w, b, false)
+		softmaxInPlace(z, k)
+		return z
 	}
 	return predict(src), predict(tgt), nil
 }

@@ -75,6 +75,10 @@ type FitOptions struct {
 	// ODIRCV, when not nil, chooses ODIR for vs, ms and dirichlet by
 	// cross-validation instead (FitAffineCV).
 	ODIRCV *ODIRSearch
+	// AffineIterations caps the L-BFGS iterations of vs, ms and dirichlet
+	// (each fit of a cross-validated search too); 0 is
+	// DefaultAffineIterations.
+	AffineIterations int
 	// HistBins is the number of equal-mass bins per class of hist.
 	HistBins int
 	// Platt chooses what platt fits: the labels (the zero value) or Platt's
@@ -101,15 +105,17 @@ func Fit(m string, f FitData, o FitOptions) (Calibrator, error) {
 		return FitTransCal(f.Logits, k, f.Labels, f.WBalanced, f.Target)
 	case "vs", "ms", "dirichlet":
 		if o.ODIRCV != nil {
-			return FitAffineCV(m, f.Logits, k, f.Labels, *o.ODIRCV)
+			s := *o.ODIRCV
+			if o.AffineIterations != 0 {
+				s.Iterations = o.AffineIterations
+			}
+			return FitAffineCV(m, f.Logits, k, f.Labels, s)
 		}
-		switch m {
-		case "vs":
-			return FitVectorScaling(f.Logits, k, f.Labels, o.ODIR.Mu)
-		case "ms":
-			return FitMatrixScaling(f.Logits, k, f.Labels, o.ODIR)
+		r, fn := o.ODIR, map[string]string{"vs": "FitVectorScaling", "ms": "FitMatrixScaling", "dirichlet": "FitDirichlet"}[m]
+		if m == "vs" {
+			r.Lambda = 0
 		}
-		return FitDirichlet(f.Logits, k, f.Labels, o.ODIR)
+		return fitAffine(fn, affineMap(m), f.Logits, k, f.Labels, r, o.AffineIterations)
 	case "hist":
 		return FitHistogram(f.Logits, k, f.Labels, o.HistBins, true)
 	case "isotonic":

@@ -3,6 +3,7 @@ package calib
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -102,5 +103,51 @@ func TestFitPlattTargets(t *testing.T) {
 	b, _ := Fit("platt", f, FitOptions{Platt: SmoothedTargets})
 	if *a.(*Platt) == *b.(*Platt) {
 		t.Errorf("label and smoothed targets gave the same fit %+v", *a.(*Platt))
+	}
+}
+
+// FitOptions.AffineIterations caps the affine fits (the cross-validated
+// ones' too), which record their iterations and evaluations; without it a
+// fit runs to convergence, below DefaultAffineIterations; a negative cap
+// is an error.
+func TestFitAffineIterations(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const n, k = 300, 4
+	z, y := make([]float64, n*k), make([]int, n)
+	for i := range y {
+		y[i] = r.IntN(k)
+		for j := range k {
+			z[i*k+j] = r.NormFloat64()
+		}
+		z[i*k+y[i]] += 2
+	}
+	f := FitData{Logits: z, Labels: y, K: k}
+	o := FitOptions{ODIR: ODIR{Lambda: 1e-2, Mu: 1e-2}}
+	for _, m := range []string{"vs", "ms", "dirichlet"} {
+		c, err := Fit(m, f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		free := c.(*Affine)
+		if free.Iterations <= 3 || free.Iterations >= DefaultAffineIterations || free.Evaluations < free.Iterations {
+			t.Errorf("%s: %d iterations, %d evaluations; want a converged fit of more than 3", m, free.Iterations, free.Evaluations)
+		}
+		capped := o
+		capped.AffineIterations = 3
+		c, err = Fit(m, f, capped)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := c.(*Affine); a.Iterations != 3 {
+			t.Errorf("%s capped at 3: %d iterations", m, a.Iterations)
+		}
+		capped.ODIRCV = &ODIRSearch{Folds: 2, Seed: 1}
+		if c, err = Fit(m, f, capped); err != nil || c.(*Affine).Iterations != 3 {
+			t.Errorf("%s cross-validated, capped at 3: %v, error %v", m, c, err)
+		}
+		capped.AffineIterations, capped.ODIRCV = -1, nil
+		if _, err := Fit(m, f, capped); err == nil || !strings.Contains(err.Error(), "-1 iterations") {
+			t.Errorf("%s with -1 iterations: error %v", m, err)
+		}
 	}
 }

@@ -44,3 +44,20 @@ func linearLossRows(x []float64, d, k int, labels []int, diag bool, pen func(i, 
 		return f + penalise(theta, grad, d, k, diag, pen, mu)
 	}
 }
+
+// affineRow sets z = W·x + b for one row (W k×d row-major, or diagonal),
+// the reference of affineOut.
+func affineRow(z, w, b, x []float64, diag bool) {
+	d := len(x)
+	for i := range z {
+		if diag {
+			z[i] = w[i]*x[i] + b[i]
+			continue
+		}
+		s := b[i]
+		for j, v := range w[i*d : (i+1)*d] {
+			s += v * x[j]
+		}
+		z[i] = s
+	}
+}

@@ -44,3 +44,57 @@ func TestLinearLossMatchesRows(t *testing.T) {
 		}
 	}
 }
+
+// TestAffineApplyMatchesRows compares the GEMM forms of an affine map's
+// probabilities (Affine.Apply) and held-out NLL (Affine.nll) with the
+// row-at-a-time reference, diagonal and full, logits and log-probabilities,
+// no rows, one, and more than the GEMM's blocks.
+func TestAffineApplyMatchesRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, m := range []string{"vs", "ms", "dirichlet"} {
+		for _, c := range []struct{ n, k int }{{0, 3}, {1, 3}, {301, 7}, {64, 33}} {
+			a := affineMap(m)
+			nw := a.nparams(c.k)
+			theta := make([]float64, nw+c.k)
+			for i := range theta {
+				theta[i] = r.NormFloat64() / 2
+			}
+			a.W, a.B = theta[:nw], theta[nw:]
+			logits, y := make([]float64, c.n*c.k), make([]int, c.n)
+			for i := range logits {
+				logits[i] = 3 * r.NormFloat64()
+			}
+			for i := range y {
+				y[i] = r.IntN(c.k)
+			}
+			x := a.inputs(logits, c.k)
+			got, err := a.Apply(logits, c.k)
+			if c.n == 0 { // Apply wants rows; the held-out NLL of none is 0
+				if err == nil || a.nll(theta, x, c.k, y) != 0 {
+					t.Errorf("%s: no rows: Apply error %v, nll %v", m, err, a.nll(theta, x, c.k, y))
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			z, p := make([]float64, c.k), make([]float64, c.k)
+			nll := 0.0
+			for s := range c.n {
+				affineRow(z, a.W, a.B, x[s*c.k:(s+1)*c.k], a.Diagonal)
+				nll += softmaxRow(p, z) - z[y[s]]
+				for i, v := range p {
+					if g := got[s*c.k+i]; math.Abs(g-v) > 1e-13 {
+						t.Fatalf("%s %+v: row %d class %d: %v, rows %v", m, c, s, i, g, v)
+					}
+				}
+			}
+			if len(got) != c.n*c.k {
+				t.Fatalf("%s %+v: %d probabilities, want %d", m, c, len(got), c.n*c.k)
+			}
+			if g := a.nll(theta, x, c.k, y); math.Abs(g-nll) > 1e-12*math.Max(1, math.Abs(nll)) {
+				t.Errorf("%s %+v: nll %v, rows %v", m, c, g, nll)
+			}
+		}
+	}
+}

@@ -3,13 +3,18 @@ package calib
 import (
 	"fmt"
 	"math"
+
+	"github.com/ecl-go/ecl/tensor"
 )
 
 // ODIRSearch asks for ODIR chosen by stratified cross-validation
-// (FitAffineCV): Folds folds (0 for DefaultODIRFolds) drawn from Seed.
+// (FitAffineCV): Folds folds (0 for DefaultODIRFolds) drawn from Seed,
+// each fit of at most Iterations L-BFGS iterations (0 for
+// DefaultAffineIterations).
 type ODIRSearch struct {
-	Folds int
-	Seed  uint64
+	Folds      int
+	Seed       uint64
+	Iterations int
 }
 
 // DefaultODIRFolds is the number of folds of the search when none is given.
@@ -79,6 +84,9 @@ func FitAffineCV(m string, logits []float64, k int, labels []int, s ODIRSearch) 
 	if err != nil {
 		return nil, err
 	}
+	if s.Iterations < 0 {
+		return nil, fmt.Errorf("calib.%s: %d iterations, want ≥ 0 (0: %d)", fn, s.Iterations, DefaultAffineIterations)
+	}
 	folds := s.Folds
 	if folds == 0 {
 		folds = DefaultODIRFolds
@@ -114,7 +122,7 @@ func FitAffineCV(m string, logits []float64, k int, labels []int, s ODIRSearch) 
 		nll := 0.0
 		for j := range parts {
 			p := &parts[j]
-			if p.theta, err = c.solve(p.xin, k, p.yin, r, p.theta); err != nil {
+			if p.theta, err = c.solve(p.xin, k, p.yin, r, p.theta, s.Iterations); err != nil {
 				return nil, fmt.Errorf("calib.%s: %s at λ %g, μ %g, fold %d: %w", fn, m, r.Lambda, r.Mu, j+1, err)
 			}
 			cv.Fits++
@@ -137,7 +145,7 @@ func FitAffineCV(m string, logits []float64, k int, labels []int, s ODIRSearch) 
 		}
 	}
 	r := cv.Path[best].ODIR
-	theta, err := c.solve(x, k, labels, r, start)
+	theta, err := c.solve(x, k, labels, r, start, s.Iterations)
 	if err != nil {
 		return nil, fmt.Errorf("calib.%s: %s at λ %g, μ %g: %w", fn, m, r.Lambda, r.Mu, err)
 	}
@@ -150,11 +158,18 @@ func FitAffineCV(m string, logits []float64, k int, labels []int, s ODIRSearch) 
 // (W, b) of c's form on inputs x [n, k].
 func (c *Affine) nll(theta, x []float64, k int, labels []int) float64 {
 	nw := c.nparams(k)
-	z, p := make([]float64, k), make([]float64, k)
+	z := affineOut(x, k, theta[:nw], theta[nw:], c.Diagonal)
+	loss := make([]float64, len(labels))
+	tensor.ParallelFor(len(labels), 20*k, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			zr := z[i*k : (i+1)*k]
+			zy := zr[labels[i]]
+			loss[i] = softmaxRow(zr, zr) - zy
+		}
+	})
 	s := 0.0
-	for i, y := range labels {
-		affineRow(z, theta[:nw], theta[nw:], x[i*k:(i+1)*k], c.Diagonal)
-		s += softmaxRow(p, z) - z[y]
+	for _, v := range loss {
+		s += v
 	}
 	return s
 }

@@ -149,14 +149,14 @@ func TestODIRCVWarmStartMatchesColdFit(t *testing.T) {
 	}
 	var theta []float64
 	for _, v := range ODIRGrid(k) {
-		if theta, err = c.solve(xin, k, yin, ODIR{Lambda: v, Mu: v}, theta); err != nil {
+		if theta, err = c.solve(xin, k, yin, ODIR{Lambda: v, Mu: v}, theta, 0); err != nil {
 			t.Fatal(err)
 		}
 		if v == r.Lambda {
 			break
 		}
 	}
-	coldTheta, err := c.solve(xin, k, yin, r, nil)
+	coldTheta, err := c.solve(xin, k, yin, r, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
