@@ -75,7 +75,7 @@ func TemperatureForMean(logits []float64, k int, want float64) (float64, error) 
 	mean := func(s float64) float64 {
 		t, sum := math.Exp(s), 0.0
 		for i := range n {
-			softmaxScaled(p, logits[i*k:(i+1)*k], t)
+			SoftmaxScaled(p, logits[i*k:(i+1)*k], t)
 			sum += slices.Max(p)
 		}
 		return sum / float64(n)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ecl-go/ecl/ecl/baselines"
 	"github.com/ecl-go/ecl/ecl/predict"
 )
 
@@ -87,22 +88,8 @@ func LogProbs(probs []float64) []float64 {
 // rows over the cores (predict.SoftmaxRows).
 func Softmax(logits []float64, k int) []float64 { return predict.SoftmaxRows(logits, k) }
 
-// softmaxRow sets p = softmax(z) and returns ln Σ exp(z).
-func softmaxRow(p, z []float64) float64 {
-	m := math.Inf(-1)
-	for _, v := range z {
-		m = max(m, v)
-	}
-	s := 0.0
-	for j, v := range z {
-		p[j] = math.Exp(v - m)
-		s += p[j]
-	}
-	for j := range p {
-		p[j] /= s
-	}
-	return m + math.Log(s)
-}
+// softmaxRow sets p = softmax(z) (p may be z) and returns ln Σ exp(z).
+func softmaxRow(p, z []float64) float64 { return baselines.SoftmaxScaled(p, z, 1) }
 
 // logSoftmax returns the row-wise log-softmax of logits [n, k].
 func logSoftmax(logits []float64, k int) []float64 {

@@ -8,32 +8,33 @@ import (
 // inputs x [n, d] and labels in [0, k), plus Σ pen(i, j)·W_ij² and
 // mu·Σ b², as a function of θ = (W row-major k×d, or its diagonal when
 // diag, then b), writing its gradient. The products X·Wᵀ and Gᵀ·X (G the
-// softmax's gradient) are the engine's GEMMs; the rows' softmax runs over
-// the cores in fixed blocks whose sums are added in block order, so the
-// value does not depend on the number of cores.
+// softmax's gradient) are the engine's GEMMs on x and W in place; the
+// rows' softmax runs over the cores in fixed blocks whose sums are added
+// in block order, so the value does not depend on the number of cores.
+// The diagonal map works a row at a time in cache.
 func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j int) float64, mu float64) func(theta, grad []float64) float64 {
 	n := len(labels)
 	nw := k * d
 	if diag {
 		nw = k
 	}
-	xt := tensor.FromSlice(x, n, d)
 	blocks := min(n, 64)
 	rows := (n + blocks - 1) / blocks
 	blocks = (n + rows - 1) / rows
 	part := make([]float64, blocks*(2*k+1)) // per block: loss, Σ g, Σ g·x (diag)
-	var zbuf []float64
+	var xt *tensor.Tensor[float64]
+	var rowBuf []float64 // diag: a row of W·x + b per block
+	if diag {
+		rowBuf = make([]float64, blocks*k)
+	} else {
+		xt = tensor.Wrap(x, n, d)
+	}
 	return func(theta, grad []float64) float64 {
 		w, b := theta[:nw], theta[nw:]
 		var z []float64
 		var zt *tensor.Tensor[float64]
-		if diag {
-			if zbuf == nil {
-				zbuf = make([]float64, n*k)
-			}
-			z = zbuf
-		} else {
-			zt = tensor.MatMul(xt, tensor.Transpose(tensor.FromSlice(w, k, d), 0, 1))
+		if !diag {
+			zt = tensor.MatMul(xt, tensor.Transpose(tensor.Wrap(w, k, d), 0, 1))
 			z = tensor.HostData(zt)
 		}
 		clear(part)
@@ -41,13 +42,22 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 			for blk := lo; blk < hi; blk++ {
 				acc := part[blk*(2*k+1) : (blk+1)*(2*k+1)]
 				f, gb, gw := &acc[0], acc[1:k+1], acc[k+1:]
+				b := b[:k]
 				for s := blk * rows; s < min((blk+1)*rows, n); s++ {
-					zr := z[s*k : (s+1)*k]
+					var zr []float64
+					if diag {
+						zr = rowBuf[blk*k : (blk+1)*k]
+					} else {
+						zr = z[s*k : (s+1)*k]
+					}
 					xr := x[s*d : (s+1)*d]
-					for i := range zr {
-						if diag {
-							zr[i] = w[i]*xr[i] + b[i]
-						} else {
+					if diag {
+						xr, wd := xr[:len(zr)], w[:len(zr)]
+						for i := range zr {
+							zr[i] = wd[i]*xr[i] + b[i]
+						}
+					} else {
+						for i := range zr {
 							zr[i] += b[i]
 						}
 					}
@@ -56,10 +66,15 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 					*f += softmaxRow(zr, zr) - zy // in place
 					// zr now holds the probabilities; make it the gradient.
 					zr[y]--
-					for i, g := range zr {
-						gb[i] += g
-						if diag {
+					if diag {
+						xr, gw := xr[:len(zr)], gw[:len(zr)]
+						for i, g := range zr {
+							gb[i] += g
 							gw[i] += g * xr[i]
+						}
+					} else {
+						for i, g := range zr {
+							gb[i] += g
 						}
 					}
 				}
