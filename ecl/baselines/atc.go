@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/ecl-go/ecl/ecl/predict"
 )
 
 // ATC is average thresholded confidence (Garg et al., "Leveraging
@@ -75,7 +77,7 @@ func TemperatureForMean(logits []float64, k int, want float64) (float64, error) 
 	mean := func(s float64) float64 {
 		t, sum := math.Exp(s), 0.0
 		for i := range n {
-			SoftmaxScaled(p, logits[i*k:(i+1)*k], t)
+			predict.SoftmaxScaled(p, logits[i*k:(i+1)*k], t)
 			sum += slices.Max(p)
 		}
 		return sum / float64(n)

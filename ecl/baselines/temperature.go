@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ecl-go/ecl/ecl/predict"
 	"github.com/ecl-go/ecl/internal/root"
 	"github.com/ecl-go/ecl/tensor"
 )
@@ -63,7 +64,7 @@ func FitTemperature(logits []float64, k int, labels []int, weights []float64, ob
 						w = weights[i]
 					}
 					z := logits[i*k : (i+1)*k]
-					SoftmaxScaled(p, z, t)
+					predict.SoftmaxScaled(p, z, t)
 					// d p_j / d s = p_j·(z̄ − z_j)/T with z̄ = Σ p z: the
 					// derivative of softmax(z·e^{−s}).
 					zbar := 0.0
@@ -176,59 +177,12 @@ func newton(df func(float64) (float64, float64), s, lim float64) float64 {
 	return s
 }
 
-// SoftmaxScaled sets p = softmax(z/t) (p may be z), computed stably, and
-// returns ln Σ_j e^(z_j/t): the exponentials e^((z_j − max z)/t) by
-// tensor.ExpScaled64 (its AVX-512 kernel where the CPU has one).
-func SoftmaxScaled(p, z []float64, t float64) float64 {
-	m := rowMax(z)
-	s := tensor.ExpScaled64(p, z, m, t)
-	inv := 1 / s
-	for j := range p {
-		p[j] *= inv
-	}
-	return m/t + math.Log(s)
-}
-
-// rowMax is the largest element of z (−∞ if empty), NaN if z holds one, in
-// four independent lanes.
-func rowMax(z []float64) float64 {
-	m0, m1, m2, m3 := math.Inf(-1), math.Inf(-1), math.Inf(-1), math.Inf(-1)
-	nan := false
-	i := 0
-	for ; i+4 <= len(z); i += 4 {
-		r := z[i : i+4 : i+4]
-		if r[0] > m0 {
-			m0 = r[0]
-		}
-		if r[1] > m1 {
-			m1 = r[1]
-		}
-		if r[2] > m2 {
-			m2 = r[2]
-		}
-		if r[3] > m3 {
-			m3 = r[3]
-		}
-		nan = nan || r[0] != r[0] || r[1] != r[1] || r[2] != r[2] || r[3] != r[3]
-	}
-	for ; i < len(z); i++ {
-		if z[i] > m0 {
-			m0 = z[i]
-		}
-		nan = nan || z[i] != z[i]
-	}
-	if nan {
-		return math.NaN()
-	}
-	return max(m0, m1, m2, m3)
-}
-
 // Scale returns softmax(logits/T) row by row, over the cores.
 func Scale(logits []float64, k int, t float64) []float64 {
 	out := make([]float64, len(logits))
 	tensor.ParallelFor(len(logits)/k, 8*k, func(lo, hi int) {
 		for i := lo * k; i < hi*k; i += k {
-			SoftmaxScaled(out[i:i+k], logits[i:i+k], t)
+			predict.SoftmaxScaled(out[i:i+k], logits[i:i+k], t)
 		}
 	})
 	return out

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/ecl-go/ecl/ecl/predict"
 	"gonum.org/v1/gonum/optimize"
 	"gonum.org/v1/gonum/stat"
 )
@@ -50,7 +51,7 @@ func TransCal(tgtLogits []float64, k int, w, errs []float64, srcConf float64) (f
 	confidence := func(t float64) float64 {
 		s := 0.0
 		for i := 0; i < len(tgtLogits); i += k {
-			SoftmaxScaled(p, tgtLogits[i:i+k], t)
+			predict.SoftmaxScaled(p, tgtLogits[i:i+k], t)
 			top := p[0]
 			for _, v := range p[1:] {
 				top = max(top, v)

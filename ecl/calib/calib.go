@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/ecl-go/ecl/ecl/baselines"
 	"github.com/ecl-go/ecl/ecl/predict"
 )
 
@@ -89,7 +88,7 @@ func LogProbs(probs []float64) []float64 {
 func Softmax(logits []float64, k int) []float64 { return predict.SoftmaxRows(logits, k) }
 
 // softmaxRow sets p = softmax(z) (p may be z) and returns ln Σ exp(z).
-func softmaxRow(p, z []float64) float64 { return baselines.SoftmaxScaled(p, z, 1) }
+func softmaxRow(p, z []float64) float64 { return predict.SoftmaxScaled(p, z, 1) }
 
 // logSoftmax returns the row-wise log-softmax of logits [n, k].
 func logSoftmax(logits []float64, k int) []float64 {

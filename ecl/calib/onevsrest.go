@@ -52,12 +52,33 @@ func fittedClasses(k int) int {
 	return k
 }
 
+// perClassTile is the number of rows whose softmax perClass computes in a
+// buffer before writing it out by class.
+const perClassTile = 32
+
 // perClass returns, for each fitted class c (class 1 alone for k = 2), the
-// probabilities P(class c) of every row: the softmax's columns, one
-// transposed copy that the caller owns.
+// probabilities P(class c) of every row: the softmax's columns, which it
+// writes straight into one array of classes × rows that the caller owns,
+// tiles of rows over the cores.
 func perClass(logits []float64, k int) [][]float64 {
 	n := len(logits) / k
-	cols := tensor.HostData(tensor.Contiguous(tensor.Transpose(tensor.Wrap(Softmax(logits, k), n, k), 0, 1)))
+	cols := make([]float64, n*k)
+	tiles := (n + perClassTile - 1) / perClassTile
+	tensor.ParallelFor(tiles, perClassTile*k*24, func(lo, hi int) {
+		buf := make([]float64, perClassTile*k)
+		for t := lo; t < hi; t++ {
+			i0, i1 := t*perClassTile, min((t+1)*perClassTile, n)
+			for i := i0; i < i1; i++ {
+				softmaxRow(buf[(i-i0)*k:(i-i0+1)*k], logits[i*k:(i+1)*k])
+			}
+			for c := range k {
+				col := cols[c*n+i0 : c*n+i1]
+				for i := range col {
+					col[i] = buf[i*k+c]
+				}
+			}
+		}
+	})
 	scores := make([][]float64, fittedClasses(k))
 	for c := range scores {
 		class := c

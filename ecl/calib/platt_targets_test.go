@@ -80,8 +80,8 @@ func TestPlattSmoothedTargetsMatchScikitLearn(t *testing.T) {
 // uncalibrated probabilities (docs/calibrate.md: scikit-learn would give
 // 1/3 each); a row with some mass is renormalised.
 func TestIsotonicRowOfZerosKeepsItsProbabilities(t *testing.T) {
-	// Each class's map is 0 up to 0.5 and 1 from 0.6 on.
-	c := &Isotonic{X: [][]float64{{0.5, 0.6}, {0.5, 0.6}, {0.5, 0.6}}, Y: [][]float64{{0, 1}, {0, 1}, {0, 1}}}
+	// Each class's map is 0 up to 0.55 and 1 from 0.6 on.
+	c := &Isotonic{X: [][]float64{{0.55, 0.6}, {0.55, 0.6}, {0.55, 0.6}}, Y: [][]float64{{0, 1}, {0, 1}, {0, 1}}}
 	// Rows of probabilities ln p: (0.2, 0.3, 0.5) maps to (0, 0, 0);
 	// (0.1, 0.2, 0.7) to (0, 0, 1).
 	logits := []float64{math.Log(0.2), math.Log(0.3), math.Log(0.5), math.Log(0.1), math.Log(0.2), math.Log(0.7)}

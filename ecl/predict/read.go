@@ -178,19 +178,7 @@ func SoftmaxRows(x []float64, k int) []float64 {
 func softmaxRowsTo(out, x []float64, k int) {
 	tensor.ParallelFor(len(x)/k, 20*k, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			row, p := x[i*k:(i+1)*k], out[i*k:(i+1)*k]
-			m := math.Inf(-1)
-			for _, v := range row {
-				m = max(m, v)
-			}
-			s := 0.0
-			for j, v := range row {
-				p[j] = math.Exp(v - m)
-				s += p[j]
-			}
-			for j := range p {
-				p[j] /= s
-			}
+			SoftmaxScaled(out[i*k:(i+1)*k], x[i*k:(i+1)*k], 1)
 		}
 	})
 }
