@@ -27,3 +27,28 @@ func MatMul[T Float](a, b *Tensor[T]) *Tensor[T] {
 	}
 	return Reshape(out, append(batch, m, n)...)
 }
+
+// MatMulTo writes the product of the 2-D a [M, K] and b [K, N] into out, a
+// contiguous [M, N] tensor on their device, and returns it: MatMul without
+// allocating the result, for a loop that multiplies again and again into
+// the same buffer. Transposed views of a and b are passed to BLAS as in
+// MatMul; out must not overlap them.
+func MatMulTo[T Float](out, a, b *Tensor[T]) *Tensor[T] {
+	sameDevice("MatMulTo", a, b)
+	sameDevice("MatMulTo", out, a)
+	if a.Dims() != 2 || b.Dims() != 2 || out.Dims() != 2 || a.shape[1] != b.shape[0] || out.shape[0] != a.shape[0] || out.shape[1] != b.shape[1] {
+		panic(shapeError("MatMulTo", [][]int{out.shape, a.shape, b.shape}, "out %v for the product of %v and %v, want 2-D [M, K]·[K, N] into [M, N]", out.shape, a.shape, b.shape))
+	}
+	if !out.IsContiguous() {
+		panic(shapeError("MatMulTo", [][]int{out.shape}, "out is a non-contiguous view (strides %v)", out.strides))
+	}
+	m, k, n := a.shape[0], a.shape[1], b.shape[1]
+	switch {
+	case m*n == 0:
+	case k == 0: // the product is zero
+		CopyInto(out, ZerosOn(out.Device(), m, n))
+	default:
+		a.Device().MatMul(Reshape(out, 1, m, n), Reshape(a, 1, m, k), Reshape(b, 1, k, n))
+	}
+	return out
+}

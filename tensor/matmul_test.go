@@ -162,3 +162,38 @@ func TestGemmOperandLayouts(t *testing.T) {
 		}
 	}
 }
+
+// MatMulTo writes into a buffer of garbage exactly what MatMul returns
+// (the same kernel): sizes 0, 1, odd and larger, K = 0, transposed views
+// of either operand, both precisions; a wrong shape or a non-contiguous
+// out panics naming the op.
+func TestMatMulTo(t *testing.T) {
+	testMatMulTo[float32](t)
+	testMatMulTo[float64](t)
+}
+
+func testMatMulTo[T Float](t *testing.T) {
+	r := newRNG(11)
+	for _, c := range []struct{ m, k, n int }{{0, 3, 4}, {3, 0, 4}, {1, 1, 1}, {7, 5, 9}, {130, 70, 90}} {
+		for _, trans := range []bool{false, true} {
+			a, b := RandNormal[T](r, 0, 1, c.m, c.k), RandNormal[T](r, 0, 1, c.k, c.n)
+			if trans {
+				a = Transpose(RandNormal[T](r, 0, 1, c.k, c.m), 0, 1)
+				b = Transpose(RandNormal[T](r, 0, 1, c.n, c.k), 0, 1)
+			}
+			out := Full[T](7, c.m, c.n)
+			if got := MatMulTo(out, a, b); got != out {
+				t.Fatalf("%+v: MatMulTo returned another tensor", c)
+			}
+			want := MatMul(a, b).Data()
+			for i, v := range out.Data() {
+				if v != want[i] {
+					t.Fatalf("%v %+v transposed %v: element %d is %v, MatMul %v", DType[T](), c, trans, i, v, want[i])
+				}
+			}
+		}
+	}
+	a, b := RandNormal[T](r, 0, 1, 3, 4), RandNormal[T](r, 0, 1, 4, 5)
+	mustPanic(t, func() { MatMulTo(Zeros[T](3, 4), a, b) }, "MatMulTo", "[3 4]")
+	mustPanic(t, func() { MatMulTo(Transpose(Zeros[T](5, 3), 0, 1), a, b) }, "MatMulTo", "non-contiguous")
+}

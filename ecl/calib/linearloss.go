@@ -8,10 +8,11 @@ import (
 // inputs x [n, d] and labels in [0, k), plus Σ pen(i, j)·W_ij² and
 // mu·Σ b², as a function of θ = (W row-major k×d, or its diagonal when
 // diag, then b), writing its gradient. The products X·Wᵀ and Gᵀ·X (G the
-// softmax's gradient) are the engine's GEMMs on x and W in place; the
-// rows' softmax runs over the cores in fixed blocks whose sums are added
-// in block order, so the value does not depend on the number of cores.
-// The diagonal map works a row at a time in cache.
+// softmax's gradient) are the engine's GEMMs on x and W in place, into
+// buffers that every evaluation reuses (tensor.MatMulTo); the rows'
+// softmax runs over the cores in fixed blocks whose sums are added in
+// block order, so the value does not depend on the number of cores. The
+// diagonal map works a row at a time in cache.
 func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j int) float64, mu float64) func(theta, grad []float64) float64 {
 	n := len(labels)
 	nw := k * d
@@ -22,20 +23,18 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 	rows := (n + blocks - 1) / blocks
 	blocks = (n + rows - 1) / rows
 	part := make([]float64, blocks*(2*k+1)) // per block: loss, Σ g, Σ g·x (diag)
-	var xt *tensor.Tensor[float64]
-	var rowBuf []float64 // diag: a row of W·x + b per block
+	var xt, zt *tensor.Tensor[float64]      // the full map: X and X·Wᵀ, reused by every evaluation
+	var rowBuf []float64                    // diag: a row of W·x + b per block
 	if diag {
 		rowBuf = make([]float64, blocks*k)
 	} else {
-		xt = tensor.Wrap(x, n, d)
+		xt, zt = tensor.Wrap(x, n, d), tensor.Zeros[float64](n, k)
 	}
 	return func(theta, grad []float64) float64 {
 		w, b := theta[:nw], theta[nw:]
 		var z []float64
-		var zt *tensor.Tensor[float64]
 		if !diag {
-			zt = tensor.MatMul(xt, tensor.Transpose(tensor.Wrap(w, k, d), 0, 1))
-			z = tensor.HostData(zt)
+			z = tensor.HostData(tensor.MatMulTo(zt, xt, tensor.Transpose(tensor.Wrap(w, k, d), 0, 1)))
 		}
 		clear(part)
 		tensor.ParallelFor(blocks, rows*k*8, func(lo, hi int) {
@@ -94,7 +93,7 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 			}
 		}
 		if !diag {
-			copy(gw, tensor.HostData(tensor.MatMul(tensor.Transpose(zt, 0, 1), xt)))
+			tensor.MatMulTo(tensor.Wrap(gw, k, d), tensor.Transpose(zt, 0, 1), xt)
 		}
 		inv := 1 / float64(n)
 		f *= inv
