@@ -188,3 +188,15 @@ func ExampleConv2DAffine() {
 	// [1 2 3 2] [0 1 5 7 11 13 0 0 0 0 0 0]
 	// true
 }
+
+// A loop multiplies into one buffer instead of allocating a product per
+// step.
+func ExampleMatMulTo() {
+	a := tensor.FromSlice([]float64{1, 2, 3, 4}, 2, 2)
+	out := tensor.Zeros[float64](2, 2)
+	for range 2 {
+		tensor.MatMulTo(out, a, a)
+	}
+	fmt.Println(out.Data())
+	// Output: [7 10 15 22]
+}

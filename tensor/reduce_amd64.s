@@ -32,6 +32,18 @@ loop: \
 	MOVQ         CX, R11; \
 	SHLQ         $2, R11
 
+// HMAX sets dst to the largest lane of src in every lane (tmp scratch;
+// dst and src differ).
+#define HMAX(src, dst, tmp) \
+	VSHUFF32X4 $0x4e, src, src, dst; \
+	VMAXPS     dst, src, dst; \
+	VSHUFF32X4 $0xb1, dst, dst, tmp; \
+	VMAXPS     tmp, dst, dst; \
+	VPERMILPS  $0x4e, dst, tmp; \
+	VMAXPS     tmp, dst, dst; \
+	VPERMILPS  $0xb1, dst, tmp; \
+	VMAXPS     tmp, dst, dst
+
 // EXTREMEGRAD is the body of extremeGradRows and extremeGradRowsCached,
 // storing each vector with store.
 #define EXTREMEGRAD(store) \
@@ -91,14 +103,7 @@ rrow:
 	VXORPS     Z7, Z1, K1, Z1
 	VCMPPS     $3, Z1, Z1, K2
 	VMOVAPS    Z8, K2, Z1
-	VSHUFF32X4 $0x4e, Z1, Z1, Z2
-	VMAXPS     Z2, Z1, Z2
-	VSHUFF32X4 $0xb1, Z2, Z2, Z3
-	VMAXPS     Z3, Z2, Z2
-	VPERMILPS  $0x4e, Z2, Z3
-	VMAXPS     Z3, Z2, Z2
-	VPERMILPS  $0xb1, Z2, Z3
-	VMAXPS     Z3, Z2, Z2
+	HMAX(Z1, Z2, Z3)
 	VCMPPS     $0, Z2, Z1, K3
 	KMOVW      K3, AX
 	BSFL       AX, AX
@@ -482,14 +487,7 @@ wreduce:
 	VMAXPS     Z1, Z0, Z0
 	VMAXPS     Z3, Z2, Z2
 	VMAXPS     Z2, Z0, Z0
-	VSHUFF32X4 $0x4e, Z0, Z0, Z2
-	VMAXPS     Z2, Z0, Z0
-	VSHUFF32X4 $0xb1, Z0, Z0, Z2
-	VMAXPS     Z2, Z0, Z0
-	VPERMILPS  $0x4e, Z0, Z2
-	VMAXPS     Z2, Z0, Z0
-	VPERMILPS  $0xb1, Z0, Z2
-	VMAXPS     Z2, Z0, Z0       // the row's maximum in every lane
+	HMAX(Z0, Z1, Z2)            // the row's maximum in every lane of Z1
 
 	// The first element equal to it (one exists: no NaN, and the maximum
 	// is an element or −∞ of a masked lane, which the tail compare skips
@@ -503,7 +501,7 @@ wfind:
 	CMPQ     AX, R13
 	JGE      wfindtail
 	VXORPS   (R12), Z7, Z4
-	VCMPPS   $0, Z0, Z4, K3
+	VCMPPS   $0, Z1, Z4, K3
 	KORTESTW K3, K3
 	JNZ      wfound
 	ADDQ     $64, R12
@@ -514,7 +512,7 @@ wfindtail:
 	VMOVAPS Z8, Z4
 	VMOVUPS (R12), K1, Z4
 	VXORPS  Z7, Z4, K1, Z4
-	VCMPPS  $0, Z0, Z4, K1, K3
+	VCMPPS  $0, Z1, Z4, K1, K3
 
 wfound:
 	KMOVW      K3, DX

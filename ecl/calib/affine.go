@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/ecl-go/ecl/ecl/baselines"
+	"github.com/ecl-go/ecl/ecl/predict"
 	"github.com/ecl-go/ecl/tensor"
 	"gonum.org/v1/gonum/optimize"
 )
@@ -60,7 +61,7 @@ func (c *Affine) Apply(logits []float64, k int) ([]float64, error) {
 		return nil, fmt.Errorf("calib.Affine.Apply: %w", err)
 	}
 	z := affineOut(c.inputs(logits, k), k, c.W, c.B, c.Diagonal)
-	softmaxInPlace(z, k)
+	predict.SoftmaxRowsTo(z, z, k)
 	return z, nil
 }
 
@@ -99,16 +100,6 @@ func affineOut(x []float64, d int, w, b []float64, diag bool) []float64 {
 		}
 	})
 	return z
-}
-
-// softmaxInPlace replaces each row of k values of z by its softmax, over
-// the cores.
-func softmaxInPlace(z []float64, k int) {
-	tensor.ParallelFor(len(z)/k, 20*k, func(lo, hi int) {
-		for s := lo; s < hi; s++ {
-			softmaxRow(z[s*k:(s+1)*k], z[s*k:(s+1)*k])
-		}
-	})
 }
 
 // ODIR is Kull et al.'s regularisation of an affine calibration map:

@@ -8,6 +8,7 @@ import (
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/ecl/baselines"
 	"github.com/ecl-go/ecl/ecl/metrics"
+	"github.com/ecl-go/ecl/ecl/predict"
 	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
 	"gonum.org/v1/gonum/optimize"
@@ -173,7 +174,7 @@ func auxiliary(src, tgt []float64, d, k int, labels []int, l2 float64) (ps, pt [
 	w, b := res.X[:k*d], res.X[k*d:]
 	predict := func(x []float64) []float64 {
 		z := affineOut(x, d, w, b, false)
-		softmaxInPlace(z, k)
+		predict.SoftmaxRowsTo(z, z, k)
 		return z
 	}
 	return predict(src), predict(tgt), nil

@@ -61,3 +61,13 @@ func ExampleDetect() {
 	// probabilities false (largest |row sum − 1| 0.500)
 	// probabilities false (largest |row sum − 1| 1.000)
 }
+
+// One row's softmax at temperature 2, and ln Σ e^(z/t), the normaliser a
+// negative log-likelihood subtracts from.
+func ExampleSoftmaxScaled() {
+	z := []float64{2, 0, -2}
+	p := make([]float64, len(z))
+	lse := predict.SoftmaxScaled(p, z, 2)
+	fmt.Printf("%.4f, ln-normaliser %.4f\n", p, lse)
+	// Output: [0.6652 0.2447 0.0900], ln-normaliser 1.4076
+}

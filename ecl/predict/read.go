@@ -127,7 +127,7 @@ func ReadProbabilities(path, labelsPath string, labels []int, mode Mode) (Probab
 	case c.Kind == KindLogits && p.K == 1:
 		p.Probs, p.K = SoftmaxRows(p.Probs, p.K), 2
 	case c.Kind == KindLogits:
-		softmaxRowsTo(p.Probs, p.Probs, p.K) // in place: the file's array is this call's own
+		SoftmaxRowsTo(p.Probs, p.Probs, p.K) // in place: the file's array is this call's own
 	case p.K == 1:
 		p.Probs, p.K = binaryColumns(p.Probs), 2
 	case c.Detection.Dev > 1e-9:
@@ -170,12 +170,13 @@ func SoftmaxRows(x []float64, k int) []float64 {
 		x, k = z, 2
 	}
 	out := make([]float64, len(x))
-	softmaxRowsTo(out, x, k)
+	SoftmaxRowsTo(out, x, k)
 	return out
 }
 
-// softmaxRowsTo sets out to SoftmaxRows(x, k) for k ≥ 2; out may be x.
-func softmaxRowsTo(out, x []float64, k int) {
+// SoftmaxRowsTo sets out to SoftmaxRows(x, k) for k ≥ 2, rows over the
+// cores; out may be x.
+func SoftmaxRowsTo(out, x []float64, k int) {
 	tensor.ParallelFor(len(x)/k, 20*k, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			SoftmaxScaled(out[i*k:(i+1)*k], x[i*k:(i+1)*k], 1)
