@@ -128,10 +128,11 @@ func (a *arm[T]) fitDomainModel(rng *rand.Rand) (domainModel[T], error) {
 	}
 	fs, ft := features(a.base, a.src), features(a.base, a.tgt)
 	d := len(fs) / a.src.Len()
+	rows := baselines.DomainRows{Source: fs, Target: ft, D: d}
 	if rng != nil {
-		fs, ft = baselines.Balance(fs, ft, d, rng)
+		rows.Balance(rng)
 	}
-	dom, err := baselines.FitDomain(fs, ft, d, 1e-3)
+	dom, err := rows.Fit(1e-3)
 	m := domainModel[T]{dom, a.base}
 	if err == nil && rng == nil {
 		a.domain = &m

@@ -97,6 +97,7 @@ func newCalibrateFlags(fs *flag.FlagSet) *calibrateFlags {
 func runCalibrate(args []string) error {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	f := newCalibrateFlags(fs)
+	profiled := profiles(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -125,12 +126,14 @@ func runCalibrate(args []string) error {
 	if err := os.MkdirAll(*f.out, 0o755); err != nil {
 		return err
 	}
-	rep, err := calibrate.Run(os.Stdout, cfg)
-	if err != nil {
-		return err
-	}
-	rep.TargetLabels = *f.tgtLabels
-	return calibrate.WriteJSON(filepath.Join(*f.out, "report.json"), rep)
+	return profiled(func() error {
+		rep, err := calibrate.Run(os.Stdout, cfg)
+		if err != nil {
+			return err
+		}
+		rep.TargetLabels = *f.tgtLabels
+		return calibrate.WriteJSON(filepath.Join(*f.out, "report.json"), rep)
+	})
 }
 
 // config checks the fitting flags and returns the run's settings.

@@ -47,7 +47,7 @@ func addDomainFlags(fs *flag.FlagSet, t *experiment.Training, name string) *doma
 	fs.BoolVar(&t.NonTrainable, "nontrainable", false, "use the soft-binned estimator on each mini-batch instead of Algorithm 1 (the paper's Table 7)")
 	f.out = fs.String("out", "out/"+name, "directory for one result file per run (runs/), results.json, results.csv and reliability diagrams (empty: none)")
 	f.style = diagramFlags(fs)
-	f.profiled = cpuProfile(fs)
+	f.profiled = profiles(fs)
 	f.quiet = fs.Bool("quiet", false, "no progress messages")
 	f.device = fs.String("device", "cpu", "where the base network trains: cpu, or cuda (GPU 0; needs a build with -tags cuda); the later stages train on its features on the CPU")
 	return f

@@ -107,6 +107,7 @@ func runEval(args []string) error {
 	out := fs.String("out", "", "directory for reliability diagrams as PNG and SVG (empty: none)")
 	style := diagramFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON (metrics as fractions) instead of a table")
+	profiled := profiles(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -119,8 +120,9 @@ func runEval(args []string) error {
 	}
 	c.Warn = warn
 	c.Log = func(line string) { fmt.Fprintf(os.Stderr, "ecl eval: %s\n", line) }
-	rep, cals, err := evaluate.Run(c)
-	if err != nil {
+	var rep metrics.Report
+	var cals metrics.Calibrations
+	if err := profiled(func() (err error) { rep, cals, err = evaluate.Run(c); return err }); err != nil {
 		return err
 	}
 	if *asJSON {

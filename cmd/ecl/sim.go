@@ -25,7 +25,7 @@ func simStudy(args []string, check bool) error {
 	shifts := simFlags(fs, &c)
 	out := fs.String("out", "out/sim", "directory for one result file per run (runs/), results.json, results.csv and reliability diagrams (empty: none)")
 	style := diagramFlags(fs)
-	profiled := cpuProfile(fs)
+	profiled := profiles(fs)
 	quiet := fs.Bool("quiet", false, "no progress display (on a terminal a bar; elsewhere a line when the study starts, as runs end, at most one every 10 s, and when it ends)")
 	device := fs.String("device", "cpu", deviceFlag)
 	if err := parseFlags(fs, args, check); err != nil {

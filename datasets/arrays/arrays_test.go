@@ -444,6 +444,17 @@ func TestWriteNPYRoundTrip(t *testing.T) {
 	if err := WriteNPY(path, data, 4, 2); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("6 values as (4, 2): error %v, want one naming the file", err)
 	}
+	// Over several of the encoder's 8,192-value chunks, ending mid-chunk.
+	big := make([]float64, 3*8192+3)
+	for i := range big {
+		big[i] = float64(i) - 0.25
+	}
+	if err := WriteNPY(path, big, 3, len(big)/3); err != nil {
+		t.Fatal(err)
+	}
+	if got, shape, err := ReadNPY(path); err != nil || !slices.Equal(shape, []int{3, len(big) / 3}) || !slices.Equal(got, big) {
+		t.Errorf("%d values read back as %v (%d values, equal %v), %v", len(big), shape, len(got), slices.Equal(got, big), err)
+	}
 }
 
 // npzMembers maps each member of a .npz archive to its bytes.

@@ -213,10 +213,6 @@ func TestTransCalWithEqualDomainsIsTemperatureScaling(t *testing.T) {
 	if c := meanConf(tgt, temp); math.Abs(c-srcConf) > 1e-3 || math.Abs(temp-ts) > 0.15 {
 		t.Errorf("TransCal T = %v (target confidence %v), temperature scaling T = %v (source confidence %v)", temp, c, ts, srcConf)
 	}
-	a, b := Balance([]float64{1, 2}, []float64{3, 4, 5, 6, 7}, 1, r)
-	if len(a) != 5 || len(b) != 5 {
-		t.Errorf("Balance gave %d and %d rows", len(a), len(b))
-	}
 }
 
 // TestFitTemperatureBlocked fits T on enough scores for the blocked pass

@@ -21,7 +21,9 @@ func PseudoMixup[T tensor.Float](x []T, d int, probs []float64, k, batch int, la
 	if d < 1 || k < 2 || len(x) != n*d || len(probs) != n*k || batch < 2 || !(lambda > 0 && lambda < 1) {
 		return nil, nil, fmt.Errorf("baselines.PseudoMixup: %d inputs of %d features, %d probabilities of %d classes, batch %d, λ %v", len(x), d, len(probs), k, batch, lambda)
 	}
+	// The pairs first, then the mixed inputs, allocated once.
 	mix := make([]float64, k)
+	var pairs [][2]int
 	perm := rng.Perm(n)
 	for lo := 0; lo < n; lo += batch {
 		idx := perm[lo:min(lo+batch, n)]
@@ -33,9 +35,7 @@ func PseudoMixup[T tensor.Float](x []T, d int, probs []float64, k, batch int, la
 			if ya == metrics.Argmax(pb) {
 				continue
 			}
-			for j := range d {
-				mixed = append(mixed, T(lambda)*x[a*d+j]+T(1-lambda)*x[b*d+j])
-			}
+			pairs = append(pairs, [2]int{a, b})
 			y := ya
 			if !hard {
 				for j := range mix {
@@ -44,6 +44,13 @@ func PseudoMixup[T tensor.Float](x []T, d int, probs []float64, k, batch int, la
 				y = metrics.Argmax(mix)
 			}
 			labels = append(labels, y)
+		}
+	}
+	mixed = make([]T, len(pairs)*d)
+	for p, ab := range pairs {
+		xa, xb, out := x[ab[0]*d:(ab[0]+1)*d], x[ab[1]*d:(ab[1]+1)*d], mixed[p*d:(p+1)*d]
+		for j := range out {
+			out[j] = T(lambda)*xa[j] + T(1-lambda)*xb[j]
 		}
 	}
 	return mixed, labels, nil

@@ -3,31 +3,16 @@ package baselines
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/ecl-go/ecl/ecl/predict"
+	"github.com/ecl-go/ecl/tensor"
 	"gonum.org/v1/gonum/optimize"
 	"gonum.org/v1/gonum/stat"
 )
 
-// Balance resamples the smaller of two row sets (d columns) with
-// replacement up to the size of the larger, as TransCal does before fitting
-// its domain classifier.
-func Balance(a, b []float64, d int, rng *rand.Rand) ([]float64, []float64) {
-	na, nb := len(a)/d, len(b)/d
-	grow := func(x []float64, n, to int) []float64 {
-		out := append([]float64(nil), x...)
-		for range to - n {
-			i := rng.IntN(n)
-			out = append(out, x[i*d:(i+1)*d]...)
-		}
-		return out
-	}
-	if na < nb {
-		return grow(a, na, nb), b
-	}
-	return a, grow(b, nb, na)
-}
+// transCalBlock is the number of target rows whose confidences TransCal
+// adds into one partial sum.
+const transCalBlock = 256
 
 // TransCal is the temperature of Wang et al. (NeurIPS 2020) for target
 // logits [M, k]: it matches the target's mean confidence under T to an
@@ -47,18 +32,34 @@ func TransCal(tgtLogits []float64, k int, w, errs []float64, srcConf float64) (f
 	}
 	clampT := func(t float64) float64 { return max(t, 1) }
 	clampL := func(l float64) float64 { return min(max(l, 0), 1) }
-	p := make([]float64, k)
-	confidence := func(t float64) float64 {
-		s := 0.0
-		for i := 0; i < len(tgtLogits); i += k {
-			predict.SoftmaxScaled(p, tgtLogits[i:i+k], t)
-			top := p[0]
-			for _, v := range p[1:] {
-				top = max(top, v)
-			}
-			s += top
+	// The mean top-label confidence at T: a row's top probability is
+	// 1/Σ_j e^((z_j − max z)/T), its maximum found once; the rows are summed
+	// in parallel blocks, added in block order.
+	rows := len(tgtLogits) / k
+	top := make([]float64, rows)
+	tensor.ParallelFor(rows, k, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			top[i] = predict.RowMax(tgtLogits[i*k : (i+1)*k])
 		}
-		return s / float64(len(tgtLogits)/k)
+	})
+	blocks := (rows + transCalBlock - 1) / transCalBlock
+	part := make([]float64, blocks)
+	confidence := func(t float64) float64 {
+		tensor.ParallelFor(blocks, transCalBlock*k*4, func(lo, hi int) {
+			p := make([]float64, k)
+			for b := lo; b < hi; b++ {
+				s := 0.0
+				for i := b * transCalBlock; i < min((b+1)*transCalBlock, rows); i++ {
+					s += 1 / tensor.ExpScaled64(p, tgtLogits[i*k:(i+1)*k], top[i], t)
+				}
+				part[b] = s
+			}
+		})
+		s := 0.0
+		for _, v := range part {
+			s += v
+		}
+		return s / float64(rows)
 	}
 	correct := make([]float64, n)
 	for i, e := range errs {

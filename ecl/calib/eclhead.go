@@ -165,7 +165,7 @@ func auxFor(p ecl.Paradigm, aux []float64, probs *autograd.Var[float64], k int) 
 // regression on standardised features with an L2 penalty, fitted on the
 // source labels; it returns its probabilities on both domains.
 func auxiliary(src, tgt []float64, d, k int, labels []int, l2 float64) (ps, pt []float64, err error) {
-	src, tgt = standardise(src, tgt, d)
+	src, tgt = standardised(src, tgt, d)
 	loss := linearLoss(src, d, k, labels, false, func(int, int) float64 { return l2 / 2 }, 0)
 	res, err := baselines.MinimizeSmooth(loss, make([]float64, k*d+k), &optimize.Settings{GradientThreshold: 1e-8, MajorIterations: DefaultAffineIterations}, &optimize.LBFGS{})
 	if res == nil {

@@ -28,6 +28,12 @@ func WeightedECE(probs []float64, k int, labels []int, w []float64, b int) (floa
 		return 0, fmt.Errorf("calib.WeightedECE: %d bins", b)
 	}
 	conf, correct := metrics.TopLabel(probs, k, labels)
+	return topLabelECE(conf, correct, w, b), nil
+}
+
+// topLabelECE is WeightedECE of the rows' top-label confidences and
+// correctness (1 or 0).
+func topLabelECE(conf, correct, w []float64, b int) float64 {
 	mass, sc, sa := make([]float64, b), make([]float64, b), make([]float64, b)
 	total := 0.0
 	for i, c := range conf {
@@ -47,7 +53,7 @@ func WeightedECE(probs []float64, k int, labels []int, w []float64, b int) (floa
 			e += math.Abs(sc[j]-sa[j]) / total
 		}
 	}
-	return e, nil
+	return e
 }
 
 // Interval is an estimate with its bootstrap interval. Corrected is the
@@ -73,16 +79,35 @@ type Interval struct {
 // held fixed (the domain classifier is not refitted per resample). reps 0
 // gives the value alone.
 func ECEInterval(probs []float64, k int, labels []int, w []float64, b, reps int, level float64, seed uint64) (Interval, error) {
-	v, err := WeightedECE(probs, k, labels, w, b)
-	if err != nil || reps == 0 {
-		return Interval{Value: v, Corrected: v, Lo: v, Hi: v}, err
+	if _, err := checkScores("ECEInterval", probs, k, labels); err != nil {
+		return Interval{}, err
+	}
+	conf, correct := metrics.TopLabel(probs, k, labels)
+	return TopLabelInterval(conf, correct, w, b, reps, level, seed)
+}
+
+// TopLabelInterval is ECEInterval of rows given by their top-label
+// confidences and correctness (1 or 0), as ApplyTopLabel and CrossFit
+// return them.
+func TopLabelInterval(conf, correct, w []float64, b, reps int, level float64, seed uint64) (Interval, error) {
+	if len(correct) != len(conf) {
+		return Interval{}, fmt.Errorf("calib.ECEInterval: %d confidences, %d correctness values", len(conf), len(correct))
+	}
+	if err := checkWeights("ECEInterval", w, len(conf)); err != nil {
+		return Interval{}, err
+	}
+	if b < 1 {
+		return Interval{}, fmt.Errorf("calib.ECEInterval: %d bins", b)
+	}
+	v := topLabelECE(conf, correct, w, b)
+	if reps == 0 {
+		return Interval{Value: v, Corrected: v, Lo: v, Hi: v}, nil
 	}
 	if reps < 0 || !(level > 0 && level < 1) {
 		return Interval{}, fmt.Errorf("calib.ECEInterval: %d resamples at level %v", reps, level)
 	}
 	// Each sample's bin, weighted confidence and correctness once; a
 	// resample sums them in its own order, as WeightedECE on its rows would.
-	conf, correct := metrics.TopLabel(probs, k, labels)
 	bin, wc, wa, ws := make([]int, len(conf)), make([]float64, len(conf)), make([]float64, len(conf)), make([]float64, len(conf))
 	for i, c := range conf {
 		ws[i] = 1
@@ -93,7 +118,7 @@ func ECEInterval(probs []float64, k int, labels []int, w []float64, b, reps int,
 	}
 	mass, sc, sa := make([]float64, b), make([]float64, b), make([]float64, b)
 	vals := make([]float64, reps)
-	metrics.Resample(len(labels), reps, rand.New(rand.NewPCG(seed, 0xb007)), func(r int, idx []int) {
+	metrics.Resample(len(conf), reps, rand.New(rand.NewPCG(seed, 0xb007)), func(r int, idx []int) {
 		clear(mass)
 		clear(sc)
 		clear(sa)

@@ -3,6 +3,8 @@ package calib
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/ecl-go/ecl/ecl/metrics"
 )
 
 // Methods are the names Fit knows, in the order "ecl calibrate" reports
@@ -172,12 +174,12 @@ func StratifiedFolds(labels []int, folds int, seed uint64) ([]int, error) {
 	return fold, nil
 }
 
-// CrossFit returns out-of-fold source probabilities [N, K] of method m:
-// the rows of each fold g (fold[i] == g, g < folds) calibrated by m fitted
-// on the other folds. An error in a fold names it.
-func CrossFit(m string, f FitData, fold []int, folds int, o FitOptions) ([]float64, error) {
-	k := f.K
-	ps := make([]float64, len(f.Logits))
+// CrossFit returns the out-of-fold top-label confidence and correctness
+// of every source row under method m: the rows of each fold g (fold[i] ==
+// g, g < folds) calibrated by m fitted on the other folds (ApplyTopLabel).
+// An error in a fold names it.
+func CrossFit(m string, f FitData, fold []int, folds int, o FitOptions) (conf, correct []float64, err error) {
+	conf, correct = make([]float64, len(f.Labels)), make([]float64, len(f.Labels))
 	for g := range folds {
 		var in, out []int
 		for i, fg := range fold {
@@ -189,15 +191,43 @@ func CrossFit(m string, f FitData, fold []int, folds int, o FitOptions) ([]float
 		}
 		cg, err := Fit(m, f.Subset(in), o)
 		if err != nil {
-			return nil, fmt.Errorf("estimate fold %d: %w", g+1, err)
+			return nil, nil, fmt.Errorf("estimate fold %d: %w", g+1, err)
 		}
-		pg, err := cg.Apply(f.Subset(out).Logits, k)
+		held := f.Subset(out)
+		cc, ok, err := ApplyTopLabel(cg, held.Logits, f.K, held.Labels)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for j, i := range out {
-			copy(ps[i*k:(i+1)*k], pg[j*k:(j+1)*k])
+			conf[i], correct[i] = cc[j], ok[j]
 		}
 	}
-	return ps, nil
+	return conf, correct, nil
+}
+
+// topLabelRows is the number of rows ApplyTopLabel calibrates at a time.
+const topLabelRows = 4096
+
+// ApplyTopLabel applies c to logits [N, k] a block of rows at a time and
+// returns only each row's top-label confidence and correctness against
+// labels (1 or 0), what the ECE estimates read: O(N) memory instead of
+// Apply's O(N·k). Every calibrator maps rows independently, so this is
+// metrics.TopLabel of c.Apply(logits, k).
+func ApplyTopLabel(c Calibrator, logits []float64, k int, labels []int) (conf, correct []float64, err error) {
+	n, err := checkScores("ApplyTopLabel", logits, k, labels)
+	if err != nil {
+		return nil, nil, err
+	}
+	conf, correct = make([]float64, n), make([]float64, n)
+	for lo := 0; lo < n; lo += topLabelRows {
+		hi := min(lo+topLabelRows, n)
+		p, err := c.Apply(logits[lo*k:hi*k], k)
+		if err != nil {
+			return nil, nil, err
+		}
+		cc, ok := metrics.TopLabel(p, k, labels[lo:hi])
+		copy(conf[lo:hi], cc)
+		copy(correct[lo:hi], ok)
+	}
+	return conf, correct, nil
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ecl-go/ecl/ecl/metrics"
 )
 
 func TestMethodsFor(t *testing.T) {
@@ -58,19 +60,59 @@ func TestSubsetPicksRows(t *testing.T) {
 func TestCrossFit(t *testing.T) {
 	z := []float64{0, 0, 0, math.Log(3), math.Log(3), 0, 1, 1, 2, 2, -1, 0}
 	f := FitData{Logits: z, Labels: []int{0, 1, 0, 1, 0, 1}, K: 2}
-	p, err := CrossFit("uncal", f, Folds(6, 2, 1), 2, FitOptions{})
+	conf, correct, err := CrossFit("uncal", f, Folds(6, 2, 1), 2, FitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Rows (0, 0), (0, ln 3), (ln 3, 0): ½, ¼ and ¾ for class 0.
-	for i, want := range []float64{.5, .25, .75} {
-		if math.Abs(p[2*i]-want) > 1e-15 || math.Abs(p[2*i]+p[2*i+1]-1) > 1e-15 {
-			t.Errorf("row %d: %v, want %v for class 0", i, p[2*i:2*i+2], want)
+	// Ties go to class 0; σ(1) for the last row.
+	wantConf := []float64{.5, .75, .75, .5, .5, 1 / (1 + math.Exp(-1))}
+	wantCorrect := []float64{1, 1, 1, 0, 1, 1}
+	for i := range wantConf {
+		if math.Abs(conf[i]-wantConf[i]) > 1e-15 || correct[i] != wantCorrect[i] {
+			t.Errorf("row %d: confidence %v, correct %v; want %v, %v", i, conf[i], correct[i], wantConf[i], wantCorrect[i])
 		}
 	}
 	f3 := FitData{Logits: make([]float64, 9), Labels: []int{0, 1, 2}, K: 3}
-	if _, err := CrossFit("platt", f3, []int{0, 1, 0}, 2, FitOptions{}); err == nil || !strings.Contains(err.Error(), "estimate fold 1") {
+	if _, _, err := CrossFit("platt", f3, []int{0, 1, 0}, 2, FitOptions{}); err == nil || !strings.Contains(err.Error(), "estimate fold 1") {
 		t.Errorf("Platt on three classes: error %v, want one naming the fold", err)
+	}
+}
+
+// ApplyTopLabel, a block of rows at a time, is the top label of Apply on
+// all the rows, for every method fitted on more rows than a block.
+func TestApplyTopLabelMatchesApply(t *testing.T) {
+	const n, k = topLabelRows + 905, 4
+	r := rand.New(rand.NewPCG(21, 22))
+	z, y, w := make([]float64, n*k), make([]int, n), make([]float64, n)
+	for i := range n {
+		y[i] = r.IntN(k)
+		for j := range k {
+			z[i*k+j] = r.NormFloat64()
+		}
+		z[i*k+y[i]] += 1.5
+		w[i] = 0.5 + r.Float64()
+	}
+	f := FitData{Logits: z, Labels: y, W: w, WBalanced: w, Target: z[:600*k], K: k}
+	for _, m := range append([]string{"uncal"}, MethodsFor(k)...) {
+		c, err := Fit(m, f, FitOptions{ODIR: ODIR{Lambda: 1e-3, Mu: 1e-3}, AffineIterations: 30, HistBins: 15, ECL: ECLOptions{Steps: 20}})
+		if err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		p, err := c.Apply(z, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantConf, wantCorrect := metrics.TopLabel(p, k, y)
+		conf, correct, err := ApplyTopLabel(c, z, k, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(conf, wantConf) || !slices.Equal(correct, wantCorrect) {
+			t.Errorf("%s: the blocked top labels differ from Apply's", m)
+		}
+	}
+	if _, _, err := ApplyTopLabel(&Temperature{T: 1}, z, k, y[:5]); err == nil {
+		t.Error("5 labels for all the rows accepted")
 	}
 }
 

@@ -73,13 +73,13 @@ func DomainWeights(src, tgt []float64, d int, o DomainOptions) ([]float64, Shift
 	if o.Clip < 1 || o.Folds < 2 || o.L2 < 0 {
 		return nil, ShiftDiagnostics{}, fmt.Errorf("calib.DomainWeights: clip %v (≥ 1), folds %d (≥ 2), L2 %v (≥ 0)", o.Clip, o.Folds, o.L2)
 	}
-	src, tgt = standardise(src, tgt, d)
+	mean, scale := standardise(src, tgt, d)
 	rng := rand.New(rand.NewPCG(o.Seed, 0xd0))
-	fs, ft := src, tgt
+	rows := baselines.DomainRows{Source: src, Target: tgt, D: d, Mean: mean, Scale: scale}
 	if o.Balance {
-		fs, ft = baselines.Balance(src, tgt, d, rng)
+		rows.Balance(rng)
 	}
-	m, err := baselines.FitDomain(fs, ft, d, o.L2)
+	m, err := rows.Fit(o.L2)
 	if err != nil {
 		return nil, ShiftDiagnostics{}, fmt.Errorf("calib.DomainWeights: %w", err)
 	}
@@ -93,7 +93,7 @@ func DomainWeights(src, tgt []float64, d int, o DomainOptions) ([]float64, Shift
 		}
 	}
 	diag := ShiftDiagnostics{Folds: o.Folds, Clip: o.Clip, ClipRate: float64(clipped) / float64(ns)}
-	if diag.AUC, err = crossFittedAUC(src, tgt, d, o, rng); err != nil {
+	if diag.AUC, err = crossFittedAUC(src, tgt, d, mean, scale, o, rng); err != nil {
 		return nil, ShiftDiagnostics{}, err
 	}
 	sorted := slices.Clone(raw)
@@ -114,12 +114,11 @@ func DomainWeights(src, tgt []float64, d int, o DomainOptions) ([]float64, Shift
 	return w, diag, nil
 }
 
-// standardise returns copies of both row sets with every column centred and
-// scaled by the pooled mean and standard deviation (columns with no spread
-// are only centred).
-func standardise(src, tgt []float64, d int) ([]float64, []float64) {
+// standardise returns the pooled mean and standard deviation of every
+// column of both row sets (1 for a column with no spread).
+func standardise(src, tgt []float64, d int) (mean, scale []float64) {
 	n := float64((len(src) + len(tgt)) / d)
-	mean, sd := make([]float64, d), make([]float64, d)
+	mean, scale = make([]float64, d), make([]float64, d)
 	for _, x := range [][]float64{src, tgt} {
 		for i, v := range x {
 			mean[i%d] += v / n
@@ -127,25 +126,34 @@ func standardise(src, tgt []float64, d int) ([]float64, []float64) {
 	}
 	for _, x := range [][]float64{src, tgt} {
 		for i, v := range x {
-			sd[i%d] += (v - mean[i%d]) * (v - mean[i%d]) / n
+			scale[i%d] += (v - mean[i%d]) * (v - mean[i%d]) / n
 		}
 	}
-	scale := func(x []float64) []float64 {
+	for j, v := range scale {
+		if scale[j] = math.Sqrt(v); scale[j] == 0 {
+			scale[j] = 1
+		}
+	}
+	return mean, scale
+}
+
+// standardised returns copies of both row sets with every column centred
+// and scaled by standardise's pooled mean and deviation.
+func standardised(src, tgt []float64, d int) ([]float64, []float64) {
+	mean, scale := standardise(src, tgt, d)
+	scaled := func(x []float64) []float64 {
 		out := make([]float64, len(x))
 		for i, v := range x {
-			out[i] = v - mean[i%d]
-			if s := math.Sqrt(sd[i%d]); s > 0 {
-				out[i] /= s
-			}
+			out[i] = (v - mean[i%d]) / scale[i%d]
 		}
 		return out
 	}
-	return scale(src), scale(tgt)
+	return scaled(src), scaled(tgt)
 }
 
 // crossFittedAUC scores every row with a domain classifier fitted on the
 // other folds and returns the AUC of those scores (target positive).
-func crossFittedAUC(src, tgt []float64, d int, o DomainOptions, rng *rand.Rand) (float64, error) {
+func crossFittedAUC(src, tgt []float64, d int, mean, scale []float64, o DomainOptions, rng *rand.Rand) (float64, error) {
 	ns, nt := len(src)/d, len(tgt)/d
 	fold := func(n int) []int {
 		f := make([]int, n)
@@ -157,20 +165,21 @@ func crossFittedAUC(src, tgt []float64, d int, o DomainOptions, rng *rand.Rand) 
 	fsrc, ftgt := fold(ns), fold(nt)
 	ss, st := make([]float64, ns), make([]float64, nt)
 	for k := range o.Folds {
-		pick := func(x []float64, f []int, in bool) []float64 {
-			var out []float64
+		// The other folds count once, this one not at all.
+		train := func(f []int) []float64 {
+			c := make([]float64, len(f))
 			for i, g := range f {
-				if (g == k) == in {
-					out = append(out, x[i*d:(i+1)*d]...)
+				if g != k {
+					c[i] = 1
 				}
 			}
-			return out
+			return c
 		}
-		trs, trt := pick(src, fsrc, false), pick(tgt, ftgt, false)
+		rows := baselines.DomainRows{Source: src, Target: tgt, D: d, Mean: mean, Scale: scale, SourceCount: train(fsrc), TargetCount: train(ftgt)}
 		if o.Balance {
-			trs, trt = baselines.Balance(trs, trt, d, rng)
+			rows.Balance(rng)
 		}
-		m, err := baselines.FitDomain(trs, trt, d, o.L2)
+		m, err := rows.Fit(o.L2)
 		if err != nil {
 			return 0, fmt.Errorf("calib.DomainWeights: fold %d: %w", k, err)
 		}

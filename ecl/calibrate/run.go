@@ -139,46 +139,57 @@ func method(m string, f calib.FitData, fold []int, pseudo calib.PseudoSet, cfg C
 	if err := arrays.WriteNPY(filepath.Join(cfg.Dir, mr.ProbsFile), pt, len(pt)/k, k); err != nil {
 		return mr, err
 	}
-	// Out-of-fold source predictions for the importance-weighted estimate.
-	var ps []float64
+	// The target's metrics come first: each n×k array is garbage once used,
+	// and only one is live at a time.
+	if yt != nil {
+		if err := targetMetrics(&mr, m, pt, k, yt, cfg); err != nil {
+			return mr, err
+		}
+	}
+	// Out-of-fold source predictions for the importance-weighted estimate,
+	// and the pseudo-target's, as top-label confidences: the estimates read
+	// nothing else.
+	var conf, correct []float64
 	if cfg.Folds == 1 || m == "uncal" {
-		ps, err = c.Apply(f.Logits, k)
+		conf, correct, err = calib.ApplyTopLabel(c, f.Logits, k, f.Labels)
 	} else {
-		ps, err = calib.CrossFit(m, f, fold, cfg.Folds, fitFolds)
+		conf, correct, err = calib.CrossFit(m, f, fold, cfg.Folds, fitFolds)
 	}
 	if err != nil {
 		return mr, err
 	}
-	if mr.IWECE, err = calib.ECEInterval(ps, k, f.Labels, f.W, cfg.Bins, cfg.Bootstrap, 0.95, cfg.Seed); err != nil {
+	if mr.IWECE, err = calib.TopLabelInterval(conf, correct, f.W, cfg.Bins, cfg.Bootstrap, 0.95, cfg.Seed); err != nil {
 		return mr, err
 	}
-	pp, err := c.Apply(pseudo.Logits, k)
-	if err != nil {
+	if conf, correct, err = calib.ApplyTopLabel(c, pseudo.Logits, k, pseudo.Labels); err != nil {
 		return mr, err
 	}
-	if mr.PseudoECE, err = calib.ECEInterval(pp, k, pseudo.Labels, nil, cfg.Bins, cfg.Bootstrap, 0.95, cfg.Seed); err != nil {
+	if mr.PseudoECE, err = calib.TopLabelInterval(conf, correct, nil, cfg.Bins, cfg.Bootstrap, 0.95, cfg.Seed); err != nil {
 		return mr, err
 	}
-	if yt == nil {
-		return mr, nil
-	}
+	return mr, nil
+}
+
+// targetMetrics adds the metrics of the calibrated target probabilities pt
+// against the labels yt to mr, and writes their diagrams.
+func targetMetrics(mr *MethodReport, m string, pt []float64, k int, yt []int, cfg Config) error {
 	r, cals, err := metrics.NewReport(pt, k, yt, metrics.Options{Bins: cfg.Bins}, false, metrics.CanonicalAffordable(cfg.Bins, k))
 	if err != nil {
-		return mr, err
+		return err
 	}
 	r.Probs, r.Scheme = mr.ProbsFile, "width"
 	mr.Target = &r
 	iv, err := calib.ECEInterval(pt, k, yt, nil, cfg.Bins, cfg.Bootstrap, 0.95, cfg.Seed)
 	if err != nil {
-		return mr, err
+		return err
 	}
 	mr.TargetECE = &iv
 	if cfg.Diagrams {
 		if err := plot.WriteDiagrams(filepath.Join(cfg.Dir, "diagrams"), m+"-", m+" on the target", cals, plot.DiagramStyle{Scale: 1, DPI: plot.DefaultDPI}); err != nil {
-			return mr, err
+			return err
 		}
 	}
-	return mr, nil
+	return nil
 }
 
 // ApplyConfig names a saved calibrator (params_METHOD.json), the

@@ -66,16 +66,20 @@ func ReadScores(path string, mode Mode) (Scores, error) {
 		s.How += fmt.Sprintf("; rows renormalised (largest |sum − 1| = %.2g)", c.Detection.Dev)
 	}
 	s.K = max(cols, 2)
-	s.Logits = make([]float64, rows*s.K)
+	// Rows of two or more columns become logits in place; one column
+	// becomes two.
+	s.Logits = data
+	if cols == 1 {
+		s.Logits = make([]float64, rows*s.K)
+	}
 	for i := range rows {
 		row, z := data[i*cols:(i+1)*cols], s.Logits[i*s.K:(i+1)*s.K]
 		switch {
 		case cols == 1 && s.Kind == "logits":
-			z[1] = row[0]
+			z[0], z[1] = 0, row[0]
 		case cols == 1:
 			z[0], z[1] = math.Log(max(1-row[0], probFloor)), math.Log(max(row[0], probFloor))
 		case s.Kind == "logits":
-			copy(z, row)
 		default:
 			sum := rowSum(data, cols, i)
 			if sum == 0 {

@@ -10,7 +10,7 @@ import (
 // returns ln Σ_j e^(z_j/t): the exponentials e^((z_j − max z)/t) by
 // tensor.ExpScaled64 (its AVX-512 kernel where the CPU has one).
 func SoftmaxScaled(p, z []float64, t float64) float64 {
-	m := rowMax(z)
+	m := RowMax(z)
 	s := tensor.ExpScaled64(p, z, m, t)
 	inv := 1 / s
 	for j := range p {
@@ -19,9 +19,9 @@ func SoftmaxScaled(p, z []float64, t float64) float64 {
 	return m/t + math.Log(s)
 }
 
-// rowMax is the largest element of z (−∞ if empty), NaN if z holds one, in
+// RowMax is the largest element of z (−∞ if empty), NaN if z holds one, in
 // four independent lanes.
-func rowMax(z []float64) float64 {
+func RowMax(z []float64) float64 {
 	m0, m1, m2, m3 := math.Inf(-1), math.Inf(-1), math.Inf(-1), math.Inf(-1)
 	nan := false
 	i := 0

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// rowMax is the maximum of the loop with the builtin max (NaN if any is
+// RowMax is the maximum of the loop with the builtin max (NaN if any is
 // NaN, −∞ for no elements), over every length around its four lanes, with
 // ties, ±∞ and NaNs first, inside and last; SoftmaxScaled's rows sum to 1
 // and its log-normaliser is ln Σ e^(z/t).
@@ -26,8 +26,8 @@ func TestRowMaxAndSoftmaxScaled(t *testing.T) {
 			for _, v := range z {
 				want = max(want, v)
 			}
-			if got := rowMax(z); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
-				t.Fatalf("rowMax(%v) = %v, want %v", z, got, want)
+			if got := RowMax(z); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("RowMax(%v) = %v, want %v", z, got, want)
 			}
 		}
 	}
