@@ -86,8 +86,14 @@ func FitECLHead(srcLogits []float64, k int, srcLabels []int, tgtLogits, src, tgt
 	if err != nil {
 		return nil, err
 	}
-	zs := autograd.Const(tensor.FromSlice(srcLogits, ns, k))
-	zt := autograd.Const(tensor.FromSlice(tgtLogits, nt, k))
+	// The logits and, but for top-label, the auxiliary estimates are
+	// constants of every evaluation, wrapped once without copying.
+	zs := autograd.Const(tensor.Wrap(srcLogits, ns, k))
+	zt := autograd.Const(tensor.Wrap(tgtLogits, nt, k))
+	var as, at *autograd.Var[float64]
+	if o.Paradigm != ecl.TopLabel {
+		as, at = autograd.Const(tensor.Wrap(auxS, ns, k)), autograd.Const(tensor.Wrap(auxT, nt, k))
+	}
 	sb, err := ecl.NewSoftBinned(ecl.Config{Paradigm: o.Paradigm, Classes: k, Bins: o.Bins}, ecl.L1, 0)
 	if err != nil {
 		return nil, fmt.Errorf("calib.FitECLHead: %w", err)
@@ -117,8 +123,11 @@ func FitECLHead(srcLogits []float64, k int, srcLabels []int, tgtLogits, src, tgt
 		ps, pt := autograd.Softmax(hs, 1), autograd.Softmax(ht, 1)
 		f := nn.CrossEntropy(hs, srcLabels)
 		if o.Lambda > 0 {
-			as, at := auxFor(o.Paradigm, auxS, ps, k), auxFor(o.Paradigm, auxT, pt, k)
-			f = autograd.Add(f, autograd.Scale(ecl.SoftBinnedLoss(sb, ps, pt, as, at), o.Lambda))
+			auxs, auxt := as, at
+			if o.Paradigm == ecl.TopLabel {
+				auxs, auxt = topLabelAux(auxS, ps, k), topLabelAux(auxT, pt, k)
+			}
+			f = autograd.Add(f, autograd.Scale(ecl.SoftBinnedLoss(sb, ps, pt, auxs, auxt), o.Lambda))
 		}
 		f.Backward()
 		off := 0
@@ -145,20 +154,19 @@ func FitECLHead(srcLogits []float64, k int, srcLabels []int, tgtLogits, src, tgt
 	return c, nil
 }
 
-// auxFor shapes the auxiliary estimate P(Y|X) [n, k] for a paradigm: as is
-// for class-wise and canonical, its entry at the head's predicted class for
-// top-label (a constant: the prediction is not differentiated).
-func auxFor(p ecl.Paradigm, aux []float64, probs *autograd.Var[float64], k int) *autograd.Var[float64] {
+// topLabelAux is the top-label auxiliary estimate: each row's entry of aux
+// [n, k] at the head's predicted class (a constant: the prediction is not
+// differentiated).
+func topLabelAux(aux []float64, probs *autograd.Var[float64], k int) *autograd.Var[float64] {
 	n := len(aux) / k
-	if p != ecl.TopLabel {
-		return autograd.Const(tensor.FromSlice(aux, n, k))
-	}
-	pv := probs.Value.Data()
+	pv := tensor.HostData(probs.Value)
 	out := make([]float64, n)
-	for i := range out {
-		out[i] = aux[i*k+metrics.Argmax(pv[i*k:(i+1)*k])]
-	}
-	return autograd.Const(tensor.FromSlice(out, n))
+	tensor.ParallelFor(n, k, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] = aux[i*k+metrics.Argmax(pv[i*k:(i+1)*k])]
+		}
+	})
+	return autograd.Const(tensor.Wrap(out, n))
 }
 
 // auxiliary fits the auxiliary estimate of P(Y|X): a multinomial logistic
