@@ -47,9 +47,23 @@ func NewSoftBinned(cfg Config, norm Norm, eps float64) (*SoftBinned, error) {
 // SoftBinnedLoss is sb's estimate on one source and one target batch, with
 // inputs as for MiniBatchLoss.
 func SoftBinnedLoss[T tensor.Float](sb *SoftBinned, srcProbs, tgtProbs, srcAux, tgtAux *autograd.Var[T]) *autograd.Var[T] {
-	l := sb.l
-	ns, ms := splitStats(l, binStats(l, Probabilities(sb.input, srcProbs), srcAux))
-	nt, mt := splitStats(l, binStats(l, Probabilities(sb.input, tgtProbs), tgtAux))
+	return SoftBinnedFromStats(sb, SoftBinnedStats(sb, srcProbs, srcAux), SoftBinnedStats(sb, tgtProbs, tgtAux))
+}
+
+// SoftBinnedStats is one domain's statistics under sb: every bin's soft
+// count and weighted sums over the batch's rows, inputs as for
+// MiniBatchLoss. They are sums over the rows, so the statistics of a set
+// too large for one graph are the sum of its chunks' (what the ECL head of
+// ecl/calib does at 1,000 classes).
+func SoftBinnedStats[T tensor.Float](sb *SoftBinned, probs, aux *autograd.Var[T]) *autograd.Var[T] {
+	return binStats(sb.l, Probabilities(sb.input, probs), aux)
+}
+
+// SoftBinnedFromStats is SoftBinnedLoss from the source's and the target's
+// SoftBinnedStats.
+func SoftBinnedFromStats[T tensor.Float](sb *SoftBinned, src, tgt *autograd.Var[T]) *autograd.Var[T] {
+	ns, ms := splitStats(sb.l, src)
+	nt, mt := splitStats(sb.l, tgt)
 	return softBinned(sb.norm, sb.eps, ns, ms, nt, mt)
 }
 

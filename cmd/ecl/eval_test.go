@@ -241,7 +241,7 @@ func TestSimCommandShortRun(t *testing.T) {
 	dir := t.TempDir()
 	out, err := captureStdout(t, func() error {
 		return runSim([]string{"-runs", "1", "-shifts", "uniform", "-points", "60", "-hidden", "8", "-base-epochs", "2", "-aux-epochs", "1", "-ecl-epochs", "1", "-quiet", "-out", dir,
-			"-cpuprofile", filepath.Join(dir, "cpu.pprof")})
+			"-cpuprofile", filepath.Join(dir, "cpu.pprof"), "-memprofile", filepath.Join(dir, "mem.pprof")})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -256,9 +256,12 @@ func TestSimCommandShortRun(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	// -cpuprofile writes a pprof profile: gzip-compressed protobuf.
-	if b, err := os.ReadFile(filepath.Join(dir, "cpu.pprof")); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
-		t.Errorf("cpu.pprof: %v, %d bytes, not gzip", err, len(b))
+	// -cpuprofile and -memprofile write pprof profiles: gzip-compressed
+	// protobuf.
+	for _, f := range []string{"cpu.pprof", "mem.pprof"} {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s: %v, %d bytes, not gzip", f, err, len(b))
+		}
 	}
 	ds, _ := os.ReadDir(filepath.Join(dir, "diagrams"))
 	if len(ds) != 5*3*2+2 {

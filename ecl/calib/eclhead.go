@@ -2,14 +2,12 @@ package calib
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/ecl"
 	"github.com/ecl-go/ecl/ecl/baselines"
 	"github.com/ecl-go/ecl/ecl/metrics"
 	"github.com/ecl-go/ecl/ecl/predict"
-	"github.com/ecl-go/ecl/nn"
 	"github.com/ecl-go/ecl/tensor"
 	"gonum.org/v1/gonum/optimize"
 )
@@ -86,14 +84,6 @@ func FitECLHead(srcLogits []float64, k int, srcLabels []int, tgtLogits, src, tgt
 	if err != nil {
 		return nil, err
 	}
-	// The logits and, but for top-label, the auxiliary estimates are
-	// constants of every evaluation, wrapped once without copying.
-	zs := autograd.Const(tensor.Wrap(srcLogits, ns, k))
-	zt := autograd.Const(tensor.Wrap(tgtLogits, nt, k))
-	var as, at *autograd.Var[float64]
-	if o.Paradigm != ecl.TopLabel {
-		as, at = autograd.Const(tensor.Wrap(auxS, ns, k)), autograd.Const(tensor.Wrap(auxT, nt, k))
-	}
 	sb, err := ecl.NewSoftBinned(ecl.Config{Paradigm: o.Paradigm, Classes: k, Bins: o.Bins}, ecl.L1, 0)
 	if err != nil {
 		return nil, fmt.Errorf("calib.FitECLHead: %w", err)
@@ -107,35 +97,8 @@ func FitECLHead(srcLogits []float64, k int, srcLabels []int, tgtLogits, src, tgt
 			theta[i] = 1 / ts.T
 		}
 	}
-	loss := func(th, grad []float64) float64 {
-		var params []*autograd.Var[float64]
-		var head func(z *autograd.Var[float64]) *autograd.Var[float64]
-		if o.Head == "ts" {
-			inv := autograd.Param(tensor.FromSlice(slices.Clone(th), 1, 1))
-			params = []*autograd.Var[float64]{inv}
-			head = func(z *autograd.Var[float64]) *autograd.Var[float64] { return autograd.Mul(z, inv) }
-		} else {
-			w, b := autograd.Param(tensor.FromSlice(slices.Clone(th[:k]), 1, k)), autograd.Param(tensor.FromSlice(slices.Clone(th[k:]), 1, k))
-			params = []*autograd.Var[float64]{w, b}
-			head = func(z *autograd.Var[float64]) *autograd.Var[float64] { return autograd.Add(autograd.Mul(z, w), b) }
-		}
-		hs, ht := head(zs), head(zt)
-		ps, pt := autograd.Softmax(hs, 1), autograd.Softmax(ht, 1)
-		f := nn.CrossEntropy(hs, srcLabels)
-		if o.Lambda > 0 {
-			auxs, auxt := as, at
-			if o.Paradigm == ecl.TopLabel {
-				auxs, auxt = topLabelAux(auxS, ps, k), topLabelAux(auxT, pt, k)
-			}
-			f = autograd.Add(f, autograd.Scale(ecl.SoftBinnedLoss(sb, ps, pt, auxs, auxt), o.Lambda))
-		}
-		f.Backward()
-		off := 0
-		for _, p := range params {
-			off += copy(grad[off:], p.Grad.Data())
-		}
-		return f.Value.Item()
-	}
+	h := &headLoss{src: srcLogits, tgt: tgtLogits, auxS: auxS, auxT: auxT, labels: srcLabels, k: k, vs: o.Head == "vs", paradigm: o.Paradigm, lambda: o.Lambda, sb: sb}
+	loss := h.eval
 	res, err := baselines.MinimizeSmooth(loss, theta, &optimize.Settings{GradientThreshold: 1e-7, MajorIterations: o.Steps}, &optimize.LBFGS{})
 	if res == nil {
 		return nil, fmt.Errorf("calib.FitECLHead: %w", err)

@@ -1,0 +1,82 @@
+package calib
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ecl-go/ecl/autograd"
+	"github.com/ecl-go/ecl/ecl"
+	"github.com/ecl-go/ecl/nn"
+	"github.com/ecl-go/ecl/tensor"
+)
+
+// evalWhole is headLoss.eval as one graph over every row of both domains:
+// the reference its chunked passes are checked against.
+func (h *headLoss) evalWhole(th, grad []float64) float64 {
+	k, ns, nt := h.k, len(h.labels), len(h.tgt)/h.k
+	params, head := h.head(th)
+	hs := head(autograd.Const(tensor.Wrap(h.src, ns, k)))
+	ht := head(autograd.Const(tensor.Wrap(h.tgt, nt, k)))
+	ps, pt := autograd.Softmax(hs, 1), autograd.Softmax(ht, 1)
+	f := nn.CrossEntropy(hs, h.labels)
+	if h.lambda > 0 {
+		as, at := autograd.Const(tensor.Wrap(h.auxS, ns, k)), autograd.Const(tensor.Wrap(h.auxT, nt, k))
+		if h.paradigm == ecl.TopLabel {
+			as, at = topLabelAux(h.auxS, ps, k), topLabelAux(h.auxT, pt, k)
+		}
+		f = autograd.Add(f, autograd.Scale(ecl.SoftBinnedLoss(h.sb, ps, pt, as, at), h.lambda))
+	}
+	f.Backward()
+	off := 0
+	for _, p := range params {
+		off += copy(grad[off:], p.Grad.Data())
+	}
+	return f.Value.Item()
+}
+
+// The chunked loss equals the whole graph's, value and gradient, in every
+// paradigm and head, over several chunks of each domain and with λ = 0.
+func TestHeadLossChunksMatchWholeGraph(t *testing.T) {
+	const k = 4
+	ns, nt := 2*eclHeadRows+123, eclHeadRows+77
+	r := rand.New(rand.NewPCG(31, 32))
+	rows := func(n int) []float64 {
+		x := make([]float64, n*k)
+		for i := range x {
+			x[i] = 2 * r.NormFloat64()
+		}
+		return x
+	}
+	probs := func(n int) []float64 { return Softmax(rows(n), k) }
+	src, tgt, auxS, auxT := rows(ns), rows(nt), probs(ns), probs(nt)
+	labels := make([]int, ns)
+	for i := range labels {
+		labels[i] = r.IntN(k)
+	}
+	for _, c := range []struct {
+		p      ecl.Paradigm
+		vs     bool
+		lambda float64
+	}{{ecl.TopLabel, false, 1}, {ecl.ClassWise, false, 2}, {ecl.Canonical, true, 1}, {ecl.TopLabel, true, 0.5}, {ecl.ClassWise, true, 0}} {
+		sb, err := ecl.NewSoftBinned(ecl.Config{Paradigm: c.p, Classes: k, Bins: 15}, ecl.L1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := &headLoss{src: src, tgt: tgt, auxS: auxS, auxT: auxT, labels: labels, k: k, vs: c.vs, paradigm: c.p, lambda: c.lambda, sb: sb}
+		th := []float64{0.7}
+		if c.vs {
+			th = []float64{0.8, 1.1, 0.6, 1.3, 0.1, -0.2, 0.05, 0}
+		}
+		got, want := make([]float64, len(th)), make([]float64, len(th))
+		fg, fw := h.eval(th, got), h.evalWhole(th, want)
+		if math.Abs(fg-fw) > 1e-12*math.Abs(fw) {
+			t.Errorf("%v vs=%v λ=%v: loss %v in chunks, %v whole", c.p, c.vs, c.lambda, fg, fw)
+		}
+		for j := range want {
+			if math.Abs(got[j]-want[j]) > 1e-10*(math.Abs(want[j])+1e-3) {
+				t.Errorf("%v vs=%v λ=%v: ∂/∂θ%d = %v in chunks, %v whole", c.p, c.vs, c.lambda, j, got[j], want[j])
+			}
+		}
+	}
+}
