@@ -81,3 +81,34 @@ func Example() {
 	// target ECE 9% before, under 3% after: true
 	// loaded calibrator agrees: true
 }
+
+// The label-free estimates read only each row's top-label confidence and
+// correctness: ApplyTopLabel calibrates a block of rows at a time and keeps
+// those two numbers, and TopLabelInterval is ECEInterval on them.
+func ExampleApplyTopLabel() {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const k = 3
+	_, z, y := overconfident(rng, 6000, 0)
+	c, err := calib.FitTemperature(z, k, y, nil)
+	if err != nil {
+		panic(err)
+	}
+	conf, correct, err := calib.ApplyTopLabel(c, z, k, y)
+	if err != nil {
+		panic(err)
+	}
+	fromRows, err := calib.TopLabelInterval(conf, correct, nil, 15, 200, 0.95, 1)
+	if err != nil {
+		panic(err)
+	}
+	p, _ := c.Apply(z, k)
+	whole, err := calib.ECEInterval(p, k, y, nil, 15, 200, 0.95, 1)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("same interval:", fromRows == whole)
+	fmt.Printf("ECE under 2%%: %v\n", fromRows.Value < 0.02)
+	// Output:
+	// same interval: true
+	// ECE under 2%: true
+}
