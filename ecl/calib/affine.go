@@ -189,7 +189,7 @@ func (c *Affine) objective(x []float64, k int, labels []int, r ODIR) func(theta,
 		}
 		return offDiag
 	}
-	return linearLoss(x, k, k, labels, c.Diagonal, pen, r.Mu/float64(k))
+	return linearLoss(x, k, k, labels, c.Diagonal, pen, r.Mu/float64(k), nil, nil)
 }
 
 // solve minimises c.objective by at most iters L-BFGS iterations (0:

@@ -133,16 +133,18 @@ func topLabelAux(aux []float64, probs *autograd.Var[float64], k int) *autograd.V
 }
 
 // auxiliary fits the auxiliary estimate of P(Y|X): a multinomial logistic
-// regression on standardised features with an L2 penalty, fitted on the
-// source labels; it returns its probabilities on both domains.
+// regression on standardised features (read in place) with an L2 penalty,
+// fitted on the source labels; it returns its probabilities on both
+// domains.
 func auxiliary(src, tgt []float64, d, k int, labels []int, l2 float64) (ps, pt []float64, err error) {
-	src, tgt = standardised(src, tgt, d)
-	loss := linearLoss(src, d, k, labels, false, func(int, int) float64 { return l2 / 2 }, 0)
+	mean, scale := standardise(src, tgt, d)
+	loss := linearLoss(src, d, k, labels, false, func(int, int) float64 { return l2 / 2 }, 0, mean, scale)
 	res, err := baselines.MinimizeSmooth(loss, make([]float64, k*d+k), &optimize.Settings{GradientThreshold: 1e-8, MajorIterations: DefaultAffineIterations}, &optimize.LBFGS{})
 	if res == nil {
 		return nil, nil, fmt.Errorf("calib.FitECLHead: auxiliary head: %w", err)
 	}
-	w, b := res.X[:k*d], res.X[k*d:]
+	w, b := make([]float64, k*d), make([]float64, k)
+	foldStandardisation(w, b, res.X[:k*d], res.X[k*d:], mean, scale)
 	predict := func(x []float64) []float64 {
 		z := affineOut(x, d, w, b, false)
 		predict.SoftmaxRowsTo(z, z, k)

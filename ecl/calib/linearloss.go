@@ -12,8 +12,11 @@ import (
 // buffers that every evaluation reuses (tensor.MatMulTo); the rows'
 // softmax runs over the cores in fixed blocks whose sums are added in
 // block order, so the value does not depend on the number of cores. The
-// diagonal map works a row at a time in cache.
-func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j int) float64, mu float64) func(theta, grad []float64) float64 {
+// diagonal map works a row at a time in cache. With mean and scale (d
+// values each; the full map only) the inputs are read as standardised,
+// (x − mean)/scale, without a standardised copy: the map is folded into
+// W/scale and b − (W/scale)·mean, and its gradient back.
+func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j int) float64, mu float64, mean, scale []float64) func(theta, grad []float64) float64 {
 	n := len(labels)
 	nw := k * d
 	if diag {
@@ -25,6 +28,10 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 	part := make([]float64, blocks*(2*k+1)) // per block: loss, Σ g, Σ g·x (diag)
 	var xt, zt *tensor.Tensor[float64]      // the full map: X and X·Wᵀ, reused by every evaluation
 	var rowBuf []float64                    // diag: a row of W·x + b per block
+	var wf, bf []float64                    // the map folded with the standardisation
+	if mean != nil {
+		wf, bf = make([]float64, k*d), make([]float64, k)
+	}
 	if diag {
 		rowBuf = make([]float64, blocks*k)
 	} else {
@@ -32,16 +39,21 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 	}
 	return func(theta, grad []float64) float64 {
 		w, b := theta[:nw], theta[nw:]
+		wx, bx := w, b // the map applied to the rows as stored
+		if mean != nil {
+			foldStandardisation(wf, bf, w, b, mean, scale)
+			wx, bx = wf, bf
+		}
 		var z []float64
 		if !diag {
-			z = tensor.HostData(tensor.MatMulTo(zt, xt, tensor.Transpose(tensor.Wrap(w, k, d), 0, 1)))
+			z = tensor.HostData(tensor.MatMulTo(zt, xt, tensor.Transpose(tensor.Wrap(wx, k, d), 0, 1)))
 		}
 		clear(part)
 		tensor.ParallelFor(blocks, rows*k*8, func(lo, hi int) {
 			for blk := lo; blk < hi; blk++ {
 				acc := part[blk*(2*k+1) : (blk+1)*(2*k+1)]
 				f, gb, gw := &acc[0], acc[1:k+1], acc[k+1:]
-				b := b[:k]
+				b := bx[:k]
 				for s := blk * rows; s < min((blk+1)*rows, n); s++ {
 					var zr []float64
 					if diag {
@@ -95,12 +107,36 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 		if !diag {
 			tensor.MatMulTo(tensor.Wrap(gw, k, d), tensor.Transpose(zt, 0, 1), xt)
 		}
+		if mean != nil {
+			// ∂/∂W_ij of (W/scale)·x − (W/scale)·mean: (Gᵀx − Σg·mean)_ij/scale_j.
+			for i := range k {
+				for j := range d {
+					gw[i*d+j] = (gw[i*d+j] - gb[i]*mean[j]) / scale[j]
+				}
+			}
+		}
 		inv := 1 / float64(n)
 		f *= inv
 		for i := range grad {
 			grad[i] *= inv
 		}
 		return f + penalise(theta, grad, d, k, diag, pen, mu)
+	}
+}
+
+// foldStandardisation writes into wf, bf the map (W [k, d], b) of
+// standardised inputs (x − mean)/scale as a map of the raw inputs:
+// W/scale and b − (W/scale)·mean.
+func foldStandardisation(wf, bf, w, b, mean, scale []float64) {
+	d := len(mean)
+	for i := range bf {
+		c := b[i]
+		for j := range d {
+			v := w[i*d+j] / scale[j]
+			wf[i*d+j] = v
+			c -= v * mean[j]
+		}
+		bf[i] = c
 	}
 }
 

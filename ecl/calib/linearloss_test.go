@@ -32,7 +32,7 @@ func TestLinearLossMatchesRows(t *testing.T) {
 		}
 		pen := func(i, j int) float64 { return 0.01 * float64(i+2*j) }
 		g1, g2 := make([]float64, len(theta)), make([]float64, len(theta))
-		f1 := linearLoss(x, c.d, c.k, y, c.diag, pen, 0.3)(theta, g1)
+		f1 := linearLoss(x, c.d, c.k, y, c.diag, pen, 0.3, nil, nil)(theta, g1)
 		f2 := linearLossRows(x, c.d, c.k, y, c.diag, pen, 0.3)(theta, g2)
 		if math.Abs(f1-f2) > 1e-12*math.Abs(f2) {
 			t.Errorf("%+v: loss %v, rows %v", c, f1, f2)
@@ -41,6 +41,42 @@ func TestLinearLossMatchesRows(t *testing.T) {
 			if math.Abs(g1[i]-g2[i]) > 1e-12*(1+math.Abs(g2[i])) {
 				t.Fatalf("%+v: gradient %d is %v, rows %v", c, i, g1[i], g2[i])
 			}
+		}
+	}
+}
+
+// With mean and scale the full map reads the rows as standardised: the
+// same value and gradient as on standardised copies, in the standardised
+// weights, over more rows than the blocks.
+func TestLinearLossStandardisesInPlace(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	const n, d, k = 700, 6, 5
+	x, y := make([]float64, n*d), make([]int, n)
+	for i := range x {
+		x[i] = 3 + float64(i%d+1)*r.NormFloat64()
+	}
+	for i := range y {
+		y[i] = r.IntN(k)
+	}
+	mean, scale := standardise(x[:n/2*d], x[n/2*d:], d)
+	std := make([]float64, len(x))
+	for i, v := range x {
+		std[i] = (v - mean[i%d]) / scale[i%d]
+	}
+	theta := make([]float64, k*d+k)
+	for i := range theta {
+		theta[i] = r.NormFloat64() / 2
+	}
+	pen := func(i, j int) float64 { return 0.02 }
+	g1, g2 := make([]float64, len(theta)), make([]float64, len(theta))
+	f1 := linearLoss(x, d, k, y, false, pen, 0.1, mean, scale)(theta, g1)
+	f2 := linearLoss(std, d, k, y, false, pen, 0.1, nil, nil)(theta, g2)
+	if math.Abs(f1-f2) > 1e-12*math.Abs(f2) {
+		t.Errorf("loss %v in place, %v on standardised copies", f1, f2)
+	}
+	for i := range g1 {
+		if math.Abs(g1[i]-g2[i]) > 1e-10*(1+math.Abs(g2[i])) {
+			t.Fatalf("gradient %d is %v in place, %v on standardised copies", i, g1[i], g2[i])
 		}
 	}
 }

@@ -137,20 +137,6 @@ func standardise(src, tgt []float64, d int) (mean, scale []float64) {
 	return mean, scale
 }
 
-// standardised returns copies of both row sets with every column centred
-// and scaled by standardise's pooled mean and deviation.
-func standardised(src, tgt []float64, d int) ([]float64, []float64) {
-	mean, scale := standardise(src, tgt, d)
-	scaled := func(x []float64) []float64 {
-		out := make([]float64, len(x))
-		for i, v := range x {
-			out[i] = (v - mean[i%d]) / scale[i%d]
-		}
-		return out
-	}
-	return scaled(src), scaled(tgt)
-}
-
 // crossFittedAUC scores every row with a domain classifier fitted on the
 // other folds and returns the AUC of those scores (target positive).
 func crossFittedAUC(src, tgt []float64, d int, mean, scale []float64, o DomainOptions, rng *rand.Rand) (float64, error) {
