@@ -56,6 +56,18 @@ func (x DomainRows) Fit(l2 float64) (*Domain, error) {
 	case x.SourceCount != nil && len(x.SourceCount) != ns || x.TargetCount != nil && len(x.TargetCount) != nt:
 		return nil, fmt.Errorf("baselines.FitDomain: %d source and %d target counts for %d and %d rows", len(x.SourceCount), len(x.TargetCount), ns, nt)
 	}
+	for _, c := range [][]float64{x.SourceCount, x.TargetCount} {
+		for i, v := range c {
+			if !(v >= 0) || math.IsInf(v, 1) {
+				return nil, fmt.Errorf("baselines.FitDomain: count %v at row %d", v, i)
+			}
+		}
+	}
+	for j, v := range x.Scale {
+		if !(v > 0) || math.IsInf(v, 1) {
+			return nil, fmt.Errorf("baselines.FitDomain: scale %v of feature %d", v, j)
+		}
+	}
 	cs, ct := countOf(x.SourceCount, ns), countOf(x.TargetCount, nt)
 	if cs <= 0 || ct <= 0 {
 		return nil, fmt.Errorf("baselines.FitDomain: the source counts %v rows and the target %v", cs, ct)

@@ -155,6 +155,8 @@ func TestDomainRowsErrors(t *testing.T) {
 		{DomainRows{Source: make([]float64, 4), Target: make([]float64, 4), D: 2, Mean: []float64{0, 0}}, "2 means and 0 scales"},
 		{DomainRows{Source: make([]float64, 4), Target: make([]float64, 4), D: 2, SourceCount: []float64{1}}, "1 source and 0 target counts for 2 and 2 rows"},
 		{DomainRows{Source: make([]float64, 4), Target: make([]float64, 4), D: 2, TargetCount: []float64{0, 0}}, "the source counts 2 rows and the target 0"},
+		{DomainRows{Source: make([]float64, 4), Target: make([]float64, 4), D: 2, TargetCount: []float64{1, -1}}, "count -1 at row 1"},
+		{DomainRows{Source: make([]float64, 4), Target: make([]float64, 4), D: 2, Mean: []float64{0, 0}, Scale: []float64{1, 0}}, "scale 0 of feature 1"},
 	} {
 		if _, err := c.x.Fit(0); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want an error containing %q", err, c.want)

@@ -137,7 +137,7 @@ func topLabelAux(aux []float64, probs *autograd.Var[float64], k int) *autograd.V
 // fitted on the source labels; it returns its probabilities on both
 // domains.
 func auxiliary(src, tgt []float64, d, k int, labels []int, l2 float64) (ps, pt []float64, err error) {
-	mean, scale := standardise(src, tgt, d)
+	mean, scale := pooledMeanScale(src, tgt, d)
 	loss := linearLoss(src, d, k, labels, false, func(int, int) float64 { return l2 / 2 }, 0, mean, scale)
 	res, err := baselines.MinimizeSmooth(loss, make([]float64, k*d+k), &optimize.Settings{GradientThreshold: 1e-8, MajorIterations: DefaultAffineIterations}, &optimize.LBFGS{})
 	if res == nil {

@@ -58,7 +58,7 @@ func TestLinearLossStandardisesInPlace(t *testing.T) {
 	for i := range y {
 		y[i] = r.IntN(k)
 	}
-	mean, scale := standardise(x[:n/2*d], x[n/2*d:], d)
+	mean, scale := pooledMeanScale(x[:n/2*d], x[n/2*d:], d)
 	std := make([]float64, len(x))
 	for i, v := range x {
 		std[i] = (v - mean[i%d]) / scale[i%d]

@@ -73,7 +73,7 @@ func DomainWeights(src, tgt []float64, d int, o DomainOptions) ([]float64, Shift
 	if o.Clip < 1 || o.Folds < 2 || o.L2 < 0 {
 		return nil, ShiftDiagnostics{}, fmt.Errorf("calib.DomainWeights: clip %v (≥ 1), folds %d (≥ 2), L2 %v (≥ 0)", o.Clip, o.Folds, o.L2)
 	}
-	mean, scale := standardise(src, tgt, d)
+	mean, scale := pooledMeanScale(src, tgt, d)
 	rng := rand.New(rand.NewPCG(o.Seed, 0xd0))
 	rows := baselines.DomainRows{Source: src, Target: tgt, D: d, Mean: mean, Scale: scale}
 	if o.Balance {
@@ -114,9 +114,9 @@ func DomainWeights(src, tgt []float64, d int, o DomainOptions) ([]float64, Shift
 	return w, diag, nil
 }
 
-// standardise returns the pooled mean and standard deviation of every
+// pooledMeanScale returns the pooled mean and standard deviation of every
 // column of both row sets (1 for a column with no spread).
-func standardise(src, tgt []float64, d int) (mean, scale []float64) {
+func pooledMeanScale(src, tgt []float64, d int) (mean, scale []float64) {
 	n := float64((len(src) + len(tgt)) / d)
 	mean, scale = make([]float64, d), make([]float64, d)
 	for _, x := range [][]float64{src, tgt} {
