@@ -7,7 +7,9 @@
 //     simplified): T minimising mean(w·Σ_k (softmax(z/T)_k − y_k)²) with
 //     importance weights w from a domain classifier;
 //   - a logistic-regression domain classifier (source vs target) with its
-//     density-ratio estimate w(x) = P(t|x)/P(s|x)·n_s/n_t, clipped;
+//     density-ratio estimate w(x) = P(t|x)/P(s|x)·n_s/n_t, clipped, fitted
+//     on rows read in place (DomainRows: standardised on the fly, folds
+//     and resamples as counts per row);
 //   - TransCal (Wang et al., NeurIPS 2020): the temperature T ≥ 1 and
 //     weight exponent λ matching the target's mean confidence to a
 //     control-variate estimate of the target accuracy, with the domain

@@ -22,14 +22,16 @@
 //     clipping rate);
 //   - eclhead.go: a temperature or vector-scaling head trained on frozen
 //     logits with cross-entropy on the source plus the ECL between source and
-//     target;
+//     target; eclhead_loss.go: its loss a chunk of rows at a time;
 //   - fit.go: every method by name (Fit, Methods, as "ecl calibrate"
-//     names them) on a FitData, out-of-fold predictions for the
-//     importance-weighted estimate (Folds, CrossFit) and stratified folds
-//     (StratifiedFolds);
+//     names them) on a FitData, out-of-fold top-label confidences for the
+//     importance-weighted estimate (Folds, CrossFit), a calibrator's
+//     top-label confidences a block of rows at a time (ApplyTopLabel) and
+//     stratified folds (StratifiedFolds);
 //   - estimate.go: label-free estimates of the target's calibration error
 //     (importance-weighted source ECE, a PseudoCal-style pseudo-target ECE)
-//     with bootstrap intervals.
+//     with bootstrap intervals, from probabilities (ECEInterval) or from
+//     top-label confidences (TopLabelInterval).
 //
 // Every calibrator reads logits: n rows of k scores, row-major. A file of
 // probabilities is turned into logits by LogProbs (ln p, which softmax maps
