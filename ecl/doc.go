@@ -4,7 +4,10 @@
 //
 //   - the hard-binned estimator (evaluation only, see Hard);
 //   - the differentiable soft-binned estimator of Eq. 7 (SoftBinned), which is
-//     also the "non-trainable" ablation when applied to mini-batches;
+//     also the "non-trainable" ablation when applied to mini-batches; its
+//     bin statistics are sums over rows (SoftBinnedStats), so a set too
+//     large for one graph is estimated from its chunks' sums
+//     (SoftBinnedFromStats);
 //   - the mini-batch trainable scheme of Algorithm 1 (MiniBatch), with
 //     auxiliary variables updated by proximal soft-thresholding and an
 //     exponential moving average.
