@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/ecl-go/ecl/internal/vec"
 	"github.com/ecl-go/ecl/tensor"
 	"gonum.org/v1/gonum/optimize"
 )
@@ -110,7 +111,7 @@ func (x DomainRows) Fit(l2 float64) (*Domain, error) {
 						}
 					}
 					row := rows[i*d : (i+1)*d]
-					z := c + dotRow(v, row)
+					z := c + vec.Dot(v, row)
 					// log-loss of σ(z) against y, and its derivative σ(z) − y.
 					r := m * (sigmoid(z) - y)
 					p[d+1] += m * (softplus(z) - y*z)
@@ -191,23 +192,6 @@ func countOf(counts []float64, n int) float64 {
 		s += c
 	}
 	return s
-}
-
-// dotRow is v·x, four partial sums at a time.
-func dotRow(v, x []float64) float64 {
-	x = x[:len(v)]
-	var s0, s1, s2, s3 float64
-	j := 0
-	for ; j+4 <= len(v); j += 4 {
-		s0 += v[j] * x[j]
-		s1 += v[j+1] * x[j+1]
-		s2 += v[j+2] * x[j+2]
-		s3 += v[j+3] * x[j+3]
-	}
-	for ; j < len(v); j++ {
-		s0 += v[j] * x[j]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // axpyRow adds a·x to g.

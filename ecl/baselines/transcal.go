@@ -30,11 +30,14 @@ func TransCal(tgtLogits []float64, k int, w, errs []float64, srcConf float64) (f
 	if k < 2 || len(tgtLogits)%k != 0 || len(tgtLogits) == 0 || n < 3 || len(errs) != n {
 		return 0, fmt.Errorf("baselines.TransCal: %d target logits of %d classes, %d weights, %d errors", len(tgtLogits), k, n, len(errs))
 	}
-	clampT := func(t float64) float64 { return max(t, 1) }
-	clampL := func(l float64) float64 { return min(max(l, 0), 1) }
-	// The mean top-label confidence at T: a row's top probability is
-	// 1/Σ_j e^((z_j − max z)/T), its maximum found once; the rows are summed
-	// in parallel blocks, added in block order.
+	return transCalSearch(meanTopConfidence(tgtLogits, k), w, errs, srcConf)
+}
+
+// meanTopConfidence returns the mean top-label confidence of the target
+// logits [M, k] as a function of T: a row's top probability is
+// 1/Σ_j e^((z_j − max z)/T), its maximum found once; the rows are summed
+// in parallel blocks, added in block order.
+func meanTopConfidence(tgtLogits []float64, k int) func(t float64) float64 {
 	rows := len(tgtLogits) / k
 	top := make([]float64, rows)
 	tensor.ParallelFor(rows, k, func(lo, hi int) {
@@ -44,7 +47,7 @@ func TransCal(tgtLogits []float64, k int, w, errs []float64, srcConf float64) (f
 	})
 	blocks := (rows + transCalBlock - 1) / transCalBlock
 	part := make([]float64, blocks)
-	confidence := func(t float64) float64 {
+	return func(t float64) float64 {
 		tensor.ParallelFor(blocks, transCalBlock*k*4, func(lo, hi int) {
 			p := make([]float64, k)
 			for b := lo; b < hi; b++ {
@@ -61,6 +64,14 @@ func TransCal(tgtLogits []float64, k int, w, errs []float64, srcConf float64) (f
 		}
 		return s / float64(rows)
 	}
+}
+
+// transCalSearch is TransCal's Nelder–Mead search given the target's mean
+// confidence as a function of T.
+func transCalSearch(confidence func(t float64) float64, w, errs []float64, srcConf float64) (float64, error) {
+	n := len(w)
+	clampT := func(t float64) float64 { return max(t, 1) }
+	clampL := func(l float64) float64 { return min(max(l, 0), 1) }
 	correct := make([]float64, n)
 	for i, e := range errs {
 		correct[i] = 1 - e

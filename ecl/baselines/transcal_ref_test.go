@@ -1,28 +1,19 @@
 package baselines
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/ecl-go/ecl/ecl/predict"
-	"gonum.org/v1/gonum/optimize"
-	"gonum.org/v1/gonum/stat"
 )
 
-// transCalRef is TransCal as a row loop: every row's softmax and its
-// largest probability at each evaluation, one thread, the reference the
-// blocked confidence is checked against.
-func transCalRef(tgtLogits []float64, k int, w, errs []float64, srcConf float64) (float64, error) {
-	n := len(w)
-	if k < 2 || len(tgtLogits)%k != 0 || len(tgtLogits) == 0 || n < 3 || len(errs) != n {
-		return 0, fmt.Errorf("baselines.transCalRef: %d target logits of %d classes, %d weights, %d errors", len(tgtLogits), k, n, len(errs))
-	}
-	clampT := func(t float64) float64 { return max(t, 1) }
-	clampL := func(l float64) float64 { return min(max(l, 0), 1) }
+// rowLoopConfidence is meanTopConfidence as a row loop: every row's softmax
+// and its largest probability at each evaluation, one thread, the
+// reference the blocked confidence is checked against.
+func rowLoopConfidence(tgtLogits []float64, k int) func(t float64) float64 {
 	p := make([]float64, k)
-	confidence := func(t float64) float64 {
+	return func(t float64) float64 {
 		s := 0.0
 		for i := 0; i < len(tgtLogits); i += k {
 			predict.SoftmaxScaled(p, tgtLogits[i:i+k], t)
@@ -34,38 +25,6 @@ func transCalRef(tgtLogits []float64, k int, w, errs []float64, srcConf float64)
 		}
 		return s / float64(len(tgtLogits)/k)
 	}
-	correct := make([]float64, n)
-	for i, e := range errs {
-		correct[i] = 1 - e
-	}
-	wt, we, cv := make([]float64, n), make([]float64, n), make([]float64, n)
-	accuracy := func(lambda float64) float64 {
-		for i := range w {
-			wt[i] = math.Pow(w[i], lambda)
-			we[i] = wt[i] * errs[i]
-		}
-		eta1 := 0.0
-		if v := stat.Variance(wt, nil); v > 0 {
-			eta1 = -stat.Covariance(we, wt, nil) / v
-		}
-		for i := range cv {
-			cv[i] = we[i] + eta1*(wt[i]-1)
-		}
-		eta2 := 0.0
-		if v := stat.Variance(correct, nil); v > 0 {
-			eta2 = -stat.Covariance(cv, correct, nil) / v
-		}
-		risk := stat.Mean(we, nil) + eta1*(stat.Mean(wt, nil)-1) + eta2*(stat.Mean(correct, nil)-srcConf)
-		return 1 - risk
-	}
-	prob := optimize.Problem{Func: func(x []float64) float64 {
-		return math.Abs(confidence(clampT(x[0])) - accuracy(clampL(x[1])))
-	}}
-	res, err := optimize.Minimize(prob, []float64{2, 0.5}, nil, &optimize.NelderMead{})
-	if err != nil && res == nil {
-		return 0, fmt.Errorf("baselines.transCalRef: %w", err)
-	}
-	return clampT(res.X[0]), nil
 }
 
 // TransCal's blocked confidences (a row's top probability as the
@@ -91,7 +50,7 @@ func TestTransCalMatchesRowLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := transCalRef(tgt, k, w, errs, acc)
+	want, err := transCalSearch(rowLoopConfidence(tgt, k), w, errs, acc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/ecl-go/ecl/internal/vec"
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -341,7 +342,7 @@ func (s *resampled) canonicalNorms(mf []float64, count int) []float64 {
 			}
 			t := tensor.HostData(tensor.MatMul(tensor.Wrap(mw, count, w), tensor.Wrap(s.gram[b], w, w)))
 			for r := range count {
-				out[r*bins+b] = dot(mw[r*w:(r+1)*w], t[r*w:(r+1)*w])
+				out[r*bins+b] = vec.Dot(mw[r*w:(r+1)*w], t[r*w:(r+1)*w])
 			}
 		}
 	})
@@ -411,22 +412,4 @@ func resampleAll(sets []*resampled, n, reps int, rng *rand.Rand, keep func(set i
 		}
 	})
 	wait()
-}
-
-// dot is x·y in four running sums (a chain of dependent additions would
-// wait on each one's latency).
-func dot(x, y []float64) float64 {
-	y = y[:len(x)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * y[i]
-		s1 += x[i+1] * y[i+1]
-		s2 += x[i+2] * y[i+2]
-		s3 += x[i+3] * y[i+3]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i] * y[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
