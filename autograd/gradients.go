@@ -186,13 +186,24 @@ func keptDims[T tensor.Float](g *tensor.Tensor[T], shape []int, axis int) *tenso
 }
 
 // Softmax (softmax.go).
-var opLogSoftmax = def("log_softmax")
+var (
+	opLogSoftmax = def("log_softmax")
+	opSoftmax    = def("softmax")
+)
 
 // log_softmax: y = x − log Σ exp(x) along axis; ∂x = g − softmax(x)·Σ g
 // (tensor.LogSoftmaxBackward, which recomputes the softmax from x).
 func gradLogSoftmax[T tensor.Float](axis int) rule[T] {
 	return func(g, _ *tensor.Tensor[T], x []*Var[T]) grads[T] {
 		return grads[T]{tensor.LogSoftmaxBackward(g, x[0].Value, axis)}
+	}
+}
+
+// softmax: y = exp(x)/Σ exp(x) along axis; ∂x = y·(g − Σ g·y)
+// (tensor.SoftmaxBackward, from the output).
+func gradSoftmax[T tensor.Float](axis int) rule[T] {
+	return func(g, y *tensor.Tensor[T], _ []*Var[T]) grads[T] {
+		return grads[T]{tensor.SoftmaxBackward(g, y, axis)}
 	}
 }
 

@@ -10,5 +10,10 @@ func LogSoftmax[T tensor.Float](x *Var[T], axis int) *Var[T] {
 	return record(opLogSoftmax, tensor.LogSoftmax(x.Value, axis), gradLogSoftmax[T](axis), x)
 }
 
-// Softmax is exp(LogSoftmax(x)) along axis.
-func Softmax[T tensor.Float](x *Var[T], axis int) *Var[T] { return Exp(LogSoftmax(x, axis)) }
+// Softmax is exp(x − m)/Σ exp(x − m) along axis: one primitive
+// (tensor.Softmax), whose gradient y·(g − Σ g·y) reads the output, so the
+// backward pass computes no exponential. Its values are within a few ulp
+// of exp(LogSoftmax(x)) (TestSoftmaxPrimitiveNearComposed).
+func Softmax[T tensor.Float](x *Var[T], axis int) *Var[T] {
+	return record(opSoftmax, tensor.Softmax(x.Value, axis), gradSoftmax[T](axis), x)
+}

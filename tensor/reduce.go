@@ -105,12 +105,6 @@ func ShiftMax[T Float](x *Tensor[T], axis int) *Tensor[T] {
 	return Where(Inside(m, T(math.Inf(-1)), T(math.Inf(1))), m, ZerosOn(x.Device()))
 }
 
-// Softmax is exp(x)/Σ exp(x) along axis, computed stably.
-func Softmax[T Float](x *Tensor[T], axis int) *Tensor[T] {
-	e := Exp(Sub(x, ShiftMax(x, axis)))
-	return Div(e, Sum(e, axis, true))
-}
-
 // ExtremeAttr are Extremes' attributes: the axis, and whether the smallest
 // (rather than the largest) element is sought.
 type ExtremeAttr struct {

@@ -26,9 +26,9 @@ func sameBits[T Float](a, b *Tensor[T]) bool {
 	return true
 }
 
-// softmaxInputs are the cases of the fused log-softmax tests: empty and
-// single-element axes, odd sizes, every axis of a rank-3 tensor, a
-// transposed view, and rows with large, infinite and NaN logits.
+// softmaxInputs are the cases of the fused (log-)softmax tests: empty and
+// single-element axes, odd sizes, rows of 1,000, every axis of a rank-3
+// tensor, a transposed view, and rows with large, infinite and NaN logits.
 func softmaxInputs[T Float](seed uint64) []struct {
 	name string
 	x    *Tensor[T]
@@ -55,6 +55,7 @@ func softmaxInputs[T Float](seed uint64) []struct {
 		{"1×1", RandNormal[T](r, 0, 1, 1, 1), 1},
 		{"7×3", RandNormal[T](r, 0, 4, 7, 3), 1},
 		{"101×10", RandNormal[T](r, 0, 4, 101, 10), -1},
+		{"3×1000", RandNormal[T](r, 0, 4, 3, 1000), 1},
 		{"4×1", RandNormal[T](r, 0, 1, 4, 1), 1},
 		{"columns 9×5", RandNormal[T](r, 0, 4, 9, 5), 0},
 		{"cube axis 0", cube, 0},
@@ -128,4 +129,87 @@ func TestLogSoftmaxBackwardShapes(t *testing.T) {
 		}
 	}()
 	LogSoftmaxBackward(Zeros[float64](2, 3), Zeros[float64](3, 2), 1)
+}
+
+// TestSoftmaxNearComposed: the fused forward and backward kernels agree
+// with the composed tensor ops (float32 and float64, one and two cores,
+// with and without the AVX-512 exponentials): the softmax to within a few
+// ulp of each value (its exponentials and sums are rounded differently),
+// the gradient to 1e-14 (float64) and 1e-6 (float32) of max(1, |value|).
+func TestSoftmaxNearComposed(t *testing.T) {
+	for _, asm := range []bool{softAsm, false} {
+		old := softAsm
+		softAsm = asm
+		for _, procs := range []int{1, 2} {
+			withProcs(t, procs)
+			testSoftmaxNear[float32](t, procs, 2e-6, 1e-6)
+			testSoftmaxNear[float64](t, procs, 2e-15, 1e-14)
+		}
+		softAsm = old
+	}
+}
+
+func testSoftmaxNear[T Float](t *testing.T, procs int, rel, relGrad float64) {
+	t.Helper()
+	tiny := 0x1p-1022
+	if DType[T]() == "float32" {
+		tiny = 0x1p-126
+	}
+	for i, c := range softmaxInputs[T](uint64(procs)) {
+		y, want := Softmax(c.x, c.axis), softmaxComposed(c.x, c.axis)
+		yd, wd := y.Data(), want.Data()
+		for j := range wd {
+			a, b := float64(yd[j]), float64(wd[j])
+			if a != b && !(a != a && b != b) && !(math.Abs(a-b) <= rel*math.Abs(b)+tiny) {
+				t.Errorf("%s %s, %d cores, asm %v: Softmax[%d] %v, composed %v", DType[T](), c.name, procs, softAsm, j, a, b)
+				break
+			}
+		}
+		g := RandNormal[T](newRNG(uint64(i)), 0, 1, c.x.Shape()...)
+		dx, wantDx := SoftmaxBackward(g, want, c.axis), softmaxBackwardComposed(g, want, c.axis)
+		dd, wdd := dx.Data(), wantDx.Data()
+		for j := range wdd {
+			if !near(float64(dd[j]), float64(wdd[j]), relGrad) {
+				t.Errorf("%s %s, %d cores: SoftmaxBackward[%d] %v, composed %v", DType[T](), c.name, procs, j, dd[j], wdd[j])
+				break
+			}
+		}
+	}
+}
+
+// TestSoftmaxValues checks the fused kernels against values computed here
+// by hand (to 1e-15): the softmax of (1, 2, 3), a row of −∞ (NaN, as 0/0)
+// and the gradient y·(g − Σ g·y) for g = (1, 0, 0).
+func TestSoftmaxValues(t *testing.T) {
+	s := math.Exp(-2) + math.Exp(-1) + 1
+	p := []float64{math.Exp(-2) / s, math.Exp(-1) / s, 1 / s}
+	y := Softmax(FromSlice([]float64{1, 2, 3, math.Inf(-1), math.Inf(-1), math.Inf(-1)}, 2, 3), 1).Data()
+	dx := SoftmaxBackward(FromSlice([]float64{1, 0, 0}, 1, 3), FromSlice(p, 1, 3), 1).Data()
+	want := append(slices.Clone(p), math.NaN(), math.NaN(), math.NaN())
+	wantDx := []float64{p[0] * (1 - p[0]), -p[1] * p[0], -p[2] * p[0]}
+	for i := range want {
+		if !near(y[i], want[i], 1e-15) {
+			t.Errorf("Softmax: %v, want %v", y, want)
+			break
+		}
+	}
+	for i := range wantDx {
+		if !near(dx[i], wantDx[i], 1e-15) {
+			t.Errorf("SoftmaxBackward: %v, want %v", dx, wantDx)
+			break
+		}
+	}
+}
+
+// TestSoftmaxBackwardShapes: a gradient of another shape is a *ShapeError
+// naming the op.
+func TestSoftmaxBackwardShapes(t *testing.T) {
+	defer func() {
+		err, _ := recover().(error)
+		var se *ShapeError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), "SoftmaxBackward") {
+			t.Errorf("panic %v, want a *ShapeError naming SoftmaxBackward", err)
+		}
+	}()
+	SoftmaxBackward(Zeros[float64](2, 3), Zeros[float64](3, 2), 1)
 }

@@ -66,13 +66,13 @@ func TransferCount() Transfers { return transfers() }
 // device, in one kernel.
 func Softmax[T tensor.Float](x *tensor.Tensor[T]) (*tensor.Tensor[T], error) {
 	lastAxis("Softmax", x)
-	return softmax(x, false)
+	return softmaxRows(x, false)
 }
 
 // LogSoftmax is tensor.LogSoftmax along the last axis, in one kernel.
 func LogSoftmax[T tensor.Float](x *tensor.Tensor[T]) (*tensor.Tensor[T], error) {
 	lastAxis("LogSoftmax", x)
-	return softmax(x, true)
+	return softmaxRows(x, true)
 }
 
 func lastAxis[T tensor.Float](op string, x *tensor.Tensor[T]) {

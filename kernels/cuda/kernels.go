@@ -45,6 +45,7 @@ var (
 	kReduceRow          = def("reduce", "reduce_row", "op rows n *x *dst")
 	kSoftmax            = def("reduce", "softmax_rows", "rows k *x *dst logs")
 	kLogSoftmaxBackward = def("reduce", "log_softmax_backward_rows", "rows k *g *x *dx")
+	kSoftmaxBackward    = def("reduce", "softmax_backward_rows", "rows k *g *y *dx")
 
 	kGemmNaive = def("matmul", "matmul_naive", gemmParams)
 	kGemmTiled = def("matmul", "matmul_tiled", gemmParams)
@@ -114,7 +115,7 @@ var (
 // kernels lists every kernel, for the table test.
 var kernels = []kernel{
 	kFill, kCopy, kUnary, kBinary, kWhere,
-	kReduceStrip, kReduceRow, kSoftmax, kLogSoftmaxBackward,
+	kReduceStrip, kReduceRow, kSoftmax, kLogSoftmaxBackward, kSoftmaxBackward,
 	kBNStats, kBNForward, kBNBackwardSums, kBNBackward, kChannelAffine,
 	kGemmNaive, kGemmTiled, kGemmWide, kGemmBig,
 	kIm2col, kCol2im, kMaxPoolFwd, kMaxPoolBwd, kAvgPoolFwd, kAvgPoolBwd,

@@ -43,13 +43,16 @@ func softmax[T tensor.Float](t *testing.T) {
 			}
 			atol, rtol := tol[T]()
 			same(t, fmt.Sprintf("LogSoftmax %v %v", l, s), got, tensor.LogSoftmax(x, -1), atol*60, rtol)
-			// The bodies of tensor's log_softmax kernels, forward and
-			// backward, along the last and the first axis.
+			// The bodies of tensor's softmax and log_softmax kernels,
+			// forward and backward, along the last and the first axis.
 			for _, axis := range []int{-1, 0} {
 				name := fmt.Sprintf("%v %v axis %d", l, s, axis)
 				same(t, "tensor.LogSoftmax "+name, tensor.LogSoftmax(xg, axis), tensor.LogSoftmax(x, axis), atol*60, rtol)
 				g, gg := pair[T](r, dev, l, s, -1, 1)
 				same(t, "tensor.LogSoftmaxBackward "+name, tensor.LogSoftmaxBackward(gg, xg, axis), tensor.LogSoftmaxBackward(g, x, axis), atol*60, rtol)
+				y := tensor.Softmax(x, axis)
+				sameDefault(t, "tensor.Softmax "+name, tensor.Softmax(xg, axis), y)
+				same(t, "tensor.SoftmaxBackward "+name, tensor.SoftmaxBackward(gg, tensor.To(y, dev), axis), tensor.SoftmaxBackward(g, y, axis), atol*60, rtol)
 			}
 		}
 	}
@@ -62,6 +65,9 @@ func softmax[T tensor.Float](t *testing.T) {
 	sameDefault(t, "LogSoftmax of infinities", got, tensor.LogSoftmax(x, -1))
 	g := tensor.FromSlice([]T{1, -2, 0.5, 0.25, 1, -1, 2, 3, -3}, 3, 3)
 	sameDefault(t, "LogSoftmaxBackward of infinities", tensor.LogSoftmaxBackward(tensor.To(g, dev), tensor.To(x, dev), 1), tensor.LogSoftmaxBackward(g, x, 1))
+	sameDefault(t, "tensor.Softmax of infinities", tensor.Softmax(tensor.To(x, dev), 1), tensor.Softmax(x, 1))
+	y := tensor.Softmax(x, 1)
+	sameDefault(t, "SoftmaxBackward of infinities", tensor.SoftmaxBackward(tensor.To(g, dev), tensor.To(y, dev), 1), tensor.SoftmaxBackward(g, y, 1))
 }
 
 // TestBatchNorm: the device's batch-norm kernels against tensor's CPU

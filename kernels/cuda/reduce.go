@@ -73,8 +73,9 @@ func (d *device[T]) Reduce(op tensor.ReduceOp, dst, x *tensor.Tensor[T], axis in
 	runtime.KeepAlive(dst)
 }
 
-// softmax runs softmax_rows over x viewed as [rows, k], one warp per row.
-func softmax[T tensor.Float](x *tensor.Tensor[T], logs bool) (*tensor.Tensor[T], error) {
+// softmaxRows runs softmax_rows over x viewed as [rows, k], one warp per
+// row.
+func softmaxRows[T tensor.Float](x *tensor.Tensor[T], logs bool) (*tensor.Tensor[T], error) {
 	d, err := on("Softmax", x)
 	if err != nil {
 		return nil, err
@@ -86,8 +87,9 @@ func softmax[T tensor.Float](x *tensor.Tensor[T], logs bool) (*tensor.Tensor[T],
 // alongAxis runs the row kernel k (see rows) along axis of x (and g) into
 // out: in place when axis is the last, else on transposed copies, through
 // a scratch tensor copied back into out. It is the body of tensor's
-// log_softmax kernels (softmax_rows with logs) and of their backward
-// (log_softmax_backward_rows with g).
+// softmax and log_softmax kernels (softmax_rows, logs selecting the
+// latter) and of their backward passes (softmax_backward_rows with g and
+// y in x's place, log_softmax_backward_rows with g).
 func (d *device[T]) alongAxis(k kernel, out, x, g *tensor.Tensor[T], axis int, logs bool) error {
 	last := x.Dims() - 1
 	if axis == last {
@@ -109,7 +111,7 @@ func (d *device[T]) alongAxis(k kernel, out, x, g *tensor.Tensor[T], axis int, l
 
 // rows launches a one-warp-per-row kernel over x (contiguous) viewed as
 // [rows, k] into out: softmax_rows (logs selects log-softmax), or with g
-// log_softmax_backward_rows.
+// softmax_backward_rows or log_softmax_backward_rows.
 func (d *device[T]) rows(k kernel, out, x, g *tensor.Tensor[T], logs bool) error {
 	if out.Len() == 0 {
 		return nil

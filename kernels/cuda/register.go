@@ -12,8 +12,8 @@ import "github.com/ecl-go/ecl/tensor"
 // batch normalisation and its gradient, alone and with a residual sum and
 // ReLU (which nn.BatchNorm2d reaches), its evaluation mode
 // (channelAffine), a convolution with a bias (conv2dBias) or with that
-// evaluation mode (conv2dAffine), log-softmax and its gradient (one warp
-// per row), layer norm, the exact GELU and flash-style attention with
+// evaluation mode (conv2dAffine), softmax and log-softmax and their
+// gradients (one warp per row), layer norm, the exact GELU and flash-style attention with
 // their gradients, the soft assignment and the bin statistics of the ECL
 // loss and their gradients. SoftBinStats and its backward run as their
 // composed versions on d, over these.
@@ -35,6 +35,8 @@ func registerKernels[T tensor.Float](d *device[T]) {
 	tensor.Register(tensor.AttentionBackwardKernel, dev, withDevice(d, attentionBackward[T]))
 	tensor.Register(tensor.LogSoftmaxKernel, dev, withDevice(d, logSoftmax[T]))
 	tensor.Register(tensor.LogSoftmaxBackwardKernel, dev, withDevice(d, logSoftmaxBackward[T]))
+	tensor.Register(tensor.SoftmaxKernel, dev, withDevice(d, softmax[T]))
+	tensor.Register(tensor.SoftmaxBackwardKernel, dev, withDevice(d, softmaxBackward[T]))
 	tensor.Register(tensor.SoftAssignKernel, dev, withDevice(d, softAssign[T]))
 	tensor.Register(tensor.SoftAssignBackwardKernel, dev, withDevice(d, softAssignBackward[T]))
 	tensor.Register(tensor.BinStatsKernel, dev, withDevice(d, binStats[T]))
@@ -50,6 +52,17 @@ func withDevice[T tensor.Float, A any](d *device[T], f func(d *device[T], out, i
 // m, v.
 func adam[T tensor.Float](_ *device[T], _, in []*tensor.Tensor[T], h tensor.AdamUpdate) {
 	must(adamStep(in[0], in[1], in[2], in[3], h))
+}
+
+// softmax is the device's body of tensor.SoftmaxKernel: in x, out y.
+func softmax[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], axis int) {
+	must(d.alongAxis(kSoftmax, out[0], in[0], nil, axis, false))
+}
+
+// softmaxBackward is the device's body of tensor.SoftmaxBackwardKernel: in
+// g, y; out dx.
+func softmaxBackward[T tensor.Float](d *device[T], out, in []*tensor.Tensor[T], axis int) {
+	must(d.alongAxis(kSoftmaxBackward, out[0], in[1], in[0], axis, false))
 }
 
 // logSoftmax is the device's body of tensor.LogSoftmaxKernel: in x, out y.

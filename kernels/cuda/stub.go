@@ -15,7 +15,7 @@ func bytesInUse() int64 { return 0 }
 
 func transfers() Transfers { return Transfers{} }
 
-func softmax[T tensor.Float](*tensor.Tensor[T], bool) (*tensor.Tensor[T], error) {
+func softmaxRows[T tensor.Float](*tensor.Tensor[T], bool) (*tensor.Tensor[T], error) {
 	return nil, ErrNoCUDA
 }
 

@@ -109,6 +109,24 @@ __device__ void log_softmax_backward_rows(i64 rows, i64 k, const T* __restrict__
   }
 }
 
+// softmax_backward_rows is tensor.SoftmaxBackward along the last axis of y
+// [rows, k] (the softmax), one warp per row: dx = y·(g − Σ g·y).
+template <typename T>
+__device__ void softmax_backward_rows(i64 rows, i64 k, const T* __restrict__ g, const T* __restrict__ y, T* dx) {
+  int lane = threadIdx.x & 31;
+  i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  i64 warps = ((i64)gridDim.x * blockDim.x) >> 5;
+  for (i64 r = warp; r < rows; r += warps) {
+    const T* p = y + r * k;
+    const T* gr = g + r * k;
+    T* q = dx + r * k;
+    T t = 0;
+    for (i64 j = lane; j < k; j += 32) t += gr[j] * p[j];
+    t = warp_reduce(OpSum, t);
+    for (i64 j = lane; j < k; j += 32) q[j] = p[j] * (gr[j] - t);
+  }
+}
+
 #define REDUCE(S, T)                                                                                 \
   extern "C" __global__ void reduce_strip_##S(i64 op, i64 outer, i64 n, i64 inner, i64 chunk,         \
                                               const T* __restrict__ x, T* dst) {                      \
@@ -123,5 +141,9 @@ __device__ void log_softmax_backward_rows(i64 rows, i64 k, const T* __restrict__
   extern "C" __global__ void log_softmax_backward_rows_##S(i64 rows, i64 k, const T* __restrict__ g,  \
                                                            const T* __restrict__ x, T* dx) {         \
     log_softmax_backward_rows<T>(rows, k, g, x, dx);                                                 \
+  }                                                                                                  \
+  extern "C" __global__ void softmax_backward_rows_##S(i64 rows, i64 k, const T* __restrict__ g,      \
+                                                       const T* __restrict__ y, T* dx) {             \
+    softmax_backward_rows<T>(rows, k, g, y, dx);                                                     \
   }
 BOTH(REDUCE)
