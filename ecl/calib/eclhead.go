@@ -53,7 +53,9 @@ func (o ECLOptions) withDefaults() ECLOptions {
 // P(Y|X) is a multinomial logistic regression fitted on the source labels
 // over the features src/tgt (rows of d values, standardised with the
 // pooled mean and deviation); for top-label its probability of the head's
-// predicted class. Without features (src, tgt nil) it is fitted on the
+// predicted class, which the "ts" head keeps as three values per row (the
+// classes of the largest and smallest logit and class 0, for a positive,
+// negative or zero 1/T) rather than the [n, k] estimates. Without features (src, tgt nil) it is fitted on the
 // logits, and since the head is then a function of the same logits the
 // loss carries little beyond the cross-entropy; features from the model's
 // backbone are what make the ECL informative.
@@ -76,7 +78,7 @@ func FitECLHead(srcLogits []float64, k int, srcLabels []int, tgtLogits, src, tgt
 	if o.Head != "ts" && o.Head != "vs" || o.Steps < 1 || !(o.Lambda >= 0) || o.Bins < 1 || o.AuxL2 < 0 {
 		return nil, fmt.Errorf("calib.FitECLHead: head %q (ts or vs), %d steps, λ %v, %d bins, aux L2 %v", o.Head, o.Steps, o.Lambda, o.Bins, o.AuxL2)
 	}
-	auxS, auxT, err := auxiliary(src, tgt, d, k, srcLabels, o.AuxL2)
+	aux, err := fitAuxiliary(src, tgt, d, k, srcLabels, o.AuxL2)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +99,12 @@ func FitECLHead(srcLogits []float64, k int, srcLabels []int, tgtLogits, src, tgt
 			theta[i] = 1 / ts.T
 		}
 	}
-	h := &headLoss{src: srcLogits, tgt: tgtLogits, auxS: auxS, auxT: auxT, labels: srcLabels, k: k, vs: o.Head == "vs", paradigm: o.Paradigm, lambda: o.Lambda, sb: sb}
+	h := &headLoss{src: srcLogits, tgt: tgtLogits, labels: srcLabels, k: k, vs: o.Head == "vs", paradigm: o.Paradigm, lambda: o.Lambda, sb: sb}
+	if o.Paradigm == ecl.TopLabel && o.Head == "ts" {
+		h.topS, h.topT = aux.top(src, srcLogits), aux.top(tgt, tgtLogits)
+	} else {
+		h.auxS, h.auxT = aux.probs(src), aux.probs(tgt)
+	}
 	loss := h.eval
 	res, err := baselines.MinimizeSmooth(loss, theta, &optimize.Settings{GradientThreshold: 1e-7, MajorIterations: o.Steps}, &optimize.LBFGS{})
 	if res == nil {
@@ -132,23 +139,78 @@ func topLabelAux(aux []float64, probs *autograd.Var[float64], k int) *autograd.V
 	return autograd.Const(tensor.Wrap(out, n))
 }
 
-// auxiliary fits the auxiliary estimate of P(Y|X): a multinomial logistic
-// regression on standardised features (read in place) with an L2 penalty,
-// fitted on the source labels; it returns its probabilities on both
-// domains.
-func auxiliary(src, tgt []float64, d, k int, labels []int, l2 float64) (ps, pt []float64, err error) {
+// auxModel is the auxiliary estimate of P(Y|X): softmax(W·x + b) on the
+// raw features x (W [k, d]).
+type auxModel struct {
+	w, b []float64
+	d, k int
+}
+
+// fitAuxiliary fits the auxiliary estimate: a multinomial logistic
+// regression on the features standardised with the pooled mean and
+// deviation (read in place) with an L2 penalty, on the source labels.
+func fitAuxiliary(src, tgt []float64, d, k int, labels []int, l2 float64) (auxModel, error) {
 	mean, scale := pooledMeanScale(src, tgt, d)
 	loss := linearLoss(src, d, k, labels, false, func(int, int) float64 { return l2 / 2 }, 0, mean, scale)
 	res, err := baselines.MinimizeSmooth(loss, make([]float64, k*d+k), &optimize.Settings{GradientThreshold: 1e-8, MajorIterations: DefaultAffineIterations}, &optimize.LBFGS{})
 	if res == nil {
-		return nil, nil, fmt.Errorf("calib.FitECLHead: auxiliary head: %w", err)
+		return auxModel{}, fmt.Errorf("calib.FitECLHead: auxiliary head: %w", err)
 	}
-	w, b := make([]float64, k*d), make([]float64, k)
-	foldStandardisation(w, b, res.X[:k*d], res.X[k*d:], mean, scale)
-	predict := func(x []float64) []float64 {
-		z := affineOut(x, d, w, b, false)
-		predict.SoftmaxRowsTo(z, z, k)
-		return z
+	a := auxModel{w: make([]float64, k*d), b: make([]float64, k), d: d, k: k}
+	foldStandardisation(a.w, a.b, res.X[:k*d], res.X[k*d:], mean, scale)
+	return a, nil
+}
+
+// probs is the estimate on the rows of x [n, d]: [n, k].
+func (a auxModel) probs(x []float64) []float64 {
+	z := affineOut(x, a.d, a.w, a.b, false)
+	predict.SoftmaxRowsTo(z, z, a.k)
+	return z
+}
+
+// topAux is the top-label auxiliary of the "ts" head z·θ without the
+// [n, k] estimates: for each row, the estimate's probability of the class
+// the head predicts, which depends on θ's sign only — the largest logit
+// for θ > 0 (the first of equals), the smallest for θ < 0, class 0 for
+// θ = 0 (every class tied). It stands for topLabelAux of the softmax
+// except where two logits are so close that their probabilities round
+// equal or swap.
+type topAux struct{ pos, neg, zero []float64 }
+
+// top is the estimate's topAux on the rows of x [n, d] with the head's
+// logits [n, k], computed eclHeadRows rows at a time.
+func (a auxModel) top(x, logits []float64) *topAux {
+	n := len(x) / a.d
+	t := &topAux{make([]float64, n), make([]float64, n), make([]float64, n)}
+	for lo := 0; lo < n; lo += eclHeadRows {
+		hi := min(lo+eclHeadRows, n)
+		p := a.probs(x[lo*a.d : hi*a.d])
+		tensor.ParallelFor(hi-lo, a.k, func(r0, r1 int) {
+			for r := r0; r < r1; r++ {
+				i, pr, z := lo+r, p[r*a.k:(r+1)*a.k], logits[(lo+r)*a.k:(lo+r+1)*a.k]
+				hiC, loC := 0, 0
+				for c, v := range z {
+					if v > z[hiC] {
+						hiC = c
+					}
+					if v < z[loC] {
+						loC = c
+					}
+				}
+				t.pos[i], t.neg[i], t.zero[i] = pr[hiC], pr[loC], pr[0]
+			}
+		})
 	}
-	return predict(src), predict(tgt), nil
+	return t
+}
+
+// at returns the values for θ's sign.
+func (t *topAux) at(theta float64) []float64 {
+	switch {
+	case theta > 0:
+		return t.pos
+	case theta < 0:
+		return t.neg
+	}
+	return t.zero
 }

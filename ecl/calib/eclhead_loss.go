@@ -24,6 +24,7 @@ const eclHeadRows = 4096
 // graph instead of a graph over every row (14 GB at 5·10⁴ × 1,000).
 type headLoss struct {
 	src, tgt, auxS, auxT []float64 // logits and auxiliary estimates P(Y|X), [n, k]
+	topS, topT           *topAux   // instead of auxS, auxT: the "ts" head's top-label values
 	labels               []int     // of the source rows
 	k                    int
 	vs                   bool // the "vs" head
@@ -44,11 +45,11 @@ func (h *headLoss) head(th []float64) ([]*autograd.Var[float64], func(z *autogra
 
 // chunk is the graph of rows [lo, hi) of the source (src) or the target:
 // their soft-binned statistics (nil when λ is 0) and, for the source, their
-// share of the mean cross-entropy.
-func (h *headLoss) chunk(head func(*autograd.Var[float64]) *autograd.Var[float64], src bool, lo, hi int) (stats, ce *autograd.Var[float64]) {
-	k, logits, aux := h.k, h.tgt, h.auxT
+// share of the mean cross-entropy. th is the head's parameters.
+func (h *headLoss) chunk(th []float64, head func(*autograd.Var[float64]) *autograd.Var[float64], src bool, lo, hi int) (stats, ce *autograd.Var[float64]) {
+	k, logits, aux, top := h.k, h.tgt, h.auxT, h.topT
 	if src {
-		logits, aux = h.src, h.auxS
+		logits, aux, top = h.src, h.auxS, h.topS
 	}
 	z := head(autograd.Const(tensor.Wrap(logits[lo*k:hi*k], hi-lo, k)))
 	if src {
@@ -58,9 +59,14 @@ func (h *headLoss) chunk(head func(*autograd.Var[float64]) *autograd.Var[float64
 		return nil, ce
 	}
 	p := autograd.Softmax(z, 1)
-	a := autograd.Const(tensor.Wrap(aux[lo*k:hi*k], hi-lo, k))
-	if h.paradigm == ecl.TopLabel {
+	var a *autograd.Var[float64]
+	switch {
+	case top != nil:
+		a = autograd.Const(tensor.Wrap(top.at(th[0])[lo:hi], hi-lo))
+	case h.paradigm == ecl.TopLabel:
 		a = topLabelAux(aux[lo*k:hi*k], p, k)
+	default:
+		a = autograd.Const(tensor.Wrap(aux[lo*k:hi*k], hi-lo, k))
 	}
 	return ecl.SoftBinnedStats(h.sb, p, a), ce
 }
@@ -91,7 +97,7 @@ func (h *headLoss) eval(th, grad []float64) float64 {
 		var sums [2]*tensor.Tensor[float64]
 		for _, c := range parts {
 			_, head := h.head(th)
-			st, _ := h.chunk(head, c.src, c.lo, c.hi)
+			st, _ := h.chunk(th, head, c.src, c.lo, c.hi)
 			d := 1
 			if c.src {
 				d = 0
@@ -111,7 +117,7 @@ func (h *headLoss) eval(th, grad []float64) float64 {
 	clear(grad)
 	for _, c := range parts {
 		params, head := h.head(th)
-		st, ce := h.chunk(head, c.src, c.lo, c.hi)
+		st, ce := h.chunk(th, head, c.src, c.lo, c.hi)
 		s := ce
 		if st != nil {
 			d := dstats[1]

@@ -80,3 +80,62 @@ func TestHeadLossChunksMatchWholeGraph(t *testing.T) {
 		}
 	}
 }
+
+// The "ts" head's top-label values (topAux) stand for the [n, k]
+// estimates: each equals the estimate at the class the head predicts, and
+// the loss and gradient built on them equal those built on the full
+// estimates (topLabelAux of the softmax) for a positive, a negative and a
+// zero θ.
+func TestTopAuxMatchesFullEstimates(t *testing.T) {
+	const k, d = 5, 3
+	ns, nt := eclHeadRows+321, 700
+	r := rand.New(rand.NewPCG(41, 42))
+	rows := func(n, m int) []float64 {
+		x := make([]float64, n*m)
+		for i := range x {
+			x[i] = 2 * r.NormFloat64()
+		}
+		return x
+	}
+	a := auxModel{w: rows(k, d), b: rows(1, k), d: d, k: k}
+	xs, xt, src, tgt := rows(ns, d), rows(nt, d), rows(ns, k), rows(nt, k)
+	labels := make([]int, ns)
+	for i := range labels {
+		labels[i] = r.IntN(k)
+	}
+	fullS, fullT := a.probs(xs), a.probs(xt)
+	topS, topT := a.top(xs, src), a.top(xt, tgt)
+	for i := range ns {
+		z := src[i*k : (i+1)*k]
+		lo, hi := 0, 0
+		for c := range z {
+			if z[c] < z[lo] {
+				lo = c
+			}
+			if z[c] > z[hi] {
+				hi = c
+			}
+		}
+		for _, c := range []struct {
+			got  float64
+			want int
+		}{{topS.pos[i], hi}, {topS.neg[i], lo}, {topS.zero[i], 0}} {
+			if w := fullS[i*k+c.want]; math.Abs(c.got-w) > 1e-15*w {
+				t.Fatalf("row %d: top value %v, estimate at class %d %v", i, c.got, c.want, w)
+			}
+		}
+	}
+	sb, err := ecl.NewSoftBinned(ecl.Config{Paradigm: ecl.TopLabel, Classes: k, Bins: 15}, ecl.L1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := &headLoss{src: src, tgt: tgt, auxS: fullS, auxT: fullT, labels: labels, k: k, paradigm: ecl.TopLabel, lambda: 1, sb: sb}
+	top := &headLoss{src: src, tgt: tgt, topS: topS, topT: topT, labels: labels, k: k, paradigm: ecl.TopLabel, lambda: 1, sb: sb}
+	for _, th := range []float64{0.7, -0.4, 0} {
+		gf, gt := make([]float64, 1), make([]float64, 1)
+		ff, ft := full.eval([]float64{th}, gf), top.eval([]float64{th}, gt)
+		if math.Abs(ff-ft) > 1e-12*math.Abs(ff) || math.Abs(gf[0]-gt[0]) > 1e-10*(math.Abs(gf[0])+1e-3) {
+			t.Errorf("θ = %v: loss %v and gradient %v on the top values, %v and %v on the estimates", th, ft, gt[0], ff, gf[0])
+		}
+	}
+}
