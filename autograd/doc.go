@@ -5,7 +5,7 @@
 // that require gradients, the op that made it with a backward rule. Backward
 // walks the graph in reverse topological order and accumulates gradients into
 // the leaves. Only primitive ops (one per Op, recorded with record) carry
-// backward rules; composite ops (Sub, Mean, Softmax, …) are written with
+// backward rules; composite ops (Sub, Mean, LogSumExp, …) are written with
 // primitives and get their gradients for free.
 //
 // The gradient table. Every primitive is declared with def in gradients.go,

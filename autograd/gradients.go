@@ -9,7 +9,7 @@ import "github.com/ecl-go/ecl/tensor"
 // the input's shape (tensor.SumTo). Rules that need the forward pass's
 // arguments (an axis, a scalar, saved statistics) are built by a function of
 // those arguments. The forward functions in the other files compute y and
-// record it with its rule; composite ops (Sub, Mean, Softmax, …) have no
+// record it with its rule; composite ops (Sub, Mean, LogSumExp, …) have no
 // rule here.
 
 // rule is a primitive's backward rule, given the output gradient g, the

@@ -4,29 +4,36 @@ import (
 	"github.com/ecl-go/ecl/tensor"
 )
 
+// linearRows is the number of rows of one product of linearLoss's full
+// map: its buffer is linearRows × k, not n × k.
+const linearRows = 4096
+
+// linearBlock is the number of rows whose sums linearLoss adds together
+// before adding them to the others, in row order: the value does not
+// depend on the number of cores.
+const linearBlock = 64
+
 // linearLoss is the mean negative log-likelihood of softmax(W·x + b) for
 // inputs x [n, d] and labels in [0, k), plus Σ pen(i, j)·W_ij² and
 // mu·Σ b², as a function of θ = (W row-major k×d, or its diagonal when
-// diag, then b), writing its gradient. The products X·Wᵀ and Gᵀ·X (G the
-// softmax's gradient) are the engine's GEMMs on x and W in place, into
-// buffers that every evaluation reuses (tensor.MatMulTo); the rows'
-// softmax runs over the cores in fixed blocks whose sums are added in
-// block order, so the value does not depend on the number of cores. The
-// diagonal map works a row at a time in cache. With mean and scale (d
-// values each; the full map only) the inputs are read as standardised,
-// (x − mean)/scale, without a standardised copy: the map is folded into
-// W/scale and b − (W/scale)·mean, and its gradient back.
+// diag, then b), writing its gradient. The full map works linearRows rows
+// at a time: the products X·Wᵀ and Gᵀ·X (G the softmax's gradient) are
+// the engine's GEMMs on the rows of x in place, into buffers that every
+// evaluation reuses (tensor.MatMulTo); the rows' softmax runs over the
+// cores in blocks of linearBlock rows whose sums are added in block
+// order. The diagonal map works a row at a time in cache. With mean and
+// scale (d values each; the full map only) the inputs are read as
+// standardised, (x − mean)/scale, without a standardised copy: the map is
+// folded into W/scale and b − (W/scale)·mean, and its gradient back.
 func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j int) float64, mu float64, mean, scale []float64) func(theta, grad []float64) float64 {
 	n := len(labels)
 	nw := k * d
 	if diag {
 		nw = k
 	}
-	blocks := min(n, 64)
-	rows := (n + blocks - 1) / blocks
-	blocks = (n + rows - 1) / rows
+	blocks := (n + linearBlock - 1) / linearBlock
 	part := make([]float64, blocks*(2*k+1)) // per block: loss, Σ g, Σ g·x (diag)
-	var xt, zt *tensor.Tensor[float64]      // the full map: X and X·Wᵀ, reused by every evaluation
+	var zt, gt *tensor.Tensor[float64]      // the full map: a chunk's X·Wᵀ, and Gᵀ·X
 	var rowBuf []float64                    // diag: a row of W·x + b per block
 	var wf, bf []float64                    // the map folded with the standardisation
 	if mean != nil {
@@ -35,7 +42,7 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 	if diag {
 		rowBuf = make([]float64, blocks*k)
 	} else {
-		xt, zt = tensor.Wrap(x, n, d), tensor.Zeros[float64](n, k)
+		zt, gt = tensor.Zeros[float64](min(n, linearRows), k), tensor.Zeros[float64](k, d)
 	}
 	return func(theta, grad []float64) float64 {
 		w, b := theta[:nw], theta[nw:]
@@ -44,55 +51,67 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 			foldStandardisation(wf, bf, w, b, mean, scale)
 			wx, bx = wf, bf
 		}
-		var z []float64
-		if !diag {
-			z = tensor.HostData(tensor.MatMulTo(zt, xt, tensor.Transpose(tensor.Wrap(wx, k, d), 0, 1)))
-		}
 		clear(part)
-		tensor.ParallelFor(blocks, rows*k*8, func(lo, hi int) {
-			for blk := lo; blk < hi; blk++ {
-				acc := part[blk*(2*k+1) : (blk+1)*(2*k+1)]
-				f, gb, gw := &acc[0], acc[1:k+1], acc[k+1:]
-				b := bx[:k]
-				for s := blk * rows; s < min((blk+1)*rows, n); s++ {
-					var zr []float64
-					if diag {
-						zr = rowBuf[blk*k : (blk+1)*k]
-					} else {
-						zr = z[s*k : (s+1)*k]
-					}
-					xr := x[s*d : (s+1)*d]
-					if diag {
-						xr, wd := xr[:len(zr)], w[:len(zr)]
-						for i := range zr {
-							zr[i] = wd[i]*xr[i] + b[i]
+		clear(grad)
+		gw, gb := grad[:nw], grad[nw:]
+		for lo := 0; lo < n; lo += linearRows {
+			hi := min(lo+linearRows, n)
+			var z []float64 // rows lo…hi of X·Wᵀ
+			var xc, zc *tensor.Tensor[float64]
+			if !diag {
+				xc, zc = tensor.Wrap(x[lo*d:hi*d], hi-lo, d), tensor.Wrap(tensor.HostData(zt)[:(hi-lo)*k], hi-lo, k)
+				z = tensor.HostData(tensor.MatMulTo(zc, xc, tensor.Transpose(tensor.Wrap(wx, k, d), 0, 1)))
+			}
+			b0, b1 := lo/linearBlock, (hi+linearBlock-1)/linearBlock
+			tensor.ParallelFor(b1-b0, linearBlock*k*8, func(l, h int) {
+				for blk := b0 + l; blk < b0+h; blk++ {
+					acc := part[blk*(2*k+1) : (blk+1)*(2*k+1)]
+					f, gb, gw := &acc[0], acc[1:k+1], acc[k+1:]
+					b := bx[:k]
+					for s := blk * linearBlock; s < min((blk+1)*linearBlock, n); s++ {
+						var zr []float64
+						if diag {
+							zr = rowBuf[blk*k : (blk+1)*k]
+						} else {
+							zr = z[(s-lo)*k : (s-lo+1)*k]
 						}
-					} else {
-						for i := range zr {
-							zr[i] += b[i]
+						xr := x[s*d : (s+1)*d]
+						if diag {
+							xr, wd := xr[:len(zr)], w[:len(zr)]
+							for i := range zr {
+								zr[i] = wd[i]*xr[i] + b[i]
+							}
+						} else {
+							for i := range zr {
+								zr[i] += b[i]
+							}
 						}
-					}
-					y := labels[s]
-					zy := zr[y]
-					*f += softmaxRow(zr, zr) - zy // in place
-					// zr now holds the probabilities; make it the gradient.
-					zr[y]--
-					if diag {
-						xr, gw := xr[:len(zr)], gw[:len(zr)]
-						for i, g := range zr {
-							gb[i] += g
-							gw[i] += g * xr[i]
-						}
-					} else {
-						for i, g := range zr {
-							gb[i] += g
+						y := labels[s]
+						zy := zr[y]
+						*f += softmaxRow(zr, zr) - zy // in place
+						// zr now holds the probabilities; make it the gradient.
+						zr[y]--
+						if diag {
+							xr, gw := xr[:len(zr)], gw[:len(zr)]
+							for i, g := range zr {
+								gb[i] += g
+								gw[i] += g * xr[i]
+							}
+						} else {
+							for i, g := range zr {
+								gb[i] += g
+							}
 						}
 					}
 				}
+			})
+			if !diag {
+				g := tensor.HostData(tensor.MatMulTo(gt, tensor.Transpose(zc, 0, 1), xc))
+				for i, v := range g {
+					gw[i] += v
+				}
 			}
-		})
-		clear(grad)
-		gw, gb := grad[:nw], grad[nw:]
+		}
 		f := 0.0
 		for blk := range blocks {
 			acc := part[blk*(2*k+1) : (blk+1)*(2*k+1)]
@@ -103,9 +122,6 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 					gw[i] += acc[1+k+i]
 				}
 			}
-		}
-		if !diag {
-			tensor.MatMulTo(tensor.Wrap(gw, k, d), tensor.Transpose(zt, 0, 1), xt)
 		}
 		if mean != nil {
 			// ∂/∂W_ij of (W/scale)·x − (W/scale)·mean: (Gᵀx − Σg·mean)_ij/scale_j.
