@@ -29,18 +29,41 @@ func init() {
 	registerCPU(SoftmaxBackwardKernel, softmaxBackwardCPU[float32], softmaxBackwardCPU[float64])
 }
 
+// alongAxis runs kernel k on x along axis where x's device has a body,
+// else composed: the forward passes of Softmax and LogSoftmax.
+func alongAxis[T Float](op string, k *Kernel[int], x *Tensor[T], axis int, composed func(*Tensor[T], int) *Tensor[T]) *Tensor[T] {
+	axis = x.axis(op, axis)
+	if body, ok := Lookup(k, x.Device()); ok {
+		y := emptyOn(x.Device(), x.shape...)
+		body([]*Tensor[T]{y}, []*Tensor[T]{Contiguous(x)}, axis)
+		return y
+	}
+	return composed(x, axis)
+}
+
+// alongAxisBackward runs kernel k on the output gradient g and v (the
+// forward pass's input or output, as what names it; of g's shape) along
+// axis where v's device has a body, else composed: the backward passes of
+// Softmax and LogSoftmax.
+func alongAxisBackward[T Float](op, what string, k *Kernel[int], g, v *Tensor[T], axis int, composed func(g, v *Tensor[T], axis int) *Tensor[T]) *Tensor[T] {
+	axis = v.axis(op, axis)
+	if !slices.Equal(g.shape, v.shape) {
+		panic(shapeError(op, [][]int{g.shape, v.shape}, "gradient and %s shapes differ", what))
+	}
+	if body, ok := Lookup(k, v.Device()); ok {
+		dx := emptyOn(v.Device(), v.shape...)
+		body([]*Tensor[T]{dx}, []*Tensor[T]{Contiguous(g), Contiguous(v)}, axis)
+		return dx
+	}
+	return composed(g, v, axis)
+}
+
 // Softmax is exp(x − m)/Σ exp(x − m) along axis, with m the shift of
 // ShiftMax (a row of −∞ gives NaN, as 0/0). One pass per row where the
 // device has a body; its exponentials are the AVX-512 kernels' where the
 // CPU has them (within a few ulp of softmaxComposed, which runs elsewhere).
 func Softmax[T Float](x *Tensor[T], axis int) *Tensor[T] {
-	axis = x.axis("Softmax", axis)
-	if body, ok := Lookup(SoftmaxKernel, x.Device()); ok {
-		y := emptyOn(x.Device(), x.shape...)
-		body([]*Tensor[T]{y}, []*Tensor[T]{Contiguous(x)}, axis)
-		return y
-	}
-	return softmaxComposed(x, axis)
+	return alongAxis("Softmax", SoftmaxKernel, x, axis, softmaxComposed[T])
 }
 
 // softmaxComposed is Softmax in tensor ops: its reference.
@@ -53,16 +76,7 @@ func softmaxComposed[T Float](x *Tensor[T], axis int) *Tensor[T] {
 // output gradient g: y·(g − Σ g·y) along axis, from the output alone (no
 // exponential is recomputed).
 func SoftmaxBackward[T Float](g, y *Tensor[T], axis int) *Tensor[T] {
-	axis = y.axis("SoftmaxBackward", axis)
-	if !slices.Equal(g.shape, y.shape) {
-		panic(shapeError("SoftmaxBackward", [][]int{g.shape, y.shape}, "gradient and output shapes differ"))
-	}
-	if body, ok := Lookup(SoftmaxBackwardKernel, y.Device()); ok {
-		dx := emptyOn(y.Device(), y.shape...)
-		body([]*Tensor[T]{dx}, []*Tensor[T]{Contiguous(g), Contiguous(y)}, axis)
-		return dx
-	}
-	return softmaxBackwardComposed(g, y, axis)
+	return alongAxisBackward("SoftmaxBackward", "output", SoftmaxBackwardKernel, g, y, axis, softmaxBackwardComposed[T])
 }
 
 // softmaxBackwardComposed is SoftmaxBackward in tensor ops: its reference.
@@ -75,13 +89,7 @@ func softmaxBackwardComposed[T Float](g, y *Tensor[T], axis int) *Tensor[T] {
 // float32 accurate for large logits. One pass per row where the device has
 // a body (bit for bit logSoftmaxComposed, which runs elsewhere).
 func LogSoftmax[T Float](x *Tensor[T], axis int) *Tensor[T] {
-	axis = x.axis("LogSoftmax", axis)
-	if body, ok := Lookup(LogSoftmaxKernel, x.Device()); ok {
-		y := emptyOn(x.Device(), x.shape...)
-		body([]*Tensor[T]{y}, []*Tensor[T]{Contiguous(x)}, axis)
-		return y
-	}
-	return logSoftmaxComposed(x, axis)
+	return alongAxis("LogSoftmax", LogSoftmaxKernel, x, axis, logSoftmaxComposed[T])
 }
 
 // logSoftmaxComposed is LogSoftmax in tensor ops: its reference.
@@ -96,16 +104,7 @@ func logSoftmaxComposed[T Float](x *Tensor[T], axis int) *Tensor[T] {
 // g + q·exp(x − m) — so that the fused and composed gradients agree bit for
 // bit; the softmax is recomputed from x rather than kept.
 func LogSoftmaxBackward[T Float](g, x *Tensor[T], axis int) *Tensor[T] {
-	axis = x.axis("LogSoftmaxBackward", axis)
-	if !slices.Equal(g.shape, x.shape) {
-		panic(shapeError("LogSoftmaxBackward", [][]int{g.shape, x.shape}, "gradient and input shapes differ"))
-	}
-	if body, ok := Lookup(LogSoftmaxBackwardKernel, x.Device()); ok {
-		dx := emptyOn(x.Device(), x.shape...)
-		body([]*Tensor[T]{dx}, []*Tensor[T]{Contiguous(g), Contiguous(x)}, axis)
-		return dx
-	}
-	return logSoftmaxBackwardComposed(g, x, axis)
+	return alongAxisBackward("LogSoftmaxBackward", "input", LogSoftmaxBackwardKernel, g, x, axis, logSoftmaxBackwardComposed[T])
 }
 
 // logSoftmaxBackwardComposed is LogSoftmaxBackward in tensor ops: its
@@ -116,11 +115,28 @@ func logSoftmaxBackwardComposed[T Float](g, x *Tensor[T], axis int) *Tensor[T] {
 	return Add(g, Mul(q, e))
 }
 
-// softmaxLane returns, for the n elements x[0], x[inner], … of one lane
-// along the axis, the shift m (the maximum, NaN if any is NaN, replaced by
-// 0 when not finite, as ShiftMax) and Σ exp(x − m), with the reductions in
-// the order of reduceBlock and the exponential of unaryFunc.
-func softmaxLane[T Float](x []T, n, inner int) (m, sum T) {
+// forLanes calls f for every lane of x's shape (contiguous) along axis,
+// viewed as [outer, n, inner]: at is the offset of the lane's first element,
+// its others follow every inner elements. The outer index runs over the
+// cores, cost being one lane's work per element.
+func forLanes(shape []int, axis, cost int, f func(at, n, inner int)) {
+	n, inner, outer := shape[axis], numel(shape[axis+1:]), numel(shape[:axis])
+	if n == 0 {
+		return
+	}
+	parallelFor(outer, cost*n*inner, func(lo, hi int) {
+		for o := lo; o < hi; o++ {
+			for j := range inner {
+				f(o*n*inner+j, n, inner)
+			}
+		}
+	})
+}
+
+// laneShift returns the shift of one lane's n elements x[0], x[inner], …:
+// their maximum (NaN if any is NaN), replaced by 0 when not finite, as
+// ShiftMax; finite reports whether the maximum was.
+func laneShift[T Float](x []T, n, inner int) (m T, finite bool) {
 	m = x[0]
 	for i := 1; i < n; i++ {
 		if v := x[i*inner]; v > m || v != v {
@@ -128,8 +144,16 @@ func softmaxLane[T Float](x []T, n, inner int) (m, sum T) {
 		}
 	}
 	if !(m > T(math.Inf(-1)) && m < T(math.Inf(1))) {
-		m = 0
+		return 0, false
 	}
+	return m, true
+}
+
+// softmaxLane returns, for the n elements x[0], x[inner], … of one lane
+// along the axis, the shift m (laneShift) and Σ exp(x − m), with the
+// reductions in the order of reduceBlock and the exponential of unaryFunc.
+func softmaxLane[T Float](x []T, n, inner int) (m, sum T) {
+	m, _ = laneShift(x, n, inner)
 	sum = T(math.Exp(float64(x[0] - m)))
 	for i := 1; i < n; i++ {
 		sum += T(math.Exp(float64(x[i*inner] - m)))
@@ -139,23 +163,13 @@ func softmaxLane[T Float](x []T, n, inner int) (m, sum T) {
 
 // logSoftmaxCPU views x (contiguous) as [outer, n, inner] around the axis.
 func logSoftmaxCPU[T Float](out, in []*Tensor[T], axis int) {
-	x := in[0]
-	xs, ys := HostData(x), HostData(out[0])
-	n, inner, outer := x.shape[axis], numel(x.shape[axis+1:]), numel(x.shape[:axis])
-	if n == 0 {
-		return
-	}
-	parallelFor(outer, 8*n*inner, func(lo, hi int) {
-		for o := lo; o < hi; o++ {
-			for j := range inner {
-				at := o*n*inner + j
-				row, y := xs[at:], ys[at:]
-				m, sum := softmaxLane(row, n, inner)
-				l := T(math.Log(float64(sum)))
-				for i := range n {
-					y[i*inner] = (row[i*inner] - m) - l
-				}
-			}
+	xs, ys := HostData(in[0]), HostData(out[0])
+	forLanes(in[0].shape, axis, 8, func(at, n, inner int) {
+		row, y := xs[at:], ys[at:]
+		m, sum := softmaxLane(row, n, inner)
+		l := T(math.Log(float64(sum)))
+		for i := range n {
+			y[i*inner] = (row[i*inner] - m) - l
 		}
 	})
 }
@@ -163,28 +177,18 @@ func logSoftmaxCPU[T Float](out, in []*Tensor[T], axis int) {
 // logSoftmaxBackwardCPU is logSoftmaxCPU's backward; the conversions to T
 // round each product, as the composed form does (no fused multiply-add).
 func logSoftmaxBackwardCPU[T Float](out, in []*Tensor[T], axis int) {
-	g, x := in[0], in[1]
-	gs, xs, ds := HostData(g), HostData(x), HostData(out[0])
-	n, inner, outer := x.shape[axis], numel(x.shape[axis+1:]), numel(x.shape[:axis])
-	if n == 0 {
-		return
-	}
-	parallelFor(outer, 12*n*inner, func(lo, hi int) {
-		for o := lo; o < hi; o++ {
-			for j := range inner {
-				at := o*n*inner + j
-				row, gr, d := xs[at:], gs[at:], ds[at:]
-				m, sum := softmaxLane(row, n, inner)
-				t := gr[0]
-				for i := 1; i < n; i++ {
-					t += gr[i*inner]
-				}
-				q := -t / sum
-				for i := range n {
-					e := T(math.Exp(float64(row[i*inner] - m)))
-					d[i*inner] = gr[i*inner] + T(q*e)
-				}
-			}
+	gs, xs, ds := HostData(in[0]), HostData(in[1]), HostData(out[0])
+	forLanes(in[1].shape, axis, 12, func(at, n, inner int) {
+		row, gr, d := xs[at:], gs[at:], ds[at:]
+		m, sum := softmaxLane(row, n, inner)
+		t := gr[0]
+		for i := 1; i < n; i++ {
+			t += gr[i*inner]
+		}
+		q := -t / sum
+		for i := range n {
+			e := T(math.Exp(float64(row[i*inner] - m)))
+			d[i*inner] = gr[i*inner] + T(q*e)
 		}
 	})
 }
@@ -194,35 +198,14 @@ func logSoftmaxBackwardCPU[T Float](out, in []*Tensor[T], axis int) {
 // has them (ExpScaled64, expShiftAsm; the scalar loop where the shift is
 // not finite, as for a row holding +∞ or NaN).
 func softmaxCPU[T Float](out, in []*Tensor[T], axis int) {
-	x := in[0]
-	xs, ys := HostData(x), HostData(out[0])
-	n, inner, outer := x.shape[axis], numel(x.shape[axis+1:]), numel(x.shape[:axis])
-	if n == 0 {
-		return
-	}
-	parallelFor(outer, 8*n*inner, func(lo, hi int) {
-		for o := lo; o < hi; o++ {
-			for j := range inner {
-				at := o*n*inner + j
-				softmaxLaneTo(ys[at:], xs[at:], n, inner)
-			}
-		}
-	})
+	xs, ys := HostData(in[0]), HostData(out[0])
+	forLanes(in[0].shape, axis, 8, func(at, n, inner int) { softmaxLaneTo(ys[at:], xs[at:], n, inner) })
 }
 
 // softmaxLaneTo writes the softmax of the n elements x[0], x[inner], … of
 // one lane into y at the same offsets.
 func softmaxLaneTo[T Float](y, x []T, n, inner int) {
-	m := x[0]
-	for i := 1; i < n; i++ {
-		if v := x[i*inner]; v > m || v != v {
-			m = v
-		}
-	}
-	finite := m > T(math.Inf(-1)) && m < T(math.Inf(1))
-	if !finite {
-		m = 0
-	}
+	m, finite := laneShift(x, n, inner)
 	var sum float64
 	ok := false
 	if inner == 1 && finite {
@@ -252,26 +235,16 @@ func softmaxLaneTo[T Float](y, x []T, n, inner int) {
 // softmaxBackwardCPU is softmaxCPU's backward: per lane, Σ g·y (in
 // float64), then y·(g − Σ g·y).
 func softmaxBackwardCPU[T Float](out, in []*Tensor[T], axis int) {
-	g, y := in[0], in[1]
-	gs, ys, ds := HostData(g), HostData(y), HostData(out[0])
-	n, inner, outer := y.shape[axis], numel(y.shape[axis+1:]), numel(y.shape[:axis])
-	if n == 0 {
-		return
-	}
-	parallelFor(outer, 4*n*inner, func(lo, hi int) {
-		for o := lo; o < hi; o++ {
-			for j := range inner {
-				at := o*n*inner + j
-				gr, yr, d := gs[at:], ys[at:], ds[at:]
-				var t float64
-				for i := range n {
-					t += float64(gr[i*inner]) * float64(yr[i*inner])
-				}
-				tt := T(t)
-				for i := range n {
-					d[i*inner] = yr[i*inner] * (gr[i*inner] - tt)
-				}
-			}
+	gs, ys, ds := HostData(in[0]), HostData(in[1]), HostData(out[0])
+	forLanes(in[1].shape, axis, 4, func(at, n, inner int) {
+		gr, yr, d := gs[at:], ys[at:], ds[at:]
+		var t float64
+		for i := range n {
+			t += float64(gr[i*inner]) * float64(yr[i*inner])
+		}
+		tt := T(t)
+		for i := range n {
+			d[i*inner] = yr[i*inner] * (gr[i*inner] - tt)
 		}
 	})
 }

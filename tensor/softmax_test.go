@@ -118,19 +118,6 @@ func TestLogSoftmaxValues(t *testing.T) {
 	}
 }
 
-// TestLogSoftmaxBackwardShapes: a gradient of another shape is a
-// *ShapeError naming the op.
-func TestLogSoftmaxBackwardShapes(t *testing.T) {
-	defer func() {
-		err, _ := recover().(error)
-		var se *ShapeError
-		if !errors.As(err, &se) || !strings.Contains(err.Error(), "LogSoftmaxBackward") {
-			t.Errorf("panic %v, want a *ShapeError naming LogSoftmaxBackward", err)
-		}
-	}()
-	LogSoftmaxBackward(Zeros[float64](2, 3), Zeros[float64](3, 2), 1)
-}
-
 // TestSoftmaxNearComposed: the fused forward and backward kernels agree
 // with the composed tensor ops (float32 and float64, one and two cores,
 // with and without the AVX-512 exponentials): the softmax to within a few
@@ -201,15 +188,21 @@ func TestSoftmaxValues(t *testing.T) {
 	}
 }
 
-// TestSoftmaxBackwardShapes: a gradient of another shape is a *ShapeError
-// naming the op.
+// TestSoftmaxBackwardShapes: a gradient of another shape is a
+// *ShapeError naming the op, for SoftmaxBackward and LogSoftmaxBackward.
 func TestSoftmaxBackwardShapes(t *testing.T) {
-	defer func() {
-		err, _ := recover().(error)
-		var se *ShapeError
-		if !errors.As(err, &se) || !strings.Contains(err.Error(), "SoftmaxBackward") {
-			t.Errorf("panic %v, want a *ShapeError naming SoftmaxBackward", err)
-		}
-	}()
-	SoftmaxBackward(Zeros[float64](2, 3), Zeros[float64](3, 2), 1)
+	for name, f := range map[string]func(g, v *Tensor[float64], axis int) *Tensor[float64]{
+		"SoftmaxBackward": SoftmaxBackward[float64], "LogSoftmaxBackward": LogSoftmaxBackward[float64],
+	} {
+		func() {
+			defer func() {
+				err, _ := recover().(error)
+				var se *ShapeError
+				if !errors.As(err, &se) || !strings.Contains(err.Error(), name) {
+					t.Errorf("panic %v, want a *ShapeError naming %s", err, name)
+				}
+			}()
+			f(Zeros[float64](2, 3), Zeros[float64](3, 2), 1)
+		}()
+	}
 }
