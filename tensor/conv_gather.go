@@ -175,7 +175,14 @@ type gatherConv[T Float] struct {
 	size      int    // the canvas and the slack the last tiles read
 	kc        int    // the im2col GEMM's k-block
 	offs      *[]int // the column matrix's rows in the canvas
+	in        *inputAffine[T]
 }
+
+// inputAffine is a map ReLU(x·scale[c] + shift[c]) per input channel c
+// that place applies to the input as it copies it onto the canvas, the
+// padding staying zero: a DenseNet layer's batch norm and ReLU before its
+// convolution (convAffineInput).
+type inputAffine[T Float] struct{ scale, shift []T }
 
 // gatherFor returns the gather layout of p where gathers allows it and T
 // has an assembly kernel; release it after use.
@@ -373,7 +380,8 @@ func (g *gatherConv[T]) applyEpilogue(y []T, n0 int, e *epilogue[T]) {
 }
 
 // place copies images x [k, C, H, W] (k ≤ imgs) onto canvas xb, whose
-// padding must be zero, clearing the slots of missing images.
+// padding must be zero, clearing the slots of missing images; at stride 1
+// it maps each channel's plane by g.in, if set, on the way.
 func (g *gatherConv[T]) place(xb, x []T) {
 	p := g.p
 	img := p.C * p.H * p.W
@@ -382,11 +390,21 @@ func (g *gatherConv[T]) place(xb, x []T) {
 		g.placePhases(xb, x, k)
 		return
 	}
+	var z *[]T // a channel's plane mapped by g.in
+	if g.in != nil {
+		z = getScratch[T](p.H * p.W)
+		defer putScratch(z)
+	}
 	for i := range g.imgs {
 		for c := range p.C {
 			dst := xb[c*g.plane+p.PadH*g.wp+p.PadW+i*g.step:]
 			if i < k {
-				canvasCopy(dst, x[i*img+c*p.H*p.W:], p.H, p.W, g.wp, p.W)
+				src := x[i*img+c*p.H*p.W:]
+				if z != nil {
+					affineRelu(*z, src[:p.H*p.W], g.in.scale[c], g.in.shift[c])
+					src = *z
+				}
+				canvasCopy(dst, src, p.H, p.W, g.wp, p.W)
 				continue
 			}
 			for r := range p.H {

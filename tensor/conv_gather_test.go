@@ -382,3 +382,58 @@ func TestCanvasCopy(t *testing.T) {
 		}
 	}
 }
+
+// convAffineInput maps each input channel on its way to the canvas: the
+// same bits as mapping the input into a buffer and convolving that, on
+// the gather path (DenseNet-121's 128→32 layers at 56×56 and 7×7, a
+// 28-wide map of row tiles, a batch that leaves a canvas part empty), and
+// it declines other paths and strides.
+func TestConvAffineInputMatchesMapped(t *testing.T) {
+	asmGatherOrSkip(t)
+	withProcs(t, 2)
+	useConvPath(t, "direct")
+	r := rand.New(rand.NewPCG(11, 12))
+	cases := []Conv2DParams{
+		{N: 3, C: 128, H: 56, W: 56, O: 32, KH: 3, KW: 3, PadH: 1, PadW: 1},
+		{N: 5, C: 128, H: 7, W: 7, O: 32, KH: 3, KW: 3, PadH: 1, PadW: 1},
+		{N: 7, C: 12, H: 28, W: 28, O: 12, KH: 3, KW: 3, PadH: 1, PadW: 1},
+		{N: 2, C: 9, H: 5, W: 13, O: 8, KH: 3, KW: 3},
+	}
+	for _, p := range cases {
+		p = stride1(p)
+		x, _ := randOf[float32](r, p.N*p.C*p.H*p.W)
+		w, _ := randOf[float32](r, p.O*p.C*p.KH*p.KW)
+		scale, _ := randOf[float32](r, p.C) // of both signs
+		shift, _ := randOf[float32](r, p.C)
+		z := make([]float32, len(x))
+		hw := p.H * p.W
+		for i := range p.N * p.C {
+			c := i % p.C
+			for j, v := range x[i*hw : (i+1)*hw] {
+				z[i*hw+j] = max(v*scale[c]+shift[c], 0)
+			}
+		}
+		n := p.N * p.O * p.OutH() * p.OutW()
+		y, want := make([]float32, n), make([]float32, n)
+		if !convAffineInput(y, x, w, scale, shift, p) {
+			t.Errorf("%+v: declined the gather path", p)
+			continue
+		}
+		forwardBy(pathDirect, want, z, w, nil, p)
+		if !slices.Equal(y, want) {
+			t.Errorf("%+v: differs from the convolution of the mapped input", p)
+		}
+	}
+	p := stride1(cases[3])
+	x, w := make([]float32, p.N*p.C*p.H*p.W), make([]float32, p.O*p.C*9)
+	s := make([]float32, p.C)
+	useConvPath(t, "im2col")
+	if convAffineInput(make([]float32, p.N*p.O*p.OutH()*p.OutW()), x, w, s, s, p) {
+		t.Error("took the im2col path")
+	}
+	useConvPath(t, "direct")
+	p.StrideH, p.StrideW = 2, 2
+	if convAffineInput(make([]float32, p.N*p.O*p.OutH()*p.OutW()), x, w, s, s, p) {
+		t.Error("took a stride of 2")
+	}
+}

@@ -188,6 +188,26 @@ func forwardBy[T Float](path convPath, y, x, w []T, e *epilogue[T], p Conv2DPara
 	im2colForward(y, x, w, e, p)
 }
 
+// convAffineInput sets y to conv2dForward of ReLU(x·scale[c] + shift[c])
+// (scale and shift per input channel c, no epilogue) where p's forward
+// path is the gather path at stride 1, which maps each channel as it
+// copies it onto its canvas (inputAffine): the same bits as mapping x
+// into a buffer first, without the buffer. Elsewhere it does nothing and
+// reports false.
+func convAffineInput[T Float](y, x, w, scale, shift []T, p Conv2DParams) bool {
+	if p.StrideH != 1 || p.StrideW != 1 {
+		return false
+	}
+	g, ok := gatherBy[T](convPathFor[T](p, passForward), p, gatherForwardFor[T])
+	if !ok {
+		return false
+	}
+	defer g.release()
+	g.in = &inputAffine[T]{scale: scale[:p.C], shift: shift[:p.C]}
+	g.forward(y, x, w, nil)
+	return true
+}
+
 // gatherBy is the gather layout of p for path: rule's (by the rule
 // given), direct's (wherever T has the kernel), none for the others.
 func gatherBy[T Float](path convPath, p Conv2DParams, rule func(Conv2DParams) (*gatherConv[T], bool)) (*gatherConv[T], bool) {

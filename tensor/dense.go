@@ -530,8 +530,14 @@ func (s *DenseBlockState[T]) forward(st denseStage[T], dst []T, stride int) {
 		for i0 := 0; i0 < p.N; i0 += g {
 			q := p
 			q.N = min(g, p.N-i0)
-			s.normalizeAll(*z, i0, i0+q.N, st, scale, shift)
-			conv2dForward((*y)[:q.N*p.O*cols], (*z)[:q.N*p.C*p.H*p.W], w, nil, q)
+			yq := (*y)[:q.N*p.O*cols]
+			// A bottleneck's output holds just this stage's channels: its
+			// images are the input as they lie, mapped on the canvas
+			// where the convolution takes one.
+			if st.src.Dim(1) != p.C || !convAffineInput(yq, HostData(st.src)[i0*p.C*p.H*p.W:][:q.N*p.C*p.H*p.W], w, scale, shift, q) {
+				s.normalizeAll(*z, i0, i0+q.N, st, scale, shift)
+				conv2dForward(yq, (*z)[:q.N*p.C*p.H*p.W], w, nil, q)
+			}
 			for i := range q.N {
 				copy(dst[(i0+i)*stride:][:p.O*cols], (*y)[i*p.O*cols:])
 			}
