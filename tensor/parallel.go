@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -210,8 +211,29 @@ func (p *workerPool) work() {
 }
 
 // scratchPools keep buffers for reuse across calls (packed GEMM blocks,
-// column matrices, partial sums), one pool per element type.
-var scratchPools [2]sync.Pool
+// column matrices, partial sums), per element type and size class
+// (scratchClass), so that a request finds a buffer made for its size
+// rather than dropping one made for another and allocating afresh.
+var scratchPools [2][scratchClasses]sync.Pool
+
+// scratchClasses is the number of size classes: sizes 0 to 7, then four
+// per power of two up to 2⁶³.
+const scratchClasses = 8 + 4*61
+
+// scratchClass is the smallest size class holding n elements and its
+// size: n itself below 8, else n rounded up to its three leading bits
+// (4 to 7 times a power of two), less than 25% over n.
+func scratchClass(n int) (class, size int) {
+	if n < 8 {
+		return n, n
+	}
+	e := bits.Len(uint(n)) - 3
+	top := (n + 1<<e - 1) >> e
+	if top == 8 {
+		e, top = e+1, 4
+	}
+	return 8 + 4*(e-1) + top - 4, top << e
+}
 
 // poolOf is the pool of pools for T.
 func poolOf[T Float](pools *[2]sync.Pool) *sync.Pool {
@@ -224,9 +246,30 @@ func poolOf[T Float](pools *[2]sync.Pool) *sync.Pool {
 
 // getScratch returns a buffer of n elements of arbitrary content; give it
 // back with putScratch when done.
-func getScratch[T Float](n int) *[]T { return getFrom[T](poolOf[T](&scratchPools), n) }
+func getScratch[T Float](n int) *[]T {
+	class, size := scratchClass(n)
+	b, _ := scratchPool[T](class).Get().(*[]T)
+	if b == nil {
+		b = new([]T)
+	}
+	if cap(*b) < n {
+		*b = make([]T, size)
+	}
+	*b = (*b)[:n]
+	return b
+}
 
-// getFrom is getScratch from pool.
+// scratchPool is T's pool of class.
+func scratchPool[T Float](class int) *sync.Pool {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return &scratchPools[0][class]
+	}
+	return &scratchPools[1][class]
+}
+
+// getFrom returns a buffer of n elements of arbitrary content from pool,
+// whose buffers are of one size.
 func getFrom[T Float](pool *sync.Pool, n int) *[]T {
 	b, _ := pool.Get().(*[]T)
 	if b == nil {
@@ -239,4 +282,8 @@ func getFrom[T Float](pool *sync.Pool, n int) *[]T {
 	return b
 }
 
-func putScratch[T Float](b *[]T) { poolOf[T](&scratchPools).Put(b) }
+// putScratch gives b, from getScratch, back to the pool of its class.
+func putScratch[T Float](b *[]T) {
+	class, _ := scratchClass(cap(*b))
+	scratchPool[T](class).Put(b)
+}

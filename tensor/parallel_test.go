@@ -102,3 +102,25 @@ func BenchmarkWake(b *testing.B) {
 		})
 	}
 }
+
+// A scratch class holds its requests with less than 25% to spare, its
+// own size falls in it, and larger classes hold larger sizes.
+func TestScratchClass(t *testing.T) {
+	lastClass, lastSize := -1, -1
+	for n := 0; n < 1<<17; n++ {
+		class, size := scratchClass(n)
+		if size < n || n >= 8 && 4*size >= 5*n {
+			t.Fatalf("n %d: class size %d", n, size)
+		}
+		if c, s := scratchClass(size); c != class || s != size {
+			t.Fatalf("n %d: class %d of size %d, whose own class is %d of size %d", n, class, size, c, s)
+		}
+		if class < lastClass || class == lastClass && size != lastSize || class > lastClass && size <= lastSize {
+			t.Fatalf("n %d: class %d size %d after class %d size %d", n, class, size, lastClass, lastSize)
+		}
+		lastClass, lastSize = class, size
+	}
+	if c, _ := scratchClass(1<<62 + 1); c >= scratchClasses {
+		t.Errorf("2⁶²+1: class %d of %d", c, scratchClasses)
+	}
+}
