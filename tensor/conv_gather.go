@@ -175,6 +175,7 @@ type gatherConv[T Float] struct {
 	size      int    // the canvas and the slack the last tiles read
 	kc        int    // the im2col GEMM's k-block
 	offs      *[]int // the column matrix's rows in the canvas
+	xs, ys    int    // from one image to the next in x and in y: C·H·W and O·OH·OW unless set
 	in        *inputAffine[T]
 }
 
@@ -216,7 +217,8 @@ func newGatherConv[T Float](gk gatherKernel[T], p Conv2DParams) *gatherConv[T] {
 	imgs, _ := canvas(p, gk.nr)
 	step, wp, rows := canvasShape(p, imgs)
 	sh, sw := p.StrideH, p.StrideW
-	g := &gatherConv[T]{gk: gk, p: p, imgs: imgs, step: step, wp: wp, plane: rows * wp, n: p.OutH() * wp, kc: kernelFor[T]().kc}
+	g := &gatherConv[T]{gk: gk, p: p, imgs: imgs, step: step, wp: wp, plane: rows * wp, n: p.OutH() * wp, kc: kernelFor[T]().kc,
+		xs: p.C * p.H * p.W, ys: p.O * p.OutH() * p.OutW()}
 	g.nt = roundUp(g.n, gk.nr)
 	g.size = p.C*sh*sw*g.plane + g.nt - g.n + (p.KW-1)*p.DilW/sw + 16 // dot3 reads 16 past its rows
 	// A channel's taps: phase (a, b), then the shift within it.
@@ -286,12 +288,11 @@ func (g *gatherConv[T]) canvases() int { return (g.p.N + g.imgs - 1) / g.imgs }
 // images is the range of images on canvas i.
 func (g *gatherConv[T]) images(i int) (lo, hi int) { return i * g.imgs, min((i+1)*g.imgs, g.p.N) }
 
-// image copies images x [k, C, H, W] (k ≤ imgs) onto canvas xb, whose
-// padding must be zero, clearing the slots of missing images, and sets yb
+// image copies k ≤ imgs images of x onto canvas xb (place), and sets yb
 // [roundUp(O, mr), nt] to their convolution with the packed weights a at
 // the canvas width.
-func (g *gatherConv[T]) image(yb, xb, x, a []T) {
-	g.place(xb, x)
+func (g *gatherConv[T]) image(yb, xb, x, a []T, k int) {
+	g.place(xb, x, k)
 	offs := *g.offs
 	kk, mr := len(offs), g.gk.mr
 	// A k-block of a column strip, at most kc×nr, stays in L1 for all
@@ -319,24 +320,24 @@ func (g *gatherConv[T]) rowTiles() bool {
 	return p.StrideH == 1 && p.StrideW == 1 && 4*p.OutW() >= 3*nr && p.OutW() <= nr
 }
 
-// imageRows is image then unpad without an epilogue: it copies images x
-// [k, C, H, W] (k ≤ imgs) onto canvas xb and sets y [k, O, OH, OW] to
+// imageRows is image then unpad without an epilogue: it copies k ≤ imgs
+// images of x onto canvas xb and sets their outputs in y to
 // their convolution with the packed weights a, one output row of one
 // image a tile, with image's k-blocks (so the sums are image's, bit for
 // bit). A tile's columns past the row land on the start of the next row,
 // which its own tile writes afterwards; the last row's tiles, and a last
 // block of fewer than mr output channels, go through a buffer instead.
-func (g *gatherConv[T]) imageRows(y, xb, x, a []T) {
-	g.place(xb, x)
+func (g *gatherConv[T]) imageRows(y, xb, x, a []T, k int) {
+	g.place(xb, x, k)
 	p, offs := g.p, *g.offs
 	kk, mr, nr := len(offs), g.gk.mr, g.gk.nr
 	oh, ow, plane := p.OutH(), p.OutW(), p.OutH()*p.OutW()
 	buf := getScratch[T](roundUp(p.O, mr) * nr)
 	defer putScratch(buf)
 	tiles, whole := *buf, p.O/mr*mr
-	for im := range len(x) / (p.C * p.H * p.W) {
+	for im := range k {
 		for r := range oh {
-			b, out := xb[r*g.wp+im*g.step:], y[im*p.O*plane+r*ow:]
+			b, out := xb[r*g.wp+im*g.step:], y[im*g.ys+r*ow:]
 			direct := whole // output channels written in place
 			if r == oh-1 && ow < nr {
 				direct = 0
@@ -358,16 +359,16 @@ func (g *gatherConv[T]) imageRows(y, xb, x, a []T) {
 	}
 }
 
-// applyEpilogue applies e to y [k, O, OH, OW], images n0 on, as unpad does
-// after its copy.
-func (g *gatherConv[T]) applyEpilogue(y []T, n0 int, e *epilogue[T]) {
+// applyEpilogue applies e to the k images of y, images n0 on, as unpad
+// does after its copy.
+func (g *gatherConv[T]) applyEpilogue(y []T, n0, k int, e *epilogue[T]) {
 	if e == nil {
 		return
 	}
 	plane := g.p.OutH() * g.p.OutW()
-	for i := range len(y) / (g.p.O * plane) {
+	for i := range k {
 		for o := range g.p.O {
-			dst := y[(i*g.p.O+o)*plane:][:plane]
+			dst := y[i*g.ys+o*plane:][:plane]
 			if e.bias != nil {
 				for j, v := range dst {
 					dst[j] = v + e.bias[o]
@@ -379,13 +380,11 @@ func (g *gatherConv[T]) applyEpilogue(y []T, n0 int, e *epilogue[T]) {
 	}
 }
 
-// place copies images x [k, C, H, W] (k ≤ imgs) onto canvas xb, whose
-// padding must be zero, clearing the slots of missing images; at stride 1
-// it maps each channel's plane by g.in, if set, on the way.
-func (g *gatherConv[T]) place(xb, x []T) {
+// place copies k ≤ imgs images [C, H, W] of x, g.xs apart, onto canvas
+// xb, whose padding must be zero, clearing the slots of missing images;
+// at stride 1 it maps each channel's plane by g.in, if set, on the way.
+func (g *gatherConv[T]) place(xb, x []T, k int) {
 	p := g.p
-	img := p.C * p.H * p.W
-	k := len(x) / img
 	if p.StrideH > 1 || p.StrideW > 1 {
 		g.placePhases(xb, x, k)
 		return
@@ -399,7 +398,7 @@ func (g *gatherConv[T]) place(xb, x []T) {
 		for c := range p.C {
 			dst := xb[c*g.plane+p.PadH*g.wp+p.PadW+i*g.step:]
 			if i < k {
-				src := x[i*img+c*p.H*p.W:]
+				src := x[i*g.xs+c*p.H*p.W:]
 				if z != nil {
 					affineRelu(*z, src[:p.H*p.W], g.in.scale[c], g.in.shift[c])
 					src = *z
@@ -427,12 +426,11 @@ func (g *gatherConv[T]) placePhases(xb, x []T, k int) {
 		r = max(0, (pad-a+s-1)/s)
 		return r, r*s + a - pad
 	}
-	img := p.C * p.H * p.W
 	for i := range g.imgs {
 		for c := range p.C {
 			var src []T
 			if i < k {
-				src = x[i*img+c*p.H*p.W:]
+				src = x[i*g.xs+c*p.H*p.W:]
 			}
 			for a := range sh {
 				r0, h0 := first(p.PadH, a, sh)
@@ -460,13 +458,13 @@ func (g *gatherConv[T]) placePhases(xb, x []T, k int) {
 	}
 }
 
-// unpad sets y [k, O, OH, OW], images n0 to n0+k of the output, to the
-// output positions of yb, then e on each plane.
-func (g *gatherConv[T]) unpad(y, yb []T, n0 int, e *epilogue[T]) {
+// unpad sets k images of y [O, OH, OW], g.ys apart, images n0 to n0+k
+// of the output, to the output positions of yb, then e on each plane.
+func (g *gatherConv[T]) unpad(y, yb []T, n0, k int, e *epilogue[T]) {
 	oh, ow := g.p.OutH(), g.p.OutW()
-	for i := range len(y) / (g.p.O * oh * ow) {
+	for i := range k {
 		for o := range g.p.O {
-			dst, src := y[(i*g.p.O+o)*oh*ow:][:oh*ow], yb[o*g.nt+i*g.step:]
+			dst, src := y[i*g.ys+o*oh*ow:][:oh*ow], yb[o*g.nt+i*g.step:]
 			if e != nil && e.bias != nil {
 				for r := range oh {
 					for j, v := range src[r*g.wp : r*g.wp+ow] {
@@ -508,9 +506,8 @@ func (g *gatherConv[T]) forward(y, x, w []T, e *epilogue[T]) {
 	p := g.p
 	a := g.packed(w)
 	defer putScratch(a)
-	img, out := p.C*p.H*p.W, p.O*p.OutH()*p.OutW()
 	rows := g.rowTiles()
-	parallelFor(g.canvases(), g.imgs*len(*g.offs)*out, func(lo, hi int) {
+	parallelFor(g.canvases(), g.imgs*len(*g.offs)*g.ys, func(lo, hi int) {
 		xb := getScratch[T](g.size)
 		defer putScratch(xb)
 		clear(*xb)
@@ -522,12 +519,12 @@ func (g *gatherConv[T]) forward(y, x, w []T, e *epilogue[T]) {
 		for i := lo; i < hi; i++ {
 			n0, n1 := g.images(i)
 			if rows {
-				g.imageRows(y[n0*out:n1*out], *xb, x[n0*img:n1*img], *a)
-				g.applyEpilogue(y[n0*out:n1*out], n0, e)
+				g.imageRows(y[n0*g.ys:], *xb, x[n0*g.xs:], *a, n1-n0)
+				g.applyEpilogue(y[n0*g.ys:], n0, n1-n0, e)
 				continue
 			}
-			g.image(*yb, *xb, x[n0*img:n1*img], *a)
-			g.unpad(y[n0*out:n1*out], *yb, n0, e)
+			g.image(*yb, *xb, x[n0*g.xs:], *a, n1-n0)
+			g.unpad(y[n0*g.ys:], *yb, n0, n1-n0, e)
 		}
 	})
 }
@@ -547,12 +544,12 @@ func (g *gatherConv[T]) grads(dx, dw, x, dy, wf []T, p Conv2DParams) {
 	g.sliceSums(dw, img, func(t, o, c int) int { return (o*q.O+c)*kk + kk - 1 - t }, func(i int, xb, xw, acc []T) {
 		n0, n1 := g.images(i)
 		if g.rowTiles() {
-			g.imageRows(dx[n0*img:n1*img], xb, dy[n0*out:n1*out], *a)
+			g.imageRows(dx[n0*img:n1*img], xb, dy[n0*out:n1*out], *a, n1-n0)
 		} else {
 			yb := getScratch[T](roundUp(q.O, g.gk.mr) * g.nt)
 			defer putScratch(yb)
-			g.image(*yb, xb, dy[n0*out:n1*out], *a)
-			g.unpad(dx[n0*img:n1*img], *yb, n0, nil)
+			g.image(*yb, xb, dy[n0*out:n1*out], *a, n1-n0)
+			g.unpad(dx[n0*img:n1*img], *yb, n0, n1-n0, nil)
 		}
 		g.widen(xw, x[n0*img:n1*img])
 		g.weightDots(acc, xb, xw)
@@ -568,7 +565,7 @@ func (g *gatherConv[T]) weights(dw, x, dy []T) {
 	img, out := p.C*p.H*p.W, p.O*p.OutH()*p.OutW()
 	g.sliceSums(dw, img, func(t, c, o int) int { return (o*p.C+c)*kk + t }, func(i int, xb, xw, acc []T) {
 		n0, n1 := g.images(i)
-		g.place(xb, x[n0*img:n1*img])
+		g.place(xb, x[n0*img:n1*img], n1-n0)
 		g.widen(xw, dy[n0*out:n1*out])
 		g.weightDots(acc, xb, xw)
 	})

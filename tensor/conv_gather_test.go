@@ -386,8 +386,11 @@ func TestCanvasCopy(t *testing.T) {
 // convAffineInput maps each input channel on its way to the canvas: the
 // same bits as mapping the input into a buffer and convolving that, on
 // the gather path (DenseNet-121's 128→32 layers at 56×56 and 7×7, a
-// 28-wide map of row tiles, a batch that leaves a canvas part empty), and
-// it declines other paths and strides.
+// 28-wide map of row tiles with a canvas part empty, canvases of three
+// images copied out),
+// reading the first C channels of wider images and writing into a band
+// of channels of wider outputs, leaving the rest as they were; it
+// declines other paths and strides.
 func TestConvAffineInputMatchesMapped(t *testing.T) {
 	asmGatherOrSkip(t)
 	withProcs(t, 2)
@@ -398,42 +401,61 @@ func TestConvAffineInputMatchesMapped(t *testing.T) {
 		{N: 5, C: 128, H: 7, W: 7, O: 32, KH: 3, KW: 3, PadH: 1, PadW: 1},
 		{N: 7, C: 12, H: 28, W: 28, O: 12, KH: 3, KW: 3, PadH: 1, PadW: 1},
 		{N: 2, C: 9, H: 5, W: 13, O: 8, KH: 3, KW: 3},
+		{N: 6, C: 16, H: 10, W: 10, O: 8, KH: 3, KW: 3, PadH: 1, PadW: 1}, // three images a canvas
 	}
 	for _, p := range cases {
 		p = stride1(p)
-		x, _ := randOf[float32](r, p.N*p.C*p.H*p.W)
-		w, _ := randOf[float32](r, p.O*p.C*p.KH*p.KW)
-		scale, _ := randOf[float32](r, p.C) // of both signs
-		shift, _ := randOf[float32](r, p.C)
-		z := make([]float32, len(x))
-		hw := p.H * p.W
-		for i := range p.N * p.C {
-			c := i % p.C
-			for j, v := range x[i*hw : (i+1)*hw] {
-				z[i*hw+j] = max(v*scale[c]+shift[c], 0)
+		for _, wide := range []bool{false, true} {
+			extraC, extraO, band := 0, 0, 0 // channels past C, past O, before the output band
+			if wide {
+				extraC, extraO, band = 3, 5, 2
 			}
-		}
-		n := p.N * p.O * p.OutH() * p.OutW()
-		y, want := make([]float32, n), make([]float32, n)
-		if !convAffineInput(y, x, w, scale, shift, p) {
-			t.Errorf("%+v: declined the gather path", p)
-			continue
-		}
-		forwardBy(pathDirect, want, z, w, nil, p)
-		if !slices.Equal(y, want) {
-			t.Errorf("%+v: differs from the convolution of the mapped input", p)
+			hw, ohw := p.H*p.W, p.OutH()*p.OutW()
+			xs, ys := (p.C+extraC)*hw, (p.O+extraO)*ohw
+			x, _ := randOf[float32](r, p.N*xs)
+			w, _ := randOf[float32](r, p.O*p.C*p.KH*p.KW)
+			scale, _ := randOf[float32](r, p.C) // of both signs
+			shift, _ := randOf[float32](r, p.C)
+			z := make([]float32, p.N*p.C*hw)
+			for i := range p.N {
+				for c := range p.C {
+					for j, v := range x[i*xs+c*hw:][:hw] {
+						z[(i*p.C+c)*hw+j] = max(v*scale[c]+shift[c], 0)
+					}
+				}
+			}
+			y, mapped := make([]float32, p.N*ys), make([]float32, p.N*p.O*ohw)
+			for i := range y {
+				y[i] = -7
+			}
+			if !convAffineInput(y[band*ohw:], x, w, scale, shift, p, xs, ys) {
+				t.Errorf("%+v: declined the gather path", p)
+				continue
+			}
+			forwardBy(pathDirect, mapped, z, w, nil, p)
+			want := make([]float32, len(y))
+			for i := range want {
+				want[i] = -7
+			}
+			for i := range p.N {
+				copy(want[i*ys+band*ohw:], mapped[i*p.O*ohw:][:p.O*ohw])
+			}
+			if !slices.Equal(y, want) {
+				t.Errorf("%+v, wide %v: differs from the convolution of the mapped input", p, wide)
+			}
 		}
 	}
 	p := stride1(cases[3])
 	x, w := make([]float32, p.N*p.C*p.H*p.W), make([]float32, p.O*p.C*9)
 	s := make([]float32, p.C)
+	y := make([]float32, p.N*p.O*p.OutH()*p.OutW())
 	useConvPath(t, "im2col")
-	if convAffineInput(make([]float32, p.N*p.O*p.OutH()*p.OutW()), x, w, s, s, p) {
+	if convAffineInput(y, x, w, s, s, p, p.C*p.H*p.W, len(y)/p.N) {
 		t.Error("took the im2col path")
 	}
 	useConvPath(t, "direct")
 	p.StrideH, p.StrideW = 2, 2
-	if convAffineInput(make([]float32, p.N*p.O*p.OutH()*p.OutW()), x, w, s, s, p) {
+	if convAffineInput(y, x, w, s, s, p, p.C*p.H*p.W, len(y)/p.N) {
 		t.Error("took a stride of 2")
 	}
 }

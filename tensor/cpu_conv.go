@@ -192,9 +192,11 @@ func forwardBy[T Float](path convPath, y, x, w []T, e *epilogue[T], p Conv2DPara
 // (scale and shift per input channel c, no epilogue) where p's forward
 // path is the gather path at stride 1, which maps each channel as it
 // copies it onto its canvas (inputAffine): the same bits as mapping x
-// into a buffer first, without the buffer. Elsewhere it does nothing and
+// into a buffer first, without the buffer. Image n is read from
+// x[n·xs:] and written to y[n·ys:], so that x and y may be parts of
+// wider images (a DenseNet's features). Elsewhere it does nothing and
 // reports false.
-func convAffineInput[T Float](y, x, w, scale, shift []T, p Conv2DParams) bool {
+func convAffineInput[T Float](y, x, w, scale, shift []T, p Conv2DParams, xs, ys int) bool {
 	if p.StrideH != 1 || p.StrideW != 1 {
 		return false
 	}
@@ -204,6 +206,7 @@ func convAffineInput[T Float](y, x, w, scale, shift []T, p Conv2DParams) bool {
 	}
 	defer g.release()
 	g.in = &inputAffine[T]{scale: scale[:p.C], shift: shift[:p.C]}
+	g.xs, g.ys = xs, ys
 	g.forward(y, x, w, nil)
 	return true
 }

@@ -522,22 +522,27 @@ func (s *DenseBlockState[T]) forward(st denseStage[T], dst []T, stride int) {
 	rows, cols := colShape(p)
 	scale, shift := s.affine(st)
 	if g := s.chunk(st); g > 0 {
-		// Sized for the block's widest stage, so that the pool's buffer
-		// fits every layer's.
-		z, y := getScratch[T](g*s.widest*p.H*p.W), getScratch[T](g*p.O*cols)
-		defer func() { putScratch(z); putScratch(y) }()
 		w := HostData(Contiguous(st.w))
+		srcC := st.src.Dim(1)
+		var z, y *[]T
 		for i0 := 0; i0 < p.N; i0 += g {
 			q := p
 			q.N = min(g, p.N-i0)
-			yq := (*y)[:q.N*p.O*cols]
-			// A bottleneck's output holds just this stage's channels: its
-			// images are the input as they lie, mapped on the canvas
-			// where the convolution takes one.
-			if st.src.Dim(1) != p.C || !convAffineInput(yq, HostData(st.src)[i0*p.C*p.H*p.W:][:q.N*p.C*p.H*p.W], w, scale, shift, q) {
-				s.normalizeAll(*z, i0, i0+q.N, st, scale, shift)
-				conv2dForward(yq, (*z)[:q.N*p.C*p.H*p.W], w, nil, q)
+			// Where the convolution takes a canvas, the batch norm and
+			// ReLU map each channel of the source on its way there and
+			// the output goes straight to dst.
+			if convAffineInput(dst[i0*stride:], HostData(st.src)[i0*srcC*p.H*p.W:], w, scale, shift, q, srcC*p.H*p.W, stride) {
+				continue
 			}
+			if z == nil {
+				// Sized for the block's widest stage, so that the pool's
+				// buffer fits every layer's.
+				z, y = getScratch[T](g*s.widest*p.H*p.W), getScratch[T](g*p.O*cols)
+				defer func() { putScratch(z); putScratch(y) }()
+			}
+			yq := (*y)[:q.N*p.O*cols]
+			s.normalizeAll(*z, i0, i0+q.N, st, scale, shift)
+			conv2dForward(yq, (*z)[:q.N*p.C*p.H*p.W], w, nil, q)
 			for i := range q.N {
 				copy(dst[(i0+i)*stride:][:p.O*cols], (*y)[i*p.O*cols:])
 			}
