@@ -225,8 +225,13 @@ func gatherBy[T Float](path convPath, p Conv2DParams, rule func(Conv2DParams) (*
 	return nil, false
 }
 
-// im2colForward is conv2dForward by im2col and GEMM.
+// im2colForward is conv2dForward by im2col and GEMM (one GEMM over the
+// batch for batchesColumns).
 func im2colForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams) {
+	if batchesColumns[T](p) {
+		pointwiseForward(y, x, w, e, p)
+		return
+	}
 	rows, cols := colShape(p)
 	img, out := p.C*p.H*p.W, p.O*cols
 	mk, W, buf := packedWeights(operand[T]{data: w, ld: rows}, p.O, rows)
@@ -296,6 +301,10 @@ func conv2dBackwardInput[T Float](dx, dy, w []T, p Conv2DParams) {
 		defer putScratch(wf)
 		flipKernel(*wf, w, p)
 		forwardBy(path, dx, dy, *wf, nil, q)
+		return
+	}
+	if batchesColumns[T](p) {
+		pointwiseInputGrad(dx, dy, w, p)
 		return
 	}
 	rows, cols := colShape(p)
