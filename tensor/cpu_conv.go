@@ -435,12 +435,22 @@ func im2colBackwardWeight[T Float](dw, x, dy []T, p Conv2DParams) {
 			partial[part] = acc
 		}
 	})
-	clear(dw)
-	for _, acc := range partial {
-		for i, v := range *acc {
-			dw[i] += v
+	sumParts(dw, partial)
+}
+
+// sumParts sets dst to the sum of the parts, added in order to zero (so
+// that −0 sums as a cleared dst would), one pass over dst, and gives the
+// parts back to the scratch pool.
+func sumParts[T Float](dst []T, parts []*[]T) {
+	for i := range dst {
+		s := T(0)
+		for _, p := range parts {
+			s += (*p)[i]
 		}
-		putScratch(acc)
+		dst[i] = s
+	}
+	for _, p := range parts {
+		putScratch(p)
 	}
 }
 
