@@ -221,30 +221,40 @@ func ApplyTopLabel(c Calibrator, logits []float64, k int, labels []int) (conf, c
 
 // topLabel is ApplyTopLabel on x, rows of logits, against labels indexed
 // by x's rows in the logits (labels[x.idx[j]] for row j where x picks
-// rows): a block of topLabelRows rows at a time, gathered into a buffer
-// where x picks, so that a fold's rows need no copy.
+// rows): gathered into a buffer a block at a time where x picks, so that
+// a fold's rows need no copy.
 func topLabel(c Calibrator, x rows, labels []int) (conf, correct []float64, err error) {
-	n, k := x.n(), x.d
-	conf, correct = make([]float64, n), make([]float64, n)
+	n := x.n()
 	buf := x.buffer(topLabelRows)
-	var y []int // the block's labels, where x picks
+	var y []int // a block's labels, where x picks
 	if x.idx != nil {
 		y = make([]int, min(n, topLabelRows))
 	}
+	return topLabelBlocks(c, n, x.d, func(lo, hi int) ([]float64, []int) {
+		if x.idx == nil {
+			return x.block(lo, hi, buf), labels[lo:hi:hi]
+		}
+		yb := y[:hi-lo]
+		for j, i := range x.idx[lo:hi] {
+			yb[j] = labels[i]
+		}
+		return x.block(lo, hi, buf), yb
+	})
+}
+
+// topLabelBlocks returns the top-label confidence and correctness under c
+// of n rows of k classes that block returns with their labels
+// topLabelRows at a time (rows lo…hi).
+func topLabelBlocks(c Calibrator, n, k int, block func(lo, hi int) ([]float64, []int)) (conf, correct []float64, err error) {
+	conf, correct = make([]float64, n), make([]float64, n)
 	for lo := 0; lo < n; lo += topLabelRows {
 		hi := min(lo+topLabelRows, n)
-		yb := labels[lo:hi:hi]
-		if x.idx != nil {
-			yb = y[:hi-lo]
-			for j, i := range x.idx[lo:hi] {
-				yb[j] = labels[i]
-			}
-		}
-		p, err := c.Apply(x.block(lo, hi, buf), k)
+		x, y := block(lo, hi)
+		p, err := c.Apply(x, k)
 		if err != nil {
 			return nil, nil, err
 		}
-		cc, ok := metrics.TopLabel(p, k, yb)
+		cc, ok := metrics.TopLabel(p, k, y)
 		copy(conf[lo:hi], cc)
 		copy(correct[lo:hi], ok)
 	}

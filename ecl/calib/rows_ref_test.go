@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ecl-go/ecl/ecl/baselines"
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -432,6 +433,43 @@ func TestCrossFitMatchesCopies(t *testing.T) {
 		}
 		if i := sameBits(append(c1, k1...), append(c2, k2...)); i >= 0 {
 			t.Errorf("%s: differs from the copies' at %d", m, i)
+		}
+	}
+}
+
+// The pseudo-target set's mixed rows, made a block at a time, give the
+// top-label confidences and correctness of PseudoMixup's materialised
+// set, bit for bit, over more rows than topLabelRows.
+func TestPseudoTargetMatchesMixup(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 5))
+	const n, k = 3 * topLabelRows, 6
+	z, y := randomLogits(r, n, k)
+	set, err := PseudoTarget(z, k, 64, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixed, labels, err := baselines.PseudoMixup(z, k, Softmax(z, k), k, 64, 0.65, false, rand.New(rand.NewPCG(3, 0x9c)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Pairs) <= topLabelRows || !slices.Equal(set.Labels, labels) {
+		t.Fatalf("%d pairs, labels equal %v", len(set.Pairs), slices.Equal(set.Labels, labels))
+	}
+	d, err := FitDirichlet(z, k, y, ODIR{Lambda: 0.1, Mu: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []Calibrator{&Temperature{T: 1.7}, d} {
+		c1, k1, err := set.TopLabel(c, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c2, k2, err := ApplyTopLabel(c, mixed, k, labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := sameBits(append(c1, k1...), append(c2, k2...)); i >= 0 {
+			t.Errorf("%T: differs from the materialised set's at %d", c, i)
 		}
 	}
 }
