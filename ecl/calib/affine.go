@@ -60,45 +60,46 @@ func (c *Affine) Apply(logits []float64, k int) ([]float64, error) {
 	if err := c.check(k); err != nil {
 		return nil, fmt.Errorf("calib.Affine.Apply: %w", err)
 	}
-	z := affineOut(c.inputs(logits, k), k, c.W, c.B, c.Diagonal)
+	z := affineOut(c.inputs(logits, k), c.W, c.B, c.Diagonal)
 	predict.SoftmaxRowsTo(z, z, k)
 	return z, nil
 }
 
-// inputs is x: the logits or their log-softmax.
-func (c *Affine) inputs(logits []float64, k int) []float64 {
+// inputs is x: the logits, or their log-softmax read as the logits less
+// each row's log-sum-exp (rowLSE), without an n×k copy.
+func (c *Affine) inputs(logits []float64, k int) rows {
+	x := rows{x: logits, d: k}
 	if c.Space == "logprobs" {
-		return logSoftmax(logits, k)
+		x.shift = rowLSE(logits, k)
 	}
-	return logits
+	return x
 }
 
-// affineOut returns z = W·x + b for the rows of x [n, d] (W k×d
-// row-major, or its diagonal when diag, with d = k): one GEMM of the
-// engine, then the biases, over the cores.
-func affineOut(x []float64, d int, w, b []float64, diag bool) []float64 {
-	k, n := len(b), len(x)/d
-	if n == 0 {
-		return []float64{}
-	}
-	var z []float64
-	if diag {
-		z = make([]float64, n*k)
-	} else {
-		z = tensor.HostData(tensor.MatMul(tensor.Wrap(x, n, d), tensor.Transpose(tensor.Wrap(w, k, d), 0, 1)))
-	}
-	tensor.ParallelFor(n, 2*k, func(lo, hi int) {
-		for s := lo; s < hi; s++ {
-			zr, xr := z[s*k:(s+1)*k], x[s*d:(s+1)*d]
-			for i := range zr {
-				if diag {
-					zr[i] = w[i]*xr[i] + b[i]
-				} else {
-					zr[i] += b[i]
+// affineOut returns z = W·x + b [n, k] for the rows x (W k×d row-major,
+// or its diagonal when diag, with d = k): the engine's GEMMs, linearRows
+// rows of x at a time into z's rows, then the biases, over the cores.
+func affineOut(x rows, w, b []float64, diag bool) []float64 {
+	k, n, d := len(b), x.n(), x.d
+	z, buf := make([]float64, n*k), x.buffer(linearRows)
+	for lo := 0; lo < n; lo += linearRows {
+		hi := min(lo+linearRows, n)
+		xs, zs := x.block(lo, hi, buf), z[lo*k:hi*k]
+		if !diag {
+			tensor.MatMulTo(tensor.Wrap(zs, hi-lo, k), tensor.Wrap(xs, hi-lo, d), tensor.Transpose(tensor.Wrap(w, k, d), 0, 1))
+		}
+		tensor.ParallelFor(hi-lo, 2*k, func(l, h int) {
+			for s := l; s < h; s++ {
+				zr, xr := zs[s*k:(s+1)*k], xs[s*d:(s+1)*d]
+				for i := range zr {
+					if diag {
+						zr[i] = w[i]*xr[i] + b[i]
+					} else {
+						zr[i] += b[i]
+					}
 				}
 			}
-		}
-	})
+		})
+	}
 	return z
 }
 
@@ -178,7 +179,7 @@ func (c *Affine) nparams(k int) int {
 // objective is the fitted loss of c's map on inputs x [n, k] (Affine.inputs)
 // with labels: the mean negative log-likelihood plus the ODIR term r, as a
 // function of θ = (W, b) writing its gradient.
-func (c *Affine) objective(x []float64, k int, labels []int, r ODIR) func(theta, grad []float64) float64 {
+func (c *Affine) objective(x rows, k int, labels []int, r ODIR) func(theta, grad []float64) float64 {
 	offDiag := 0.0
 	if k > 1 {
 		offDiag = r.Lambda / float64(k*(k-1))
@@ -189,7 +190,7 @@ func (c *Affine) objective(x []float64, k int, labels []int, r ODIR) func(theta,
 		}
 		return offDiag
 	}
-	return linearLoss(x, k, k, labels, c.Diagonal, pen, r.Mu/float64(k), nil, nil)
+	return linearLoss(x, k, labels, c.Diagonal, pen, r.Mu/float64(k), nil, nil)
 }
 
 // solve minimises c.objective by at most iters L-BFGS iterations (0:
@@ -200,7 +201,7 @@ func (c *Affine) objective(x []float64, k int, labels []int, r ODIR) func(theta,
 // (1/k for a bias) a scale of the likelihood's curvature in it: a strong
 // penalty then no longer makes the problem stiff, and a weak one leaves
 // s ≈ 1.
-func (c *Affine) solve(x []float64, k int, labels []int, r ODIR, theta0 []float64, iters int) ([]float64, error) {
+func (c *Affine) solve(x rows, k int, labels []int, r ODIR, theta0 []float64, iters int) ([]float64, error) {
 	if iters == 0 {
 		iters = DefaultAffineIterations
 	}
@@ -215,9 +216,11 @@ func (c *Affine) solve(x []float64, k int, labels []int, r ODIR, theta0 []float6
 			}
 		}
 	}
-	sq := make([]float64, k)
-	for i, v := range x {
-		sq[i%k] += v * v
+	sq, buf := make([]float64, k), x.buffer(linearRows)
+	for lo := 0; lo < x.n(); lo += linearRows {
+		for i, v := range x.block(lo, min(lo+linearRows, x.n()), buf) {
+			sq[i%k] += v * v
+		}
 	}
 	n := float64(len(labels))
 	scale := make([]float64, nw+k)

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/ecl-go/ecl/ecl/predict"
+	"github.com/ecl-go/ecl/tensor"
 )
 
 // Calibrator maps logits [n, k] to calibrated probabilities [n, k].
@@ -90,16 +91,27 @@ func Softmax(logits []float64, k int) []float64 { return predict.SoftmaxRows(log
 // softmaxRow sets p = softmax(z) (p may be z) and returns ln Σ exp(z).
 func softmaxRow(p, z []float64) float64 { return predict.SoftmaxScaled(p, z, 1) }
 
-// logSoftmax returns the row-wise log-softmax of logits [n, k].
+// logSoftmax returns the row-wise log-softmax of logits [n, k]: each row
+// less its rowLSE.
 func logSoftmax(logits []float64, k int) []float64 {
-	out, p := make([]float64, len(logits)), make([]float64, k)
-	for i := 0; i < len(logits); i += k {
-		lse := softmaxRow(p, logits[i:i+k])
-		for j, v := range logits[i : i+k] {
-			out[i+j] = v - lse
-		}
+	out, lse := make([]float64, len(logits)), rowLSE(logits, k)
+	for i, v := range logits {
+		out[i] = v - lse[i/k]
 	}
 	return out
+}
+
+// rowLSE returns the log-sum-exp of each row of logits [n, k], as
+// softmaxRow computes it, rows over the cores.
+func rowLSE(logits []float64, k int) []float64 {
+	lse := make([]float64, len(logits)/k)
+	tensor.ParallelFor(len(lse), 20*k, func(lo, hi int) {
+		p := make([]float64, k)
+		for i := lo; i < hi; i++ {
+			lse[i] = softmaxRow(p, logits[i*k:(i+1)*k])
+		}
+	})
+	return lse
 }
 
 // checkScores validates logits [n, k] with finite values, and labels when

@@ -591,8 +591,8 @@ func TestPseudoTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(set.Labels) == 0 || len(set.Logits) != len(set.Labels)*k {
-		t.Fatalf("%d labels, %d logits", len(set.Labels), len(set.Logits))
+	if len(set.Labels) == 0 || len(set.Pairs) != len(set.Labels) || set.Logits != nil {
+		t.Fatalf("%d labels, %d pairs, %d logits", len(set.Labels), len(set.Pairs), len(set.Logits))
 	}
 	if _, err := PseudoTarget(make([]float64, 30), k, 8, 1); err == nil {
 		t.Error("a target whose predictions all agree gave a pseudo-target set")

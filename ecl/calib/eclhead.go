@@ -151,7 +151,7 @@ type auxModel struct {
 // deviation (read in place) with an L2 penalty, on the source labels.
 func fitAuxiliary(src, tgt []float64, d, k int, labels []int, l2 float64) (auxModel, error) {
 	mean, scale := pooledMeanScale(src, tgt, d)
-	loss := linearLoss(src, d, k, labels, false, func(int, int) float64 { return l2 / 2 }, 0, mean, scale)
+	loss := linearLoss(rows{x: src, d: d}, k, labels, false, func(int, int) float64 { return l2 / 2 }, 0, mean, scale)
 	res, err := baselines.MinimizeSmooth(loss, make([]float64, k*d+k), &optimize.Settings{GradientThreshold: 1e-8, MajorIterations: DefaultAffineIterations}, &optimize.LBFGS{})
 	if res == nil {
 		return auxModel{}, fmt.Errorf("calib.FitECLHead: auxiliary head: %w", err)
@@ -163,7 +163,7 @@ func fitAuxiliary(src, tgt []float64, d, k int, labels []int, l2 float64) (auxMo
 
 // probs is the estimate on the rows of x [n, d]: [n, k].
 func (a auxModel) probs(x []float64) []float64 {
-	z := affineOut(x, a.d, a.w, a.b, false)
+	z := affineOut(rows{x: x, d: a.d}, a.w, a.b, false)
 	predict.SoftmaxRowsTo(z, z, a.k)
 	return z
 }

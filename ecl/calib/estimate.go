@@ -157,10 +157,33 @@ func TopLabelInterval(conf, correct, w []float64, b, reps int, level float64, se
 }
 
 // PseudoSet is a labelled pseudo-target set built from unlabelled target
-// logits.
+// logits: its rows are Logits [len(Labels), k] or, where Logits is nil,
+// the mixed logits λ·z_a + (1−λ)·z_b (λ = Lambda) of the rows a, b of
+// Target for each of Pairs, which TopLabel makes a block at a time rather
+// than holding them.
 type PseudoSet struct {
 	Logits []float64
 	Labels []int
+	Target []float64
+	Pairs  [][2]int
+	Lambda float64
+}
+
+// TopLabel is ApplyTopLabel of c on the set's rows, k classes, against its
+// labels.
+func (s PseudoSet) TopLabel(c Calibrator, k int) (conf, correct []float64, err error) {
+	if s.Logits != nil || s.Pairs == nil {
+		return ApplyTopLabel(c, s.Logits, k, s.Labels)
+	}
+	if len(s.Labels) != len(s.Pairs) {
+		return nil, nil, fmt.Errorf("calib.PseudoSet.TopLabel: %d labels for %d pairs", len(s.Labels), len(s.Pairs))
+	}
+	buf := make([]float64, min(len(s.Pairs), topLabelRows)*k)
+	return topLabelBlocks(c, len(s.Pairs), k, func(lo, hi int) ([]float64, []int) {
+		x := buf[:(hi-lo)*k]
+		baselines.MixPairs(x, s.Target, k, s.Pairs[lo:hi], s.Lambda)
+		return x, s.Labels[lo:hi:hi]
+	})
 }
 
 // PseudoTarget builds PseudoCal's pseudo-target set (Hu et al., 2024; the
@@ -174,13 +197,14 @@ func PseudoTarget(tgtLogits []float64, k, batch int, seed uint64) (PseudoSet, er
 	if _, err := checkScores("PseudoTarget", tgtLogits, k, nil); err != nil {
 		return PseudoSet{}, err
 	}
+	const lambda = 0.65
 	probs := Softmax(tgtLogits, k)
-	mixed, labels, err := baselines.PseudoMixup(tgtLogits, k, probs, k, batch, 0.65, false, rand.New(rand.NewPCG(seed, 0x9c)))
+	pairs, labels, err := baselines.PseudoPairs(probs, k, batch, lambda, false, rand.New(rand.NewPCG(seed, 0x9c)))
 	if err != nil {
 		return PseudoSet{}, fmt.Errorf("calib.PseudoTarget: %w", err)
 	}
 	if len(labels) == 0 {
 		return PseudoSet{}, fmt.Errorf("calib.PseudoTarget: every target pair has the same predicted class")
 	}
-	return PseudoSet{Logits: mixed, Labels: labels}, nil
+	return PseudoSet{Labels: labels, Target: tgtLogits, Pairs: pairs, Lambda: lambda}, nil
 }

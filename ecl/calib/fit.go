@@ -193,8 +193,7 @@ func CrossFit(m string, f FitData, fold []int, folds int, o FitOptions) (conf, c
 		if err != nil {
 			return nil, nil, fmt.Errorf("estimate fold %d: %w", g+1, err)
 		}
-		held := f.Subset(out)
-		cc, ok, err := ApplyTopLabel(cg, held.Logits, f.K, held.Labels)
+		cc, ok, err := topLabel(cg, rows{x: f.Logits, d: f.K, idx: out}, f.Labels)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -214,18 +213,48 @@ const topLabelRows = 4096
 // Apply's O(N·k). Every calibrator maps rows independently, so this is
 // metrics.TopLabel of c.Apply(logits, k).
 func ApplyTopLabel(c Calibrator, logits []float64, k int, labels []int) (conf, correct []float64, err error) {
-	n, err := checkScores("ApplyTopLabel", logits, k, labels)
-	if err != nil {
+	if _, err := checkScores("ApplyTopLabel", logits, k, labels); err != nil {
 		return nil, nil, err
 	}
+	return topLabel(c, rows{x: logits, d: k}, labels)
+}
+
+// topLabel is ApplyTopLabel on x, rows of logits, against labels indexed
+// by x's rows in the logits (labels[x.idx[j]] for row j where x picks
+// rows): gathered into a buffer a block at a time where x picks, so that
+// a fold's rows need no copy.
+func topLabel(c Calibrator, x rows, labels []int) (conf, correct []float64, err error) {
+	n := x.n()
+	buf := x.buffer(topLabelRows)
+	var y []int // a block's labels, where x picks
+	if x.idx != nil {
+		y = make([]int, min(n, topLabelRows))
+	}
+	return topLabelBlocks(c, n, x.d, func(lo, hi int) ([]float64, []int) {
+		if x.idx == nil {
+			return x.block(lo, hi, buf), labels[lo:hi:hi]
+		}
+		yb := y[:hi-lo]
+		for j, i := range x.idx[lo:hi] {
+			yb[j] = labels[i]
+		}
+		return x.block(lo, hi, buf), yb
+	})
+}
+
+// topLabelBlocks returns the top-label confidence and correctness under c
+// of n rows of k classes that block returns with their labels
+// topLabelRows at a time (rows lo…hi).
+func topLabelBlocks(c Calibrator, n, k int, block func(lo, hi int) ([]float64, []int)) (conf, correct []float64, err error) {
 	conf, correct = make([]float64, n), make([]float64, n)
 	for lo := 0; lo < n; lo += topLabelRows {
 		hi := min(lo+topLabelRows, n)
-		p, err := c.Apply(logits[lo*k:hi*k], k)
+		x, y := block(lo, hi)
+		p, err := c.Apply(x, k)
 		if err != nil {
 			return nil, nil, err
 		}
-		cc, ok := metrics.TopLabel(p, k, labels[lo:hi])
+		cc, ok := metrics.TopLabel(p, k, y)
 		copy(conf[lo:hi], cc)
 		copy(correct[lo:hi], ok)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/ecl-go/ecl/ecl/bins"
-	"github.com/ecl-go/ecl/tensor"
 )
 
 // Histogram is histogram binning (Zadrozny & Elkan, 2001): each class
@@ -45,13 +44,10 @@ func FitHistogram(logits []float64, k int, labels []int, b int, equalMass bool) 
 	if b < 1 {
 		return nil, fmt.Errorf("calib.FitHistogram: %d bins", b)
 	}
-	scores := perClass(logits, k)
-	own := ownScores(scores, k, labels)
-	c := &Histogram{Edges: make([][]float64, len(scores)), Values: make([][]float64, len(scores))}
-	tensor.ParallelFor(len(scores), 20*len(labels), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			c.Edges[i], c.Values[i] = histogram(scores[i], own[i], b, equalMass)
-		}
+	m := fittedClasses(k)
+	c := &Histogram{Edges: make([][]float64, m), Values: make([][]float64, m)}
+	perClass(logits, k, labels, 20*len(labels), func(i int, scores, own []float64) {
+		c.Edges[i], c.Values[i] = histogram(scores, own, b, equalMass)
 	})
 	return c, nil
 }

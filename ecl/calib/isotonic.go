@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-
-	"github.com/ecl-go/ecl/tensor"
 )
 
 // Isotonic is isotonic regression (Zadrozny & Elkan, 2002): each class
@@ -42,13 +40,10 @@ func FitIsotonic(logits []float64, k int, labels []int) (*Isotonic, error) {
 	if _, err := checkScores("FitIsotonic", logits, k, labels); err != nil {
 		return nil, err
 	}
-	scores := perClass(logits, k)
-	own := ownScores(scores, k, labels)
-	c := &Isotonic{X: make([][]float64, len(scores)), Y: make([][]float64, len(scores))}
-	tensor.ParallelFor(len(scores), 40*len(labels), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			c.X[i], c.Y[i] = pav(scores[i], own[i])
-		}
+	m := fittedClasses(k)
+	c := &Isotonic{X: make([][]float64, m), Y: make([][]float64, m)}
+	perClass(logits, k, labels, 40*len(labels), func(i int, scores, own []float64) {
+		c.X[i], c.Y[i] = pav(scores, own)
 	})
 	return c, nil
 }

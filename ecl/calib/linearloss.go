@@ -13,20 +13,81 @@ const linearRows = 4096
 // depend on the number of cores.
 const linearBlock = 64
 
+// rows are the inputs [n, d] of a linear map as linearLoss, affineOut and
+// Affine.solve read them, a block of rows at a time: the rows idx of x
+// (row-major, d wide; every row, in order, when idx is nil), each less
+// shift[i] in every entry, i its row in x (no shift when shift is nil).
+// The log-softmax of logits is the logits less each row's log-sum-exp:
+// Dirichlet calibration reads it so, with n values beside the logits
+// rather than an n×d copy, and a fold of the ODIR search is its rows'
+// indices rather than a copy of them.
+type rows struct {
+	x     []float64
+	d     int
+	idx   []int
+	shift []float64
+}
+
+// n is the number of rows.
+func (r rows) n() int {
+	if r.idx != nil {
+		return len(r.idx)
+	}
+	return len(r.x) / r.d
+}
+
+// buffer is what block needs for up to m rows: nil when it reads x in
+// place.
+func (r rows) buffer(m int) []float64 {
+	if r.idx == nil && r.shift == nil {
+		return nil
+	}
+	return make([]float64, min(m, r.n())*r.d)
+}
+
+// block returns rows lo…hi contiguously ([hi−lo, d]): x's own when r
+// neither picks nor shifts, else written into buf (from buffer), rows
+// over the cores.
+func (r rows) block(lo, hi int, buf []float64) []float64 {
+	d := r.d
+	if r.idx == nil && r.shift == nil {
+		return r.x[lo*d : hi*d]
+	}
+	out := buf[:(hi-lo)*d]
+	tensor.ParallelFor(hi-lo, 2*d, func(a, b int) {
+		for s := a; s < b; s++ {
+			i := lo + s
+			if r.idx != nil {
+				i = r.idx[i]
+			}
+			src, dst := r.x[i*d:(i+1)*d], out[s*d:(s+1)*d]
+			if r.shift == nil {
+				copy(dst, src)
+				continue
+			}
+			c := r.shift[i]
+			for j, v := range src {
+				dst[j] = v - c
+			}
+		}
+	})
+	return out
+}
+
 // linearLoss is the mean negative log-likelihood of softmax(W·x + b) for
-// inputs x [n, d] and labels in [0, k), plus Σ pen(i, j)·W_ij² and
+// inputs x [n, d] (rows) and labels in [0, k), plus Σ pen(i, j)·W_ij² and
 // mu·Σ b², as a function of θ = (W row-major k×d, or its diagonal when
 // diag, then b), writing its gradient. The full map works linearRows rows
 // at a time: the products X·Wᵀ and Gᵀ·X (G the softmax's gradient) are
-// the engine's GEMMs on the rows of x in place, into buffers that every
-// evaluation reuses (tensor.MatMulTo); the rows' softmax runs over the
+// the engine's GEMMs on the rows of x (in place, or a block that rows
+// writes), into buffers that every evaluation reuses (tensor.MatMulTo); the rows' softmax runs over the
 // cores in blocks of linearBlock rows whose sums are added in block
 // order. The diagonal map works a row at a time in cache. With mean and
 // scale (d values each; the full map only) the inputs are read as
 // standardised, (x − mean)/scale, without a standardised copy: the map is
 // folded into W/scale and b − (W/scale)·mean, and its gradient back.
-func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j int) float64, mu float64, mean, scale []float64) func(theta, grad []float64) float64 {
-	n := len(labels)
+func linearLoss(x rows, k int, labels []int, diag bool, pen func(i, j int) float64, mu float64, mean, scale []float64) func(theta, grad []float64) float64 {
+	n, d := len(labels), x.d
 	nw := k * d
 	if diag {
 		nw = k
@@ -35,6 +96,7 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 	part := make([]float64, blocks*(2*k+1)) // per block: loss, Σ g, Σ g·x (diag)
 	var zt, gt *tensor.Tensor[float64]      // the full map: a chunk's X·Wᵀ, and Gᵀ·X
 	var rowBuf []float64                    // diag: a row of W·x + b per block
+	xBuf := x.buffer(linearRows)            // a chunk of x, where rows writes it
 	var wf, bf []float64                    // the map folded with the standardisation
 	if mean != nil {
 		wf, bf = make([]float64, k*d), make([]float64, k)
@@ -56,10 +118,11 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 		gw, gb := grad[:nw], grad[nw:]
 		for lo := 0; lo < n; lo += linearRows {
 			hi := min(lo+linearRows, n)
-			var z []float64 // rows lo…hi of X·Wᵀ
+			xs := x.block(lo, hi, xBuf) // rows lo…hi of x
+			var z []float64             // rows lo…hi of X·Wᵀ
 			var xc, zc *tensor.Tensor[float64]
 			if !diag {
-				xc, zc = tensor.Wrap(x[lo*d:hi*d], hi-lo, d), tensor.Wrap(tensor.HostData(zt)[:(hi-lo)*k], hi-lo, k)
+				xc, zc = tensor.Wrap(xs, hi-lo, d), tensor.Wrap(tensor.HostData(zt)[:(hi-lo)*k], hi-lo, k)
 				z = tensor.HostData(tensor.MatMulTo(zc, xc, tensor.Transpose(tensor.Wrap(wx, k, d), 0, 1)))
 			}
 			b0, b1 := lo/linearBlock, (hi+linearBlock-1)/linearBlock
@@ -75,7 +138,7 @@ func linearLoss(x []float64, d, k int, labels []int, diag bool, pen func(i, j in
 						} else {
 							zr = z[(s-lo)*k : (s-lo+1)*k]
 						}
-						xr := x[s*d : (s+1)*d]
+						xr := xs[(s-lo)*d : (s-lo+1)*d]
 						if diag {
 							xr, wd := xr[:len(zr)], w[:len(zr)]
 							for i := range zr {

@@ -32,7 +32,7 @@ func TestLinearLossMatchesRows(t *testing.T) {
 		}
 		pen := func(i, j int) float64 { return 0.01 * float64(i+2*j) }
 		g1, g2 := make([]float64, len(theta)), make([]float64, len(theta))
-		f1 := linearLoss(x, c.d, c.k, y, c.diag, pen, 0.3, nil, nil)(theta, g1)
+		f1 := linearLoss(rows{x: x, d: c.d}, c.k, y, c.diag, pen, 0.3, nil, nil)(theta, g1)
 		f2 := linearLossRows(x, c.d, c.k, y, c.diag, pen, 0.3)(theta, g2)
 		if math.Abs(f1-f2) > 1e-12*math.Abs(f2) {
 			t.Errorf("%+v: loss %v, rows %v", c, f1, f2)
@@ -69,8 +69,8 @@ func TestLinearLossStandardisesInPlace(t *testing.T) {
 	}
 	pen := func(i, j int) float64 { return 0.02 }
 	g1, g2 := make([]float64, len(theta)), make([]float64, len(theta))
-	f1 := linearLoss(x, d, k, y, false, pen, 0.1, mean, scale)(theta, g1)
-	f2 := linearLoss(std, d, k, y, false, pen, 0.1, nil, nil)(theta, g2)
+	f1 := linearLoss(rows{x: x, d: d}, k, y, false, pen, 0.1, mean, scale)(theta, g1)
+	f2 := linearLoss(rows{x: std, d: d}, k, y, false, pen, 0.1, nil, nil)(theta, g2)
 	if math.Abs(f1-f2) > 1e-12*math.Abs(f2) {
 		t.Errorf("loss %v in place, %v on standardised copies", f1, f2)
 	}
@@ -103,11 +103,14 @@ func TestAffineApplyMatchesRows(t *testing.T) {
 			for i := range y {
 				y[i] = r.IntN(c.k)
 			}
-			x := a.inputs(logits, c.k)
+			x := logits // the reference's inputs
+			if a.Space == "logprobs" {
+				x = logSoftmax(logits, c.k)
+			}
 			got, err := a.Apply(logits, c.k)
 			if c.n == 0 { // Apply wants rows; the held-out NLL of none is 0
-				if err == nil || a.nll(theta, x, c.k, y) != 0 {
-					t.Errorf("%s: no rows: Apply error %v, nll %v", m, err, a.nll(theta, x, c.k, y))
+				if err == nil || a.nll(theta, a.inputs(logits, c.k), c.k, y) != 0 {
+					t.Errorf("%s: no rows: Apply error %v, nll %v", m, err, a.nll(theta, a.inputs(logits, c.k), c.k, y))
 				}
 				continue
 			}
@@ -128,7 +131,7 @@ func TestAffineApplyMatchesRows(t *testing.T) {
 			if len(got) != c.n*c.k {
 				t.Fatalf("%s %+v: %d probabilities, want %d", m, c, len(got), c.n*c.k)
 			}
-			if g := a.nll(theta, x, c.k, y); math.Abs(g-nll) > 1e-12*math.Max(1, math.Abs(nll)) {
+			if g := a.nll(theta, a.inputs(logits, c.k), c.k, y); math.Abs(g-nll) > 1e-12*math.Max(1, math.Abs(nll)) {
 				t.Errorf("%s %+v: nll %v, rows %v", m, c, g, nll)
 			}
 		}

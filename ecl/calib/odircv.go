@@ -97,18 +97,21 @@ func FitAffineCV(m string, logits []float64, k int, labels []int, s ODIRSearch) 
 	}
 	x := c.inputs(logits, k)
 	type part struct {
-		xin, xout   []float64
+		xin, xout   rows // x's rows in and out of the fold, by index
 		yin, yout   []int
 		theta, best []float64
 	}
 	parts := make([]part, folds)
+	for j := range parts {
+		parts[j].xin, parts[j].xout = x, x
+	}
 	for i, g := range fold {
 		for j := range parts {
 			p := &parts[j]
 			if j == g {
-				p.xout, p.yout = append(p.xout, x[i*k:(i+1)*k]...), append(p.yout, labels[i])
+				p.xout.idx, p.yout = append(p.xout.idx, i), append(p.yout, labels[i])
 			} else {
-				p.xin, p.yin = append(p.xin, x[i*k:(i+1)*k]...), append(p.yin, labels[i])
+				p.xin.idx, p.yin = append(p.xin.idx, i), append(p.yin, labels[i])
 			}
 		}
 	}
@@ -156,9 +159,9 @@ func FitAffineCV(m string, logits []float64, k int, labels []int, s ODIRSearch) 
 
 // nll is the summed negative log-likelihood of labels under the map θ =
 // (W, b) of c's form on inputs x [n, k].
-func (c *Affine) nll(theta, x []float64, k int, labels []int) float64 {
+func (c *Affine) nll(theta []float64, x rows, k int, labels []int) float64 {
 	nw := c.nparams(k)
-	z := affineOut(x, k, theta[:nw], theta[nw:], c.Diagonal)
+	z := affineOut(x, theta[:nw], theta[nw:], c.Diagonal)
 	loss := make([]float64, len(labels))
 	tensor.ParallelFor(len(labels), 20*k, func(lo, hi int) {
 		for i := lo; i < hi; i++ {

@@ -126,9 +126,9 @@ func TestODIRCVWarmStartMatchesColdFit(t *testing.T) {
 		t.Errorf("%d fits for %d points of 3 folds", c.CV.Fits, n)
 	}
 	relDiff := func(a, b float64) float64 { return math.Abs(a-b) / math.Abs(b) }
-	x := c.inputs(z, k)
+	x := logSoftmax(z, k)
 	obj := func(x []float64, y []int, theta []float64) float64 {
-		return c.objective(x, k, y, r)(theta, make([]float64, len(theta)))
+		return c.objective(rows{x: x, d: k}, k, y, r)(theta, make([]float64, len(theta)))
 	}
 	cold, err := FitDirichlet(z, k, y, r)
 	if err != nil {
@@ -149,14 +149,14 @@ func TestODIRCVWarmStartMatchesColdFit(t *testing.T) {
 	}
 	var theta []float64
 	for _, v := range ODIRGrid(k) {
-		if theta, err = c.solve(xin, k, yin, ODIR{Lambda: v, Mu: v}, theta, 0); err != nil {
+		if theta, err = c.solve(rows{x: xin, d: k}, k, yin, ODIR{Lambda: v, Mu: v}, theta, 0); err != nil {
 			t.Fatal(err)
 		}
 		if v == r.Lambda {
 			break
 		}
 	}
-	coldTheta, err := c.solve(xin, k, yin, r, nil, 0)
+	coldTheta, err := c.solve(rows{x: xin, d: k}, k, yin, r, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -161,7 +161,7 @@ func method(m string, f calib.FitData, fold []int, pseudo calib.PseudoSet, cfg C
 	if mr.IWECE, err = calib.TopLabelInterval(conf, correct, f.W, cfg.Bins, cfg.Bootstrap, 0.95, cfg.Seed); err != nil {
 		return mr, err
 	}
-	if conf, correct, err = calib.ApplyTopLabel(c, pseudo.Logits, k, pseudo.Labels); err != nil {
+	if conf, correct, err = pseudo.TopLabel(c, k); err != nil {
 		return mr, err
 	}
 	if mr.PseudoECE, err = calib.TopLabelInterval(conf, correct, nil, cfg.Bins, cfg.Bootstrap, 0.95, cfg.Seed); err != nil {
