@@ -439,15 +439,17 @@ func im2colBackwardWeight[T Float](dw, x, dy []T, p Conv2DParams) {
 }
 
 // sumParts sets dst to the sum of the parts, added in order to zero (so
-// that −0 sums as a cleared dst would), one pass over dst, and gives the
-// parts back to the scratch pool.
+// that −0 sums as a cleared dst would): the first part written, the
+// others added, and gives the parts back to the scratch pool.
 func sumParts[T Float](dst []T, parts []*[]T) {
-	for i := range dst {
-		s := T(0)
-		for _, p := range parts {
-			s += (*p)[i]
+	first := (*parts[0])[:len(dst)]
+	for i, v := range first {
+		dst[i] = 0 + v
+	}
+	for _, p := range parts[1:] {
+		for i, v := range (*p)[:len(dst)] {
+			dst[i] += v
 		}
-		dst[i] = s
 	}
 	for _, p := range parts {
 		putScratch(p)
