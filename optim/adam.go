@@ -2,7 +2,6 @@ package optim
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/ecl-go/ecl/autograd"
 	"github.com/ecl-go/ecl/tensor"
@@ -64,24 +63,15 @@ func adamBody[T tensor.Float](_, in []*tensor.Tensor[T], h AdamUpdate) {
 }
 
 // AdamHost applies update h in place to the CPU tensors p, m, v (contiguous,
-// of one shape, with the gradient g) in one pass, split over the cores.
-// The explicit conversions round every product, as the composed ops do,
-// and keep the compiler from fusing it into a sum.
+// of one shape, with the gradient g) in one pass, split over the cores
+// (tensor.AdamSpan: every product rounded apart, as the composed ops
+// round).
 func AdamHost[T tensor.Float](p, g, m, v *tensor.Tensor[T], h AdamUpdate) {
 	tensor.AdamShapes("optim.AdamHost", p, g, m, v)
 	c := tensor.AdamConstants[T](h)
 	ps, gs, ms, vs := tensor.HostData(p), tensor.HostData(g), tensor.HostData(m), tensor.HostData(v)
 	tensor.ParallelFor(len(ps), 16, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			gi := gs[i]
-			if c.Decay != 0 {
-				gi += T(c.Decay * ps[i])
-			}
-			ms[i] = T(c.B1*ms[i]) + T(c.C1*gi)
-			vs[i] = T(c.B2*vs[i]) + T(c.C2*T(gi*gi))
-			den := T(c.VScale*T(math.Sqrt(float64(vs[i])))) + c.Eps
-			ps[i] -= T(c.Rate * T(ms[i]/den))
-		}
+		tensor.AdamSpan(ps[lo:hi], gs[lo:hi], ms[lo:hi], vs[lo:hi], c)
 	})
 }
 

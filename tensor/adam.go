@@ -34,6 +34,30 @@ func AdamConstants[T Float](h AdamUpdate) AdamScalars[T] {
 		T(1 / math.Sqrt(bc2)), T(h.Eps), T(h.LR / bc1), T(h.Decay)}
 }
 
+// AdamSpan applies one Adam update with constants c to p[i], m[i] and
+// v[i] from g[i], for every i < len(p) (g, m and v at least as long): the
+// loop of AdamKernel's CPU body, in assembly where it can. Every product,
+// sum, quotient and square root is rounded to T apart (the conversions
+// keep the compiler from fusing a product into a sum), in this order:
+//
+//	g += decay·p (if decay ≠ 0)
+//	m = β1·m + (1−β1)·g
+//	v = β2·v + (1−β2)·g²
+//	p −= rate·(m / (scale·√v + ε))
+func AdamSpan[T Float](p, g, m, v []T, c AdamScalars[T]) {
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	for i := adamAsm(p, g, m, v, &c); i < len(p); i++ {
+		gi := g[i]
+		if c.Decay != 0 {
+			gi += T(c.Decay * p[i])
+		}
+		m[i] = T(c.B1*m[i]) + T(c.C1*gi)
+		v[i] = T(c.B2*v[i]) + T(c.C2*T(gi*gi))
+		den := T(c.VScale*T(math.Sqrt(float64(v[i])))) + c.Eps
+		p[i] -= T(c.Rate * T(m[i]/den))
+	}
+}
+
 // AdamShapes panics, naming op, unless p, g, m and v are contiguous and of
 // one shape.
 func AdamShapes[T Float](op string, p, g, m, v *Tensor[T]) {

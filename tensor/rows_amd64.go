@@ -49,6 +49,12 @@ func keepPositive32(d, z *float32, n int)
 func keepPositive64(d, z *float64, n int)
 
 //go:noescape
+func adam32(p, grad, m, v *float32, n int, c *AdamScalars[float32], decay bool)
+
+//go:noescape
+func adam64(p, grad, m, v *float64, n int, c *AdamScalars[float64], decay bool)
+
+//go:noescape
 func axpbyc32(d, grad, x *float32, n int, a, b, c float32)
 
 //go:noescape
@@ -105,4 +111,18 @@ func axpbycAsm[T Float](d, g, x []T, a, b, c T) int {
 	return vectorPrefix[T](len(d),
 		func(n int) { axpbyc32(f32(d), f32(g), f32(x), n, float32(a), float32(b), float32(c)) },
 		func(n int) { axpbyc64(f64(d), f64(g), f64(x), n, float64(a), float64(b), float64(c)) })
+}
+
+// adamAsm applies c to the prefix of p (and g, m, v) that the assembly
+// takes and returns its length.
+func adamAsm[T Float](p, g, m, v []T, c *AdamScalars[T]) int {
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	decay := c.Decay != 0
+	return vectorPrefix[T](len(p),
+		func(n int) {
+			adam32(f32(p), f32(g), f32(m), f32(v), n, any(c).(*AdamScalars[float32]), decay)
+		},
+		func(n int) {
+			adam64(f64(p), f64(g), f64(m), f64(v), n, any(c).(*AdamScalars[float64]), decay)
+		})
 }

@@ -345,3 +345,127 @@ xloop64:
 xdone64:
 	VZEROUPPER
 	RET
+
+// func adam32(p, grad, m, v *float32, n int, c *AdamScalars[float32], decay bool)
+//
+// One Adam update of p[i], m[i], v[i] from grad[i] for n a multiple of
+// 8, with c's constants (β1, 1−β1, β2, 1−β2, the scale of √v, ε,
+// the rate, the decay, 4 bytes apart), the decay's term only where
+// decay: each product, sum, quotient and square root rounded apart in
+// AdamSpan's order.
+TEXT ·adam32(SB), NOSPLIT, $0-49
+	MOVQ         p+0(FP), DI
+	MOVQ         grad+8(FP), SI
+	MOVQ         m+16(FP), R8
+	MOVQ         v+24(FP), R9
+	MOVQ         n+32(FP), CX
+	MOVQ         c+40(FP), AX
+	MOVBLZX      decay+48(FP), DX
+	VBROADCASTSS 0(AX), Y8
+	VBROADCASTSS 4(AX), Y9
+	VBROADCASTSS 8(AX), Y10
+	VBROADCASTSS 12(AX), Y11
+	VBROADCASTSS 16(AX), Y12
+	VBROADCASTSS 20(AX), Y13
+	VBROADCASTSS 24(AX), Y14
+	VBROADCASTSS 28(AX), Y15
+	SHRQ         $3, CX
+	JZ           adamdone32
+
+adamloop32:
+	VMOVUPS (SI), Y0 // g
+	VMOVUPS (DI), Y1 // p
+	TESTQ   DX, DX
+	JZ      adamgrad32
+	VMULPS  Y15, Y1, Y2
+	VADDPS  Y2, Y0, Y0 // g + decay·p
+
+adamgrad32:
+	VMULPS  (R8), Y8, Y3
+	VMULPS  Y9, Y0, Y4
+	VADDPS  Y4, Y3, Y3 // m = β1·m + (1−β1)·g
+	VMOVUPS Y3, (R8)
+	VMULPS  Y0, Y0, Y5
+	VMULPS  Y11, Y5, Y5
+	VMULPS  (R9), Y10, Y6
+	VADDPS  Y5, Y6, Y6 // v = β2·v + (1−β2)·g²
+	VMOVUPS Y6, (R9)
+	VSQRTPS Y6, Y7
+	VMULPS  Y12, Y7, Y7
+	VADDPS  Y13, Y7, Y7 // scale·√v + ε
+	VDIVPS  Y7, Y3, Y7  // m / that
+	VMULPS  Y14, Y7, Y7
+	VSUBPS  Y7, Y1, Y1  // p − rate·m/(scale·√v + ε)
+	VMOVUPS Y1, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	ADDQ    $32, R8
+	ADDQ    $32, R9
+	DECQ    CX
+	JNZ     adamloop32
+
+adamdone32:
+	VZEROUPPER
+	RET
+
+// func adam64(p, grad, m, v *float64, n int, c *AdamScalars[float64], decay bool)
+//
+// One Adam update of p[i], m[i], v[i] from grad[i] for n a multiple of
+// 4, with c's constants (β1, 1−β1, β2, 1−β2, the scale of √v, ε,
+// the rate, the decay, 8 bytes apart), the decay's term only where
+// decay: each product, sum, quotient and square root rounded apart in
+// AdamSpan's order.
+TEXT ·adam64(SB), NOSPLIT, $0-49
+	MOVQ         p+0(FP), DI
+	MOVQ         grad+8(FP), SI
+	MOVQ         m+16(FP), R8
+	MOVQ         v+24(FP), R9
+	MOVQ         n+32(FP), CX
+	MOVQ         c+40(FP), AX
+	MOVBLZX      decay+48(FP), DX
+	VBROADCASTSD 0(AX), Y8
+	VBROADCASTSD 8(AX), Y9
+	VBROADCASTSD 16(AX), Y10
+	VBROADCASTSD 24(AX), Y11
+	VBROADCASTSD 32(AX), Y12
+	VBROADCASTSD 40(AX), Y13
+	VBROADCASTSD 48(AX), Y14
+	VBROADCASTSD 56(AX), Y15
+	SHRQ         $2, CX
+	JZ           adamdone64
+
+adamloop64:
+	VMOVUPD (SI), Y0 // g
+	VMOVUPD (DI), Y1 // p
+	TESTQ   DX, DX
+	JZ      adamgrad64
+	VMULPD  Y15, Y1, Y2
+	VADDPD  Y2, Y0, Y0 // g + decay·p
+
+adamgrad64:
+	VMULPD  (R8), Y8, Y3
+	VMULPD  Y9, Y0, Y4
+	VADDPD  Y4, Y3, Y3 // m = β1·m + (1−β1)·g
+	VMOVUPD Y3, (R8)
+	VMULPD  Y0, Y0, Y5
+	VMULPD  Y11, Y5, Y5
+	VMULPD  (R9), Y10, Y6
+	VADDPD  Y5, Y6, Y6 // v = β2·v + (1−β2)·g²
+	VMOVUPD Y6, (R9)
+	VSQRTPD Y6, Y7
+	VMULPD  Y12, Y7, Y7
+	VADDPD  Y13, Y7, Y7 // scale·√v + ε
+	VDIVPD  Y7, Y3, Y7  // m / that
+	VMULPD  Y14, Y7, Y7
+	VSUBPD  Y7, Y1, Y1  // p − rate·m/(scale·√v + ε)
+	VMOVUPD Y1, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	ADDQ    $32, R8
+	ADDQ    $32, R9
+	DECQ    CX
+	JNZ     adamloop64
+
+adamdone64:
+	VZEROUPPER
+	RET

@@ -13,3 +13,6 @@ func keepPositiveAsm[T Float](d, z []T) int { return 0 }
 
 // axpbycAsm reports that there is no assembly: it took no prefix.
 func axpbycAsm[T Float](d, g, x []T, a, b, c T) int { return 0 }
+
+// adamAsm reports that there is no assembly: it took no prefix.
+func adamAsm[T Float](p, g, m, v []T, c *AdamScalars[T]) int { return 0 }
