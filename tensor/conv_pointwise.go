@@ -18,11 +18,7 @@ func batchesColumns[T Float](p Conv2DParams) bool {
 // the batch's columns, then e on each plane.
 func pointwiseForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams) {
 	cols := p.H * p.W
-	xt, yt := getScratch[T](p.C*p.N*cols), getScratch[T](p.O*p.N*cols)
-	defer func() { putScratch(xt); putScratch(yt) }()
-	sideBySide(*xt, x, p.N, p.C, cols)
-	gemm(false, false, p.O, p.N*cols, p.C, 1, w, p.C, *xt, p.N*cols, 0, *yt, p.N*cols)
-	imagesOf(y, *yt, p.N, p.O, cols)
+	overBatch(y, x, w, false, p.N, p.C, p.O, cols)
 	if e == nil {
 		return
 	}
@@ -45,12 +41,22 @@ func pointwiseForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams) {
 // pointwiseInputGrad is conv2dBackwardInput for batchesColumns: dx =
 // Wᵀ·dy over the batch's columns.
 func pointwiseInputGrad[T Float](dx, dy, w []T, p Conv2DParams) {
-	cols := p.H * p.W
-	dyt, dxt := getScratch[T](p.O*p.N*cols), getScratch[T](p.C*p.N*cols)
-	defer func() { putScratch(dyt); putScratch(dxt) }()
-	sideBySide(*dyt, dy, p.N, p.O, cols)
-	gemm(true, false, p.C, p.N*cols, p.O, 1, w, p.C, *dyt, p.N*cols, 0, *dxt, p.N*cols)
-	imagesOf(dx, *dxt, p.N, p.C, cols)
+	overBatch(dx, dy, w, true, p.N, p.O, p.C, p.H*p.W)
+}
+
+// overBatch sets out [n, co, cols] to op(w)·in for each of the n images of
+// in [n, ci, cols], op(w) [co, ci] being w [co, ci] or, with trans, the
+// transpose of w [ci, co]: one GEMM over the images' columns side by side.
+func overBatch[T Float](out, in, w []T, trans bool, n, ci, co, cols int) {
+	it, ot := getScratch[T](ci*n*cols), getScratch[T](co*n*cols)
+	defer func() { putScratch(it); putScratch(ot) }()
+	sideBySide(*it, in, n, ci, cols)
+	lda := ci
+	if trans {
+		lda = co
+	}
+	gemm(trans, false, co, n*cols, ci, 1, w, lda, *it, n*cols, 0, *ot, n*cols)
+	imagesOf(out, *ot, n, co, cols)
 }
 
 // sideBySide sets t [c, n·cols] to the images of x [n, c, cols] side by

@@ -236,12 +236,15 @@ func scratchClass(n int) (class, size int) {
 }
 
 // poolOf is the pool of pools for T.
-func poolOf[T Float](pools *[2]sync.Pool) *sync.Pool {
+func poolOf[T Float](pools *[2]sync.Pool) *sync.Pool { return &pools[precision[T]()] }
+
+// precision indexes per-type tables: 0 for float32, 1 for float64.
+func precision[T Float]() int {
 	var z T
 	if _, ok := any(z).(float32); ok {
-		return &pools[0]
+		return 0
 	}
-	return &pools[1]
+	return 1
 }
 
 // getScratch returns a buffer of n elements of arbitrary content; give it
@@ -260,13 +263,7 @@ func getScratch[T Float](n int) *[]T {
 }
 
 // scratchPool is T's pool of class.
-func scratchPool[T Float](class int) *sync.Pool {
-	var z T
-	if _, ok := any(z).(float32); ok {
-		return &scratchPools[0][class]
-	}
-	return &scratchPools[1][class]
-}
+func scratchPool[T Float](class int) *sync.Pool { return &scratchPools[precision[T]()][class] }
 
 // getFrom returns a buffer of n elements of arbitrary content from pool,
 // whose buffers are of one size.
