@@ -282,17 +282,17 @@ func (wg *winograd[T]) segments(t0, nt int, f func(t, n, oy, ox, l int)) {
 	}
 }
 
-// inputs sets v [a², C, nt] to the transformed input tiles t0 to t0+nt of
-// x [N, C, H, W]: each tile's (m+2)² values of channel c are Bᵀ·d·B, by
+// inputs sets v [a², C, ld] (columns 0 to nt) to the transformed input
+// tiles t0 to t0+nt of x [N, C, H, W]: each tile's (m+2)² values of channel c are Bᵀ·d·B, by
 // the assembly where it serves (F(4×4), float32, AVX-512: segments of
 // tiles, all channels at once), else over a channel's tiles in order, so
 // that it reads a plane at a time and writes each of the a² rows of v in
 // order.
-func (wg *winograd[T]) inputs(v, x []T, p Conv2DParams, t0, nt int) {
+func (wg *winograd[T]) inputs(v, x []T, p Conv2DParams, t0, nt, ld int) {
 	a, plane := wg.a, p.H*p.W
 	if k, ok := asmWinograd4[T](); ok && wg.m == 4 && p.C*plane > 0 {
 		wg.segments(t0, nt, func(t, n, oy, ox, l int) {
-			k.input(v[t:], x[n*p.C*plane:][:p.C*plane], oy-p.PadH, ox-p.PadW, l, p.H, p.W, p.C, nt, p.C*nt)
+			k.input(v[t:], x[n*p.C*plane:][:p.C*plane], oy-p.PadH, ox-p.PadW, l, p.H, p.W, p.C, ld, p.C*ld)
 		})
 		return
 	}
@@ -302,17 +302,17 @@ func (wg *winograd[T]) inputs(v, x []T, p Conv2DParams, t0, nt int) {
 			n, oy, ox := wg.tile(t0 + t)
 			y0, x0 := oy-p.PadH, ox-p.PadW
 			img := x[(n*p.C+c)*plane:][:plane]
-			src, ld := d[:], a // the tile: in place inside the image, else copied with its zeros
+			src, lds := d[:], a // the tile: in place inside the image, else copied with its zeros
 			if y0 >= 0 && x0 >= 0 && y0+a <= p.H && x0+a <= p.W {
-				src, ld = img[y0*p.W+x0:], p.W
+				src, lds = img[y0*p.W+x0:], p.W
 			} else {
 				wg.pad(d[:a*a], img, y0, x0, p)
 			}
 			for i := range a { // d·B, row by row
-				wg.bt(tmp[i*a:], 1, src[i*ld:], 1)
+				wg.bt(tmp[i*a:], 1, src[i*lds:], 1)
 			}
 			for j := range a { // then Bᵀ· each column, into v
-				wg.bt(v[(j*p.C+c)*nt+t:], a*p.C*nt, tmp[j:], a)
+				wg.bt(v[(j*p.C+c)*ld+t:], a*p.C*ld, tmp[j:], a)
 			}
 		}
 	}
@@ -339,13 +339,14 @@ func (wg *winograd[T]) pad(d, img []T, y0, x0 int, p Conv2DParams) {
 	}
 }
 
-// outputs writes tiles t0 to t0+nt of y [N, O, OH, OW] from m [a², O, nt]
+// outputs writes tiles t0 to t0+nt of y [N, O, OH, OW] from columns 0 to
+// nt of m [a², O, ld]
 // (each tile Aᵀ·M·A, clipped at the edge), then e on what it wrote: by
 // the assembly where it serves (F(4×4), float32, AVX-512: segments of
 // tiles, all channels at once, adding the bias there and applying an
 // affine epilogue to the segment's rows after), else over a channel's
 // tiles in order (reading each row of m in order).
-func (wg *winograd[T]) outputs(y, mm []T, e *epilogue[T], p Conv2DParams, t0, nt int) {
+func (wg *winograd[T]) outputs(y, mm []T, e *epilogue[T], p Conv2DParams, t0, nt, ld int) {
 	a, m, oh, ow := wg.a, wg.m, p.OutH(), p.OutW()
 	if k, ok := asmWinograd4[T](); ok && m == 4 && p.O > 0 {
 		var bias []T
@@ -353,7 +354,7 @@ func (wg *winograd[T]) outputs(y, mm []T, e *epilogue[T], p Conv2DParams, t0, nt
 			bias = e.bias
 		}
 		wg.segments(t0, nt, func(t, n, oy, ox, l int) {
-			k.output(y[n*p.O*oh*ow:][:p.O*oh*ow], mm[t:], bias, oy, ox, l, oh, ow, p.O, nt, p.O*nt)
+			k.output(y[n*p.O*oh*ow:][:p.O*oh*ow], mm[t:], bias, oy, ox, l, oh, ow, p.O, ld, p.O*ld)
 			if e == nil || e.bias != nil {
 				return
 			}
@@ -372,7 +373,7 @@ func (wg *winograd[T]) outputs(y, mm []T, e *epilogue[T], p Conv2DParams, t0, nt
 			n, oy, ox := wg.tile(t0 + t)
 			rows, cols := min(m, oh-oy), min(m, ow-ox)
 			for j := range a { // Aᵀ·M, column by column from mm
-				wg.at(tmp[j:], a, mm[(j*p.O+o)*nt+t:], a*p.O*nt)
+				wg.at(tmp[j:], a, mm[(j*p.O+o)*ld+t:], a*p.O*ld)
 			}
 			for i := range m { // then each row by A
 				wg.at(out[i*m:], 1, tmp[i*a:], 1)
@@ -486,11 +487,29 @@ func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int
 	if wg.tiles == 0 {
 		return
 	}
-	pos := wg.a * wg.a
 	mk := kernelFor[T]()
 	size := roundUp(p.O, mk.mr) * p.C // one packed U[ξ]
-	packed, done := wg.packedFilters(w, mk, p, flip, pos*size)
+	packed, done := wg.packedFilters(w, mk, p, flip, wg.a*wg.a*size)
 	defer done()
+	if wg.byPosition(p, mk) {
+		wg.forwardByPosition(y, x, packed, e, p, mk, size)
+	} else {
+		wg.forwardByBlocks(y, x, packed, e, p, mk, size)
+	}
+}
+
+// product sets M[ξ] = U[ξ]·V[ξ] for V [a², C, nt] and M [a², O, nt], U[ξ]
+// the size values of packed from ξ·size.
+func product[T Float](mk microKernel[T], packed []T, size int, v, mm []T, p Conv2DParams, nt, xi int) {
+	A := operand[T]{ld: p.C, packed: packed[xi*size:][:size]}
+	B := operand[T]{data: v[xi*p.C*nt:], ld: nt}
+	gemmOperands(mk, 1, p.O, nt, p.C, 1, A, B, 0, mm[xi*p.O*nt:], nt)
+}
+
+// forwardByBlocks is winogradForward in blocks of tiles, each core taking
+// whole blocks: its V and M, then the a² products, then the outputs.
+func (wg *winograd[T]) forwardByBlocks(y, x, packed []T, e *epilogue[T], p Conv2DParams, mk microKernel[T], size int) {
+	pos := wg.a * wg.a
 	tb := winogradBlock(pos, wg.tiles, p)
 	blocks := (wg.tiles + tb - 1) / tb
 	parallelFor(blocks, tb*pos*p.O*p.C, func(lo, hi int) {
@@ -500,15 +519,45 @@ func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int
 			t0 := b * tb
 			nt := min(tb, wg.tiles-t0)
 			v, mm := (*buf)[:pos*p.C*nt], (*buf)[pos*p.C*nt:][:pos*p.O*nt]
-			wg.inputs(v, x, p, t0, nt)
+			wg.inputs(v, x, p, t0, nt, nt)
 			for xi := range pos {
-				A := operand[T]{ld: p.C, packed: packed[xi*size:][:size]}
-				B := operand[T]{data: v[xi*p.C*nt:], ld: nt}
-				gemmOperands(mk, 1, p.O, nt, p.C, 1, A, B, 0, mm[xi*p.O*nt:], nt)
+				product(mk, packed, size, v, mm, p, nt, xi)
 			}
-			wg.outputs(y, mm, e, p, t0, nt)
+			wg.outputs(y, mm, e, p, t0, nt, nt)
 		}
 	})
+}
+
+// maxByPosition is the most values of V and M forwardByPosition holds.
+const maxByPosition = 1 << 24
+
+// byPosition reports whether winogradForward takes forwardByPosition: on
+// more than one core, for a batch of fewer tiles than a GEMM column panel
+// a core (ResNet-50's 7×7 layers at batch 8), V and M holding at most
+// maxByPosition values. There blocks of tiles would leave lanes of the
+// micro-kernel idle, and every core would read all the filters.
+func (wg *winograd[T]) byPosition(p Conv2DParams, mk microKernel[T]) bool {
+	procs := runtime.GOMAXPROCS(0)
+	return procs > 1 && (wg.tiles+procs-1)/procs < mk.nr && wg.a*wg.a*(p.C+p.O)*wg.tiles <= maxByPosition
+}
+
+// forwardByPosition is winogradForward with V and M of every tile: the
+// transforms split over the cores by tiles and the a² products by
+// position ξ, each product taking all the tiles as its columns and each
+// core reading only its positions' filters. Its sums are forwardByBlocks'
+// to the bit (a product's columns are independent).
+func (wg *winograd[T]) forwardByPosition(y, x, packed []T, e *epilogue[T], p Conv2DParams, mk microKernel[T], size int) {
+	pos, nt := wg.a*wg.a, wg.tiles
+	buf := getScratch[T](pos * (p.C + p.O) * nt)
+	defer putScratch(buf)
+	v, mm := (*buf)[:pos*p.C*nt], (*buf)[pos*p.C*nt:][:pos*p.O*nt]
+	parallelFor(nt, pos*p.C, func(lo, hi int) { wg.inputs(v[lo:], x, p, lo, hi-lo, nt) })
+	parallelFor(pos, p.O*p.C*nt, func(lo, hi int) {
+		for xi := lo; xi < hi; xi++ {
+			product(mk, packed, size, v, mm, p, nt, xi)
+		}
+	})
+	parallelFor(nt, pos*p.O, func(lo, hi int) { wg.outputs(y, mm[lo:], e, p, lo, hi-lo, nt) })
 }
 
 // outputGrads sets dm [a², O, nt] to A·dY·Aᵀ for the output gradient dY
@@ -561,7 +610,7 @@ func winogradWeights[T Float](dw, x, dy []T, p Conv2DParams, m int) {
 				t0 := b * tb
 				nt := min(tb, wg.tiles-t0)
 				v, dm := (*buf)[:pos*p.C*nt], (*buf)[pos*p.C*nt:][:pos*p.O*nt]
-				wg.inputs(v, x, p, t0, nt)
+				wg.inputs(v, x, p, t0, nt, nt)
 				wg.outputGrads(dm, dy, p, t0, nt)
 				for xi := range pos {
 					gemmNT(p.O, p.C, nt, dm[xi*p.O*nt:], nt, v[xi*p.C*nt:], nt, (*acc)[xi*p.O*p.C:], p.C)

@@ -94,8 +94,8 @@ func TestWinogradAsmTransforms(t *testing.T) {
 			for _, blk := range winogradBlocks(wg.tiles, tb) {
 				t0, nt := blk[0], blk[1]
 				v, want := nans[float32](36*p.C*nt), nans[float32](36*p.C*nt)
-				wg.inputs(v, x, p, t0, nt)
-				atISA(isaGo, func() { wg.inputs(want, x, p, t0, nt) })
+				wg.inputs(v, x, p, t0, nt, nt)
+				atISA(isaGo, func() { wg.inputs(want, x, p, t0, nt, nt) })
 				sameAsGo(t, fmt.Sprintf("%s: inputs of block %d", name, t0), v, want)
 			}
 			mm, _ := randOf[float32](r, 36*p.O*wg.tiles)
@@ -104,10 +104,28 @@ func TestWinogradAsmTransforms(t *testing.T) {
 				for _, blk := range winogradBlocks(wg.tiles, tb) {
 					t0, nt := blk[0], blk[1]
 					m := mm[36*p.O*t0:][:36*p.O*nt]
-					wg.outputs(y, m, ep.e, p, t0, nt)
-					atISA(isaGo, func() { wg.outputs(want, m, ep.e, p, t0, nt) })
+					wg.outputs(y, m, ep.e, p, t0, nt, nt)
+					atISA(isaGo, func() { wg.outputs(want, m, ep.e, p, t0, nt, nt) })
 				}
 				sameAsGo(t, fmt.Sprintf("%s: outputs with epilogue %s", name, ep.name), y, want)
+			}
+			// The same blocks in one V and M of every tile (columns of
+			// stride wg.tiles), as forwardByPosition's cores write them.
+			v, want := nans[float32](36*p.C*wg.tiles), nans[float32](36*p.C*wg.tiles)
+			for _, blk := range winogradBlocks(wg.tiles, tb) {
+				t0, nt := blk[0], blk[1]
+				wg.inputs(v[t0:], x, p, t0, nt, wg.tiles)
+				atISA(isaGo, func() { wg.inputs(want[t0:], x, p, t0, nt, wg.tiles) })
+			}
+			sameAsGo(t, name+": inputs of every tile", v, want)
+			for _, ep := range epilogues {
+				y, want := nans[float32](p.N*p.O*oh*ow), nans[float32](p.N*p.O*oh*ow)
+				for _, blk := range winogradBlocks(wg.tiles, tb) {
+					t0, nt := blk[0], blk[1]
+					wg.outputs(y, mm[t0:], ep.e, p, t0, nt, wg.tiles)
+					atISA(isaGo, func() { wg.outputs(want, mm[t0:], ep.e, p, t0, nt, wg.tiles) })
+				}
+				sameAsGo(t, fmt.Sprintf("%s: outputs of every tile with epilogue %s", name, ep.name), y, want)
 			}
 		}
 	}
@@ -132,6 +150,67 @@ func TestWinogradAsmMatchesDirect(t *testing.T) {
 		conv2dForward(y, x, w, biasEpilogue(b), p)
 		if e := relErr(y, want); e > 1e-4 {
 			t.Errorf("%v: float32 forward differs from the direct loops by %g", p, e)
+		}
+	}
+}
+
+// TestWinogradByPosition checks that forwardByPosition, the schedule for
+// few tiles, writes the same bits as forwardByBlocks, with no epilogue, a
+// bias and the affine epilogue with residual and ReLU, in both precisions,
+// plain and flipped (the input gradient), on 2 and 3 cores; and that
+// winogradForward takes it only on more than one core and for fewer
+// tiles than a column panel a core.
+func TestWinogradByPosition(t *testing.T) {
+	cases := []Conv2DParams{
+		{N: 8, C: 40, H: 7, W: 7, O: 48, PadH: 1, PadW: 1}, // 32 tiles, as ResNet-50's 7×7 layers at batch 8; transforms split over the cores
+		{N: 3, C: 5, H: 9, W: 6, O: 7, PadH: 1, PadW: 1},   // 18 tiles, tile rows of 2
+		{N: 1, C: 2, H: 1, W: 1, O: 3, PadH: 1, PadW: 1},   // one tile
+	}
+	testByPosition[float32](t, cases)
+	testByPosition[float64](t, cases)
+}
+
+func testByPosition[T Float](t *testing.T, cases []Conv2DParams) {
+	r := rand.New(rand.NewPCG(5, 5))
+	mk := kernelFor[T]()
+	for _, procs := range []int{1, 2, 3} {
+		withProcs(t, procs)
+		for _, p := range cases {
+			p = stride3x3(p)
+			wg := newWinograd[T](4, p)
+			few := procs > 1 && (wg.tiles+procs-1)/procs < mk.nr // fewer than a panel a core
+			if got := wg.byPosition(p, mk); got != few {
+				t.Fatalf("%s %+v on %d cores: byPosition %v, want %v", DType[T](), p, procs, got, few)
+			}
+			big := p
+			big.N = procs * mk.nr // a column panel of tiles a core at least
+			if newWinograd[T](4, big).byPosition(big, mk) {
+				t.Errorf("%s %+v: byPosition for %d tiles on %d cores", DType[T](), big, newWinograd[T](4, big).tiles, procs)
+			}
+			if !few {
+				continue
+			}
+			oh, ow := p.OutH(), p.OutW()
+			x, _ := randOf[T](r, p.N*p.C*p.H*p.W)
+			scale, _ := randOf[T](r, p.O)
+			shift, _ := randOf[T](r, p.O)
+			res, _ := randOf[T](r, p.N*p.O*oh*ow)
+			for _, flip := range []bool{false, true} {
+				w, _ := randOf[T](r, p.O*p.C*9) // [C, O, 3, 3] with flip
+				size := roundUp(p.O, mk.mr) * p.C
+				packed, done := wg.pooledFilters(w, mk, p, flip, 36*size)
+				for _, e := range []*epilogue[T]{nil, biasEpilogue(scale), {scale: scale, shift: shift, r: res, relu: true}} {
+					got, want := nans[T](p.N*p.O*oh*ow), nans[T](p.N*p.O*oh*ow)
+					wg.forwardByPosition(got, x, packed, e, p, mk, size)
+					wg.forwardByBlocks(want, x, packed, e, p, mk, size)
+					for i := range got {
+						if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
+							t.Fatalf("%s %+v flip %v on %d cores: y[%d] = %v by position, %v by blocks", DType[T](), p, flip, procs, i, got[i], want[i])
+						}
+					}
+				}
+				done()
+			}
 		}
 	}
 }
