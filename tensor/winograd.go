@@ -234,10 +234,11 @@ func sandwich[T Float](out, mat, s, tmp []T, r, k int) {
 }
 
 // winogradBlock is the number of tiles a core takes at a time: V and M of
-// a block, (m+2)²·(C+O) values a tile, about 2 MB of float32, at least 32
-// tiles and at most 512, and no more than the batch's share of a core.
-func winogradBlock(positions, tiles int, p Conv2DParams) int {
-	tb := min(max((1<<19)/(positions*(p.C+p.O))/16*16, 32), 512)
+// a block, (m+2)²·(C+O) values a tile, about 2 MB of float32, in whole
+// column panels of nr tiles (the GEMM's), at least 32 tiles and at most
+// 512, and no more than the batch's share of a core.
+func winogradBlock(positions, tiles, nr int, p Conv2DParams) int {
+	tb := min(max((1<<19)/(positions*(p.C+p.O))/nr*nr, 32), 512)
 	procs := runtime.GOMAXPROCS(0)
 	return max(1, min(tb, (tiles+procs-1)/procs))
 }
@@ -510,7 +511,7 @@ func product[T Float](mk microKernel[T], packed []T, size int, v, mm []T, p Conv
 // whole blocks: its V and M, then the a² products, then the outputs.
 func (wg *winograd[T]) forwardByBlocks(y, x, packed []T, e *epilogue[T], p Conv2DParams, mk microKernel[T], size int) {
 	pos := wg.a * wg.a
-	tb := winogradBlock(pos, wg.tiles, p)
+	tb := winogradBlock(pos, wg.tiles, mk.nr, p)
 	blocks := (wg.tiles + tb - 1) / tb
 	parallelFor(blocks, tb*pos*p.O*p.C, func(lo, hi int) {
 		buf := getScratch[T](pos * (p.C + p.O) * tb)
@@ -596,7 +597,7 @@ func winogradWeights[T Float](dw, x, dy []T, p Conv2DParams, m int) {
 		return
 	}
 	pos := wg.a * wg.a
-	tb := winogradBlock(pos, wg.tiles, p)
+	tb := winogradBlock(pos, wg.tiles, kernelFor[T]().nr, p)
 	blocks := (wg.tiles + tb - 1) / tb
 	parts := max(1, min(blocks, runtime.GOMAXPROCS(0)))
 	partial := make([]*[]T, parts)
