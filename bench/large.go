@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"io"
 	"math/rand/v2"
+	"runtime/pprof"
 	"testing"
 
 	"github.com/ecl-go/ecl/autograd"
@@ -68,10 +70,34 @@ func LargeStep(net string, train bool, dev tensor.Device[float32]) (func(), nn.M
 // notes them, the second keeps their transformed Winograd filters
 // (tensor.SetWinogradCache), as the calls over a data set do.
 func MeasureLarge(net string, train bool, o On) testing.BenchmarkResult {
+	step := warmLarge(net, train, o)
+	return testing.Benchmark(func(b *testing.B) { loop(b, step) })
+}
+
+// warmLarge is LargeStep on o after the warm-up calls that leave it in its
+// steady state: one, and for inference one more (the filters kept).
+func warmLarge(net string, train bool, o On) func() {
 	run, _ := LargeStep(net, train, o.Dev)
 	step := o.timed(run)
+	step()
 	if !train {
 		step()
 	}
-	return testing.Benchmark(func(b *testing.B) { loop(b, step) })
+	return step
+}
+
+// ProfileLarge writes to w the CPU profile (runtime/pprof) of calls calls
+// of LargeStep on o in its steady state: after warmLarge's calls, so that
+// neither the model's construction nor the first calls' page faults are
+// in it.
+func ProfileLarge(net string, train bool, o On, calls int, w io.Writer) error {
+	step := warmLarge(net, train, o)
+	if err := pprof.StartCPUProfile(w); err != nil {
+		return err
+	}
+	defer pprof.StopCPUProfile()
+	for range calls {
+		step()
+	}
+	return nil
 }

@@ -37,6 +37,11 @@
 // that bench/peer/images.py times torchvision's DataLoader on the same
 // files; without -image-dir, into a temporary folder.
 //
+// -cpuprofile FILE profiles instead of timing: the one large-network row
+// -run selects (e.g. -run '^resnet50-train-step'), -profile-calls calls in
+// its steady state, after its warm-up calls (bench.ProfileLarge); read it
+// with go tool pprof.
+//
 // -device cuda (a build with -tags cuda) runs the ECL loss rows and the
 // training steps on GPU 0, waiting for the device after each call; the
 // GEMM, convolution, sim-mlp and ece-kde rows are CPU workloads and are
@@ -63,6 +68,8 @@ func main() {
 	device := flag.String("device", "cpu", "where the ECL and training-step rows run: cpu, or cuda (GPU 0; needs a build with -tags cuda)")
 	imageDir := flag.String("image-dir", "", "folder of the input-pipeline rows' JPEGs, written there unless present (empty: a temporary folder)")
 	imageCount := flag.Int("images", 200, "JPEGs per input-pipeline row")
+	profile := flag.String("cpuprofile", "", "write the CPU profile of the one large-network row -run selects, in its steady state, to this file (no timing)")
+	profileCalls := flag.Int("profile-calls", 10, "calls -cpuprofile profiles")
 	flag.Parse()
 	re, err := regexp.Compile(*pattern)
 	if err != nil {
@@ -90,6 +97,13 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(2)
+	}
+	if *profile != "" {
+		if err := profileRow(re, on, *profile, *profileCalls); err != nil {
+			fmt.Fprintln(os.Stderr, "benchtable:", err)
+			os.Exit(2)
+		}
+		return
 	}
 	fmt.Printf("%s/%s, GOMAXPROCS=%d, device %s, ECL passes in an arena: %v, live data %d MB\n", runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), *device, *arena, *live)
 	fmt.Printf("%-34s %10s %9s\n", "workload", "ms/op", "GFLOP/s")
@@ -127,9 +141,10 @@ func main() {
 	}
 	for _, net := range bench.LargeOrder {
 		for _, train := range []bool{false, true} {
-			name, batch, what := net+"-infer/float32", bench.LargeInferBatch, "inference, evaluation mode"
+			name := largeRow(net, train)
+			batch, what := bench.LargeInferBatch, "inference, evaluation mode"
 			if train {
-				name, batch, what = net+"-train-step/float32", bench.LargeTrainBatch, "Adam"
+				batch, what = bench.LargeTrainBatch, "Adam"
 			}
 			if !re.MatchString(name) {
 				continue
