@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -12,7 +13,7 @@ import (
 // TestLargeStep runs LargeStep's code path (224×224 inputs, the batch
 // sizes, evaluation mode, Adam) on small networks of the same families,
 // registered for the test: inference leaves the weights as they are, a
-// training step moves them.
+// training step moves them; ProfileLarge writes a gzipped profile.
 func TestLargeStep(t *testing.T) {
 	tiny := map[string]func(r *rand.Rand) nn.Module[float32]{
 		"tiny-resnet": func(r *rand.Rand) nn.Module[float32] {
@@ -25,6 +26,13 @@ func TestLargeStep(t *testing.T) {
 	for name, build := range tiny {
 		LargeNets[name] = build
 		defer delete(LargeNets, name)
+		var prof bytes.Buffer
+		if err := ProfileLarge(name, true, OnCPU, 1, &prof); err != nil {
+			t.Fatalf("%s: ProfileLarge: %v", name, err)
+		}
+		if b := prof.Bytes(); len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s: ProfileLarge wrote %d bytes, not a gzipped profile", name, len(b))
+		}
 		for _, train := range []bool{false, true} {
 			step, m := LargeStep(name, train, tensor.CPU[float32]{})
 			var before [][]float32
