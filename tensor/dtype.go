@@ -1,6 +1,10 @@
 package tensor
 
-import "golang.org/x/exp/constraints"
+import (
+	"unsafe"
+
+	"golang.org/x/exp/constraints"
+)
 
 // Float is the element type of a tensor: float32 or float64.
 type Float interface {
@@ -16,4 +20,10 @@ func DType[T Float]() string {
 	default:
 		return "float64"
 	}
+}
+
+// sizeOf is the size of a T in bytes.
+func sizeOf[T Float]() int {
+	var z T
+	return int(unsafe.Sizeof(z))
 }

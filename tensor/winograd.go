@@ -499,12 +499,38 @@ func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int
 	}
 }
 
-// product sets M[ξ] = U[ξ]·V[ξ] for V [a², C, nt] and M [a², O, nt], U[ξ]
-// the size values of packed from ξ·size.
-func product[T Float](mk microKernel[T], packed []T, size int, v, mm []T, p Conv2DParams, nt, xi int) {
+// product sets M[ξ] = U[ξ]·V[ξ] for the nt columns of V [a², C, ldv]
+// and M [a², O, ldm], U[ξ] the size values of packed from ξ·size.
+func product[T Float](mk microKernel[T], packed []T, size int, v, mm []T, p Conv2DParams, nt, ldv, ldm, xi int) {
 	A := operand[T]{ld: p.C, packed: packed[xi*size:][:size]}
-	B := operand[T]{data: v[xi*p.C*nt:], ld: nt}
-	gemmOperands(mk, 1, p.O, nt, p.C, 1, A, B, 0, mm[xi*p.O*nt:], nt)
+	B := operand[T]{data: v[xi*p.C*ldv:], ld: ldv}
+	gemmOperands(mk, 1, p.O, nt, p.C, 1, A, B, 0, mm[xi*p.O*ldm:], ldm)
+}
+
+// paddedLD is the column stride, n to n+15, of a [positions, rows, ·]
+// buffer of elements of size bytes that spreads its positions' rows over
+// the most L1 sets (64-byte lines, 4 KB a way): a transform writes or
+// reads one row of every position at once, and where the positions lie a
+// multiple of 4 KB apart (64 channels of 96 tiles in float32) they all
+// fall in one set and evict each other (the input transform then ran 3×
+// slower).
+func paddedLD(n, rows, positions, size int) int {
+	best, most := n, 0
+	for ld := n; ld < n+16; ld++ {
+		var sets [64]bool
+		count := 0
+		for xi := range positions {
+			s := xi * rows * ld * size / 64 % 64
+			if !sets[s] {
+				sets[s] = true
+				count++
+			}
+		}
+		if count > most {
+			best, most = ld, count
+		}
+	}
+	return best
 }
 
 // forwardByBlocks is winogradForward in blocks of tiles, each core taking
@@ -512,19 +538,21 @@ func product[T Float](mk microKernel[T], packed []T, size int, v, mm []T, p Conv
 func (wg *winograd[T]) forwardByBlocks(y, x, packed []T, e *epilogue[T], p Conv2DParams, mk microKernel[T], size int) {
 	pos := wg.a * wg.a
 	tb := winogradBlock(pos, wg.tiles, mk.nr, p)
+	elem := sizeOf[T]()
+	ldv, ldm := paddedLD(tb, p.C, pos, elem), paddedLD(tb, p.O, pos, elem)
 	blocks := (wg.tiles + tb - 1) / tb
 	parallelFor(blocks, tb*pos*p.O*p.C, func(lo, hi int) {
-		buf := getScratch[T](pos * (p.C + p.O) * tb)
+		buf := getScratch[T](pos * (p.C*ldv + p.O*ldm))
 		defer putScratch(buf)
+		v, mm := (*buf)[:pos*p.C*ldv], (*buf)[pos*p.C*ldv:][:pos*p.O*ldm]
 		for b := lo; b < hi; b++ {
 			t0 := b * tb
 			nt := min(tb, wg.tiles-t0)
-			v, mm := (*buf)[:pos*p.C*nt], (*buf)[pos*p.C*nt:][:pos*p.O*nt]
-			wg.inputs(v, x, p, t0, nt, nt)
+			wg.inputs(v, x, p, t0, nt, ldv)
 			for xi := range pos {
-				product(mk, packed, size, v, mm, p, nt, xi)
+				product(mk, packed, size, v, mm, p, nt, ldv, ldm, xi)
 			}
-			wg.outputs(y, mm, e, p, t0, nt, nt)
+			wg.outputs(y, mm, e, p, t0, nt, ldm)
 		}
 	})
 }
@@ -548,17 +576,18 @@ func (wg *winograd[T]) byPosition(p Conv2DParams, mk microKernel[T]) bool {
 // core reading only its positions' filters. Its sums are forwardByBlocks'
 // to the bit (a product's columns are independent).
 func (wg *winograd[T]) forwardByPosition(y, x, packed []T, e *epilogue[T], p Conv2DParams, mk microKernel[T], size int) {
-	pos, nt := wg.a*wg.a, wg.tiles
-	buf := getScratch[T](pos * (p.C + p.O) * nt)
+	pos, nt, elem := wg.a*wg.a, wg.tiles, sizeOf[T]()
+	ldv, ldm := paddedLD(nt, p.C, pos, elem), paddedLD(nt, p.O, pos, elem)
+	buf := getScratch[T](pos * (p.C*ldv + p.O*ldm))
 	defer putScratch(buf)
-	v, mm := (*buf)[:pos*p.C*nt], (*buf)[pos*p.C*nt:][:pos*p.O*nt]
-	parallelFor(nt, pos*p.C, func(lo, hi int) { wg.inputs(v[lo:], x, p, lo, hi-lo, nt) })
+	v, mm := (*buf)[:pos*p.C*ldv], (*buf)[pos*p.C*ldv:][:pos*p.O*ldm]
+	parallelFor(nt, pos*p.C, func(lo, hi int) { wg.inputs(v[lo:], x, p, lo, hi-lo, ldv) })
 	parallelFor(pos, p.O*p.C*nt, func(lo, hi int) {
 		for xi := lo; xi < hi; xi++ {
-			product(mk, packed, size, v, mm, p, nt, xi)
+			product(mk, packed, size, v, mm, p, nt, ldv, ldm, xi)
 		}
 	})
-	parallelFor(nt, pos*p.O, func(lo, hi int) { wg.outputs(y, mm[lo:], e, p, lo, hi-lo, nt) })
+	parallelFor(nt, pos*p.O, func(lo, hi int) { wg.outputs(y, mm[lo:], e, p, lo, hi-lo, ldm) })
 }
 
 // outputGrads sets dm [a², O, nt] to A·dY·Aᵀ for the output gradient dY
