@@ -214,3 +214,24 @@ func testByPosition[T Float](t *testing.T, cases []Conv2DParams) {
 		}
 	}
 }
+
+// BenchmarkWinogradInputs times the input transform of ResNet-50's 64→64
+// 56×56 layer at batch 8, in blocks of 96 tiles, into V with a column
+// stride of the block's tiles (its 36 positions 4 KB multiples apart) and
+// with paddedLD's: go test -run '^$' -bench WinogradInputs ./tensor.
+func BenchmarkWinogradInputs(b *testing.B) {
+	p := stride3x3(Conv2DParams{N: 8, C: 64, H: 56, W: 56, O: 64, PadH: 1, PadW: 1})
+	wg := newWinograd[float32](4, p)
+	x := make([]float32, p.N*p.C*p.H*p.W)
+	const tb = 96
+	for _, ld := range []int{tb, paddedLD(tb, p.C, 36, 4)} {
+		b.Run(fmt.Sprintf("ld%d", ld), func(b *testing.B) {
+			v := make([]float32, 36*p.C*ld)
+			for range b.N {
+				for t0 := 0; t0 < wg.tiles; t0 += tb {
+					wg.inputs(v, x, p, t0, min(tb, wg.tiles-t0), ld)
+				}
+			}
+		})
+	}
+}
