@@ -429,7 +429,8 @@ func (wg *winograd[T]) filter(out, g []T, flip bool) {
 
 // filters sets packed to the transformed filters G·g·Gᵀ of w [O, C, 3,
 // 3] as the a² operands U[ξ] [O × C] of mk's GEMM packed whole
-// (packWhole's layout, U[ξ] at ξ·roundUp(O, mr)·C, rows past O zero), in
+// (packWhole's layout, U[ξ] at filterLayout's ξ·stride, rows past O
+// zero; the padding between positions left as it was), in
 // one pass over the weights: a panel of mr filters and up to kc channels
 // at a time, by the assembly where it serves (F(4×4), float32, AVX-512:
 // the panel's filters a lane each), else filter by filter. With flip, w
@@ -438,7 +439,7 @@ func (wg *winograd[T]) filter(out, g []T, flip bool) {
 func (wg *winograd[T]) filters(packed, w []T, mk microKernel[T], p Conv2DParams, flip bool) {
 	pos, mr, kc := wg.a*wg.a, mk.mr, mk.kc
 	mm := roundUp(p.O, mr)
-	size := mm * p.C
+	_, stride := wg.filterLayout(p, mk)
 	ldo, ldc := p.C*9, 9 // from filter (o, c) to (o+1, c) and (o, c+1)
 	if flip {
 		ldo, ldc = 9, p.O*9
@@ -453,7 +454,7 @@ func (wg *winograd[T]) filters(packed, w []T, mk microKernel[T], p Conv2DParams,
 				kb := min(kc, p.C-p0)
 				u, src := packed[mm*p0+i0*kb:], w[i0*ldo+p0*ldc:]
 				if asm {
-					k.filters(u, src, rows, kb, ldo, ldc, flip, mr, size)
+					k.filters(u, src, rows, kb, ldo, ldc, flip, mr, stride)
 					continue
 				}
 				for c := range kb {
@@ -464,7 +465,7 @@ func (wg *winograd[T]) filters(packed, w []T, mk microKernel[T], p Conv2DParams,
 							clear(out[:pos])
 						}
 						for xi, v := range out[:pos] {
-							u[xi*size+c*mr+i] = v
+							u[xi*stride+c*mr+i] = v
 						}
 					}
 				}
@@ -489,53 +490,79 @@ func winogradForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams, m int
 		return
 	}
 	mk := kernelFor[T]()
-	size := roundUp(p.O, mk.mr) * p.C // one packed U[ξ]
-	packed, done := wg.packedFilters(w, mk, p, flip, wg.a*wg.a*size)
+	size, stride := wg.filterLayout(p, mk)
+	packed, done := wg.packedFilters(w, mk, p, flip, wg.a*wg.a*stride)
 	defer done()
+	u := filterSet[T]{packed, size, stride}
 	if wg.byPosition(p, mk) {
-		wg.forwardByPosition(y, x, packed, e, p, mk, size)
+		wg.forwardByPosition(y, x, u, e, p, mk)
 	} else {
-		wg.forwardByBlocks(y, x, packed, e, p, mk, size)
+		wg.forwardByBlocks(y, x, u, e, p, mk)
 	}
 }
 
+// filterSet is the packed transformed filters in filterLayout's layout.
+type filterSet[T Float] struct {
+	packed       []T
+	size, stride int
+}
+
+// at is U[ξ].
+func (u filterSet[T]) at(xi int) []T { return u.packed[xi*u.stride:][:u.size] }
+
 // product sets M[ξ] = U[ξ]·V[ξ] for the nt columns of V [a², C, ldv]
-// and M [a², O, ldm], U[ξ] the size values of packed from ξ·size.
-func product[T Float](mk microKernel[T], packed []T, size int, v, mm []T, p Conv2DParams, nt, ldv, ldm, xi int) {
-	A := operand[T]{ld: p.C, packed: packed[xi*size:][:size]}
+// and M [a², O, ldm].
+func product[T Float](mk microKernel[T], u filterSet[T], v, mm []T, p Conv2DParams, nt, ldv, ldm, xi int) {
+	A := operand[T]{ld: p.C, packed: u.at(xi)}
 	B := operand[T]{data: v[xi*p.C*ldv:], ld: ldv}
 	gemmOperands(mk, 1, p.O, nt, p.C, 1, A, B, 0, mm[xi*p.O*ldm:], ldm)
 }
 
-// paddedLD is the column stride, n to n+15, of a [positions, rows, ·]
-// buffer of elements of size bytes that spreads its positions' rows over
-// the most L1 sets (64-byte lines, 4 KB a way): a transform writes or
-// reads one row of every position at once, and where the positions lie a
-// multiple of 4 KB apart (64 channels of 96 tiles in float32) they all
-// fall in one set and evict each other (the input transform then ran 3×
-// slower).
-func paddedLD(n, rows, positions, size int) int {
-	best, most := n, 0
-	for ld := n; ld < n+16; ld++ {
+// spreadSets is the j < 16 for which rows of positions positions,
+// base + j·step bytes apart, fall in the most L1 sets (64-byte lines, 4
+// KB a way), the least such j of those that tie. The transforms write or
+// read a row of every position at once, and rows a multiple of 4 KB apart
+// share one set and evict each other: with 64 channels of 96 tiles in
+// float32 the input transform ran 3× slower, and so did the filter
+// transform of 512 channels.
+func spreadSets(base, step, positions int) int {
+	best, most := 0, 0
+	for j := range 16 {
 		var sets [64]bool
-		count := 0
+		count, stride := 0, base+j*step
 		for xi := range positions {
-			s := xi * rows * ld * size / 64 % 64
-			if !sets[s] {
+			if s := xi * stride / 64 % 64; !sets[s] {
 				sets[s] = true
 				count++
 			}
 		}
 		if count > most {
-			best, most = ld, count
+			best, most = j, count
 		}
 	}
 	return best
 }
 
+// paddedLD is the column stride, n to n+15, of a [positions, rows, ·]
+// buffer of elements of size bytes that spreads its positions' rows over
+// the most L1 sets (spreadSets).
+func paddedLD(n, rows, positions, size int) int {
+	return n + spreadSets(rows*n*size, rows*size, positions)
+}
+
+// filterLayout is the layout of the packed transformed filters of p:
+// size values a position ξ (U[ξ], packed for mk), positions stride values
+// apart, the stride padded by whole 64-byte lines so that the filter
+// transform's stores to every position spread over the L1 sets.
+func (wg *winograd[T]) filterLayout(p Conv2DParams, mk microKernel[T]) (size, stride int) {
+	elem := sizeOf[T]()
+	size = roundUp(p.O, mk.mr) * p.C
+	return size, size + spreadSets(size*elem, 64, wg.a*wg.a)*64/elem
+}
+
 // forwardByBlocks is winogradForward in blocks of tiles, each core taking
 // whole blocks: its V and M, then the a² products, then the outputs.
-func (wg *winograd[T]) forwardByBlocks(y, x, packed []T, e *epilogue[T], p Conv2DParams, mk microKernel[T], size int) {
+func (wg *winograd[T]) forwardByBlocks(y, x []T, u filterSet[T], e *epilogue[T], p Conv2DParams, mk microKernel[T]) {
 	pos := wg.a * wg.a
 	tb := winogradBlock(pos, wg.tiles, mk.nr, p)
 	elem := sizeOf[T]()
@@ -550,7 +577,7 @@ func (wg *winograd[T]) forwardByBlocks(y, x, packed []T, e *epilogue[T], p Conv2
 			nt := min(tb, wg.tiles-t0)
 			wg.inputs(v, x, p, t0, nt, ldv)
 			for xi := range pos {
-				product(mk, packed, size, v, mm, p, nt, ldv, ldm, xi)
+				product(mk, u, v, mm, p, nt, ldv, ldm, xi)
 			}
 			wg.outputs(y, mm, e, p, t0, nt, ldm)
 		}
@@ -575,7 +602,7 @@ func (wg *winograd[T]) byPosition(p Conv2DParams, mk microKernel[T]) bool {
 // position ξ, each product taking all the tiles as its columns and each
 // core reading only its positions' filters. Its sums are forwardByBlocks'
 // to the bit (a product's columns are independent).
-func (wg *winograd[T]) forwardByPosition(y, x, packed []T, e *epilogue[T], p Conv2DParams, mk microKernel[T], size int) {
+func (wg *winograd[T]) forwardByPosition(y, x []T, u filterSet[T], e *epilogue[T], p Conv2DParams, mk microKernel[T]) {
 	pos, nt, elem := wg.a*wg.a, wg.tiles, sizeOf[T]()
 	ldv, ldm := paddedLD(nt, p.C, pos, elem), paddedLD(nt, p.O, pos, elem)
 	buf := getScratch[T](pos * (p.C*ldv + p.O*ldm))
@@ -584,7 +611,7 @@ func (wg *winograd[T]) forwardByPosition(y, x, packed []T, e *epilogue[T], p Con
 	parallelFor(nt, pos*p.C, func(lo, hi int) { wg.inputs(v[lo:], x, p, lo, hi-lo, ldv) })
 	parallelFor(pos, p.O*p.C*nt, func(lo, hi int) {
 		for xi := lo; xi < hi; xi++ {
-			product(mk, packed, size, v, mm, p, nt, ldv, ldm, xi)
+			product(mk, u, v, mm, p, nt, ldv, ldm, xi)
 		}
 	})
 	parallelFor(nt, pos*p.O, func(lo, hi int) { wg.outputs(y, mm[lo:], e, p, lo, hi-lo, ldm) })

@@ -197,12 +197,13 @@ func testByPosition[T Float](t *testing.T, cases []Conv2DParams) {
 			res, _ := randOf[T](r, p.N*p.O*oh*ow)
 			for _, flip := range []bool{false, true} {
 				w, _ := randOf[T](r, p.O*p.C*9) // [C, O, 3, 3] with flip
-				size := roundUp(p.O, mk.mr) * p.C
-				packed, done := wg.pooledFilters(w, mk, p, flip, 36*size)
+				size, stride := wg.filterLayout(p, mk)
+				packed, done := wg.pooledFilters(w, mk, p, flip, 36*stride)
+				u := filterSet[T]{packed, size, stride}
 				for _, e := range []*epilogue[T]{nil, biasEpilogue(scale), {scale: scale, shift: shift, r: res, relu: true}} {
 					got, want := nans[T](p.N*p.O*oh*ow), nans[T](p.N*p.O*oh*ow)
-					wg.forwardByPosition(got, x, packed, e, p, mk, size)
-					wg.forwardByBlocks(want, x, packed, e, p, mk, size)
+					wg.forwardByPosition(got, x, u, e, p, mk)
+					wg.forwardByBlocks(want, x, u, e, p, mk)
 					for i := range got {
 						if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
 							t.Fatalf("%s %+v flip %v on %d cores: y[%d] = %v by position, %v by blocks", DType[T](), p, flip, procs, i, got[i], want[i])

@@ -55,14 +55,14 @@ func TestWinogradCacheFollowsWeights(t *testing.T) {
 	for _, path := range []string{"winograd4", "winograd2"} {
 		t.Run(path, func(t *testing.T) {
 			useConvPath(t, path)
-			pos := map[string]int{"winograd4": 36, "winograd2": 16}[path]
-			testCacheFollows[float32](t, pos)
-			testCacheFollows[float64](t, pos)
+			m := map[string]int{"winograd4": 4, "winograd2": 2}[path]
+			testCacheFollows[float32](t, m)
+			testCacheFollows[float64](t, m)
 		})
 	}
 }
 
-func testCacheFollows[T Float](t *testing.T, pos int) {
+func testCacheFollows[T Float](t *testing.T, m int) {
 	useWinogradCache(t, 1<<24)
 	r := newRNG(5)
 	p := stride3x3(Conv2DParams{N: 3, C: 6, H: 11, W: 9, O: 5, PadH: 1, PadW: 1})
@@ -95,8 +95,12 @@ func testCacheFollows[T Float](t *testing.T, pos int) {
 	copy(w, orig)
 	check("changed back", origY, origDx, 0)
 	check("and kept again", origY, origDx, 2)
-	mr, elem := kernelFor[T]().mr, len(byteView(w[:1]))
-	want := elem * (2*len(w) + pos*(roundUp(p.O, mr)*p.C+roundUp(p.C, mr)*p.O)) // both directions' copies and filters
+	mk, elem := kernelFor[T](), len(byteView(w[:1]))
+	q := p // the input gradient's convolution, whose filters are p's flipped
+	q.C, q.O = p.O, p.C
+	_, forward := newWinograd[T](m, p).filterLayout(p, mk)
+	_, flipped := newWinograd[T](m, q).filterLayout(q, mk)
+	want := elem * (2*len(w) + (m+2)*(m+2)*(forward+flipped)) // both directions' copies and filters
 	if got := WinogradCacheBytes(); got != want {
 		t.Errorf("%s: the cache holds %d bytes, want %d", DType[T](), got, want)
 	}
@@ -113,7 +117,8 @@ func TestWinogradCacheSize(t *testing.T) {
 	w1, _ := randOf[float64](r, p.O*p.C*9)
 	w2, _ := randOf[float64](r, p.O*p.C*9)
 	y := make([]float64, p.N*p.O*p.OutH()*p.OutW())
-	entry := 8 * (len(w1) + 36*roundUp(p.O, kernelFor[float64]().mr)*p.C)
+	_, stride := newWinograd[float64](4, p).filterLayout(p, kernelFor[float64]())
+	entry := 8 * (len(w1) + 36*stride)
 	run := func(ws ...[]float64) {
 		for _, w := range ws {
 			conv2dForward(y, x, w, nil, p)
