@@ -617,10 +617,10 @@ func (wg *winograd[T]) forwardByPosition(y, x []T, u filterSet[T], e *epilogue[T
 	parallelFor(nt, pos*p.O, func(lo, hi int) { wg.outputs(y, mm[lo:], e, p, lo, hi-lo, ldm) })
 }
 
-// outputGrads sets dm [a², O, nt] to A·dY·Aᵀ for the output gradient dY
-// of tiles t0 to t0+nt of dy [N, O, OH, OW], zero past the edge, over a
-// channel's tiles in order.
-func (wg *winograd[T]) outputGrads(dm, dy []T, p Conv2DParams, t0, nt int) {
+// outputGrads sets columns 0 to nt of dm [a², O, ld] to A·dY·Aᵀ for the
+// output gradient dY of tiles t0 to t0+nt of dy [N, O, OH, OW], zero past
+// the edge, over a channel's tiles in order.
+func (wg *winograd[T]) outputGrads(dm, dy []T, p Conv2DParams, t0, nt, ld int) {
 	a, m, oh, ow := wg.a, wg.m, p.OutH(), p.OutW()
 	var s, tmp [36]T
 	for o := range p.O {
@@ -636,7 +636,7 @@ func (wg *winograd[T]) outputGrads(dm, dy []T, p Conv2DParams, t0, nt int) {
 				wg.am(tmp[j:], m, s[j:], m)
 			}
 			for i := range a { // then each row by Aᵀ, into dm
-				wg.am(dm[(i*a*p.O+o)*nt+t:], p.O*nt, tmp[i*m:], 1)
+				wg.am(dm[(i*a*p.O+o)*ld+t:], p.O*ld, tmp[i*m:], 1)
 			}
 		}
 	}
@@ -657,20 +657,21 @@ func winogradWeights[T Float](dw, x, dy []T, p Conv2DParams, m int) {
 	blocks := (wg.tiles + tb - 1) / tb
 	parts := max(1, min(blocks, runtime.GOMAXPROCS(0)))
 	partial := make([]*[]T, parts)
+	ldv, ldm := paddedLD(tb, p.C, pos, sizeOf[T]()), paddedLD(tb, p.O, pos, sizeOf[T]())
 	parallelFor(parts, blocks/parts*tb*pos*p.O*p.C, func(lo, hi int) {
-		buf := getScratch[T](pos * (p.C + p.O) * tb)
+		buf := getScratch[T](pos * (p.C*ldv + p.O*ldm))
 		defer putScratch(buf)
+		v, dm := (*buf)[:pos*p.C*ldv], (*buf)[pos*p.C*ldv:][:pos*p.O*ldm]
 		for part := lo; part < hi; part++ {
 			acc := getScratch[T](pos * p.O * p.C)
 			clear(*acc)
 			for b := part * blocks / parts; b < (part+1)*blocks/parts; b++ {
 				t0 := b * tb
 				nt := min(tb, wg.tiles-t0)
-				v, dm := (*buf)[:pos*p.C*nt], (*buf)[pos*p.C*nt:][:pos*p.O*nt]
-				wg.inputs(v, x, p, t0, nt, nt)
-				wg.outputGrads(dm, dy, p, t0, nt)
+				wg.inputs(v, x, p, t0, nt, ldv)
+				wg.outputGrads(dm, dy, p, t0, nt, ldm)
 				for xi := range pos {
-					gemmNT(p.O, p.C, nt, dm[xi*p.O*nt:], nt, v[xi*p.C*nt:], nt, (*acc)[xi*p.O*p.C:], p.C)
+					gemmNT(p.O, p.C, nt, dm[xi*p.O*ldm:], ldm, v[xi*p.C*ldv:], ldv, (*acc)[xi*p.O*p.C:], p.C)
 				}
 			}
 			partial[part] = acc
