@@ -621,6 +621,68 @@ func (wg *winograd[T]) forwardByPosition(y, x []T, u filterSet[T], e *epilogue[T
 // output gradient dY of tiles t0 to t0+nt of dy [N, O, OH, OW], zero past
 // the edge, over a channel's tiles in order.
 func (wg *winograd[T]) outputGrads(dm, dy []T, p Conv2DParams, t0, nt, ld int) {
+	if wg.m == 4 {
+		wg.outputGrads4(dm, dy, p, t0, nt, ld)
+		return
+	}
+	wg.outputGradsAny(dm, dy, p, t0, nt, ld)
+}
+
+// outputGrads4 is outputGrads for F(4×4) with its transform written out
+// (gradTile4), a row of tiles at a time, a tile inside the map read in
+// place: the same values as outputGradsAny, several times faster.
+func (wg *winograd[T]) outputGrads4(dm, dy []T, p Conv2DParams, t0, nt, ld int) {
+	oh, ow := p.OutH(), p.OutW()
+	var pad [16]T
+	for o := range p.O {
+		wg.segments(t0, nt, func(t, n, oy, ox, l int) {
+			plane := dy[(n*p.O+o)*oh*ow:][:oh*ow]
+			for k := range l {
+				x0 := ox + 4*k
+				src, lds := plane[oy*ow+x0:], ow
+				if oy+4 > oh || x0+4 > ow { // the tile's part inside, zero past the edge
+					clear(pad[:])
+					for i := range min(4, oh-oy) {
+						copy(pad[i*4:i*4+min(4, ow-x0)], plane[(oy+i)*ow+x0:])
+					}
+					src, lds = pad[:], 4
+				}
+				gradTile4(dm[o*ld+t+k:], p.O*ld, src, lds)
+			}
+		})
+	}
+}
+
+// gradTile4 sets out[ξ·so], ξ < 36, to A·s·Aᵀ for F(4×4, 3×3) and the
+// 4×4 tile s (rows ss apart): gradRow4 on each column, then on each row,
+// as outputGradsAny computes it.
+func gradTile4[T Float](out []T, so int, s []T, ss int) {
+	var c [24]T // A·s: 6 rows of 4
+	for j := range 4 {
+		s0, s1, s2, s3 := s[j], s[ss+j], s[2*ss+j], s[3*ss+j]
+		c[j] = s0
+		c[4+j] = s0 + s1 + s2 + s3
+		c[8+j] = s0 - s1 + s2 - s3
+		c[12+j] = s0 + 2*s1 + 4*s2 + 8*s3
+		c[16+j] = s0 - 2*s1 + 4*s2 - 8*s3
+		c[20+j] = s3
+	}
+	_ = out[35*so]
+	for i := range 6 {
+		s0, s1, s2, s3 := c[4*i], c[4*i+1], c[4*i+2], c[4*i+3]
+		o := out[6*i*so:]
+		o[0] = s0
+		o[so] = s0 + s1 + s2 + s3
+		o[2*so] = s0 - s1 + s2 - s3
+		o[3*so] = s0 + 2*s1 + 4*s2 + 8*s3
+		o[4*so] = s0 - 2*s1 + 4*s2 - 8*s3
+		o[5*so] = s3
+	}
+}
+
+// outputGradsAny is outputGrads by the transform's rows (wg.am), for any
+// m: F(2×2)'s, and the reference outputGrads4 is tested against.
+func (wg *winograd[T]) outputGradsAny(dm, dy []T, p Conv2DParams, t0, nt, ld int) {
 	a, m, oh, ow := wg.a, wg.m, p.OutH(), p.OutW()
 	var s, tmp [36]T
 	for o := range p.O {

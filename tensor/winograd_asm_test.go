@@ -236,3 +236,36 @@ func BenchmarkWinogradInputs(b *testing.B) {
 		})
 	}
 }
+
+// TestWinogradOutputGrads4 checks that F(4×4)'s output-gradient transform
+// written out (outputGrads4) gives outputGradsAny's values bit for bit:
+// in both precisions, on the asm cases' maps (tile rows of 1 to 35 tiles,
+// maps not multiples of 4, so tiles cut at the edges), in blocks that
+// start and end inside tile rows, with columns wider than the block.
+func TestWinogradOutputGrads4(t *testing.T) {
+	testOutputGrads4[float32](t)
+	testOutputGrads4[float64](t)
+}
+
+func testOutputGrads4[T Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	for _, p := range winogradAsmCases {
+		p = stride3x3(p)
+		wg := newWinograd[T](4, p)
+		dy, _ := randOf[T](r, p.N*p.O*p.OutH()*p.OutW())
+		for _, tb := range []int{wg.tiles, 37, 16} {
+			ld := tb + 3
+			for _, blk := range winogradBlocks(wg.tiles, tb) {
+				t0, nt := blk[0], blk[1]
+				got, want := nans[T](36*p.O*ld), nans[T](36*p.O*ld)
+				wg.outputGrads4(got, dy, p, t0, nt, ld)
+				wg.outputGradsAny(want, dy, p, t0, nt, ld)
+				for i := range got {
+					if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want[i])) {
+						t.Fatalf("%s %+v, block at %d of %d: dm[%d] = %v, want %v", DType[T](), p, t0, nt, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
