@@ -655,7 +655,9 @@ func (wg *winograd[T]) outputGrads4(dm, dy []T, p Conv2DParams, t0, nt, ld int) 
 
 // gradTile4 sets out[ξ·so], ξ < 36, to A·s·Aᵀ for F(4×4, 3×3) and the
 // 4×4 tile s (rows ss apart): gradRow4 on each column, then on each row,
-// as outputGradsAny computes it.
+// as outputGradsAny computes it. gradRow4's sums are written out here
+// because the compiler does not inline it: calling it took the 128→128
+// 28×28 transform at batch 16 from 3.6 to 5.8 ms.
 func gradTile4[T Float](out []T, so int, s []T, ss int) {
 	var c [24]T // A·s: 6 rows of 4
 	for j := range 4 {
