@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -49,6 +50,7 @@ type calibrateFlags struct {
 	eclSteps     *int
 	noDiagrams   *bool
 	jobs         *int
+	memLimit     *string
 	apply        *string
 	probsPath    *string
 	labelsPath   *string
@@ -73,7 +75,7 @@ func newCalibrateFlags(fs *flag.FlagSet) *calibrateFlags {
 		lambda:       fs.String("odir-lambda", "cv", "matrix scaling and Dirichlet: off-diagonal penalty λ (Kull et al.'s ODIR), a number ≥ 0, or cv: λ = μ chosen by cross-validation over 10⁶ … 10⁻⁵ (10⁻² from 100 classes); a number here or in -odir-mu fixes both, the other taking the same value unless given"),
 		mu:           fs.String("odir-mu", "cv", "vector, matrix scaling and Dirichlet: intercept penalty μ, a number ≥ 0 or cv (see -odir-lambda)"),
 		odirFolds:    fs.Int("odir-folds", calib.DefaultODIRFolds, "stratified folds of the cross-validated ODIR penalties (folds drawn from -seed)"),
-		affineIters:  fs.Int("affine-iterations", 0, fmt.Sprintf("vector, matrix scaling and Dirichlet: L-BFGS iterations of each fit at most (0: %d); the result's fit records how many it took", calib.DefaultAffineIterations)),
+		affineIters:  fs.Int("affine-iterations", 0, fmt.Sprintf("vector, matrix scaling, Dirichlet and the ECL head's auxiliary regression: L-BFGS iterations of each fit at most (0: %d); the result's fit records how many it took", calib.DefaultAffineIterations)),
 		histBins:     fs.Int("hist-bins", 15, "histogram binning: equal-mass bins per class"),
 		plattTargets: fs.String("platt-targets", "labels", "what platt fits: labels (the 0/1 labels, maximum likelihood) or smoothed (Platt's 1999 targets (N₊+1)/(N₊+2) and 1/(N₋+2), as scikit-learn's CalibratedClassifierCV(method=\"sigmoid\"))"),
 		pseudoBatch:  fs.Int("pseudo-batch", 64, "pseudo-target estimate without -pseudo-logits: batch size of the mixup of target logits"),
@@ -84,7 +86,8 @@ func newCalibrateFlags(fs *flag.FlagSet) *calibrateFlags {
 		eclLambda:    fs.Float64("ecl-lambda", 1, "weight of the ECL term beside the source cross-entropy"),
 		eclSteps:     fs.Int("ecl-steps", 100, "L-BFGS iterations of the ECL head at most"),
 		noDiagrams:   fs.Bool("no-diagrams", false, "skip the reliability diagrams"),
-		jobs:         fs.Int("jobs", runtime.GOMAXPROCS(0), "methods fitted at once (each also uses the cores on its own)"),
+		jobs:         fs.Int("jobs", runtime.GOMAXPROCS(0), "methods fitted at once, one of the ECL head, Dirichlet and matrix scaling at a time (each also uses the cores on its own)"),
+		memLimit:     fs.String("memory-limit", "auto", "soft limit of Go's collector on the heap: auto (three times the input arrays as float64, at least 1GiB; GOMEMLIMIT, when set, instead), off, or a size as GOMEMLIMIT takes it (e.g. 2289MiB)"),
 		apply:        fs.String("apply", "", "a saved calibrator (params_METHOD.json) to apply to -probs instead of fitting"),
 		probsPath:    fs.String("probs", "", "with -apply: the predictions to calibrate"),
 		labelsPath:   fs.String("labels", "", "with -apply: labels of -probs, to report metrics before and after (optional)"),
@@ -120,12 +123,17 @@ func runCalibrate(args []string) error {
 	if err != nil {
 		return err
 	}
+	limit, err := f.memoryLimit()
+	if err != nil {
+		return err
+	}
 	if err := f.read(&cfg); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(*f.out, 0o755); err != nil {
 		return err
 	}
+	setMemoryLimit(limit, cfg)
 	return profiled(func() error {
 		rep, err := calibrate.Run(os.Stdout, cfg)
 		if err != nil {
@@ -207,6 +215,38 @@ func (f *calibrateFlags) odir() (calib.ODIR, *calib.ODIRSearch, error) {
 		mu = lambda
 	}
 	return calib.ODIR{Lambda: lambda, Mu: mu}, nil, nil
+}
+
+// memoryLimit reads -memory-limit: a size in bytes, math.MaxInt64 for
+// off, -1 for auto.
+func (f *calibrateFlags) memoryLimit() (int64, error) {
+	switch *f.memLimit {
+	case "auto":
+		return -1, nil
+	case "off":
+		return math.MaxInt64, nil
+	}
+	limit, err := calibrate.ParseSize(*f.memLimit)
+	if err != nil {
+		return 0, fmt.Errorf("-memory-limit: %w (or auto, off)", err)
+	}
+	return limit, nil
+}
+
+// setMemoryLimit gives Go's collector the soft limit (from memoryLimit;
+// auto: calibrate.DefaultMemoryLimit unless GOMEMLIMIT is set) and says so
+// on stderr.
+func setMemoryLimit(limit int64, cfg calibrate.Config) {
+	if limit < 0 {
+		if os.Getenv("GOMEMLIMIT") != "" {
+			return
+		}
+		limit = calibrate.DefaultMemoryLimit(cfg.InputBytes())
+	}
+	debug.SetMemoryLimit(limit)
+	if limit != math.MaxInt64 {
+		fmt.Fprintf(os.Stderr, "ecl calibrate: soft memory limit %d MiB\n", limit>>20)
+	}
 }
 
 // read reads the files the flags name into cfg.

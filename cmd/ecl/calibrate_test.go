@@ -374,7 +374,8 @@ func TestCalibrateClipFlag(t *testing.T) {
 }
 
 // -odir-lambda and -odir-mu take cv or a number ≥ 0, -odir-folds at least
-// 2, -affine-iterations at least 0, refused before any file is read.
+// 2, -affine-iterations at least 0, -memory-limit a size, refused before any
+// file is read.
 func TestCalibrateODIRFlags(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "none.npy")
@@ -384,6 +385,7 @@ func TestCalibrateODIRFlags(t *testing.T) {
 		{"-odir-lambda", "Inf", `-odir-lambda "Inf"`},
 		{"-odir-folds", "1", "-odir-folds 1: need at least 2"},
 		{"-affine-iterations", "-2", "-affine-iterations -2: want ≥ 0 (0: 2000)"},
+		{"-memory-limit", "2GB", `-memory-limit: size "2GB": want a whole number of bytes`},
 	} {
 		err := runCalibrate([]string{"-out", dir, "-source", missing, "-source-labels", missing, "-target", missing, c.flag, c.value})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -673,3 +673,28 @@ func TestECEIntervalMatchesResampledRows(t *testing.T) {
 		}
 	}
 }
+
+// TestAuxiliaryIterationsCap checks that the auxiliary regression stops at
+// its cap: one L-BFGS iteration leaves the source likelihood below that of
+// the fit run to convergence.
+func TestAuxiliaryIterationsCap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	const k, n = 4, 800
+	zs, zt := gaussianLogits(rng, n, k, 2), gaussianLogits(rng, n, k, 2)
+	ys := labelsFrom(rng, temperatureScaled(zs, k, 0.5), k)
+	logLik := func(iters int) float64 {
+		a, err := fitAuxiliary(zs, zt, k, k, ys, 1e-3, iters)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, ll := a.probs(zs), 0.0
+		for i, y := range ys {
+			ll += math.Log(p[i*k+y])
+		}
+		return ll / n
+	}
+	capped, full := logLik(1), logLik(DefaultAffineIterations)
+	if !(capped < full-1e-3) {
+		t.Errorf("mean log-likelihood %v after 1 iteration, %v at convergence: want the capped fit below", capped, full)
+	}
+}

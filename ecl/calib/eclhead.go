@@ -23,6 +23,10 @@ type ECLOptions struct {
 	Steps    int          // L-BFGS iterations at most (default 100)
 	Bins     int          // bins of the soft-binned estimator (default 15)
 	AuxL2    float64      // ridge penalty of the auxiliary head (default 1e-3)
+	// AuxIterations caps the auxiliary regression's L-BFGS iterations
+	// (default DefaultAffineIterations; Fit passes
+	// FitOptions.AffineIterations).
+	AuxIterations int
 }
 
 func (o ECLOptions) withDefaults() ECLOptions {
@@ -40,6 +44,9 @@ func (o ECLOptions) withDefaults() ECLOptions {
 	}
 	if o.AuxL2 == 0 {
 		o.AuxL2 = 1e-3
+	}
+	if o.AuxIterations == 0 {
+		o.AuxIterations = DefaultAffineIterations
 	}
 	return o
 }
@@ -75,10 +82,10 @@ func FitECLHead(srcLogits []float64, k int, srcLabels []int, tgtLogits, src, tgt
 	if d < 1 || len(src) != ns*d || len(tgt) != nt*d {
 		return nil, fmt.Errorf("calib.FitECLHead: %d source and %d target feature values for %d and %d rows of %d", len(src), len(tgt), ns, nt, d)
 	}
-	if o.Head != "ts" && o.Head != "vs" || o.Steps < 1 || !(o.Lambda >= 0) || o.Bins < 1 || o.AuxL2 < 0 {
-		return nil, fmt.Errorf("calib.FitECLHead: head %q (ts or vs), %d steps, λ %v, %d bins, aux L2 %v", o.Head, o.Steps, o.Lambda, o.Bins, o.AuxL2)
+	if o.Head != "ts" && o.Head != "vs" || o.Steps < 1 || !(o.Lambda >= 0) || o.Bins < 1 || o.AuxL2 < 0 || o.AuxIterations < 1 {
+		return nil, fmt.Errorf("calib.FitECLHead: head %q (ts or vs), %d steps, λ %v, %d bins, aux L2 %v, %d aux iterations", o.Head, o.Steps, o.Lambda, o.Bins, o.AuxL2, o.AuxIterations)
 	}
-	aux, err := fitAuxiliary(src, tgt, d, k, srcLabels, o.AuxL2)
+	aux, err := fitAuxiliary(src, tgt, d, k, srcLabels, o.AuxL2, o.AuxIterations)
 	if err != nil {
 		return nil, err
 	}
@@ -148,11 +155,12 @@ type auxModel struct {
 
 // fitAuxiliary fits the auxiliary estimate: a multinomial logistic
 // regression on the features standardised with the pooled mean and
-// deviation (read in place) with an L2 penalty, on the source labels.
-func fitAuxiliary(src, tgt []float64, d, k int, labels []int, l2 float64) (auxModel, error) {
+// deviation (read in place) with an L2 penalty, on the source labels, in
+// at most iters L-BFGS iterations.
+func fitAuxiliary(src, tgt []float64, d, k int, labels []int, l2 float64, iters int) (auxModel, error) {
 	mean, scale := pooledMeanScale(src, tgt, d)
 	loss := linearLoss(rows{x: src, d: d}, k, labels, false, func(int, int) float64 { return l2 / 2 }, 0, mean, scale)
-	res, err := baselines.MinimizeSmooth(loss, make([]float64, k*d+k), &optimize.Settings{GradientThreshold: 1e-8, MajorIterations: DefaultAffineIterations}, &optimize.LBFGS{})
+	res, err := baselines.MinimizeSmooth(loss, make([]float64, k*d+k), &optimize.Settings{GradientThreshold: 1e-8, MajorIterations: iters}, &optimize.LBFGS{})
 	if res == nil {
 		return auxModel{}, fmt.Errorf("calib.FitECLHead: auxiliary head: %w", err)
 	}

@@ -78,7 +78,8 @@ type FitOptions struct {
 	// cross-validation instead (FitAffineCV).
 	ODIRCV *ODIRSearch
 	// AffineIterations caps the L-BFGS iterations of vs, ms and dirichlet
-	// (each fit of a cross-validated search too); 0 is
+	// (each fit of a cross-validated search too) and of the ECL head's
+	// auxiliary regression (unless ECL.AuxIterations is set); 0 is
 	// DefaultAffineIterations.
 	AffineIterations int
 	// HistBins is the number of equal-mass bins per class of hist.
@@ -127,7 +128,11 @@ func Fit(m string, f FitData, o FitOptions) (Calibrator, error) {
 	case "beta":
 		return FitBeta(f.Logits, k, f.Labels)
 	case "ecl":
-		return FitECLHead(f.Logits, k, f.Labels, f.Target, f.Features, f.TargetFeatures, f.D, o.ECL)
+		e := o.ECL
+		if e.AuxIterations == 0 {
+			e.AuxIterations = o.AffineIterations
+		}
+		return FitECLHead(f.Logits, k, f.Labels, f.Target, f.Features, f.TargetFeatures, f.D, e)
 	}
 	return nil, &UnknownMethodError{Method: m}
 }

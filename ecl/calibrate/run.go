@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/ecl-go/ecl/datasets/arrays"
@@ -21,8 +20,9 @@ import (
 // Run fits every method of c on the source, writes each one's calibrated
 // target probabilities, parameters and (with target labels) diagrams into
 // c.Dir, prints the diagnostics and the table to w and returns the report.
-// Methods are fitted concurrently, up to Config.Jobs at a time; the report
-// and the table keep their order.
+// Methods are fitted concurrently, up to Config.Jobs at a time and one of
+// the heavy ones (the ECL head, Dirichlet, matrix scaling) at a time; the
+// report and the table keep their order.
 func Run(w io.Writer, c Config) (*Report, error) {
 	src, tgt, k := c.Source, c.Target, c.Source.K
 	rep := &Report{Source: src, Target: tgt, Classes: k, Bins: c.Bins, Bootstrap: c.Bootstrap, Seed: c.Seed, EstimateFolds: c.Folds}
@@ -66,19 +66,11 @@ func Run(w io.Writer, c Config) (*Report, error) {
 	methods := append([]string{"uncal"}, c.Methods...)
 	rep.Methods = make([]MethodReport, len(methods))
 	errs := make([]error, len(methods))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, max(c.Jobs, 1))
-	for i, m := range methods {
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			start := time.Now()
-			rep.Methods[i], errs[i] = method(m, f, fold, *pseudo, c, src.Kind)
-			c.log(fmt.Sprintf("%s done in %.1f s", m, time.Since(start).Seconds()))
-		}()
-	}
-	wg.Wait()
+	schedule(methods, c.Jobs, func(i int) {
+		start := time.Now()
+		rep.Methods[i], errs[i] = method(methods[i], f, fold, *pseudo, c, src.Kind)
+		c.log(fmt.Sprintf("%s done in %.1f s", methods[i], time.Since(start).Seconds()))
+	})
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", methods[i], err)
@@ -99,6 +91,56 @@ func Run(w io.Writer, c Config) (*Report, error) {
 	}
 	fmt.Fprintln(w)
 	return rep, nil
+}
+
+// fitCost ranks the methods whose fits usually take longest: the ECL
+// head and the affine maps fit k² (or d·k) parameters three times (the
+// target's map and the estimate's folds) in GEMMs that use every core,
+// TransCal searches hundreds of temperatures. The rest take seconds.
+var fitCost = map[string]int{"ecl": 4, "dirichlet": 3, "ms": 2, "transcal": 1}
+
+// heavy reports whether m's fits are products over every core (fitCost ≥
+// 2): two of them side by side only share the cores and the caches, and
+// each holds the most memory.
+func heavy(m string) bool { return fitCost[m] >= 2 }
+
+// schedule calls run(i) for each of methods, at most jobs at a time and at
+// most one heavy method at a time; a free slot takes the first method that
+// may start, in the order of longestFirst (so the longest fits do not
+// start last and run alone).
+func schedule(methods []string, jobs int, run func(i int)) {
+	pending := longestFirst(methods)
+	done := make(chan int)
+	running, heavyOn := 0, false
+	for len(pending) > 0 || running > 0 {
+		for running < max(jobs, 1) {
+			j := slices.IndexFunc(pending, func(i int) bool { return !heavyOn || !heavy(methods[i]) })
+			if j < 0 {
+				break
+			}
+			i := pending[j]
+			pending = slices.Delete(pending, j, j+1)
+			running++
+			heavyOn = heavyOn || heavy(methods[i])
+			go func() { run(i); done <- i }()
+		}
+		i := <-done
+		running--
+		if heavy(methods[i]) {
+			heavyOn = false
+		}
+	}
+}
+
+// longestFirst returns the indices of methods by fitCost, longest first,
+// otherwise in their order.
+func longestFirst(methods []string) []int {
+	order := make([]int, len(methods))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return fitCost[methods[b]] - fitCost[methods[a]] })
+	return order
 }
 
 // method fits m on all source samples, calibrates the target and computes
