@@ -107,12 +107,14 @@ func FitECLHead(srcLogits []float64, k int, srcLabels []int, tgtLogits, src, tgt
 		}
 	}
 	h := &headLoss{src: srcLogits, tgt: tgtLogits, labels: srcLabels, k: k, vs: o.Head == "vs", paradigm: o.Paradigm, lambda: o.Lambda, sb: sb}
+	loss := h.eval
 	if o.Paradigm == ecl.TopLabel && o.Head == "ts" {
 		h.topS, h.topT = aux.top(src, srcLogits), aux.top(tgt, tgtLogits)
+		h.rowsS, h.rowsT = newTopRows(srcLogits, k), newTopRows(tgtLogits, k)
+		loss = h.evalTop
 	} else {
 		h.auxS, h.auxT = aux.probs(src), aux.probs(tgt)
 	}
-	loss := h.eval
 	res, err := baselines.MinimizeSmooth(loss, theta, &optimize.Settings{GradientThreshold: 1e-7, MajorIterations: o.Steps}, &optimize.LBFGS{})
 	if res == nil {
 		return nil, fmt.Errorf("calib.FitECLHead: %w", err)

@@ -25,6 +25,7 @@ const eclHeadRows = 4096
 type headLoss struct {
 	src, tgt, auxS, auxT []float64 // logits and auxiliary estimates P(Y|X), [n, k]
 	topS, topT           *topAux   // instead of auxS, auxT: the "ts" head's top-label values
+	rowsS, rowsT         topRows   // with topS, topT: each row's extremes (evalTop)
 	labels               []int     // of the source rows
 	k                    int
 	vs                   bool // the "vs" head

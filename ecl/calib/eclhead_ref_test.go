@@ -139,3 +139,40 @@ func TestTopAuxMatchesFullEstimates(t *testing.T) {
 		}
 	}
 }
+
+// The "ts" head's top-label objective read a row at a time (evalTop)
+// equals the chunked graphs (eval), value and gradient, for a positive, a
+// negative and a zero θ, with λ > 0 and λ = 0.
+func TestHeadLossTopMatchesChunks(t *testing.T) {
+	const k, d = 7, 3
+	ns, nt := eclHeadRows+211, 900
+	r := rand.New(rand.NewPCG(43, 44))
+	rows := func(n, m int) []float64 {
+		x := make([]float64, n*m)
+		for i := range x {
+			x[i] = 3 * r.NormFloat64()
+		}
+		return x
+	}
+	a := auxModel{w: rows(k, d), b: rows(1, k), d: d, k: k}
+	xs, xt, src, tgt := rows(ns, d), rows(nt, d), rows(ns, k), rows(nt, k)
+	labels := make([]int, ns)
+	for i := range labels {
+		labels[i] = r.IntN(k)
+	}
+	sb, err := ecl.NewSoftBinned(ecl.Config{Paradigm: ecl.TopLabel, Classes: k, Bins: 15}, ecl.L1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lambda := range []float64{1, 0} {
+		h := &headLoss{src: src, tgt: tgt, topS: a.top(xs, src), topT: a.top(xt, tgt), rowsS: newTopRows(src, k), rowsT: newTopRows(tgt, k),
+			labels: labels, k: k, paradigm: ecl.TopLabel, lambda: lambda, sb: sb}
+		for _, th := range []float64{0.7, 2.5, -0.4, 0} {
+			got, want := make([]float64, 1), make([]float64, 1)
+			fg, fw := h.evalTop([]float64{th}, got), h.eval([]float64{th}, want)
+			if math.Abs(fg-fw) > 1e-12*math.Abs(fw) || math.Abs(got[0]-want[0]) > 1e-10*(math.Abs(want[0])+1e-3) {
+				t.Errorf("λ = %v, θ = %v: loss %v and gradient %v a row at a time, %v and %v in chunks", lambda, th, fg, got[0], fw, want[0])
+			}
+		}
+	}
+}
