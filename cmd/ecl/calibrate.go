@@ -87,7 +87,7 @@ func newCalibrateFlags(fs *flag.FlagSet) *calibrateFlags {
 		eclSteps:     fs.Int("ecl-steps", 100, "L-BFGS iterations of the ECL head at most"),
 		noDiagrams:   fs.Bool("no-diagrams", false, "skip the reliability diagrams"),
 		jobs:         fs.Int("jobs", runtime.GOMAXPROCS(0), "methods fitted at once, one of the ECL head, Dirichlet and matrix scaling at a time (each also uses the cores on its own)"),
-		memLimit:     fs.String("memory-limit", "auto", "soft limit of Go's collector on the heap: auto (three times the input arrays as float64, at least 1GiB; GOMEMLIMIT, when set, instead), off, or a size as GOMEMLIMIT takes it (e.g. 2289MiB)"),
+		memLimit:     fs.String("memory-limit", "auto", "soft limit of Go's collector on the heap: auto (2.6 times the input arrays as float64, at least 1GiB, so that the resident set stays within three times; GOMEMLIMIT, when set, instead), off, or a size as GOMEMLIMIT takes it (e.g. 2289MiB)"),
 		apply:        fs.String("apply", "", "a saved calibrator (params_METHOD.json) to apply to -probs instead of fitting"),
 		probsPath:    fs.String("probs", "", "with -apply: the predictions to calibrate"),
 		labelsPath:   fs.String("labels", "", "with -apply: labels of -probs, to report metrics before and after (optional)"),

@@ -23,13 +23,16 @@ func (c Config) InputBytes() int64 {
 }
 
 // DefaultMemoryLimit is the soft limit "ecl calibrate" gives Go's
-// collector unless told otherwise: three times the input arrays' bytes
-// (Config.InputBytes), at least MinMemoryLimit. Without a limit the collector lets the heap grow to
-// twice what is live after the last collection; with one it collects as
-// the heap reaches it. What is live stays below it: the inputs, one heavy
+// collector unless told otherwise: 2.6 times the input arrays' bytes
+// (Config.InputBytes), at least MinMemoryLimit. Without a limit the
+// collector lets the heap grow to twice what is live after the last
+// collection; with one it collects as the heap reaches it, and the
+// resident set is the limit plus what it does not hold back (the
+// program's code, an array allocated as a collection starts), within three
+// times the input. What is live stays below it: the inputs, one heavy
 // method's fit (schedule) and one n × k array per running method.
 func DefaultMemoryLimit(input int64) int64 {
-	return max(3*input, MinMemoryLimit)
+	return max(input/5*13, MinMemoryLimit)
 }
 
 // ParseSize reads a size in bytes as GOMEMLIMIT writes it: a whole number

@@ -33,7 +33,7 @@ func TestDefaultMemoryLimit(t *testing.T) {
 		t.Errorf("16 kB of input: limit %d, want the floor %d", got, MinMemoryLimit)
 	}
 	// ImageNet's validation logits as source and target: 2 × 400 MB.
-	if got, want := DefaultMemoryLimit(800_000_000), int64(2_400_000_000); got != want {
+	if got, want := DefaultMemoryLimit(800_000_000), int64(2_080_000_000); got != want {
 		t.Errorf("800 MB of input: limit %d, want %d", got, want)
 	}
 }
