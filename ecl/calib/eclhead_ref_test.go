@@ -81,6 +81,26 @@ func TestHeadLossChunksMatchWholeGraph(t *testing.T) {
 	}
 }
 
+// topHeadInstance draws, from r, an auxiliary model of d features and k
+// classes, ns source and nt target rows of features and of logits (normal,
+// times scale) and the source labels.
+func topHeadInstance(r *rand.Rand, scale float64, k, d, ns, nt int) (a auxModel, xs, xt, src, tgt []float64, labels []int) {
+	rows := func(n, m int) []float64 {
+		x := make([]float64, n*m)
+		for i := range x {
+			x[i] = scale * r.NormFloat64()
+		}
+		return x
+	}
+	a = auxModel{w: rows(k, d), b: rows(1, k), d: d, k: k}
+	xs, xt, src, tgt = rows(ns, d), rows(nt, d), rows(ns, k), rows(nt, k)
+	labels = make([]int, ns)
+	for i := range labels {
+		labels[i] = r.IntN(k)
+	}
+	return a, xs, xt, src, tgt, labels
+}
+
 // The "ts" head's top-label values (topAux) stand for the [n, k]
 // estimates: each equals the estimate at the class the head predicts, and
 // the loss and gradient built on them equal those built on the full
@@ -89,20 +109,7 @@ func TestHeadLossChunksMatchWholeGraph(t *testing.T) {
 func TestTopAuxMatchesFullEstimates(t *testing.T) {
 	const k, d = 5, 3
 	ns, nt := eclHeadRows+321, 700
-	r := rand.New(rand.NewPCG(41, 42))
-	rows := func(n, m int) []float64 {
-		x := make([]float64, n*m)
-		for i := range x {
-			x[i] = 2 * r.NormFloat64()
-		}
-		return x
-	}
-	a := auxModel{w: rows(k, d), b: rows(1, k), d: d, k: k}
-	xs, xt, src, tgt := rows(ns, d), rows(nt, d), rows(ns, k), rows(nt, k)
-	labels := make([]int, ns)
-	for i := range labels {
-		labels[i] = r.IntN(k)
-	}
+	a, xs, xt, src, tgt, labels := topHeadInstance(rand.New(rand.NewPCG(41, 42)), 2, k, d, ns, nt)
 	fullS, fullT := a.probs(xs), a.probs(xt)
 	topS, topT := a.top(xs, src), a.top(xt, tgt)
 	for i := range ns {
@@ -146,20 +153,7 @@ func TestTopAuxMatchesFullEstimates(t *testing.T) {
 func TestHeadLossTopMatchesChunks(t *testing.T) {
 	const k, d = 7, 3
 	ns, nt := eclHeadRows+211, 900
-	r := rand.New(rand.NewPCG(43, 44))
-	rows := func(n, m int) []float64 {
-		x := make([]float64, n*m)
-		for i := range x {
-			x[i] = 3 * r.NormFloat64()
-		}
-		return x
-	}
-	a := auxModel{w: rows(k, d), b: rows(1, k), d: d, k: k}
-	xs, xt, src, tgt := rows(ns, d), rows(nt, d), rows(ns, k), rows(nt, k)
-	labels := make([]int, ns)
-	for i := range labels {
-		labels[i] = r.IntN(k)
-	}
+	a, xs, xt, src, tgt, labels := topHeadInstance(rand.New(rand.NewPCG(43, 44)), 3, k, d, ns, nt)
 	sb, err := ecl.NewSoftBinned(ecl.Config{Paradigm: ecl.TopLabel, Classes: k, Bins: 15}, ecl.L1, 0)
 	if err != nil {
 		t.Fatal(err)
