@@ -170,3 +170,26 @@ func TestHeadLossTopMatchesChunks(t *testing.T) {
 		}
 	}
 }
+
+// evalTop's gradient equals the central difference of its value in θ, in
+// float64, away from θ = 0 (where the predicted class, and the top-label
+// auxiliary values with it, jump).
+func TestHeadLossTopNumericGradient(t *testing.T) {
+	const k, d = 6, 3
+	a, xs, xt, src, tgt, labels := topHeadInstance(rand.New(rand.NewPCG(45, 46)), 2, k, d, 600, 500)
+	sb, err := ecl.NewSoftBinned(ecl.Config{Paradigm: ecl.TopLabel, Classes: k, Bins: 15}, ecl.L1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &headLoss{src: src, tgt: tgt, topS: a.top(xs, src), topT: a.top(xt, tgt), rowsS: newTopRows(src, k), rowsT: newTopRows(tgt, k),
+		labels: labels, k: k, paradigm: ecl.TopLabel, lambda: 1, sb: sb}
+	const step = 1e-5
+	g := make([]float64, 1)
+	for _, th := range []float64{0.7, 2.5, -0.4} {
+		h.evalTop([]float64{th}, g)
+		num := (h.evalTop([]float64{th + step}, make([]float64, 1)) - h.evalTop([]float64{th - step}, make([]float64, 1))) / (2 * step)
+		if math.Abs(g[0]-num) > 1e-6*(math.Abs(num)+1e-3) {
+			t.Errorf("θ = %v: gradient %v, central difference %v", th, g[0], num)
+		}
+	}
+}

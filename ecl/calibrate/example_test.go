@@ -58,3 +58,15 @@ func ExampleRun() {
 	// ts: target ECE 2.6%
 	// temperature 2.39
 }
+
+// The soft memory limit "ecl calibrate" sets by default for ImageNet's
+// validation logits as source and target (2 × 50,000 × 1,000 float64), and
+// a limit given as GOMEMLIMIT writes it.
+func ExampleDefaultMemoryLimit() {
+	fmt.Println(calibrate.DefaultMemoryLimit(2 * 50_000 * 1000 * 8))
+	limit, err := calibrate.ParseSize("2289MiB")
+	fmt.Println(limit, err)
+	// Output:
+	// 2080000000
+	// 2400190464 <nil>
+}
