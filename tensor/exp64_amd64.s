@@ -108,3 +108,115 @@ xdone:
 	VMOVSD        X10, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// EXP64Y sets v = e^v (float64, 4 lanes) as EXP64 does, for AVX2 and FMA:
+// the clamps and log2 e in Y12–Y14, the other constants read from the
+// exp64Wide at R8. VSCALEFPD's 2^n is two factors 2^n₁·2^n₂, n₁ = ⌊n/2⌋
+// and n₂ = n − n₁, each built in the exponent bits (n + 1023 + 2^52
+// shifted left by 52): both are normal for every clamped n, p·2^n₁ is
+// exact, and the second product rounds once as VSCALEFPD does, so the
+// lanes equal EXP64's bit for bit. n, r, p are scratch.
+#define EXP64Y(v, n, r, p) \
+	VMAXPD       v, Y12, v; \
+	VMINPD       v, Y13, v; \
+	VMULPD       Y14, v, n; \
+	VROUNDPD     $0, n, n; \
+	VMOVAPD      v, r; \
+	VFNMADD231PD exp64Wide_ln2Hi(R8), n, r; \
+	VFNMADD231PD exp64Wide_ln2Lo(R8), n, r; \
+	VMOVAPD      exp64Wide_c+0(R8), p; \
+	VFMADD213PD  exp64Wide_c+32(R8), r, p; \
+	VFMADD213PD  exp64Wide_c+64(R8), r, p; \
+	VFMADD213PD  exp64Wide_c+96(R8), r, p; \
+	VFMADD213PD  exp64Wide_c+128(R8), r, p; \
+	VFMADD213PD  exp64Wide_c+160(R8), r, p; \
+	VFMADD213PD  exp64Wide_c+192(R8), r, p; \
+	VFMADD213PD  exp64Wide_c+224(R8), r, p; \
+	VFMADD213PD  exp64Wide_c+256(R8), r, p; \
+	VFMADD213PD  exp64Wide_c+288(R8), r, p; \
+	VFMADD213PD  exp64Wide_c+320(R8), r, p; \
+	VFMADD213PD  exp64Wide_c+352(R8), r, p; \
+	VMULPD       r, r, v; \
+	VFMADD213PD  r, v, p; \
+	VADDPD       exp64Wide_one(R8), p, p; \
+	VMULPD       exp64Wide_half(R8), n, r; \
+	VROUNDPD     $1, r, r; \
+	VSUBPD       r, n, n; \
+	VADDPD       exp64Wide_bias(R8), r, r; \
+	VPSLLQ       $52, r, r; \
+	VMULPD       r, p, p; \
+	VADDPD       exp64Wide_bias(R8), n, n; \
+	VPSLLQ       $52, n, n; \
+	VMULPD       n, p, v
+
+// func expScaled64AVX2(dst, src *float64, n int, shift, t float64, c *exp64Wide) float64
+//
+// expScaled64 for AVX2 and FMA: 8 elements a step in two 4-lane halves,
+// the sums of lanes 0–3 in Y10 and of lanes 4–7 in Y11, so that the
+// returned sum adds in the order expScaled64's 8 lanes do; the last 1 to
+// 7 elements by masked loads and stores (VMASKMOVPD), the lanes past them
+// zeroed before they are added.
+TEXT ·expScaled64AVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD shift+24(FP), Y0
+	VBROADCASTSD t+32(FP), Y1
+	MOVQ         c+40(FP), R8
+	VMOVUPD      exp64Wide_lo(R8), Y12
+	VMOVUPD      exp64Wide_hi(R8), Y13
+	VMOVUPD      exp64Wide_log2e(R8), Y14
+	VXORPD       Y10, Y10, Y10
+	VXORPD       Y11, Y11, Y11
+
+yloop:
+	CMPQ    CX, $8
+	JLT     ytail
+	VMOVUPD (SI), Y2
+	VMOVUPD 32(SI), Y6
+	VSUBPD  Y0, Y2, Y2
+	VSUBPD  Y0, Y6, Y6
+	VDIVPD  Y1, Y2, Y2
+	VDIVPD  Y1, Y6, Y6
+	EXP64Y(Y2, Y3, Y4, Y5)
+	EXP64Y(Y6, Y7, Y8, Y9)
+	VMOVUPD Y2, (DI)
+	VMOVUPD Y6, 32(DI)
+	VADDPD  Y2, Y10, Y10
+	VADDPD  Y6, Y11, Y11
+	ADDQ    $64, SI
+	ADDQ    $64, DI
+	SUBQ    $8, CX
+	JMP     yloop
+
+ytail:
+	TESTQ        CX, CX
+	JZ           ydone
+	MOVQ         CX, X15
+	VPBROADCASTQ X15, Y15
+	VPCMPGTQ     exp64Wide_lanes+0(R8), Y15, Y9
+	VMASKMOVPD   (SI), Y9, Y2
+	VSUBPD       Y0, Y2, Y2
+	VDIVPD       Y1, Y2, Y2
+	EXP64Y(Y2, Y3, Y4, Y5)
+	VANDPD       Y9, Y2, Y2
+	VMASKMOVPD   Y2, Y9, (DI)
+	VADDPD       Y2, Y10, Y10
+	VPCMPGTQ     exp64Wide_lanes+32(R8), Y15, Y9
+	VMASKMOVPD   32(SI), Y9, Y6
+	VSUBPD       Y0, Y6, Y6
+	VDIVPD       Y1, Y6, Y6
+	EXP64Y(Y6, Y7, Y8, Y3)
+	VANDPD       Y9, Y6, Y6
+	VMASKMOVPD   Y6, Y9, 32(DI)
+	VADDPD       Y6, Y11, Y11
+
+ydone:
+	VADDPD       Y11, Y10, Y10
+	VEXTRACTF128 $1, Y10, X11
+	VADDPD       X11, X10, X10
+	VPERMILPD    $1, X10, X11
+	VADDSD       X11, X10, X10
+	VMOVSD       X10, ret+48(FP)
+	VZEROUPPER
+	RET

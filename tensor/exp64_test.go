@@ -40,12 +40,33 @@ func expArgs(r interface {
 	return xs
 }
 
-// TestExpScaled64 checks ExpScaled64 against math.Exp of the same argument,
-// (x − shift)/t rounded as Go rounds it: within 2 ulp where e^x is normal,
-// within 2^−1074 where it is subnormal, equal where it is 0, 1, ±∞ or NaN;
-// with the sum of what it wrote, src untouched and dst's elements past
-// len(src) left alone, for lengths around the vector width of 8.
+// expFuncs are ExpScaled64 and each assembly kernel this CPU runs, by name.
+func expFuncs() map[string]func(dst, src []float64, shift, t float64) float64 {
+	fs := map[string]func(dst, src []float64, shift, t float64) float64{"ExpScaled64": ExpScaled64}
+	for _, k := range expKernels {
+		fs[k.name] = func(dst, src []float64, shift, t float64) float64 {
+			if len(src) == 0 {
+				return 0
+			}
+			return k.run(dst[:len(src)], src, shift, t)
+		}
+	}
+	return fs
+}
+
+// TestExpScaled64 checks ExpScaled64 and each assembly kernel against
+// math.Exp of the same argument, (x − shift)/t rounded as Go rounds it:
+// within 2 ulp where e^x is normal, within 2^−1074 where it is subnormal,
+// equal where it is 0, 1, ±∞ or NaN; with the sum of what it wrote, src
+// untouched and dst's elements past len(src) left alone, for lengths
+// around the vector widths of 4 and 8.
 func TestExpScaled64(t *testing.T) {
+	for name, exp := range expFuncs() {
+		t.Run(name, func(t *testing.T) { testExpScaled64(t, exp) })
+	}
+}
+
+func testExpScaled64(t *testing.T, exp func(dst, src []float64, shift, t float64) float64) {
 	r := newRNG(64)
 	var worst, worstSub int64
 	worstX := 0.0
@@ -62,7 +83,7 @@ func TestExpScaled64(t *testing.T) {
 		if inPlace {
 			dst = src
 		}
-		sum := ExpScaled64(dst, src, shift, temp)
+		sum := exp(dst, src, shift, temp)
 		if !inPlace {
 			for i, v := range src {
 				if math.Float64bits(v) != math.Float64bits(orig[i]) {
@@ -111,7 +132,7 @@ func TestExpScaled64(t *testing.T) {
 			t.Fatalf("n=%d: sum %v, elements' sum %v (math.Exp's %v)", n, sum, gotSum, wantSum)
 		}
 	}
-	for _, n := range []int{0, 1, 7, 8, 9, 17, 1000} {
+	for _, n := range []int{0, 1, 3, 4, 5, 7, 8, 9, 12, 15, 17, 1000} {
 		check(n, 0, 1, false)
 		check(n, 3*r.NormFloat64(), 0.5+2*r.Float64(), false)
 		check(n, 1, 1, true)
@@ -156,13 +177,19 @@ func bigExp(x float64) float64 {
 	return f
 }
 
-// TestExpScaled64Exact checks the AVX-512 kernel against e^x correctly
+// TestExpScaled64Exact checks each assembly kernel against e^x correctly
 // rounded (bigExp): within 1 ulp on 4000 arguments in [−708, 0], half of
 // them in [−40, 0]. (The fallback, math.Exp, is up to 2 ulp off on amd64.)
 func TestExpScaled64Exact(t *testing.T) {
-	if _, ok := expScaledAsm([]float64{0}, []float64{0}, 0, 1); !ok {
-		t.Skip("no AVX-512 kernel on this CPU or build")
+	if len(expKernels) == 0 {
+		t.Skip("no assembly kernel on this CPU or build")
 	}
+	for _, k := range expKernels {
+		t.Run(k.name, func(t *testing.T) { testExpScaled64Exact(t, k.run) })
+	}
+}
+
+func testExpScaled64Exact(t *testing.T, exp func(dst, src []float64, shift, t float64) float64) {
 	r := newRNG(65)
 	xs := make([]float64, 4000)
 	for i := range xs {
@@ -172,10 +199,70 @@ func TestExpScaled64Exact(t *testing.T) {
 		}
 	}
 	got := make([]float64, len(xs))
-	ExpScaled64(got, xs, 0, 1)
+	exp(got, xs, 0, 1)
 	for i, x := range xs {
 		if want := bigExp(x); ulps(got[i], want) > 1 {
 			t.Fatalf("e^%v = %v, want %v (correctly rounded)", x, got[i], want)
+		}
+	}
+}
+
+// exp64Model is the assembly kernels' e^x written in Go, operation for
+// operation: the clamp (NaN kept), n = round(x·log2 e) to even, r by two
+// fused steps, Horner's rule by fused multiply-adds, and p·2^n rounded
+// once (math.Ldexp).
+func exp64Model(x float64) float64 {
+	c := exp64C
+	if x != x {
+		return x
+	}
+	x = math.Min(math.Max(x, c.lo), c.hi)
+	n := math.RoundToEven(x * c.log2e)
+	r := math.FMA(-n, c.ln2Hi, x)
+	r = math.FMA(-n, c.ln2Lo, r)
+	p := c.c[0]
+	for _, cj := range c.c[1:] {
+		p = math.FMA(r, p, cj)
+	}
+	p = math.FMA(r*r, p, r) + c.one
+	return math.Ldexp(p, int(n))
+}
+
+// TestExpScaled64Model checks each assembly kernel against exp64Model bit
+// for bit, and its sum against the model's elements added in 8 lanes
+// (element i in lane i mod 8) and then across them as the kernels add
+// them, on every length up to 40 and on expArgs.
+func TestExpScaled64Model(t *testing.T) {
+	if len(expKernels) == 0 {
+		t.Skip("no assembly kernel on this CPU or build")
+	}
+	r := newRNG(66)
+	for n := 1; n <= 40; n++ {
+		src := expArgs(r, n)
+		for i := range src {
+			if math.IsNaN(src[i]) {
+				src[i] = 0 // a NaN's payload is not the model's to match
+			}
+		}
+		shift, temp := 3*r.NormFloat64(), 0.5+2*r.Float64()
+		var lane [8]float64
+		want := make([]float64, n)
+		for i, v := range src {
+			want[i] = exp64Model((v - shift) / temp)
+			lane[i%8] += want[i]
+		}
+		wantSum := ((lane[0] + lane[4]) + (lane[2] + lane[6])) + ((lane[1] + lane[5]) + (lane[3] + lane[7]))
+		for _, k := range expKernels {
+			got := make([]float64, n)
+			sum := k.run(got, src, shift, temp)
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("n=%d: %s gives e^%v = %v, the model %v", n, k.name, (src[i]-shift)/temp, got[i], want[i])
+				}
+			}
+			if math.Float64bits(sum) != math.Float64bits(wantSum) {
+				t.Fatalf("n=%d: %s sums to %v, the model to %v", n, k.name, sum, wantSum)
+			}
 		}
 	}
 }

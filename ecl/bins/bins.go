@@ -263,15 +263,22 @@ func Nearest(s []float64, anchors []float64, k int) int {
 	}
 	best, bestD := 0, math.Inf(1)
 	for j := 0; j < len(anchors)/k; j++ {
-		d := 0.0
-		for c, a := range anchors[j*k : (j+1)*k] {
-			d += (s[c] - a) * (s[c] - a)
-		}
-		if d < bestD {
+		if d := dist2(s, anchors[j*k:(j+1)*k]); d < bestD {
 			best, bestD = j, d
 		}
 	}
 	return best
+}
+
+// dist2 is the squared Euclidean distance between s and a, summed in
+// index order.
+func dist2(s, a []float64) float64 {
+	a = a[:len(s)]
+	d := 0.0
+	for c, v := range s {
+		d += (v - a[c]) * (v - a[c])
+	}
+	return d
 }
 
 // NearestEach sets assign[i] to Nearest(s[i·k:(i+1)·k], anchors, k) for
@@ -281,7 +288,10 @@ func Nearest(s []float64, anchors []float64, k int) int {
 // the vertex of class c is a constant minus 2(v−u)·s_c, so the nearest is
 // the vertex of the row's largest entry, O(k) instead of O(k²); a row
 // whose two largest entries lie within tieMargin of each other, where
-// rounding could order the distances otherwise, takes Nearest's exact scan.
+// rounding could order the distances otherwise, takes Nearest's exact
+// scan over the vertices of the entries within tieMargin of the largest
+// (the others lie farther by more than rounding can reorder), in anchor
+// order, so that the result is Nearest's.
 func NearestEach(s, anchors []float64, k int, assign []int) {
 	n := len(assign)
 	if k < 1 || len(s) != n*k || len(anchors) < k || len(anchors)%k != 0 {
@@ -293,17 +303,44 @@ func NearestEach(s, anchors []float64, k int, assign []int) {
 		cost = 2 * k
 	}
 	tensor.ParallelFor(n, cost, func(lo, hi int) {
+		var near []int
 		for i := lo; i < hi; i++ {
 			row := s[i*k : (i+1)*k]
 			if vertex != nil {
-				if c, ok := clearMax(row); ok {
+				c, ok := clearMax(row)
+				if ok {
 					assign[i] = vertex[c]
+					continue
+				}
+				if top := row[c]; top == top && !slices.ContainsFunc(row, math.IsNaN) {
+					assign[i] = nearestVertex(row, anchors, vertex, top-tieMargin, &near)
 					continue
 				}
 			}
 			assign[i] = Nearest(row, anchors, k)
 		}
 	})
+}
+
+// nearestVertex is Nearest(row, anchors, k) over the anchors vertex[c] of
+// the classes c whose entries are at least floor, scanned in anchor order
+// (near is scratch).
+func nearestVertex(row, anchors []float64, vertex []int, floor float64, near *[]int) int {
+	k := len(row)
+	*near = (*near)[:0]
+	for c, v := range row {
+		if v >= floor {
+			*near = append(*near, vertex[c])
+		}
+	}
+	slices.Sort(*near)
+	best, bestD := 0, math.Inf(1)
+	for _, j := range *near {
+		if d := dist2(row, anchors[j*k:(j+1)*k]); d < bestD {
+			best, bestD = j, d
+		}
+	}
+	return best
 }
 
 // tieMargin bounds the rounding error of a squared distance between
