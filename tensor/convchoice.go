@@ -9,9 +9,12 @@ import (
 )
 
 // The CPU path of each pass of a 3×3, stride-1 convolution (winogradShape)
-// is looked up by its shape in convchoice.txt, a table that
-// `go run ./bench/convchoice` measures and writes; shapes it does not list
-// keep the engine's rule (the gather path where it applies, else im2col).
+// is looked up by its shape in a table that `go run ./bench/convchoice`
+// measures and writes: convchoice.txt on a CPU with AVX-512, where the
+// gather path and the Winograd transforms have their assembly kernels,
+// convchoice_avx2.txt on the others, where they are Go loops
+// (ConvTableFile); shapes it does not list keep the engine's rule (the
+// gather path where it applies, else im2col).
 // SetConvPath, or the environment variable ECL_CONV read when the package
 // loads, overrides the table for every such convolution.
 
@@ -87,13 +90,37 @@ func keyOf[T Float](p Conv2DParams) convKey {
 	return convKey{DType[T](), p.C, p.O, p.H, p.W, p.PadH, p.PadW}
 }
 
-//go:embed convchoice.txt
-var convChoiceText string
-
-// convTable is convchoice.txt; convOverride, where convForced, replaces
-// it (ECL_CONV, SetConvPath).
 var (
-	convTable                = mustConvTable(convChoiceText)
+	//go:embed convchoice.txt
+	convChoiceAVX512 string
+	//go:embed convchoice_avx2.txt
+	convChoiceAVX2 string
+)
+
+// ConvTableFile is the table of convolution paths this CPU follows, as a
+// file of the tensor package: convchoice.txt where the CPU runs the
+// AVX-512 kernels, convchoice_avx2.txt elsewhere.
+func ConvTableFile() string { return convTableFile(gemmISA) }
+
+func convTableFile(level isa) string {
+	if level >= isaAVX512 {
+		return "convchoice.txt"
+	}
+	return "convchoice_avx2.txt"
+}
+
+// convTableText is the text of convTableFile(level).
+func convTableText(level isa) string {
+	if level >= isaAVX512 {
+		return convChoiceAVX512
+	}
+	return convChoiceAVX2
+}
+
+// convTable is ConvTableFile's table; convOverride, where convForced,
+// replaces it (ECL_CONV, SetConvPath).
+var (
+	convTable                = mustConvTable(convTableText(gemmISA))
 	convOverride, convForced = mustEnvPath(os.Getenv("ECL_CONV"))
 )
 

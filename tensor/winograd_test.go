@@ -327,8 +327,14 @@ func TestParseConvTable(t *testing.T) {
 			t.Errorf("%q: no error", bad)
 		}
 	}
-	if _, err := parseConvTable(convChoiceText); err != nil {
-		t.Errorf("convchoice.txt: %v", err)
+	for _, level := range []isa{isaGo, isaAVX2, isaAVX512} {
+		if _, err := parseConvTable(convTableText(level)); err != nil {
+			t.Errorf("%s: %v", convTableFile(level), err)
+		}
+	}
+	if convTableFile(isaAVX512) != "convchoice.txt" || convTableFile(isaAVX2) != "convchoice_avx2.txt" || convTableFile(isaGo) != "convchoice_avx2.txt" ||
+		convTableText(isaAVX512) != convChoiceAVX512 || convTableText(isaAVX2) != convChoiceAVX2 {
+		t.Error("a CPU level takes the other level's table")
 	}
 	if err := SetConvPath("fast"); err == nil {
 		t.Error(`SetConvPath("fast"): no error`)

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/ecl-go/ecl/bench"
+	"github.com/ecl-go/ecl/tensor"
 )
 
 func main() {
 	rounds := flag.Int("rounds", 7, "rounds of alternating calls; the medians are kept")
 	dtypes := flag.String("dtype", "float32,float64", "comma-separated element types to measure")
 	pattern := flag.String("run", ".", "regular expression selecting layers by \"Net C→O Size\"")
-	out := flag.String("o", "", "file to write the table to (none: print the medians only)")
+	out := flag.String("o", "", "file to write the table to (none: print the medians only); this CPU's is tensor/"+tensor.ConvTableFile())
 	flag.Parse()
 	re, err := regexp.Compile(*pattern)
 	if err != nil {
@@ -30,8 +31,14 @@ func main() {
 		return
 	}
 	var table strings.Builder
-	fmt.Fprintf(&table, "# Written by go run ./bench/convchoice -rounds %d -dtype %s -run '%s' on %s, GOMAXPROCS %d:\n",
-		*rounds, *dtypes, *pattern, time.Now().Format("2006-01-02"), runtime.GOMAXPROCS(0))
+	kernels := "AVX2 and FMA, no AVX-512"
+	if tensor.HasAVX512() {
+		kernels = "AVX-512"
+	} else if !tensor.HasAVX2FMA() {
+		kernels = "none (Go loops)"
+	}
+	fmt.Fprintf(&table, "# Written by go run ./bench/convchoice -rounds %d -dtype %s -run '%s' on %s, GOMAXPROCS %d,\n# assembly kernels %s: the table of tensor/%s\n",
+		*rounds, *dtypes, *pattern, time.Now().Format("2006-01-02"), runtime.GOMAXPROCS(0), kernels, tensor.ConvTableFile())
 	fmt.Fprintf(&table, "# the fastest path of each pass by the medians of alternating rounds (tensor/convchoice.go).\n#\n")
 	fmt.Fprintf(&table, "# dtype C O H W padH padW forward input weight\n")
 	for _, l := range lines {
