@@ -116,7 +116,7 @@ func (x DomainRows) Fit(l2 float64) (*Domain, error) {
 					r := m * (sigmoid(z) - y)
 					p[d+1] += m * (softplus(z) - y*z)
 					p[d] += r
-					axpyRow(r, row, g)
+					vec.Axpy(r, row, g)
 				}
 			}
 		})
@@ -192,14 +192,6 @@ func countOf(counts []float64, n int) float64 {
 		s += c
 	}
 	return s
-}
-
-// axpyRow adds a·x to g.
-func axpyRow(a float64, x, g []float64) {
-	x = x[:len(g)]
-	for j, xj := range x {
-		g[j] += a * xj
-	}
 }
 
 // Ratio estimates the density ratio p_t(x)/p_s(x) = P(t|x)/P(s|x)·n_s/n_t,

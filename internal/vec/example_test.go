@@ -10,3 +10,10 @@ func ExampleDot() {
 	fmt.Println(vec.Dot([]float64{1, 2, 3, 4, 5}, []float64{5, 4, 3, 2, 1}))
 	// Output: 35
 }
+
+func ExampleAxpy() {
+	y := []float64{1, 1, 1}
+	vec.Axpy(2, []float64{1, 2, 3}, y)
+	fmt.Println(y)
+	// Output: [3 5 7]
+}

@@ -1,11 +1,21 @@
-// Package vec holds the float64 slice loops that ecl/metrics and
-// ecl/baselines share.
+// Package vec holds the float64 slice loops that ecl/metrics, ecl/calib
+// and ecl/baselines share: Dot and Axpy, in AVX2 and FMA where the CPU has
+// them (vec_amd64.s), else in Go.
 package vec
 
-// Dot is x·y in four running sums (a chain of dependent additions would
-// wait on each one's latency); y holds at least len(x) values.
+// Dot is x·y; y holds at least len(x) values. The AVX2 kernel adds in 16
+// running sums (four vectors of four), the Go loop in four: a chain of
+// dependent additions would wait on each one's latency.
 func Dot(x, y []float64) float64 {
 	y = y[:len(x)]
+	if len(x) >= 16 && asm {
+		return dotAVX2(&x[0], &y[0], len(x))
+	}
+	return dotGo(x, y)
+}
+
+// dotGo is Dot in four running sums.
+func dotGo(x, y []float64) float64 {
 	var s0, s1, s2, s3 float64
 	i := 0
 	for ; i+4 <= len(x); i += 4 {
@@ -18,4 +28,18 @@ func Dot(x, y []float64) float64 {
 		s0 += x[i] * y[i]
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// Axpy adds a·x to y; y holds at least len(x) values. Each element is
+// a·x[i] + y[i] rounded once (a fused multiply-add) by the AVX2 kernel,
+// twice by the Go loop.
+func Axpy(a float64, x, y []float64) {
+	y = y[:len(x)]
+	if len(x) >= 16 && asm {
+		axpyAVX2(a, &x[0], &y[0], len(x))
+		return
+	}
+	for i, v := range x {
+		y[i] += a * v
+	}
 }

@@ -5,17 +5,57 @@ import (
 	"testing"
 )
 
-// Dot against a plain loop for every length around the four lanes.
+// vecs returns x [n] and y [n+2] of mixed signs and magnitudes.
+func vecs(n int) (x, y []float64) {
+	x, y = make([]float64, n), make([]float64, n+2)
+	for i := range x {
+		x[i], y[i] = (float64(i)+0.5)*math.Pow(-1.5, float64(i%5)), 2-float64(i)/3
+	}
+	return x, y
+}
+
+// Dot against a plain loop for every length around the kernels' steps of
+// 4 and 16, and the Go loop against it where the kernel runs.
 func TestDot(t *testing.T) {
-	for n := range 11 {
-		x, y := make([]float64, n), make([]float64, n+2)
-		want := 0.0
+	for n := range 41 {
+		x, y := vecs(n)
+		want, mag := 0.0, 0.0
 		for i := range x {
-			x[i], y[i] = float64(i)+0.5, 2-float64(i)/3
 			want += x[i] * y[i]
+			mag += math.Abs(x[i] * y[i])
 		}
-		if got := Dot(x, y); math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+		if got := Dot(x, y); math.Abs(got-want) > 1e-14*mag {
 			t.Errorf("n = %d: %v, want %v", n, got, want)
+		}
+		if got := dotGo(x, y); math.Abs(got-want) > 1e-14*mag {
+			t.Errorf("n = %d: dotGo %v, want %v", n, got, want)
+		}
+	}
+}
+
+// Axpy against a plain loop for every length around the kernels' steps:
+// each element within one rounding of a·x + y (the kernel fuses them),
+// the elements of y past x untouched.
+func TestAxpy(t *testing.T) {
+	for n := range 41 {
+		x, y := vecs(n)
+		a := -0.7
+		want := append([]float64(nil), y...)
+		for i, v := range x {
+			want[i] = math.FMA(a, v, want[i])
+		}
+		got := append([]float64(nil), y...)
+		Axpy(a, x, got)
+		for i := range got {
+			if i >= n {
+				if got[i] != y[i] {
+					t.Fatalf("n = %d: y[%d] past x changed from %v to %v", n, i, y[i], got[i])
+				}
+				continue
+			}
+			if d := math.Abs(got[i] - want[i]); d > 0x1p-52*(math.Abs(want[i])+math.Abs(a*x[i])) {
+				t.Errorf("n = %d: y[%d] = %v, want %v", n, i, got[i], want[i])
+			}
 		}
 	}
 }
