@@ -58,3 +58,17 @@ func TestTransCalMatchesRowLoop(t *testing.T) {
 		t.Errorf("T = %v, row loop %v (want one well above 1)", got, want)
 	}
 }
+
+// memo computes each argument's value once and returns it every time.
+func TestMemo(t *testing.T) {
+	calls := 0
+	f := memo(func(x float64) float64 { calls++; return x * x })
+	for _, x := range []float64{1, 2, 1, 1, 2, 3} {
+		if got := f(x); got != x*x {
+			t.Fatalf("f(%v) = %v, want %v", x, got, x*x)
+		}
+	}
+	if calls != 3 {
+		t.Fatalf("%d calls for 3 distinct arguments", calls)
+	}
+}
