@@ -17,3 +17,8 @@ func ExampleAxpy() {
 	fmt.Println(y)
 	// Output: [3 5 7]
 }
+
+func ExampleMax() {
+	fmt.Println(vec.Max([]float64{3, -1, 7, 2}), vec.Max(nil))
+	// Output: 7 -Inf
+}

@@ -1,7 +1,9 @@
-// Package vec holds the float64 slice loops that ecl/metrics, ecl/calib
-// and ecl/baselines share: Dot and Axpy, in AVX2 and FMA where the CPU has
-// them (vec_amd64.s), else in Go.
+// Package vec holds the float64 slice loops that ecl/metrics, ecl/calib,
+// ecl/baselines and ecl/predict share: Dot, Axpy and Max, in AVX2 and FMA
+// where the CPU has them (vec_amd64.s), else in Go.
 package vec
+
+import "math"
 
 // Dot is x·y; y holds at least len(x) values. The AVX2 kernel adds in 16
 // running sums (four vectors of four), the Go loop in four: a chain of
@@ -42,4 +44,25 @@ func Axpy(a float64, x, y []float64) {
 	for i, v := range x {
 		y[i] += a * v
 	}
+}
+
+// Max is the largest element of x (−∞ if empty), NaN if x holds one.
+func Max(x []float64) float64 {
+	m, nan, i := math.Inf(-1), false, 0
+	if n := len(x) &^ 3; n >= 16 && asm {
+		m, nan = maxAVX2(&x[0], n)
+		i = n
+	}
+	m0, m1, m2, m3 := m, math.Inf(-1), math.Inf(-1), math.Inf(-1)
+	for ; i+4 <= len(x); i += 4 {
+		r := x[i : i+4 : i+4]
+		m0, m1, m2, m3 = max(m0, r[0]), max(m1, r[1]), max(m2, r[2]), max(m3, r[3])
+	}
+	for ; i < len(x); i++ {
+		m0 = max(m0, x[i])
+	}
+	if nan {
+		return math.NaN()
+	}
+	return max(m0, m1, m2, m3)
 }

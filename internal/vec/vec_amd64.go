@@ -16,3 +16,9 @@ func dotAVX2(x, y *float64, n int) float64
 //
 //go:noescape
 func axpyAVX2(a float64, x, y *float64, n int)
+
+// maxAVX2 is the largest of x[:n], n a multiple of 4 and at least 4, and
+// whether x[:n] holds a NaN.
+//
+//go:noescape
+func maxAVX2(x *float64, n int) (m float64, nan bool)

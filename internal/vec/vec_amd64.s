@@ -121,3 +121,69 @@ atail:
 adone:
 	VZEROUPPER
 	RET
+
+// func maxAVX2(x *float64, n int) (m float64, nan bool)
+//
+// The largest of x[:n], n a multiple of 4 (≥ 4), 16 a step in four
+// accumulators, then 4 at a time; nan reports a NaN among them (each
+// vector compared unordered with itself, the masks or-ed in Y8), whatever
+// m then is.
+TEXT ·maxAVX2(SB), NOSPLIT, $0-25
+	MOVQ         x+0(FP), SI
+	MOVQ         n+8(FP), CX
+	MOVQ         $0xfff0000000000000, AX
+	MOVQ         AX, X0
+	VPBROADCASTQ X0, Y0
+	VMOVAPD      Y0, Y1
+	VMOVAPD      Y0, Y2
+	VMOVAPD      Y0, Y3
+	VXORPD       Y8, Y8, Y8
+
+mloop16:
+	CMPQ    CX, $16
+	JLT     mloop4
+	VMOVUPD (SI), Y4
+	VMOVUPD 32(SI), Y5
+	VMOVUPD 64(SI), Y6
+	VMOVUPD 96(SI), Y7
+	VCMPPD  $3, Y4, Y4, Y9
+	VORPD   Y9, Y8, Y8
+	VCMPPD  $3, Y5, Y5, Y9
+	VORPD   Y9, Y8, Y8
+	VCMPPD  $3, Y6, Y6, Y9
+	VORPD   Y9, Y8, Y8
+	VCMPPD  $3, Y7, Y7, Y9
+	VORPD   Y9, Y8, Y8
+	VMAXPD  Y4, Y0, Y0
+	VMAXPD  Y5, Y1, Y1
+	VMAXPD  Y6, Y2, Y2
+	VMAXPD  Y7, Y3, Y3
+	ADDQ    $128, SI
+	SUBQ    $16, CX
+	JMP     mloop16
+
+mloop4:
+	CMPQ    CX, $4
+	JLT     mreduce
+	VMOVUPD (SI), Y4
+	VCMPPD  $3, Y4, Y4, Y9
+	VORPD   Y9, Y8, Y8
+	VMAXPD  Y4, Y0, Y0
+	ADDQ    $32, SI
+	SUBQ    $4, CX
+	JMP     mloop4
+
+mreduce:
+	VMAXPD       Y1, Y0, Y0
+	VMAXPD       Y3, Y2, Y2
+	VMAXPD       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPD       X1, X0, X0
+	VPERMILPD    $1, X0, X1
+	VMAXSD       X1, X0, X0
+	VMOVSD       X0, m+16(FP)
+	VMOVMSKPD    Y8, AX
+	TESTL        AX, AX
+	SETNE        nan+24(FP)
+	VZEROUPPER
+	RET

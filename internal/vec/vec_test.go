@@ -59,3 +59,30 @@ func TestAxpy(t *testing.T) {
 		}
 	}
 }
+
+// Max against a plain loop (NaN if any element is NaN, −∞ if empty) for
+// every length around the kernel's steps, with NaN, ±∞ and ties placed
+// in every lane.
+func TestMax(t *testing.T) {
+	for n := range 41 {
+		for special := -1; special < n; special++ {
+			for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1e300} {
+				x, _ := vecs(n)
+				if special >= 0 {
+					x[special] = v
+				}
+				want, nan := math.Inf(-1), false
+				for _, e := range x {
+					nan = nan || e != e
+					if e > want {
+						want = e
+					}
+				}
+				got := Max(x)
+				if nan != math.IsNaN(got) || !nan && got != want {
+					t.Fatalf("n = %d, x[%d] = %v: Max %v, want %v (NaN %v)", n, special, v, got, want, nan)
+				}
+			}
+		}
+	}
+}
