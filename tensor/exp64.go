@@ -38,3 +38,28 @@ func ExpScaled64(dst, src []float64, shift, t float64) float64 {
 	}
 	return sum
 }
+
+// exp64Consts is expScaled64's constant table: the clamps of the argument,
+// log2 e, ln 2 in two parts (fdlibm's, the high part with 21 trailing zero
+// bits so that n·ln2Hi is exact), 1, and the Taylor coefficients 1/j! of
+// e^r, j = 13 down to 2 (on |r| ≤ ln 2/2 the first term left out,
+// r¹⁴/14!, is below 2^−57).
+type exp64Consts struct {
+	lo, hi       float64
+	log2e        float64
+	ln2Hi, ln2Lo float64
+	one          float64
+	c            [12]float64
+}
+
+// exp64C is expScaled64's constant table (and exp64Model's in the tests).
+var exp64C = func() exp64Consts {
+	c := exp64Consts{lo: -746, hi: 710, log2e: math.Log2E,
+		ln2Hi: 6.93147180369123816490e-01, ln2Lo: 1.90821492927058770002e-10, one: 1}
+	f := 1.0
+	for j := 2; j <= 13; j++ {
+		f *= float64(j) // exact: 13! < 2^53
+		c.c[13-j] = 1 / f
+	}
+	return c
+}()
