@@ -100,27 +100,23 @@ var (
 // ConvTableFile is the table of convolution paths this CPU follows, as a
 // file of the tensor package: convchoice.txt where the CPU runs the
 // AVX-512 kernels, convchoice_avx2.txt elsewhere.
-func ConvTableFile() string { return convTableFile(gemmISA) }
-
-func convTableFile(level isa) string {
-	if level >= isaAVX512 {
-		return "convchoice.txt"
-	}
-	return "convchoice_avx2.txt"
+func ConvTableFile() string {
+	file, _ := convTableFor(gemmISA)
+	return file
 }
 
-// convTableText is the text of convTableFile(level).
-func convTableText(level isa) string {
+// convTableFor is the table a CPU at level follows: its file and text.
+func convTableFor(level isa) (file, text string) {
 	if level >= isaAVX512 {
-		return convChoiceAVX512
+		return "convchoice.txt", convChoiceAVX512
 	}
-	return convChoiceAVX2
+	return "convchoice_avx2.txt", convChoiceAVX2
 }
 
 // convTable is ConvTableFile's table; convOverride, where convForced,
 // replaces it (ECL_CONV, SetConvPath).
 var (
-	convTable                = mustConvTable(convTableText(gemmISA))
+	convTable                = mustConvTable(func() string { _, text := convTableFor(gemmISA); return text }())
 	convOverride, convForced = mustEnvPath(os.Getenv("ECL_CONV"))
 )
 

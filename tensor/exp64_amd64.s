@@ -55,6 +55,14 @@
 	VBROADCASTSD exp64Consts_c+80(c), Z30; \
 	VBROADCASTSD exp64Consts_c+88(c), Z31
 
+// SUM4 sets X10's low lane to the sum of Y10's 4 lanes, (0+2)+(1+3);
+// X11 is scratch.
+#define SUM4 \
+	VEXTRACTF128 $1, Y10, X11; \
+	VADDPD       X11, X10, X10; \
+	VPERMILPD    $1, X10, X11; \
+	VADDSD       X11, X10, X10
+
 // func expScaled64(dst, src *float64, n int, shift, t float64, c *exp64Consts) float64
 //
 // Sets dst[i] = e^((src[i] − shift)/t) for i < n (n ≥ 1; dst may be src)
@@ -101,11 +109,8 @@ xtail:
 xdone:
 	VEXTRACTF64X4 $1, Z10, Y11
 	VADDPD        Y11, Y10, Y10
-	VEXTRACTF128  $1, Y10, X11
-	VADDPD        X11, X10, X10
-	VPERMILPD     $1, X10, X11
-	VADDSD        X11, X10, X10
-	VMOVSD        X10, ret+48(FP)
+	SUM4
+	VMOVSD X10, ret+48(FP)
 	VZEROUPPER
 	RET
 
@@ -212,11 +217,8 @@ ytail:
 	VADDPD       Y6, Y11, Y11
 
 ydone:
-	VADDPD       Y11, Y10, Y10
-	VEXTRACTF128 $1, Y10, X11
-	VADDPD       X11, X10, X10
-	VPERMILPD    $1, X10, X11
-	VADDSD       X11, X10, X10
-	VMOVSD       X10, ret+48(FP)
+	VADDPD Y11, Y10, Y10
+	SUM4
+	VMOVSD X10, ret+48(FP)
 	VZEROUPPER
 	RET

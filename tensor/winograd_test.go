@@ -327,14 +327,15 @@ func TestParseConvTable(t *testing.T) {
 			t.Errorf("%q: no error", bad)
 		}
 	}
-	for _, level := range []isa{isaGo, isaAVX2, isaAVX512} {
-		if _, err := parseConvTable(convTableText(level)); err != nil {
-			t.Errorf("%s: %v", convTableFile(level), err)
+	want := map[isa][2]string{isaGo: {"convchoice_avx2.txt", convChoiceAVX2}, isaAVX2: {"convchoice_avx2.txt", convChoiceAVX2}, isaAVX512: {"convchoice.txt", convChoiceAVX512}}
+	for level, w := range want {
+		file, text := convTableFor(level)
+		if _, err := parseConvTable(text); err != nil {
+			t.Errorf("%s: %v", file, err)
 		}
-	}
-	if convTableFile(isaAVX512) != "convchoice.txt" || convTableFile(isaAVX2) != "convchoice_avx2.txt" || convTableFile(isaGo) != "convchoice_avx2.txt" ||
-		convTableText(isaAVX512) != convChoiceAVX512 || convTableText(isaAVX2) != convChoiceAVX2 {
-		t.Error("a CPU level takes the other level's table")
+		if file != w[0] || text != w[1] {
+			t.Errorf("CPU level %v takes %s, want %s", level, file, w[0])
+		}
 	}
 	if err := SetConvPath("fast"); err == nil {
 		t.Error(`SetConvPath("fast"): no error`)
