@@ -148,7 +148,7 @@ func extremesCPU[T Float](out, in []*Tensor[T], at ExtremeAttr) {
 		valOp, argOp = OpMinR, OpArgMin
 	}
 	cost := 2 * n * inner
-	if inner == 1 && extremesVec {
+	if inner == 1 && extremesAsmTakes(n) {
 		cost = n // a few instructions per element in the vector kernel
 	}
 	parallelFor(outer, cost, func(lo, hi int) {
@@ -165,6 +165,15 @@ func extremesCPU[T Float](out, in []*Tensor[T], at ExtremeAttr) {
 			v[0], i[0] = lastExtreme(src, at.Min)
 		}
 	})
+}
+
+// wideKernels is a set of assembly kernels: rows takes rows of k > 16
+// contiguous float32 a row at a time (extremesWide's contract,
+// reduce_amd64.go), zero writes zeros with streaming stores (zeroStream's).
+type wideKernels struct {
+	name string
+	rows func(x *float32, rows, k int, flip float32, val, idx *float32) int
+	zero func(dst *float32, n int)
 }
 
 // lastExtreme is the extreme of a non-empty row (NaN if any is NaN) and the

@@ -7,8 +7,30 @@ import (
 	"unsafe"
 )
 
-// extremesVec reports the AVX-512 kernel of extremesAsm.
+// extremesVec reports the AVX-512 kernels of extremesAsm for rows of
+// k ≤ 16 and of extremeGradAsm.
 var extremesVec = cpuISA >= isaAVX512
+
+// wideSets are the sets this CPU runs, best first: AVX-512, AVX2.
+var wideSets = func() []wideKernels {
+	var ks []wideKernels
+	if cpuISA >= isaAVX512 {
+		ks = append(ks, wideKernels{"avx512", extremesWide, zeroStream})
+	}
+	if cpuISA >= isaAVX2 {
+		ks = append(ks, wideKernels{"avx2", extremesWideAVX2, zeroStreamAVX2})
+	}
+	return ks
+}()
+
+// wide is the set extremesAsm and clearStream use: the best of wideSets,
+// none (nil functions) without AVX2.
+var wide = func() wideKernels {
+	if len(wideSets) == 0 {
+		return wideKernels{}
+	}
+	return wideSets[0]
+}()
 
 // extremesColsK is the largest k that extremesCols takes (at most 4 vectors
 // per block); 0 turns it off (tests).
@@ -43,19 +65,29 @@ func extremesTree(x *float32, blocks, k int, flip float32, val, idx *float32) in
 //go:noescape
 func extremesWide(x *float32, rows, k int, flip float32, val, idx *float32) int
 
+// extremesWideAVX2 is extremesWide in AVX2, for rows of k ≥ 8
+// (reduce_amd64.s).
+//
+//go:noescape
+func extremesWideAVX2(x *float32, rows, k int, flip float32, val, idx *float32) int
+
 // zeroStream sets n float32 at dst (64-byte aligned, n a multiple of 16)
-// to zero with streaming stores (reduce_amd64.s).
+// to zero with streaming stores (reduce_amd64.s); zeroStreamAVX2 is its
+// AVX2 form.
 //
 //go:noescape
 func zeroStream(dst *float32, n int)
 
+//go:noescape
+func zeroStreamAVX2(dst *float32, n int)
+
 // extremesAsm sets val and idx, the extreme of each row of k contiguous
-// elements of x and its index (lastExtreme), where the AVX-512 kernels
-// take them (float32: blocks of rows for k ≤ 16, a row at a time above),
-// and returns the number of rows it did.
+// elements of x and its index (lastExtreme), where the kernels take them
+// (float32: blocks of rows for k ≤ 16 in AVX-512, a row at a time above
+// in AVX-512 or AVX2), and returns the number of rows it did.
 func extremesAsm[T Float](x, val, idx []T, k int, min bool) int {
 	v, ok := any(val).([]float32)
-	if !extremesVec || !ok || len(v) == 0 || k < 1 {
+	if !extremesAsmTakes(k) || !ok || len(v) == 0 {
 		return 0
 	}
 	var flip float32
@@ -65,7 +97,7 @@ func extremesAsm[T Float](x, val, idx []T, k int, min bool) int {
 	xs, is := reinterpret[float32](x), reinterpret[float32](idx)
 	if k > 16 {
 		for r := 0; r < len(v); r++ {
-			r += extremesWide(&xs[r*k], len(v)-r, k, flip, &v[r], &is[r])
+			r += wide.rows(&xs[r*k], len(v)-r, k, flip, &v[r], &is[r])
 			if r < len(v) { // a row with a NaN
 				v[r], is[r] = lastExtreme(xs[r*k:(r+1)*k], min)
 			}
@@ -91,6 +123,12 @@ func extremesAsm[T Float](x, val, idx []T, k int, min bool) int {
 		extremesRows(&xs[done*k], len(v)-done, k, flip, &v[done], &is[done])
 	}
 	return len(v)
+}
+
+// extremesAsmTakes reports whether extremesAsm has a kernel for rows of k
+// (float32).
+func extremesAsmTakes(k int) bool {
+	return k > 16 && wide.rows != nil || k >= 1 && k <= 16 && extremesVec
 }
 
 // extremeGradRows and extremeGradRowsCached are extremeGradAsm's kernels
@@ -130,13 +168,13 @@ func extremeGradAsm[T Float](dst, val, idx []T, k int, stream bool) int {
 // aligned middle where stream is set and the CPU has the kernel (float32).
 func clearStream[T Float](dst []T, stream bool) {
 	d, ok := any(dst).([]float32)
-	if !stream || !extremesVec || !ok || len(d) < 64 {
+	if !stream || wide.zero == nil || !ok || len(d) < 64 {
 		clear(dst)
 		return
 	}
 	head := int((64 - uintptr(unsafe.Pointer(&d[0]))%64) % 64 / 4)
 	mid := (len(d) - head) &^ 15
 	clear(d[:head])
-	zeroStream(&d[head], mid)
+	wide.zero(&d[head], mid)
 	clear(d[head+mid:])
 }

@@ -556,3 +556,163 @@ zdone:
 	SFENCE
 	VZEROUPPER
 	RET
+
+// func extremesWideAVX2(x *float32, rows, k int, flip float32, val, idx *float32) int
+//
+// extremesWide in AVX2, for rows of k ≥ 8: four running maxima over the
+// row's whole vectors of 8, then its last 8 elements (overlapping the
+// whole vectors where k is not a multiple of 8: a maximum is unchanged by
+// elements seen twice), their maximum, then a second pass, from cache,
+// for the first element equal to it in the same order (an overlapped
+// element equal to it would have been found before). It returns the rows
+// done, stopping before a row with a NaN.
+TEXT ·extremesWideAVX2(SB), NOSPLIT, $0-56
+	MOVQ         x+0(FP), SI
+	MOVQ         rows+8(FP), R10
+	MOVQ         k+16(FP), CX
+	VBROADCASTSS flip+24(FP), Y7
+	MOVQ         val+32(FP), DI
+	MOVQ         idx+40(FP), R9
+	MOVQ         CX, R11
+	SHLQ         $2, R11        // a row's bytes
+	MOVL         $0xff800000, AX
+	MOVQ         AX, X8
+	VPBROADCASTD X8, Y8         // −∞
+	MOVQ         CX, R8
+	SHRQ         $3, R8         // whole vectors
+	MOVQ         CX, R14
+	ANDQ         $7, R14        // the tail's length
+	LEAQ         -32(R11), R15  // the last 8 elements' offset
+	XORQ         BX, BX         // rows done
+	TESTQ        R10, R10
+	JZ           adone
+
+arow:
+	VMOVAPS Y8, Y0
+	VMOVAPS Y8, Y1
+	VMOVAPS Y8, Y2
+	VMOVAPS Y8, Y3
+	VXORPS  Y6, Y6, Y6          // NaN lanes seen
+	MOVQ    SI, R12
+	MOVQ    R8, DX
+	CMPQ    DX, $4
+	JLT     aone
+
+afour:
+	VXORPS  (R12), Y7, Y4
+	VXORPS  32(R12), Y7, Y5
+	VXORPS  64(R12), Y7, Y9
+	VXORPS  96(R12), Y7, Y10
+	VCMPPS  $3, Y5, Y4, Y11
+	VCMPPS  $3, Y10, Y9, Y12
+	VORPS   Y11, Y12, Y12
+	VORPS   Y12, Y6, Y6
+	VMAXPS  Y0, Y4, Y0
+	VMAXPS  Y1, Y5, Y1
+	VMAXPS  Y2, Y9, Y2
+	VMAXPS  Y3, Y10, Y3
+	ADDQ    $128, R12
+	SUBQ    $4, DX
+	CMPQ    DX, $4
+	JGE     afour
+
+aone:
+	TESTQ  DX, DX
+	JZ     atail
+	VXORPS (R12), Y7, Y4
+	VCMPPS $3, Y4, Y4, Y11
+	VORPS  Y11, Y6, Y6
+	VMAXPS Y0, Y4, Y0
+	ADDQ   $32, R12
+	DECQ   DX
+	JMP    aone
+
+atail:
+	TESTQ  R14, R14
+	JZ     areduce
+	VXORPS (SI)(R15*1), Y7, Y4
+	VCMPPS $3, Y4, Y4, Y11
+	VORPS  Y11, Y6, Y6
+	VMAXPS Y0, Y4, Y0
+
+areduce:
+	VMOVMSKPS  Y6, AX
+	TESTL      AX, AX
+	JNZ        adone
+	VMAXPS     Y1, Y0, Y0
+	VMAXPS     Y3, Y2, Y2
+	VMAXPS     Y2, Y0, Y0
+	VPERM2F128 $1, Y0, Y0, Y1
+	VMAXPS     Y1, Y0, Y1
+	VPERMILPS  $0x4e, Y1, Y2
+	VMAXPS     Y2, Y1, Y1
+	VPERMILPS  $0xb1, Y1, Y2
+	VMAXPS     Y2, Y1, Y1       // the row's maximum in every lane
+
+	// The first element equal to it: one exists, the maximum being an
+	// element's value.
+	MOVQ SI, R12
+	XORQ AX, AX                 // the vector's first element
+	MOVQ R8, R13
+	SHLQ $3, R13                // the whole vectors' elements
+
+afind:
+	CMPQ      AX, R13
+	JGE       afindtail
+	VXORPS    (R12), Y7, Y4
+	VCMPPS    $0, Y1, Y4, Y5
+	VMOVMSKPS Y5, DX
+	TESTL     DX, DX
+	JNZ       afound
+	ADDQ      $32, R12
+	ADDQ      $8, AX
+	JMP       afind
+
+afindtail:
+	LEAQ      -8(CX), AX
+	VXORPS    (SI)(R15*1), Y7, Y4
+	VCMPPS    $0, Y1, Y4, Y5
+	VMOVMSKPS Y5, DX
+
+afound:
+	BSFL       DX, DX
+	ADDQ       DX, AX
+	MOVL       (SI)(AX*4), DX
+	MOVL       DX, (DI)
+	VCVTSI2SSL AX, X3, X3
+	VMOVSS     X3, (R9)
+	ADDQ       R11, SI
+	ADDQ       $4, DI
+	ADDQ       $4, R9
+	INCQ       BX
+	CMPQ       BX, R10
+	JLT        arow
+
+adone:
+	MOVQ BX, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func zeroStreamAVX2(dst *float32, n int)
+//
+// zeroStream in AVX2: n float32 at dst (64-byte aligned, n a multiple of
+// 16) set to zero with streaming stores.
+TEXT ·zeroStreamAVX2(SB), NOSPLIT, $0-16
+	MOVQ   dst+0(FP), DI
+	MOVQ   n+8(FP), CX
+	SHRQ   $4, CX
+	VXORPS Y0, Y0, Y0
+	TESTQ  CX, CX
+	JZ     ydone
+
+yloop:
+	VMOVNTPS Y0, (DI)
+	VMOVNTPS Y0, 32(DI)
+	ADDQ     $64, DI
+	DECQ     CX
+	JNZ      yloop
+
+ydone:
+	SFENCE
+	VZEROUPPER
+	RET

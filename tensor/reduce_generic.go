@@ -5,6 +5,15 @@ package tensor
 // extremesVec reports that there is no vector kernel for extremesAsm.
 var extremesVec = false
 
+// wideSets is empty and wide has no kernels: this build has no assembly.
+var (
+	wideSets []wideKernels
+	wide     wideKernels
+)
+
+// extremesAsmTakes reports that there is no kernel for any row length.
+func extremesAsmTakes(k int) bool { return false }
+
 // extremesAsm reports that there is no assembly: it took no rows.
 func extremesAsm[T Float](x, val, idx []T, k int, min bool) int { return 0 }
 

@@ -355,19 +355,20 @@ func TestExtremes(t *testing.T) {
 	expectData(t, "ArgMax, NaN first and a tie", i, 0, 0)
 }
 
-// TestExtremesVectorMatchesScalar checks the AVX-512 kernels of Extremes
-// (a row per vector, a row per lane, blocks of rows reduced together, and
-// wide rows one at a time, whole vectors and a tail)
-// against the scalar loop in float32: ties, NaNs first and later, ±∞ (in
-// one block, both signs in one lane), whole vectors of rows and a tail,
-// both directions.
+// TestExtremesVectorMatchesScalar checks the kernels of Extremes (in
+// AVX-512 a row per vector, a row per lane, blocks of rows reduced
+// together; wide rows one at a time, whole vectors and a tail, in each of
+// wideSets) against the scalar loop in float32: ties, NaNs first and later,
+// ±∞ (in one block, both signs in one lane), whole vectors of rows and a
+// tail, both directions.
 func TestExtremesVectorMatchesScalar(t *testing.T) {
-	if !extremesVec {
+	if len(wideSets) == 0 {
 		t.Skip("no vector kernel on this CPU or build")
 	}
-	defer func(k int) { extremesColsK, extremesTreeOn = k, true }(extremesColsK)
+	defer func(k int, w wideKernels, v bool) { extremesColsK, extremesTreeOn, wide, extremesVec = k, true, w, v }(extremesColsK, wide, extremesVec)
+	vec := extremesVec
 	r := newRNG(5)
-	for _, k := range []int{1, 2, 3, 4, 10, 16, 17, 32, 63, 64, 65, 100, 1000} {
+	for _, k := range []int{1, 2, 3, 4, 10, 16, 17, 23, 24, 31, 32, 33, 63, 64, 65, 100, 1000} {
 		x := RandNormal[float32](r, 0, 1, 1000+7, k)
 		d := HostData(x)
 		for i := 0; i < len(d); i += 37 {
@@ -376,18 +377,24 @@ func TestExtremesVectorMatchesScalar(t *testing.T) {
 		d[0], d[5*k+k/2], d[40*k] = float32(math.NaN()), float32(math.NaN()), float32(math.Inf(1))
 		d[70*k+k-1], d[90*k] = float32(math.Inf(-1)), float32(math.NaN())
 		d[200*k], d[203*k] = float32(math.Inf(1)), float32(math.Inf(-1))
-		for _, min := range []bool{false, true} {
-			// extremesRows, then extremesTree, then extremesCols where k ≤ 4
-			for _, colsK := range []int{-1, 0, 4} {
-				extremesColsK, extremesTreeOn = max(colsK, 0), colsK >= 0
-				gv, gi := Extremes(x, 1, min)
-				extremesVec = false
-				wv, wi := Extremes(x, 1, min)
-				extremesVec = true
-				for i, w := range wv.Data() {
-					g := gv.Data()[i]
-					if (g != w && !(math.IsNaN(float64(g)) && math.IsNaN(float64(w)))) || gi.Data()[i] != wi.Data()[i] {
-						t.Fatalf("k=%d min=%v columns up to %d row %d: %v at %v, scalar %v at %v", k, min, colsK, i, g, gi.Data()[i], w, wi.Data()[i])
+		d[300*k+k-1] = 1e30 // the maximum in the last element, in the tail
+		for _, set := range wideSets {
+			if k <= 16 && (!vec || set.name != wideSets[0].name) {
+				continue // one AVX-512 pass for the short rows
+			}
+			for _, min := range []bool{false, true} {
+				// extremesRows, then extremesTree, then extremesCols where k ≤ 4
+				for _, colsK := range []int{-1, 0, 4} {
+					extremesColsK, extremesTreeOn = max(colsK, 0), colsK >= 0
+					wide, extremesVec = set, vec
+					gv, gi := Extremes(x, 1, min)
+					wide, extremesVec = wideKernels{}, false
+					wv, wi := Extremes(x, 1, min)
+					for i, w := range wv.Data() {
+						g := gv.Data()[i]
+						if (g != w && !(math.IsNaN(float64(g)) && math.IsNaN(float64(w)))) || gi.Data()[i] != wi.Data()[i] {
+							t.Fatalf("%s k=%d min=%v columns up to %d row %d: %v at %v, scalar %v at %v", set.name, k, min, colsK, i, g, gi.Data()[i], w, wi.Data()[i])
+						}
 					}
 				}
 			}
@@ -396,23 +403,28 @@ func TestExtremesVectorMatchesScalar(t *testing.T) {
 }
 
 // TestClearStream checks that clearStream zeroes exactly its slice of
-// garbage, at every alignment and around the lengths where it streams.
+// garbage, at every alignment and around the lengths where it streams,
+// with each of wideSets' streaming kernels and with none.
 func TestClearStream(t *testing.T) {
+	defer func(w wideKernels) { wide = w }(wide)
 	buf := make([]float32, 400)
-	for _, stream := range []bool{false, true} {
-		for off := range 20 {
-			for _, n := range []int{0, 1, 15, 16, 63, 64, 65, 80, 81, 200, 333} {
-				for i := range buf {
-					buf[i] = 7
-				}
-				clearStream(buf[off:off+n], stream)
-				for i, v := range buf {
-					want := float32(7)
-					if i >= off && i < off+n {
-						want = 0
+	for _, set := range append([]wideKernels{{name: "go"}}, wideSets...) {
+		wide = set
+		for _, stream := range []bool{false, true} {
+			for off := range 20 {
+				for _, n := range []int{0, 1, 15, 16, 63, 64, 65, 80, 81, 200, 333} {
+					for i := range buf {
+						buf[i] = 7
 					}
-					if v != want {
-						t.Fatalf("stream=%v off=%d n=%d: buf[%d] = %v, want %v", stream, off, n, i, v, want)
+					clearStream(buf[off:off+n], stream)
+					for i, v := range buf {
+						want := float32(7)
+						if i >= off && i < off+n {
+							want = 0
+						}
+						if v != want {
+							t.Fatalf("%s stream=%v off=%d n=%d: buf[%d] = %v, want %v", set.name, stream, off, n, i, v, want)
+						}
 					}
 				}
 			}
