@@ -4,11 +4,13 @@ import "math"
 
 // soft1D runs the soft binning of 1-D float32 points and values (E = D = 1:
 // top-label and class-wise) through the vector kernels of
-// softbin1d_amd64.s, 16 samples per vector, in rounds of 16 rows of the G
-// groups (see there).
+// softbin1d_amd64.s (AVX-512, 16 samples per vector) or
+// softbin1d_avx2_amd64.s (AVX2, two halves of 8), in rounds of 16 rows of
+// the G groups (see there).
 // The kernels sum each lane in float32 over at most soft1DRounds rounds,
 // then fold the lanes into the float64 partial sums.
 type soft1D struct {
+	k    soft1DKernels
 	a    []float32
 	c    softConsts
 	g, b int
@@ -16,15 +18,35 @@ type soft1D struct {
 	group []int
 }
 
+// soft1DKernels are soft1D's forward and backward kernels at one
+// instruction-set level (softBinFwd16 and softBinBwd16's contract); a set
+// marked uniform takes equally spaced anchors only.
+type soft1DKernels struct {
+	name    string
+	fwd     func(x, p *float32, rounds, ng int, a *float32, b int, c *softConsts, acc, tmp *float32) int
+	bwd     func(dx, dp, x, p *float32, rounds, ng int, a *float32, b int, c *softConsts, tab *float32) int
+	uniform bool
+}
+
+// soft1DSet is the set soft1D runs: the best of soft1DSets, none (nil
+// kernels) without one.
+var soft1DSet = func() soft1DKernels {
+	if len(soft1DSets) == 0 {
+		return soft1DKernels{}
+	}
+	return soft1DSets[0]
+}()
+
 // newSoft1D returns the vector kernels for as, g groups and values of
-// dimension d, or nil where they do not apply (no AVX-512, float64, points
-// or values of more than one dimension).
+// dimension d, or nil where they do not apply (no kernel set, float64,
+// points or values of more than one dimension, anchors not equally spaced
+// for a uniform set).
 func newSoft1D[T Float](as *anchorSet[T], g, d int) *soft1D {
 	k, ok := any(as.k).(float32)
-	if !softAsm || !ok || as.e != 1 || d != 1 {
+	if soft1DSet.fwd == nil || !ok || as.e != 1 || d != 1 || soft1DSet.uniform && (as.step <= 0 || len(as.a) < 2) {
 		return nil
 	}
-	v := &soft1D{a: reinterpret[float32](as.a), g: g, b: len(as.a), group: make([]int, 16*g)}
+	v := &soft1D{k: soft1DSet, a: reinterpret[float32](as.a), g: g, b: len(as.a), group: make([]int, 16*g)}
 	v.c = softConstants(k)
 	if h, b := as.step, len(as.a); h > 0 {
 		kf, hf := float64(k), float64(float32(h))
@@ -45,7 +67,7 @@ func (v *soft1D) stats(acc []float64, xs, ps []float32, lo, hi int, rows func(lo
 	lanes, tmp := buf[:size], buf[size:]
 	return vecRounds(lo, hi, soft1DRounds, func(lo, rounds int) int {
 		clear(lanes)
-		done := softBinFwd16(&xs[lo*v.g], &ps[lo*v.g], rounds, v.g, &v.a[0], v.b, &v.c, &lanes[0], &tmp[0])
+		done := v.k.fwd(&xs[lo*v.g], &ps[lo*v.g], rounds, v.g, &v.a[0], v.b, &v.c, &lanes[0], &tmp[0])
 		v.fold(acc, lanes)
 		return done
 	}, rows)
@@ -73,7 +95,7 @@ func (v *soft1D) grad(ds []float32) func(dx, dp, xs, ps []float32, lo, hi int, r
 	return func(dx, dp, xs, ps []float32, lo, hi int, rows func(lo, hi int)) int {
 		return vecRounds(lo, hi, soft1DRounds, func(lo, rounds int) int {
 			o := lo * v.g
-			return softBinBwd16(&dx[o], &dp[o], &xs[o], &ps[o], rounds, v.g, &v.a[0], v.b, &v.c, &tab[0])
+			return v.k.bwd(&dx[o], &dp[o], &xs[o], &ps[o], rounds, v.g, &v.a[0], v.b, &v.c, &tab[0])
 		}, rows)
 	}
 }

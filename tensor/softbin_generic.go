@@ -5,16 +5,11 @@ package tensor
 // softAsm reports that there are no vector soft-binning kernels.
 var softAsm = false
 
+// soft1DSets is empty: soft1D takes no rows.
+var soft1DSets []soft1DKernels
+
 // The kernels do no rounds: their callers take every row on the scalar
 // path.
-func softBinFwd16(x, p *float32, rounds, ng int, a *float32, b int, c *softConsts, acc, tmp *float32) int {
-	return 0
-}
-
-func softBinBwd16(dx, dp, x, p *float32, rounds, ng int, a *float32, b int, c *softConsts, tab *float32) int {
-	return 0
-}
-
 func softCanonFwd16(x, p *float32, rounds, e, d int, cf *float32, nz *int32, b int, c *softConsts, trans *int32, acc, tmp, lat *float32, pw *int32) int {
 	return 0
 }

@@ -175,16 +175,19 @@ func TestKernelRegistry(t *testing.T) {
 	}
 }
 
-// TestSoft1DKernelsMatchScalar checks the vector kernels of the 1-D soft
-// bins (soft1D) against the scalar loops, in float32: whole rounds and
-// tails, one and several groups, the ECL temperature and one where
-// assignments underflow, non-finite points and values (taken on the scalar
-// path) and a non-finite statistics gradient (no vector backward).
+// TestSoft1DKernelsMatchScalar checks each set of vector kernels of the
+// 1-D soft bins (soft1D) against the scalar loops, in float32: whole rounds
+// and tails, one and several groups, the ECL temperature and one where
+// assignments underflow, points outside the anchors' range and non-finite
+// points and values (rounds the AVX2 kernels leave to the scalar path, or
+// all of them), anchors not equally spaced, and a non-finite statistics
+// gradient (no vector backward).
 func TestSoft1DKernelsMatchScalar(t *testing.T) {
-	if !softAsm {
+	if len(soft1DSets) == 0 {
 		t.Skip("no vector soft-binning kernels on this CPU or build")
 	}
 	withProcs(t, 2)
+	defer func(s soft1DKernels) { soft1DSet = s }(soft1DSet)
 	cases := []struct {
 		name    string
 		n, g, b int
@@ -199,22 +202,36 @@ func TestSoft1DKernelsMatchScalar(t *testing.T) {
 		{"underflow", 300, 2, 40, 0.0004, false},
 		{"non-finite", 700, 3, 15, 0.0422, true},
 		{"empty", 0, 2, 15, 0.0422, false},
+		{"two-bins", 300, 2, 2, 0.0422, false},
+		{"far-points", 500, 2, 15, 0.0422, false},
+		{"uneven-anchors", 300, 2, 15, 0.0422, false},
 	}
-	for i, c := range cases {
-		r := newRNG(uint64(100 + i))
-		anchors := make([]float64, c.b)
-		for j := range anchors {
-			anchors[j] = (2*float64(j) + 1) / float64(2*c.b)
+	for _, set := range soft1DSets {
+		soft1DSet = set
+		for i, c := range cases {
+			r := newRNG(uint64(100 + i))
+			anchors := make([]float64, c.b)
+			for j := range anchors {
+				anchors[j] = (2*float64(j) + 1) / float64(2*c.b)
+			}
+			if c.name == "uneven-anchors" {
+				anchors[3] += 0.01
+			}
+			sb := SoftBins{Anchors: anchors, Dim: 1, Tau: c.tau}
+			x, p := RandUniform[float32](r, 0, 1, c.n, c.g, 1), RandUniform[float32](r, 0, 1, c.n, c.g, 1)
+			ds := RandNormal[float32](r, 0, 1, c.g, c.b, 3)
+			if c.bad {
+				HostData(x)[5*c.g+1] = float32(math.NaN())
+				HostData(x)[40*c.g] = float32(math.Inf(1))
+				HostData(p)[300*c.g+2] = float32(math.Inf(-1))
+			}
+			if c.name == "far-points" { // every fifth round has a point where the terms underflow
+				for row := 0; row < c.n; row += 80 {
+					HostData(x)[row*c.g+1] = 40
+				}
+			}
+			t.Run(set.name+"/"+c.name, func(t *testing.T) { vectorMatchesScalar(t, x, p, ds, sb, c.bad, 2e-5, 1e-4) })
 		}
-		sb := SoftBins{Anchors: anchors, Dim: 1, Tau: c.tau}
-		x, p := RandUniform[float32](r, 0, 1, c.n, c.g, 1), RandUniform[float32](r, 0, 1, c.n, c.g, 1)
-		ds := RandNormal[float32](r, 0, 1, c.g, c.b, 3)
-		if c.bad {
-			HostData(x)[5*c.g+1] = float32(math.NaN())
-			HostData(x)[40*c.g] = float32(math.Inf(1))
-			HostData(p)[300*c.g+2] = float32(math.Inf(-1))
-		}
-		t.Run(c.name, func(t *testing.T) { vectorMatchesScalar(t, x, p, ds, sb, c.bad, 2e-5, 1e-4) })
 	}
 }
 
@@ -224,8 +241,8 @@ func TestSoft1DKernelsMatchScalar(t *testing.T) {
 func vectorMatchesScalar(t *testing.T, x, p, ds *Tensor[float32], sb SoftBins, bad bool, rel, grel float64) {
 	t.Helper()
 	scalar := func(f func()) {
-		softAsm = false
-		defer func() { softAsm = true }()
+		defer func(a bool, s soft1DKernels) { softAsm, soft1DSet = a, s }(softAsm, soft1DSet)
+		softAsm, soft1DSet = false, soft1DKernels{}
 		f()
 	}
 	vs := SoftBinStats(x, p, sb)
