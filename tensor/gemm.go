@@ -313,15 +313,11 @@ func packB[T Float](dst []T, b operand[T], p0, kb, j0, nb, nr int) {
 	for jr := 0; jr < nb; jr += nr {
 		panel := dst[jr*kb : (jr+nr)*kb]
 		cols := min(nr, nb-jr)
-		if !b.trans {
-			for p := range kb {
-				d := panel[p*nr : (p+1)*nr]
-				copy(d, b.data[(p0+p)*b.ld+j0+jr:][:cols])
-				clear(d[cols:])
-			}
-			continue
+		if b.trans {
+			interleave(panel, nr, cols, b.data[(j0+jr)*b.ld+p0:], b.ld, kb, 1)
+		} else { // rows of cols elements: the assembly row move, not a copy call a row
+			moveRows(panel, b.data[p0*b.ld+j0+jr:], kb, cols, nr, b.ld, false)
 		}
-		interleave(panel, nr, cols, b.data[(j0+jr)*b.ld+p0:], b.ld, kb, 1)
 		if cols < nr {
 			for p := range kb {
 				clear(panel[p*nr+cols : (p+1)*nr])
@@ -342,6 +338,14 @@ func interleave[T Float](dst []T, w, rows int, src []T, ld, kb int, alpha T) {
 			d := dst[p*w+i : p*w+i+4 : p*w+i+4]
 			d[0], d[1], d[2], d[3] = alpha*r0[p], alpha*r1[p], alpha*r2[p], alpha*r3[p]
 		}
+	}
+	if i+2 <= rows { // two rows in one pass (mr = 6: the rows the four leave)
+		r0, r1 := src[i*ld:][:kb], src[(i+1)*ld:][:kb]
+		for p := range kb {
+			d := dst[p*w+i : p*w+i+2 : p*w+i+2]
+			d[0], d[1] = alpha*r0[p], alpha*r1[p]
+		}
+		i += 2
 	}
 	for ; i < rows; i++ {
 		for p, v := range src[i*ld:][:kb] {
