@@ -2,8 +2,8 @@
 
 package tensor
 
-// softAsm reports the AVX-512 kernels of softbin1d_amd64.s and
-// softbincanon_amd64.s.
+// softAsm reports the AVX-512 kernels of softbincanon_amd64.s and of
+// attention (soft1D's kernels are chosen by soft1DSets).
 var softAsm = cpuISA >= isaAVX512
 
 // softBinFwd16 and softBinBwd16 are soft1D's kernels (softbin1d_amd64.s):

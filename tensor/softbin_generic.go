@@ -2,7 +2,7 @@
 
 package tensor
 
-// softAsm reports that there are no vector soft-binning kernels.
+// softAsm reports that there are no AVX-512 soft-binning kernels.
 var softAsm = false
 
 // soft1DSets is empty: soft1D takes no rows.
