@@ -22,27 +22,21 @@
 	SROW(aoff+20, Y14, Y15)
 
 // PREFETCHC asks for the 6 rows of c at DX (stride R8) to be loaded into
-// L1 while the k loop runs, their first byte's line and the line of byte
-// last (a row's 64 bytes span two lines unless aligned); it uses AX.
-#define PREFETCHC(last) \
-	MOVQ       DX, AX; \
+// L1 while the k loop runs: each row's first and last of its 64 bytes
+// (two lines unless aligned); it uses AX.
+#define PREFETCHROW \
 	PREFETCHT0 (AX); \
-	PREFETCHT0 last(AX); \
-	ADDQ       R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 last(AX); \
-	ADDQ       R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 last(AX); \
-	ADDQ       R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 last(AX); \
-	ADDQ       R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 last(AX); \
-	ADDQ       R8, AX; \
-	PREFETCHT0 (AX); \
-	PREFETCHT0 last(AX)
+	PREFETCHT0 60(AX); \
+	ADDQ       R8, AX
+
+#define PREFETCHC \
+	MOVQ DX, AX; \
+	PREFETCHROW; \
+	PREFETCHROW; \
+	PREFETCHROW; \
+	PREFETCHROW; \
+	PREFETCHROW; \
+	PREFETCHROW
 
 // Add the accumulators lo, hi to the 16 floats of c at DX (SSTORE) or
 // store them there (SSET), then step DX to the next row.
@@ -69,7 +63,7 @@ TEXT ·sgemm6x16(SB), NOSPLIT, $0-49
 	MOVQ c+32(FP), DX
 	MOVQ ldc+40(FP), R8
 	SHLQ $2, R8
-	PREFETCHC(60)
+	PREFETCHC
 	VXORPS Y4, Y4, Y4
 	VXORPS Y5, Y5, Y5
 	VXORPS Y6, Y6, Y6
@@ -168,7 +162,7 @@ TEXT ·dgemm6x8(SB), NOSPLIT, $0-49
 	MOVQ c+32(FP), DX
 	MOVQ ldc+40(FP), R8
 	SHLQ $3, R8
-	PREFETCHC(60)
+	PREFETCHC
 	VXORPD Y4, Y4, Y4
 	VXORPD Y5, Y5, Y5
 	VXORPD Y6, Y6, Y6

@@ -126,16 +126,17 @@ loop: \
 	CMPQ      BX, $0xff; \
 	JNE       stop
 
-// START8 loads the half of points at (SI)(R10) into Y0 and sets Y15 = t_0,
-// Y3 = ρ_0, Y1 = p and Y2 = p² from the values at (DI)(R10); it uses Y4,
-// Y5, Y6, Y12, Y13.
+// START8 loads the half of points at (SI)(R10) into Y0 and sets Y4 =
+// Y15 = t_0, Y3 = ρ_0, Y1 = p and Y2 = p² from the values at (DI)(R10);
+// it uses Y5, Y6, Y12, Y13.
 #define START8 \
 	VMOVUPS (SI)(R10*1), Y0; \
 	PRE8(Y0, Y4, Y12, Y13, Y5, Y15, Y3, Y6); \
 	EXP8(Y15, Y4, Y12, Y13); \
 	EXP8(Y3, Y4, Y12, Y13); \
 	VMOVUPS (DI)(R10*1), Y1; \
-	VMULPS  Y1, Y1, Y2
+	VMULPS  Y1, Y1, Y2; \
+	VMOVAPS Y15, Y4
 
 // CHAINS8 and STEP8 are softbin1d_amd64.s's CHAINS and STEP: t in Y4, ρ_0
 // in Y3, t_1 in Y12, σ_0 in Y13, σ_1 in Y9.
@@ -195,7 +196,6 @@ fvec:
 fhalf:
 	LEAQ    (R15)(R10*1), DX
 	START8
-	VMOVAPS Y15, Y4
 	VXORPS  Y5, Y5, Y5
 	VXORPS  Y8, Y8, Y8
 	CHAINS8
@@ -291,7 +291,6 @@ bvec:
 bhalf:
 	LEAQ         (R15)(R10*1), DX
 	START8
-	VMOVAPS      Y15, Y4
 	VXORPS       Y5, Y5, Y5
 	VXORPS       Y9, Y9, Y9
 	VXORPS       Y10, Y10, Y10
