@@ -42,9 +42,13 @@ type gatherKernel[T Float] struct {
 	dot3   func(kv int, a []T, lda int, b []T, ldb int, c []T, lds, ldi int)
 }
 
-// goGatherKernel is the portable gather kernel, of the AVX-512 one's
-// tiles: the reference the assembly is tested against.
-func goGatherKernel[T Float]() gatherKernel[T] { return gatherKernel[T]{8, 32, gatherGo[T], dot3Go[T]} }
+// goGatherKernel is the portable gather kernel of an mr×nr tile: the
+// reference the assembly kernels are tested against.
+func goGatherKernel[T Float](mr, nr int) gatherKernel[T] {
+	return gatherKernel[T]{mr, nr, func(k int, a, b []T, offs []int, c []T, ldc int, add bool) {
+		gatherGo(mr, nr, k, a, b, offs, c, ldc, add)
+	}, dot3Go[T]}
+}
 
 func dot3Go[T Float](kv int, a []T, lda int, b []T, ldb int, c []T, lds, ldi int) {
 	for i := range 2 {
@@ -60,19 +64,19 @@ func dot3Go[T Float](kv int, a []T, lda int, b []T, ldb int, c []T, lds, ldi int
 	}
 }
 
-func gatherGo[T Float](k int, a, b []T, offs []int, c []T, ldc int, add bool) {
-	var acc [8 * 32]T
+func gatherGo[T Float](mr, nr, k int, a, b []T, offs []int, c []T, ldc int, add bool) {
+	acc := make([]T, mr*nr)
 	for p, off := range offs[:k] {
-		row := b[off : off+32]
-		for i, v := range a[p*8 : p*8+8] {
-			t := acc[i*32 : i*32+32]
+		row := b[off : off+nr]
+		for i, v := range a[p*mr : p*mr+mr] {
+			t := acc[i*nr : i*nr+nr]
 			for j, u := range row {
 				t[j] += v * u
 			}
 		}
 	}
-	for i := range 8 {
-		row, t := c[i*ldc:i*ldc+32], acc[i*32:i*32+32]
+	for i := range mr {
+		row, t := c[i*ldc:i*ldc+nr], acc[i*nr:i*nr+nr]
 		if !add {
 			copy(row, t)
 			continue

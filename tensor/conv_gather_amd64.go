@@ -26,14 +26,45 @@ var sgatherAVX512K = gatherKernel[float32]{8, 32, func(k int, a, b []float32, of
 	sdot2x3x4(kv, &a[0], lda, &b[0], ldb, &c[0], lds, ldi)
 }}
 
+// sgemm6x16g is the AVX2 gather micro-kernel (gemm_amd64.s), sgemm6x16
+// with b's rows read through the offsets: c[i*ldc+j] += Σ_p
+// a[p*6+i]·b[offs[p]+j] for i < 6, j < 16 over k ≥ 1 steps (c set to the
+// sums without add).
+//
+//go:noescape
+func sgemm6x16g(k int, a, b *float32, offs *int, c *float32, ldc int, add bool)
+
+// sgatherAVX2K wraps sgemm6x16g, and sdot3x4 as the weight gradient's dot3:
+// the three taps of a row of dy are three rows of a one float apart.
+var sgatherAVX2K = gatherKernel[float32]{6, 16, func(k int, a, b []float32, offs []int, c []float32, ldc int, add bool) {
+	_, _, _, _ = a[6*k-1], offs[k-1], b[offs[k-1]+15], c[5*ldc+15] // bounds the assembly relies on
+	sgemm6x16g(k, &a[0], &b[0], &offs[0], &c[0], ldc, add)
+}, func(kv int, a []float32, lda int, b []float32, ldb int, c []float32, lds, ldi int) {
+	_, _, _ = a[lda+16*kv+1], b[3*ldb+16*kv-1], c[2*lds+ldi+3] // bounds the assembly relies on
+	sdot3x4(2*kv, &a[0], 1, &b[0], ldb, &c[0], lds)
+	sdot3x4(2*kv, &a[lda], 1, &b[0], ldb, &c[ldi], lds)
+}}
+
 // asmGatherKernel returns the assembly gather micro-kernel for T at level
-// gemmISA: float32 with AVX-512, else ok = false.
+// gemmISA (the first of gatherSets), or ok = false.
 func asmGatherKernel[T Float]() (gatherKernel[T], bool) {
-	var z T
-	if _, f32 := any(z).(float32); f32 && gemmISA == isaAVX512 {
-		return any(sgatherAVX512K).(gatherKernel[T]), true
+	sets := gatherSets()
+	if _, f32 := any(*new(T)).(float32); !f32 || len(sets) == 0 {
+		return gatherKernel[T]{}, false
 	}
-	return gatherKernel[T]{}, false
+	return any(sets[0]).(gatherKernel[T]), true
+}
+
+// gatherSets are the float32 assembly gather kernels this CPU runs at
+// level gemmISA, best first (the tests run each).
+func gatherSets() []gatherKernel[float32] {
+	switch gemmISA {
+	case isaAVX512:
+		return []gatherKernel[float32]{sgatherAVX512K, sgatherAVX2K}
+	case isaAVX2:
+		return []gatherKernel[float32]{sgatherAVX2K}
+	}
+	return nil
 }
 
 // copyRows512 copies rows rows of cols ≥ 1 floats between strides ldd

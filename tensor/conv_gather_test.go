@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -28,6 +29,9 @@ var gatherCases = []Conv2DParams{
 	{N: 11, C: 16, H: 32, W: 32, O: 16, KH: 3, KW: 3, PadH: 1, PadW: 1},
 	{N: 9, C: 12, H: 28, W: 28, O: 12, KH: 3, KW: 3, PadH: 1, PadW: 1},
 	{N: 2, C: 8, H: 6, W: 30, O: 9, KH: 3, KW: 3, PadH: 1, PadW: 2},
+	// Output rows as wide as the AVX2 kernel's tile (16), ResNet-20's
+	// middle stage, with output channels filling two of its tiles of 6.
+	{N: 5, C: 16, H: 16, W: 16, O: 12, KH: 3, KW: 3, PadH: 1, PadW: 1},
 }
 
 // stridedGatherCases are stride-2 convolutions the forward pass takes on
@@ -100,12 +104,14 @@ func checkGatherForward[T Float](t *testing.T, what, name string, gk gatherKerne
 	return g.imgs > 1 && p.N%g.imgs != 0
 }
 
-// gatherKernels are the gather kernels this CPU runs: the portable one,
-// and the assembly one where there is one.
+// gatherKernels are the gather kernels this CPU runs: the portable one at
+// each assembly kernel's tile, and the assembly ones for float32.
 func gatherKernels[T Float]() map[string]gatherKernel[T] {
-	ks := map[string]gatherKernel[T]{"go": goGatherKernel[T]()}
-	if gk, ok := asmGatherKernel[T](); ok {
-		ks["asm"] = gk
+	ks := map[string]gatherKernel[T]{"go8x32": goGatherKernel[T](8, 32), "go6x16": goGatherKernel[T](6, 16)}
+	if _, f32 := any(*new(T)).(float32); f32 {
+		for _, gk := range gatherSets() {
+			ks[fmt.Sprintf("asm%dx%d", gk.mr, gk.nr)] = any(gk).(gatherKernel[T])
+		}
 	}
 	return ks
 }
@@ -118,6 +124,15 @@ func asmGatherOrSkip(t *testing.T) gatherKernel[float32] {
 		t.Skip("no assembly gather kernel on this CPU or build")
 	}
 	return gk
+}
+
+// gatherSetsOrSkip is gatherSets; without any it skips t.
+func gatherSetsOrSkip(t *testing.T) []gatherKernel[float32] {
+	sets := gatherSets()
+	if len(sets) == 0 {
+		t.Skip("no assembly gather kernel on this CPU or build")
+	}
+	return sets
 }
 
 func stride1(p Conv2DParams) Conv2DParams {
@@ -179,68 +194,76 @@ func TestGatherConvFloat32(t *testing.T) { checkGather[float32](t, 1e-4) }
 
 func TestGatherConvFloat64(t *testing.T) { checkGather[float64](t, 1e-12) }
 
-// The assembly kernel sums as the portable one, up to FMA rounding, over
-// steps below, at and past a multiple of its unrolling, adding and not.
+// Each assembly kernel sums as the portable one of its tile, up to FMA
+// rounding, over steps below, at and past a multiple of its unrolling,
+// adding and not, and writes nothing past its tile.
 func TestGatherKernelMatchesGo(t *testing.T) {
-	gk := asmGatherOrSkip(t)
 	r := rand.New(rand.NewPCG(7, 8))
-	ref := goGatherKernel[float32]()
-	for _, k := range []int{1, 3, 4, 5, 8, 17} {
-		a, _ := randOf[float32](r, 8*k)
-		b, _ := randOf[float32](r, 40*k+32)
-		offs := make([]int, k)
-		for p := range offs {
-			offs[p] = 40*p + r.IntN(8)
-		}
-		for _, add := range []bool{false, true} {
-			c0, _ := randOf[float32](r, 8*40)
-			got, want := slices.Clone(c0), slices.Clone(c0)
-			gk.fn(k, a, b, offs, got, 40, add)
-			ref.fn(k, a, b, offs, want, 40, add)
-			want64 := make([]float64, len(want))
-			for i, v := range want {
-				want64[i] = float64(v)
+	for _, gk := range gatherSetsOrSkip(t) {
+		mr, nr := gk.mr, gk.nr
+		ref, ld := goGatherKernel[float32](mr, nr), nr+8
+		for _, k := range []int{1, 3, 4, 5, 8, 17} {
+			a, _ := randOf[float32](r, mr*k)
+			b, _ := randOf[float32](r, ld*k+nr)
+			offs := make([]int, k)
+			for p := range offs {
+				offs[p] = ld*p + r.IntN(8)
 			}
-			if e := relErr(got, want64); e > 1e-5 {
-				t.Errorf("k=%d add=%v: assembly differs from Go by %g", k, add, e)
-			}
-			for i := range 8 {
-				if !slices.Equal(got[i*40+32:i*40+40], c0[i*40+32:i*40+40]) {
-					t.Errorf("k=%d add=%v: row %d written past its 32 columns", k, add, i)
+			for _, add := range []bool{false, true} {
+				c0, _ := randOf[float32](r, (mr+1)*ld)
+				got, want := slices.Clone(c0), slices.Clone(c0)
+				gk.fn(k, a, b, offs, got, ld, add)
+				ref.fn(k, a, b, offs, want, ld, add)
+				want64 := make([]float64, len(want))
+				for i, v := range want {
+					want64[i] = float64(v)
+				}
+				if e := relErr(got, want64); e > 1e-5 {
+					t.Errorf("%d×%d k=%d add=%v: assembly differs from Go by %g", mr, nr, k, add, e)
+				}
+				for i := range mr + 1 {
+					lo := i*ld + nr
+					if i == mr {
+						lo = i * ld
+					}
+					if !slices.Equal(got[lo:(i+1)*ld], c0[lo:(i+1)*ld]) {
+						t.Errorf("%d×%d k=%d add=%v: row %d written past its %d columns", mr, nr, k, add, i, nr)
+					}
 				}
 			}
 		}
 	}
 }
 
-// The assembly dot3 sums as the portable one, up to rounding (lanes),
+// Each assembly dot3 sums as the portable one, up to rounding (lanes),
 // into a c that other tiles' sums share, leaving the rest alone.
 func TestGatherDot3MatchesGo(t *testing.T) {
-	gk := asmGatherOrSkip(t)
 	r := rand.New(rand.NewPCG(13, 14))
-	ref := goGatherKernel[float32]()
-	for _, kv := range []int{1, 2, 5} {
-		const lda, ldb, lds, ldi = 123, 97, 29, 7
-		a, _ := randOf[float32](r, lda+16*kv+16)
-		b, _ := randOf[float32](r, 3*ldb+16*kv)
-		c0, _ := randOf[float32](r, 2*lds+ldi+4)
-		got, want := slices.Clone(c0), slices.Clone(c0)
-		gk.dot3(kv, a, lda, b, ldb, got, lds, ldi)
-		ref.dot3(kv, a, lda, b, ldb, want, lds, ldi)
-		touched := make([]bool, len(c0))
-		for s := range 3 {
-			for i := range 2 {
-				for j := range 4 {
-					touched[s*lds+i*ldi+j] = true
+	for _, gk := range gatherSetsOrSkip(t) {
+		ref := goGatherKernel[float32](gk.mr, gk.nr)
+		for _, kv := range []int{1, 2, 5} {
+			const lda, ldb, lds, ldi = 123, 97, 29, 7
+			a, _ := randOf[float32](r, lda+16*kv+16)
+			b, _ := randOf[float32](r, 3*ldb+16*kv)
+			c0, _ := randOf[float32](r, 2*lds+ldi+4)
+			got, want := slices.Clone(c0), slices.Clone(c0)
+			gk.dot3(kv, a, lda, b, ldb, got, lds, ldi)
+			ref.dot3(kv, a, lda, b, ldb, want, lds, ldi)
+			touched := make([]bool, len(c0))
+			for s := range 3 {
+				for i := range 2 {
+					for j := range 4 {
+						touched[s*lds+i*ldi+j] = true
+					}
 				}
 			}
-		}
-		for i := range got {
-			if !touched[i] && got[i] != c0[i] {
-				t.Errorf("kv=%d: element %d written", kv, i)
-			}
-			if d := float64(got[i] - want[i]); touched[i] && (d > 1e-4 || d < -1e-4) {
-				t.Errorf("kv=%d: element %d is %v, Go gives %v", kv, i, got[i], want[i])
+			for i := range got {
+				if !touched[i] && got[i] != c0[i] {
+					t.Errorf("%d×%d kv=%d: element %d written", gk.mr, gk.nr, kv, i)
+				}
+				if d := float64(got[i] - want[i]); touched[i] && (d > 1e-4 || d < -1e-4) {
+					t.Errorf("%d×%d kv=%d: element %d is %v, Go gives %v", gk.mr, gk.nr, kv, i, got[i], want[i])
+				}
 			}
 		}
 	}
@@ -248,16 +271,21 @@ func TestGatherDot3MatchesGo(t *testing.T) {
 
 // With the assembly kernel, the forward pass and the input gradient sum
 // in the im2col GEMM's order: the paths agree to the bit, on the canvas's
-// output and row by row (rows 28 and 32 wide).
+// output and row by row (rows a tile wide or up to a quarter narrower).
 func TestGatherMatchesIm2colBitwise(t *testing.T) {
 	gk := asmGatherOrSkip(t)
 	withProcs(t, 2)
 	r := rand.New(rand.NewPCG(9, 10))
-	for i, p := range append(gatherCases[:3:3], gatherCases[len(gatherCases)-3:]...) {
+	// Row tiles: outputs 24 to 32 wide for a tile of 32, 12 to 16 for 16.
+	wantRows := map[int][]bool{
+		32: {true, false, false, true, true, true, false},
+		16: {false, true, false, false, false, false, true},
+	}[gk.nr]
+	for i, p := range append(gatherCases[:3:3], gatherCases[len(gatherCases)-4:]...) {
 		p = stride1(p)
 		g := newGatherConv(gk, p)
-		if rows, want := g.rowTiles(), i == 0 || i >= 3; rows != want { // 28 or 32 wide
-			t.Errorf("%+v: row tiles %v, want %v", p, rows, want)
+		if rows := g.rowTiles(); rows != wantRows[i] {
+			t.Errorf("%+v: row tiles %v, want %v", p, rows, wantRows[i])
 		}
 		g.release()
 		x, _ := randOf[float32](r, p.N*p.C*p.H*p.W)

@@ -10,16 +10,42 @@
 	VFMADD231PS  Y0, Y2, lo; \
 	VFMADD231PS  Y1, Y2, hi
 
-#define SSTEP(aoff) \
-	VMOVUPS (DI), Y0; \
-	VMOVUPS 32(DI), Y1; \
-	ADDQ R9, DI; \
+#define SROWS(aoff) \
 	SROW(aoff, Y4, Y5); \
 	SROW(aoff+4, Y6, Y7); \
 	SROW(aoff+8, Y8, Y9); \
 	SROW(aoff+12, Y10, Y11); \
 	SROW(aoff+16, Y12, Y13); \
 	SROW(aoff+20, Y14, Y15)
+
+#define SSTEP(aoff) \
+	VMOVUPS (DI), Y0; \
+	VMOVUPS 32(DI), Y1; \
+	ADDQ R9, DI; \
+	SROWS(aoff)
+
+// The gather kernel's k step (sgemm6x16g): b's row at R12 plus the next
+// offset of the table at R10, in floats.
+#define GSTEP(aoff) \
+	MOVQ (R10), AX; \
+	ADDQ $8, R10; \
+	VMOVUPS (R12)(AX*4), Y0; \
+	VMOVUPS 32(R12)(AX*4), Y1; \
+	SROWS(aoff)
+
+#define SZERO \
+	VXORPS Y4, Y4, Y4; \
+	VXORPS Y5, Y5, Y5; \
+	VXORPS Y6, Y6, Y6; \
+	VXORPS Y7, Y7, Y7; \
+	VXORPS Y8, Y8, Y8; \
+	VXORPS Y9, Y9, Y9; \
+	VXORPS Y10, Y10, Y10; \
+	VXORPS Y11, Y11, Y11; \
+	VXORPS Y12, Y12, Y12; \
+	VXORPS Y13, Y13, Y13; \
+	VXORPS Y14, Y14, Y14; \
+	VXORPS Y15, Y15, Y15
 
 // PREFETCHC asks for the 6 rows of c at DX (stride R8) to be loaded into
 // L1 while the k loop runs: each row's first and last of its 64 bytes
@@ -38,17 +64,60 @@
 	PREFETCHROW; \
 	PREFETCHROW
 
-// Add the accumulators lo, hi to the 16 floats of c at DX (SSTORE) or
-// store them there (SSET), then step DX to the next row.
-#define SSTORE(lo, hi) \
-	VADDPS  (DX), lo, lo; \
-	VADDPS  32(DX), hi, hi; \
-	SSET(lo, hi)
+// Add the 16 floats of c at AX to the accumulators lo, hi and step AX to
+// the next row (SADDC); store them at DX and step DX (SSET).
+#define SADDC(lo, hi) \
+	VADDPS (AX), lo, lo; \
+	VADDPS 32(AX), hi, hi; \
+	ADDQ   R8, AX
 
 #define SSET(lo, hi) \
 	VMOVUPS lo, (DX); \
 	VMOVUPS hi, 32(DX); \
 	ADDQ    R8, DX
+
+// SKERNEL runs the float32 kernel's k loop of CX ≥ 1 steps (step: SSTEP
+// or GSTEP, A's panel at SI) from zero accumulators, then adds c at DX
+// (rows R8 bytes apart) to them if add is set, and stores them there.
+#define SKERNEL(step) \
+	SZERO; \
+	CMPQ CX, $4; \
+	JLT  stail; \
+sloop4: \
+	step(0); \
+	step(24); \
+	step(48); \
+	step(72); \
+	ADDQ $96, SI; \
+	SUBQ $4, CX; \
+	CMPQ CX, $4; \
+	JGE  sloop4; \
+stail: \
+	TESTQ CX, CX; \
+	JZ    sstore; \
+sloop1: \
+	step(0); \
+	ADDQ $24, SI; \
+	DECQ CX; \
+	JNZ  sloop1; \
+sstore: \
+	MOVBLZX add+48(FP), AX; \
+	TESTL   AX, AX; \
+	JZ      sset; \
+	MOVQ    DX, AX; \
+	SADDC(Y4, Y5); \
+	SADDC(Y6, Y7); \
+	SADDC(Y8, Y9); \
+	SADDC(Y10, Y11); \
+	SADDC(Y12, Y13); \
+	SADDC(Y14, Y15); \
+sset: \
+	SSET(Y4, Y5); \
+	SSET(Y6, Y7); \
+	SSET(Y8, Y9); \
+	SSET(Y10, Y11); \
+	SSET(Y12, Y13); \
+	SSET(Y14, Y15)
 
 // func sgemm6x16(k int, a, b *float32, ldb int, c *float32, ldc int, add bool)
 //
@@ -64,61 +133,25 @@ TEXT ·sgemm6x16(SB), NOSPLIT, $0-49
 	MOVQ ldc+40(FP), R8
 	SHLQ $2, R8
 	PREFETCHC
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	VXORPS Y8, Y8, Y8
-	VXORPS Y9, Y9, Y9
-	VXORPS Y10, Y10, Y10
-	VXORPS Y11, Y11, Y11
-	VXORPS Y12, Y12, Y12
-	VXORPS Y13, Y13, Y13
-	VXORPS Y14, Y14, Y14
-	VXORPS Y15, Y15, Y15
-	CMPQ CX, $4
-	JLT  stail
-
-sloop4:
-	SSTEP(0)
-	SSTEP(24)
-	SSTEP(48)
-	SSTEP(72)
-	ADDQ $96, SI
-	SUBQ $4, CX
-	CMPQ CX, $4
-	JGE  sloop4
-
-stail:
-	TESTQ CX, CX
-	JZ    sstore
-
-sloop1:
-	SSTEP(0)
-	ADDQ $24, SI
-	DECQ CX
-	JNZ  sloop1
-
-sstore:
-	MOVBLZX add+48(FP), AX
-	TESTL   AX, AX
-	JZ      sset
-	SSTORE(Y4, Y5)
-	SSTORE(Y6, Y7)
-	SSTORE(Y8, Y9)
-	SSTORE(Y10, Y11)
-	SSTORE(Y12, Y13)
-	SSTORE(Y14, Y15)
+	SKERNEL(SSTEP)
 	VZEROUPPER
 	RET
 
-sset:
-	SSET(Y4, Y5)
-	SSET(Y6, Y7)
-	SSET(Y8, Y9)
-	SSET(Y10, Y11)
-	SSET(Y12, Y13)
-	SSET(Y14, Y15)
+// func sgemm6x16g(k int, a, b *float32, offs *int, c *float32, ldc int, add bool)
+//
+// The gather kernel of conv_gather.go: c[i*ldc+j] += Σ_p
+// a[p*6+i]·b[offs[p]+j] for i < 6, j < 16 and p < k, k ≥ 1, in
+// sgemm6x16's order; without add, c is set to the sums instead.
+TEXT ·sgemm6x16g(SB), NOSPLIT, $0-49
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), R12
+	MOVQ offs+24(FP), R10
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R8
+	SHLQ $2, R8
+	PREFETCHC
+	SKERNEL(GSTEP)
 	VZEROUPPER
 	RET
 
