@@ -26,12 +26,14 @@ func (l ConvLayer) Params() tensor.Conv2DParams {
 
 // ConvLayers lists the distinct 3×3 stride-1 layers (by C, O and size; the
 // first network listed names a shared one) of ResNet-20 and DenseNet-40
-// (nn.ResNet20, nn.DenseNet40, batch 100, CIFAR's 32×32), ResNet-50 and
-// Wide ResNet-50-2 (nn.ResNet50, nn.WideResNet50x2: the bottlenecks'
-// conv2 outside each stage's first, strided block; batch 16, as the
-// training step's bench) and DenseNet-121 (nn.DenseNet121: each
+// (nn.ResNet20, nn.DenseNet40, batch 100) on 28×28 inputs, as the digits
+// suite and the training-step benches run them, and on CIFAR's 32×32;
+// ResNet-50 and Wide ResNet-50-2 (nn.ResNet50, nn.WideResNet50x2: the
+// bottlenecks' conv2 outside each stage's first, strided block; batch 16,
+// as the training step's bench) and DenseNet-121 (nn.DenseNet121: each
 // bottleneck layer's conv2, 128 → 32; batch 8, as the inference bench),
-// on 224×224 inputs.
+// on 224×224 inputs. DenseNet-40's dense layers run at denseChunk images,
+// as its dense block convolves its batch of 100.
 func ConvLayers() []ConvLayer {
 	var ls []ConvLayer
 	add := func(l ConvLayer) {
@@ -39,9 +41,12 @@ func ConvLayers() []ConvLayer {
 			ls = append(ls, l)
 		}
 	}
-	add(ConvLayer{"ResNet-20", 100, 3, 16, 32})
-	for i, c := range []int{16, 32, 64} {
-		add(ConvLayer{"ResNet-20", 100, c, c, 32 >> i})
+	small := []int{28, 32} // the CIFAR-style networks' input sizes
+	for _, in := range small {
+		add(ConvLayer{"ResNet-20", 100, 3, 16, in})
+		for i, c := range []int{16, 32, 64} {
+			add(ConvLayer{"ResNet-20", 100, c, c, in >> i})
+		}
 	}
 	for i, size := range []int{56, 28, 14, 7} {
 		add(ConvLayer{"ResNet-50", 16, 64 << i, 64 << i, size})
@@ -49,10 +54,12 @@ func ConvLayers() []ConvLayer {
 	for i, size := range []int{56, 28, 14, 7} {
 		add(ConvLayer{"Wide ResNet-50-2", 16, 128 << i, 128 << i, size})
 	}
-	add(ConvLayer{"DenseNet-40", 100, 3, 16, 32})
-	for block, size := range []int{32, 16, 8} {
-		for k := range 12 {
-			add(ConvLayer{"DenseNet-40", 100, 16 + 144*block + 12*k, 12, size})
+	for _, in := range small {
+		add(ConvLayer{"DenseNet-40", 100, 3, 16, in})
+		for block := range 3 {
+			for k := range 12 {
+				add(ConvLayer{"DenseNet-40", denseChunk, 16 + 144*block + 12*k, 12, in >> block})
+			}
 		}
 	}
 	for _, size := range []int{56, 28, 14, 7} {
@@ -61,21 +68,28 @@ func ConvLayers() []ConvLayer {
 	return ls
 }
 
+// denseChunk is the number of images a dense block's 3×3 layers on its
+// features convolve at a time on two cores: a canvas of up to 8 images
+// per core (tensor/dense.go).
+const denseChunk = 16
+
 // ConvPaths are the CPU paths ConvTimes compares (tensor.SetConvPath).
 var ConvPaths = []string{"direct", "im2col", "winograd4", "winograd2"}
 
-// ConvPasses are the passes ConvTimes times, in the order of its results.
-var ConvPasses = []string{"forward", "input gradient", "weight gradient"}
+// ConvPasses are the passes ConvTimes times, in the order of its results:
+// the last is both gradients at once (tensor.Conv2DBackward), which a
+// training step computes together where their paths agree.
+var ConvPasses = []string{"forward", "input gradient", "weight gradient", "gradients"}
 
 // ConvTimes times each pass of layer l in T on each of ConvPaths: after
 // one warm-up call of each, rounds rounds, each running every path in
 // turn (so that a change in the machine's speed meets all paths alike),
-// and returns the medians, [pass][path]. It sets tensor.SetConvPath and
+// and returns the medians, [pass][path] (ConvPasses). It sets tensor.SetConvPath and
 // leaves it following the table. The cache of transformed Winograd
 // filters is off while it runs: each call transforms its filters, as a
 // training step does.
-func ConvTimes[T tensor.Float](l ConvLayer, rounds int) ([3][]time.Duration, error) {
-	var med [3][]time.Duration
+func ConvTimes[T tensor.Float](l ConvLayer, rounds int) ([4][]time.Duration, error) {
+	var med [4][]time.Duration
 	if rounds < 1 {
 		return med, fmt.Errorf("convchoice: rounds %d, want at least 1", rounds)
 	}
@@ -87,12 +101,13 @@ func ConvTimes[T tensor.Float](l ConvLayer, rounds int) ([3][]time.Duration, err
 	w := randTensor[T](r, p.O, p.C, 3, 3)
 	dy := randTensor[T](r, p.N, p.O, p.OutH(), p.OutW())
 	o := tensor.ConvOptions{StrideH: 1, StrideW: 1, PadH: 1, PadW: 1}
-	passes := [3]func(){
+	passes := [4]func(){
 		func() { tensor.Conv2D(x, w, o) },
 		func() { tensor.Conv2DBackwardInput(dy, w, p) },
 		func() { tensor.Conv2DBackwardWeight(x, dy, p) },
+		func() { tensor.Conv2DBackward(x, dy, w, p) },
 	}
-	times := [3][][]time.Duration{}
+	times := [4][][]time.Duration{}
 	for pass := range passes {
 		times[pass] = make([][]time.Duration, len(ConvPaths))
 	}
@@ -120,14 +135,30 @@ func ConvTimes[T tensor.Float](l ConvLayer, rounds int) ([3][]time.Duration, err
 }
 
 // ConvChoiceOf is the table line of layer l in T for the medians of
-// ConvTimes: the fastest path of each pass.
-func ConvChoiceOf[T tensor.Float](l ConvLayer, med [3][]time.Duration) tensor.ConvChoice {
-	var best [3]string
-	for pass, ts := range med {
-		best[pass] = ConvPaths[slices.Index(ts, slices.Min(ts))]
+// ConvTimes: the fastest path of the forward pass, and the pair of
+// gradient paths of least time, a pair of one path taking the time of
+// both gradients at once.
+func ConvChoiceOf[T tensor.Float](l ConvLayer, med [4][]time.Duration) tensor.ConvChoice {
+	fwd := slices.Index(med[0], slices.Min(med[0]))
+	in, wt := 0, 0
+	for i := range ConvPaths {
+		for j := range ConvPaths {
+			if gradsTime(med, i, j) < gradsTime(med, in, wt) {
+				in, wt = i, j
+			}
+		}
 	}
 	return tensor.ConvChoice{DType: tensor.DType[T](), C: l.C, O: l.O, H: l.Size, W: l.Size, PadH: 1, PadW: 1,
-		Forward: best[0], Input: best[1], Weight: best[2]}
+		Forward: ConvPaths[fwd], Input: ConvPaths[in], Weight: ConvPaths[wt]}
+}
+
+// gradsTime is the time of the input gradient by path i and the weight
+// gradient by path j among med's: their sum, or both at once for i = j.
+func gradsTime(med [4][]time.Duration, i, j int) time.Duration {
+	if i == j {
+		return med[3][i]
+	}
+	return med[1][i] + med[2][j]
 }
 
 // ConvChoices measures the layers of ConvLayers that keep selects, in
@@ -142,7 +173,7 @@ func ConvChoices(w io.Writer, dtypes []string, rounds int, keep func(ConvLayer) 
 				continue
 			}
 			var line tensor.ConvChoice
-			var med [3][]time.Duration
+			var med [4][]time.Duration
 			var err error
 			switch dt {
 			case "float32":

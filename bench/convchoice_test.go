@@ -3,14 +3,15 @@ package bench
 import (
 	"io"
 	"testing"
+	"time"
 
 	"github.com/ecl-go/ecl/tensor"
 )
 
 // TestConvLayers checks the list against the networks' definitions: 4
-// ResNet-20 shapes (its stem shared with DenseNet-40's), 4 each for the
-// ResNet-50s, DenseNet-40's 36 dense layers, DenseNet-121's 4 maps, all
-// distinct and valid.
+// ResNet-20 shapes at each of two input sizes (its stem shared with
+// DenseNet-40's), 4 each for the ResNet-50s, DenseNet-40's 36 dense layers
+// at each size, DenseNet-121's 4 maps, all distinct and valid.
 func TestConvLayers(t *testing.T) {
 	ls := ConvLayers()
 	count := map[string]int{}
@@ -20,7 +21,7 @@ func TestConvLayers(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	want := map[string]int{"ResNet-20": 4, "ResNet-50": 4, "Wide ResNet-50-2": 4, "DenseNet-40": 36, "DenseNet-121": 4}
+	want := map[string]int{"ResNet-20": 8, "ResNet-50": 4, "Wide ResNet-50-2": 4, "DenseNet-40": 72, "DenseNet-121": 4}
 	for net, n := range want {
 		if count[net] != n {
 			t.Errorf("%s: %d layers, want %d", net, count[net], n)
@@ -54,6 +55,31 @@ func TestConvTimes(t *testing.T) {
 	tensor.SetConvPath("")
 	if _, err := ConvTimes[float32](l, 0); err == nil {
 		t.Error("0 rounds: no error")
+	}
+}
+
+// TestConvChoiceOfPairs checks the choice of gradient paths on made-up
+// medians (ms; direct, im2col, winograd4, winograd2): apart, direct is
+// the faster of each gradient (2 + 2 = 4 ms), but im2col takes both at
+// once in 3.5 ms, and so both gradients take im2col; the forward pass
+// takes its own fastest, winograd4.
+func TestConvChoiceOfPairs(t *testing.T) {
+	ms := func(v ...float64) []time.Duration {
+		var ds []time.Duration
+		for _, x := range v {
+			ds = append(ds, time.Duration(x*float64(time.Millisecond)))
+		}
+		return ds
+	}
+	med := [4][]time.Duration{ms(5, 4, 3, 6), ms(2, 3, 4, 5), ms(2, 3, 6, 7), ms(5, 3.5, 10, 12)}
+	got := ConvChoiceOf[float32](ConvLayer{C: 8, O: 8, Size: 8}, med)
+	if got.Forward != "winograd4" || got.Input != "im2col" || got.Weight != "im2col" {
+		t.Errorf("got %s %s %s, want winograd4 im2col im2col", got.Forward, got.Input, got.Weight)
+	}
+	med[3] = ms(4.5, 4.5, 10, 12) // a tie between direct and im2col: the path listed first
+	got = ConvChoiceOf[float32](ConvLayer{C: 8, O: 8, Size: 8}, med)
+	if got.Input != "direct" || got.Weight != "direct" {
+		t.Errorf("got %s %s, want direct direct", got.Input, got.Weight)
 	}
 }
 
