@@ -12,9 +12,10 @@ import (
 // is looked up by its shape in a table that `go run ./bench/convchoice`
 // measures and writes: convchoice.txt on a CPU with AVX-512, where the
 // gather path and the Winograd transforms have their assembly kernels,
-// convchoice_avx2.txt on the others, where they are Go loops
-// (ConvTableFile); shapes it does not list keep the engine's rule (the
-// gather path where it applies, else im2col).
+// convchoice_avx2.txt on the others, where the gather path has its AVX2
+// kernel and the transforms are Go loops (ConvTableFile); shapes it does
+// not list keep the engine's rule (the gather path where it applies, else
+// im2col).
 // SetConvPath, or the environment variable ECL_CONV read when the package
 // loads, overrides the table for every such convolution.
 

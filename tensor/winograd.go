@@ -260,7 +260,10 @@ func (wg *winograd[T]) tile(t int) (n, oy, ox int) {
 // u[ξ·ldxi + c·ldu + i], i < ldu ≤ winogradRun, c < n, to G·g·Gᵀ for the
 // filter g at w[i·ldo + c·ldc:] (turned by 180° if flip) as filter does,
 // zero for i ≥ rows.
+// run ≤ winogradRun is the most tiles a call takes (the vector's lanes);
+// filters may be nil (the Go filter transform then serves).
 type winogradKernels4[T Float] struct {
+	run     int
 	input   func(v, x []T, y0, x0, l, h, w, c, ldc, ldxi int)
 	output  func(y, m, bias []T, oy, ox, l, h, w, o, ldo, ldxi int)
 	filters func(u, w []T, rows, n, ldo, ldc int, flip bool, ldu, ldxi int)
@@ -272,12 +275,12 @@ const winogradRun = 16
 
 // segments calls f(t, n, oy, ox, l) for tiles t to t+l−1 of the block
 // (tiles t0 to t0+nt−1), in order: the block cut at the ends of tile rows
-// and into pieces of at most winogradRun tiles, each in one tile row of
-// image n from output position (oy, ox).
-func (wg *winograd[T]) segments(t0, nt int, f func(t, n, oy, ox, l int)) {
+// and into pieces of at most run tiles, each in one tile row of image n
+// from output position (oy, ox).
+func (wg *winograd[T]) segments(t0, nt, run int, f func(t, n, oy, ox, l int)) {
 	for t := 0; t < nt; {
 		n, oy, ox := wg.tile(t0 + t)
-		l := min(winogradRun, nt-t, wg.tileW-ox/wg.m)
+		l := min(run, nt-t, wg.tileW-ox/wg.m)
 		f(t, n, oy, ox, l)
 		t += l
 	}
@@ -292,7 +295,7 @@ func (wg *winograd[T]) segments(t0, nt int, f func(t, n, oy, ox, l int)) {
 func (wg *winograd[T]) inputs(v, x []T, p Conv2DParams, t0, nt, ld int) {
 	a, plane := wg.a, p.H*p.W
 	if k, ok := asmWinograd4[T](); ok && wg.m == 4 && p.C*plane > 0 {
-		wg.segments(t0, nt, func(t, n, oy, ox, l int) {
+		wg.segments(t0, nt, k.run, func(t, n, oy, ox, l int) {
 			k.input(v[t:], x[n*p.C*plane:][:p.C*plane], oy-p.PadH, ox-p.PadW, l, p.H, p.W, p.C, ld, p.C*ld)
 		})
 		return
@@ -354,7 +357,7 @@ func (wg *winograd[T]) outputs(y, mm []T, e *epilogue[T], p Conv2DParams, t0, nt
 		if e != nil {
 			bias = e.bias
 		}
-		wg.segments(t0, nt, func(t, n, oy, ox, l int) {
+		wg.segments(t0, nt, k.run, func(t, n, oy, ox, l int) {
 			k.output(y[n*p.O*oh*ow:][:p.O*oh*ow], mm[t:], bias, oy, ox, l, oh, ow, p.O, ld, p.O*ld)
 			if e == nil || e.bias != nil {
 				return
@@ -445,7 +448,7 @@ func (wg *winograd[T]) filters(packed, w []T, mk microKernel[T], p Conv2DParams,
 		ldo, ldc = 9, p.O*9
 	}
 	k, asm := asmWinograd4[T]()
-	asm = asm && wg.m == 4 && mr <= winogradRun && int64(ldo)*winogradRun <= math.MaxInt32
+	asm = asm && k.filters != nil && wg.m == 4 && mr <= winogradRun && int64(ldo)*winogradRun <= math.MaxInt32
 	parallelFor(mm/mr, mr*p.C*pos, func(lo, hi int) {
 		var out [36]T
 		for i0 := lo * mr; i0 < hi*mr; i0 += mr {
@@ -635,7 +638,7 @@ func (wg *winograd[T]) outputGrads4(dm, dy []T, p Conv2DParams, t0, nt, ld int) 
 	oh, ow := p.OutH(), p.OutW()
 	var pad [16]T
 	for o := range p.O {
-		wg.segments(t0, nt, func(t, n, oy, ox, l int) {
+		wg.segments(t0, nt, winogradRun, func(t, n, oy, ox, l int) {
 			plane := dy[(n*p.O+o)*oh*ow:][:oh*ow]
 			for k := range l {
 				x0 := ox + 4*k

@@ -2,6 +2,8 @@
 
 package tensor
 
+import "math"
+
 // winogradInput4 and winogradOutput4 are the AVX-512 transforms of
 // winograd_avx512_amd64.s, winogradKernels4's input and output on the
 // tiles of the lanes mask (≤ 16) over c (o) channels; strides and
@@ -29,6 +31,7 @@ func winogradFilters4(w *float32, ldo, ldc int, rows uint64, n int, u *float32, 
 // swinograd4 wraps the assembly: the masks from the segment's place in
 // the planes, and the bounds it relies on.
 var swinograd4 = winogradKernels4[float32]{
+	run: winogradRun,
 	input: func(v, x []float32, y0, x0, l, h, w, c, ldc, ldxi int) {
 		_, _ = x[c*h*w-1], v[35*ldxi+(c-1)*ldc+l-1]
 		jlo, jhi := max(0, -x0), min(4*l+2, w-x0) // the columns inside
@@ -60,12 +63,72 @@ func spanBits(lo, hi int) uint64 {
 	return ^uint64(0) >> (64 - (hi - lo)) << lo
 }
 
-// asmWinograd4 returns the assembly transforms of F(4×4, 3×3) for T:
-// float32 at level gemmISA AVX-512, else ok = false.
-func asmWinograd4[T Float]() (winogradKernels4[T], bool) {
-	var z T
-	if _, f32 := any(z).(float32); f32 && gemmISA == isaAVX512 {
-		return any(swinograd4).(winogradKernels4[T]), true
+// winogradInput4AVX2 and winogradOutput4AVX2 are the AVX2 transforms of
+// winograd_avx2_amd64.s, as winogradInput4 and winogradOutput4 on up to 8
+// tiles, the masks vectors of int32 (a lane taken where negative): the
+// input reads the columns j < 40 of its 5 column masks (zero elsewhere)
+// and writes the lanes of the mask after them unless full; the output
+// reads the lanes of the mask after its 4 column masks and writes the
+// columns j < 32 of those unless full. The output adds the float at bias
+// to each channel's outputs, bias moving a float a channel where add.
+//
+//go:noescape
+func winogradInput4AVX2(x *float32, off, ldx, plane, c int, rows uint64, masks *int32, full bool, v *float32, ldc, ldxi int)
+
+//go:noescape
+func winogradOutput4AVX2(m *float32, ldo, ldxi int, masks *int32, o int, y *float32, off, ldy, plane int, rows uint64, full bool, bias *float32, add bool)
+
+// runAVX2 is the tiles the AVX2 transforms take at once, a YMM register's
+// lanes.
+const runAVX2 = 8
+
+// negZero is the bias the AVX2 output transform adds where there is none:
+// x + (−0) is x, −0 included.
+var negZero = float32(math.Copysign(0, -1))
+
+// swinograd4AVX2 wraps the AVX2 assembly: the masks from the segment's
+// place in the planes, and the bounds it relies on. The filter transform
+// stays Go's.
+var swinograd4AVX2 = winogradKernels4[float32]{
+	run: runAVX2,
+	input: func(v, x []float32, y0, x0, l, h, w, c, ldc, ldxi int) {
+		_, _ = x[c*h*w-1], v[35*ldxi+(c-1)*ldc+l-1]
+		var masks [48]int32
+		spanMask(masks[:40], max(0, -x0), min(4*l+2, w-x0))
+		spanMask(masks[40:], 0, l)
+		winogradInput4AVX2(&x[0], y0*w+x0, w, h*w, c, spanBits(-y0, h-y0), &masks[0], l == runAVX2, &v[0], ldc, ldxi)
+	},
+	output: func(y, m, bias []float32, oy, ox, l, h, w, o, ldo, ldxi int) {
+		_, _ = y[o*h*w-1], m[35*ldxi+(o-1)*ldo+l-1]
+		cols := min(4*l, w-ox)
+		var masks [40]int32
+		spanMask(masks[:32], 0, cols)
+		spanMask(masks[32:], 0, l)
+		b := &negZero
+		if bias != nil {
+			_ = bias[o-1]
+			b = &bias[0]
+		}
+		winogradOutput4AVX2(&m[0], ldo, ldxi, &masks[0], o, &y[0], oy*w+ox, w, h*w, spanBits(0, h-oy), cols == 4*runAVX2, b, bias != nil)
+	},
+}
+
+// spanMask sets the lanes lo to hi−1 of mask to −1 (taken), the others to
+// 0.
+func spanMask(mask []int32, lo, hi int) {
+	for j := range mask {
+		mask[j] = 0
+		if j >= lo && j < hi {
+			mask[j] = -1
+		}
 	}
-	return winogradKernels4[T]{}, false
+}
+
+// asmWinograd4 returns the assembly transforms of F(4×4, 3×3) for T:
+// float32 at level gemmISA AVX-512 or AVX2, else ok = false.
+func asmWinograd4[T Float]() (winogradKernels4[T], bool) {
+	if _, f32 := any(*new(T)).(float32); !f32 {
+		return winogradKernels4[T]{}, false
+	}
+	return byLevel[winogradKernels4[T], T](gemmISA, &swinograd4, nil, &swinograd4AVX2, nil)
 }

@@ -8,9 +8,9 @@ import (
 )
 
 // winogradAsmCases are maps whose tile rows hold 1, 2, 8 (fewer than the
-// assembly's 16 lanes), exactly 16, 17, 19 and 35 tiles, maps that are
-// not multiples of 4, paddings 0, 1 and 2, in batches of more than one
-// image.
+// AVX-512 assembly's 16 lanes, as many as AVX2's 8), exactly 16, 17, 19
+// and 35 tiles, maps that are not multiples of 4, paddings 0, 1 and 2, in
+// batches of more than one image.
 var winogradAsmCases = []Conv2DParams{
 	{N: 2, C: 1, H: 1, W: 1, O: 2, PadH: 1, PadW: 1},
 	{N: 3, C: 2, H: 7, W: 7, O: 3, PadH: 1, PadW: 1},
@@ -66,13 +66,33 @@ func sameAsGo(t *testing.T, name string, got, want []float32) {
 }
 
 // TestWinogradAsmTransforms checks F(4×4, 3×3)'s assembly input and
-// output transforms (with no epilogue, a bias, and the affine epilogue
+// output transforms, each set this CPU runs, (with no epilogue, a bias, and the affine epilogue
 // with and without residual) against the Go transforms, over blocks that
 // start and end inside tile rows.
 func TestWinogradAsmTransforms(t *testing.T) {
-	if _, ok := asmWinograd4[float32](); !ok {
+	for _, l := range winogradLevels(t) {
+		atISA(l, func() { checkWinogradAsm(t, l) })
+	}
+}
+
+// winogradLevels are the levels at which this CPU runs assembly Winograd
+// transforms (each set of them), best first; without any it skips t.
+func winogradLevels(t *testing.T) []isa {
+	var ls []isa
+	for _, l := range []isa{isaAVX512, isaAVX2} {
+		atISA(l, func() {
+			if _, ok := asmWinograd4[float32](); ok && l <= cpuISA {
+				ls = append(ls, l)
+			}
+		})
+	}
+	if len(ls) == 0 {
 		t.Skip("no assembly Winograd transforms on this CPU or build")
 	}
+	return ls
+}
+
+func checkWinogradAsm(t *testing.T, l isa) {
 	r := rand.New(rand.NewPCG(4, 4))
 	for _, p := range winogradAsmCases {
 		p = stride3x3(p)
@@ -90,7 +110,7 @@ func TestWinogradAsmTransforms(t *testing.T) {
 			{"affine", &epilogue[float32]{scale: scale, shift: shift}},
 			{"affine, residual, ReLU", &epilogue[float32]{scale: scale, shift: shift, r: res, relu: true}}}
 		for _, tb := range []int{wg.tiles, 37, 16} {
-			name := fmt.Sprintf("%dx%dx%dx%d pad %d blocks of %d", p.N, p.C, p.H, p.W, p.PadH, tb)
+			name := fmt.Sprintf("%v: %dx%dx%dx%d pad %d blocks of %d", l, p.N, p.C, p.H, p.W, p.PadH, tb)
 			for _, blk := range winogradBlocks(wg.tiles, tb) {
 				t0, nt := blk[0], blk[1]
 				v, want := nans[float32](36*p.C*nt), nans[float32](36*p.C*nt)
@@ -135,21 +155,23 @@ func TestWinogradAsmTransforms(t *testing.T) {
 // the assembly takes most tiles, against the direct loops in float64.
 func TestWinogradAsmMatchesDirect(t *testing.T) {
 	useConvPath(t, "winograd4")
-	r := rand.New(rand.NewPCG(5, 5))
-	for _, p := range winogradAsmCases {
-		p = stride3x3(p)
-		x, x64 := randOf[float32](r, p.N*p.C*p.H*p.W)
-		w, w64 := randOf[float32](r, p.O*p.C*9)
-		b, b64 := randOf[float32](r, p.O)
-		ohw := p.OutH() * p.OutW()
-		want, _, _ := refConv(x64, w64, make([]float64, p.N*p.O*ohw), p)
-		for i := range want {
-			want[i] += b64[i/ohw%p.O]
-		}
-		y := nans[float32](len(want))
-		conv2dForward(y, x, w, biasEpilogue(b), p)
-		if e := relErr(y, want); e > 1e-4 {
-			t.Errorf("%v: float32 forward differs from the direct loops by %g", p, e)
+	for _, l := range winogradLevels(t) {
+		r := rand.New(rand.NewPCG(5, 5))
+		for _, p := range winogradAsmCases {
+			p = stride3x3(p)
+			x, x64 := randOf[float32](r, p.N*p.C*p.H*p.W)
+			w, w64 := randOf[float32](r, p.O*p.C*9)
+			b, b64 := randOf[float32](r, p.O)
+			ohw := p.OutH() * p.OutW()
+			want, _, _ := refConv(x64, w64, make([]float64, p.N*p.O*ohw), p)
+			for i := range want {
+				want[i] += b64[i/ohw%p.O]
+			}
+			y := nans[float32](len(want))
+			atISA(l, func() { conv2dForward(y, x, w, biasEpilogue(b), p) })
+			if e := relErr(y, want); e > 1e-4 {
+				t.Errorf("%v %v: float32 forward differs from the direct loops by %g", l, p, e)
+			}
 		}
 	}
 }
