@@ -66,9 +66,9 @@ func sameAsGo(t *testing.T, name string, got, want []float32) {
 }
 
 // TestWinogradAsmTransforms checks F(4×4, 3×3)'s assembly input and
-// output transforms, each set this CPU runs, (with no epilogue, a bias, and the affine epilogue
-// with and without residual) against the Go transforms, over blocks that
-// start and end inside tile rows.
+// output transforms, each set this CPU runs (with no epilogue, a bias,
+// and the affine epilogue with and without residual), against the Go
+// transforms, over blocks that start and end inside tile rows.
 func TestWinogradAsmTransforms(t *testing.T) {
 	for _, l := range winogradLevels(t) {
 		atISA(l, func() { checkWinogradAsm(t, l) })
