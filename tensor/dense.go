@@ -435,17 +435,6 @@ func affine[T Float](dst, src []T, a, b T) {
 	}
 }
 
-// keepPositive clears d[i] where z[i] ≤ 0 (ReLU's gradient for its output
-// z), in assembly where it can.
-func keepPositive[T Float](d, z []T) {
-	z = z[:len(d)]
-	for j := keepPositiveAsm(d, z); j < len(d); j++ {
-		if z[j] <= 0 {
-			d[j] = 0
-		}
-	}
-}
-
 // axpbyc adds a·g[i] + b·x[i] + c to d[i], in assembly where it can.
 func axpbyc[T Float](d, g, x []T, a, b, c T) {
 	g, x = g[:len(d)], x[:len(d)]
@@ -598,23 +587,6 @@ func unpool2x2[T Float](dx, dy []T, c, h, w int) {
 			}
 		}
 	}
-}
-
-// sum64 is the sum of s in float64, in four interleaved partial sums (one
-// chain of dependent additions would wait on each).
-func sum64[T Float](s []T) float64 {
-	var a, b, c, d float64
-	i := 0
-	for ; i+4 <= len(s); i += 4 {
-		a += float64(s[i])
-		b += float64(s[i+1])
-		c += float64(s[i+2])
-		d += float64(s[i+3])
-	}
-	for ; i < len(s); i++ {
-		a += float64(s[i])
-	}
-	return (a + b) + (c + d)
 }
 
 // dot64 is Σ g·(x − m) in float64, in four interleaved partial sums.
@@ -890,13 +862,14 @@ func (s *DenseBlockState[T]) batchBackward(st denseStage[T], p Conv2DParams, g i
 
 // reluSums applies ReLU's backward rule to dz [c, H·W], the gradient
 // with respect to z = ReLU(·) [c, H·W] of channels whose input is x with
-// means mu, and adds Σ dz and Σ dz·(x − μ) of channel ch to sum[2ch] and
-// sum[2ch+1].
+// means mu (dz kept where z > 0, else 0, as ReluGrad), and adds Σ dz and
+// Σ dz·(x − μ) of channel ch to sum[2ch] and sum[2ch+1], in one pass
+// (bnDotsRelu).
 func reluSums[T Float](sum []float64, dz, z, x []T, mu []float64, hw int) {
 	for ch, m := range mu {
-		zc, dc := z[ch*hw:(ch+1)*hw], dz[ch*hw:(ch+1)*hw]
-		keepPositive(dc, zc)
-		sum[2*ch] += sum64(dc)
-		sum[2*ch+1] += dot64(dc, x[ch*hw:(ch+1)*hw], m)
+		dc := dz[ch*hw : (ch+1)*hw]
+		a, b := bnDotsRelu(dc, dc, z[ch*hw:(ch+1)*hw], x[ch*hw:(ch+1)*hw], m)
+		sum[2*ch] += a
+		sum[2*ch+1] += b
 	}
 }

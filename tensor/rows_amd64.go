@@ -43,12 +43,6 @@ func affineMax32(dst, src *float32, n int, a, b, lo float32)
 func affineMax64(dst, src *float64, n int, a, b, lo float64)
 
 //go:noescape
-func keepPositive32(d, z *float32, n int)
-
-//go:noescape
-func keepPositive64(d, z *float64, n int)
-
-//go:noescape
 func adam32(p, grad, m, v *float32, n int, c *AdamScalars[float32], decay bool)
 
 //go:noescape
@@ -93,15 +87,6 @@ func affineMaxAsm[T Float](dst, src []T, a, b, lo T) int {
 	return vectorPrefix[T](len(dst),
 		func(n int) { affineMax32(f32(dst), f32(src), n, float32(a), float32(b), float32(lo)) },
 		func(n int) { affineMax64(f64(dst), f64(src), n, float64(a), float64(b), float64(lo)) })
-}
-
-// keepPositiveAsm clears d[i] where z[i] ≤ 0 over the prefix of d that the
-// assembly takes and returns its length.
-func keepPositiveAsm[T Float](d, z []T) int {
-	z = z[:len(d)]
-	return vectorPrefix[T](len(d),
-		func(n int) { keepPositive32(f32(d), f32(z), n) },
-		func(n int) { keepPositive64(f64(d), f64(z), n) })
 }
 
 // axpbycAsm adds a·g[i] + b·x[i] + c to d[i] over the prefix of d that the

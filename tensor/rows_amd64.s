@@ -222,58 +222,6 @@ adone64:
 	VZEROUPPER
 	RET
 
-// func keepPositive32(d, z *float32, n int)
-//
-// d[i] = 0 where z[i] ≤ 0 (kept where z[i] > 0 or is NaN), for n a
-// multiple of 8: ReLU's gradient mask without a branch per element.
-TEXT ·keepPositive32(SB), NOSPLIT, $0-24
-	MOVQ   d+0(FP), DI
-	MOVQ   z+8(FP), SI
-	MOVQ   n+16(FP), CX
-	VXORPS Y2, Y2, Y2
-	SHRQ   $3, CX
-	JZ     kdone32
-
-kloop32:
-	VMOVUPS (SI), Y0
-	VCMPPS  $6, Y2, Y0, Y1 // z not ≤ 0
-	VANDPS  (DI), Y1, Y1
-	VMOVUPS Y1, (DI)
-	ADDQ    $32, SI
-	ADDQ    $32, DI
-	DECQ    CX
-	JNZ     kloop32
-
-kdone32:
-	VZEROUPPER
-	RET
-
-// func keepPositive64(d, z *float64, n int)
-//
-// d[i] = 0 where z[i] ≤ 0 (kept where z[i] > 0 or is NaN), for n a
-// multiple of 4: ReLU's gradient mask without a branch per element.
-TEXT ·keepPositive64(SB), NOSPLIT, $0-24
-	MOVQ   d+0(FP), DI
-	MOVQ   z+8(FP), SI
-	MOVQ   n+16(FP), CX
-	VXORPD Y2, Y2, Y2
-	SHRQ   $2, CX
-	JZ     kdone64
-
-kloop64:
-	VMOVUPD (SI), Y0
-	VCMPPD  $6, Y2, Y0, Y1 // z not ≤ 0
-	VANDPD  (DI), Y1, Y1
-	VMOVUPD Y1, (DI)
-	ADDQ    $32, SI
-	ADDQ    $32, DI
-	DECQ    CX
-	JNZ     kloop64
-
-kdone64:
-	VZEROUPPER
-	RET
-
 // func axpbyc32(d, grad, x *float32, n int, a, b, c float32)
 //
 // d[i] += a·grad[i] + b·x[i] + c for n a multiple of 8, each product and sum

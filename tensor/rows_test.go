@@ -68,12 +68,6 @@ func checkElementwise[T Float](t *testing.T) {
 	}{
 		{"affineRelu", func(d, x, _ []T) { affineRelu(d, x, a, b) }, func(_, x, _ T) T { return max(x*a+b, 0) }},
 		{"affine", func(d, x, _ []T) { affine(d, x, a, b) }, func(_, x, _ T) T { return x*a + b }},
-		{"keepPositive", func(d, z, _ []T) { keepPositive(d, z) }, func(d, z, _ T) T {
-			if z <= 0 {
-				return 0
-			}
-			return d
-		}},
 		{"axpbyc", func(d, g, x []T) { axpbyc(d, g, x, a, b, c) }, func(d, g, x T) T { return d + (a*g + b*x + c) }},
 	} {
 		for n := range 37 {
