@@ -10,60 +10,74 @@ import (
 	"github.com/ecl-go/ecl/tensor"
 )
 
-// ConvLayer is a 3×3, stride-1, "same" convolution of C → O channels on
-// Size×Size maps, as a network's layer runs it at the batch N of its bench.
+// ConvLayer is a 3×3 convolution padded by 1 of C → O channels on
+// Size×Size maps at Stride (1, "same", or 2; 0 reads as 1), as a
+// network's layer runs it at the batch N of its bench.
 type ConvLayer struct {
 	Net     string
 	N, C, O int
 	Size    int
+	Stride  int
 }
+
+// stride is the layer's stride, 1 where Stride is 0.
+func (l ConvLayer) stride() int { return max(1, l.Stride) }
 
 // Params is the layer's convolution.
 func (l ConvLayer) Params() tensor.Conv2DParams {
+	s := l.stride()
 	return tensor.Conv2DParams{N: l.N, C: l.C, H: l.Size, W: l.Size, O: l.O, KH: 3, KW: 3,
-		StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilH: 1, DilW: 1}
+		StrideH: s, StrideW: s, PadH: 1, PadW: 1, DilH: 1, DilW: 1}
 }
 
-// ConvLayers lists the distinct 3×3 stride-1 layers (by C, O and size; the
-// first network listed names a shared one) of ResNet-20 and DenseNet-40
-// (nn.ResNet20, nn.DenseNet40, batch 100) on 28×28 inputs, as the digits
-// suite and the training-step benches run them, and on CIFAR's 32×32;
-// ResNet-50 and Wide ResNet-50-2 (nn.ResNet50, nn.WideResNet50x2: the
-// bottlenecks' conv2 outside each stage's first, strided block; batch 16,
-// as the training step's bench) and DenseNet-121 (nn.DenseNet121: each
+// ConvLayers lists the distinct 3×3 layers (by C, O, size and stride;
+// the first network listed names a shared one) of ResNet-20 and
+// DenseNet-40 (nn.ResNet20, nn.DenseNet40, batch 100) on 28×28 inputs, as
+// the digits suite and the training-step benches run them, and on
+// CIFAR's 32×32, ResNet-20's two strided ones among them; ResNet-50 and
+// Wide ResNet-50-2 (nn.ResNet50, nn.WideResNet50x2: the bottlenecks'
+// conv2, at stride 2 in each later stage's first block; batch 16, as the
+// training step's bench) and DenseNet-121 (nn.DenseNet121: each
 // bottleneck layer's conv2, 128 → 32; batch 8, as the inference bench),
 // on 224×224 inputs. DenseNet-40's dense layers run at denseChunk images,
 // as its dense block convolves its batch of 100.
 func ConvLayers() []ConvLayer {
 	var ls []ConvLayer
 	add := func(l ConvLayer) {
-		if !slices.ContainsFunc(ls, func(m ConvLayer) bool { return m.C == l.C && m.O == l.O && m.Size == l.Size }) {
+		if !slices.ContainsFunc(ls, func(m ConvLayer) bool {
+			return m.C == l.C && m.O == l.O && m.Size == l.Size && m.stride() == l.stride()
+		}) {
 			ls = append(ls, l)
 		}
 	}
 	small := []int{28, 32} // the CIFAR-style networks' input sizes
 	for _, in := range small {
-		add(ConvLayer{"ResNet-20", 100, 3, 16, in})
+		add(ConvLayer{"ResNet-20", 100, 3, 16, in, 1})
 		for i, c := range []int{16, 32, 64} {
-			add(ConvLayer{"ResNet-20", 100, c, c, in >> i})
+			add(ConvLayer{"ResNet-20", 100, c, c, in >> i, 1})
+		}
+		add(ConvLayer{"ResNet-20", 100, 16, 32, in, 2})
+		add(ConvLayer{"ResNet-20", 100, 32, 64, in >> 1, 2})
+	}
+	for _, width := range []int{64, 128} { // ResNet-50's, Wide ResNet-50-2's
+		net := map[int]string{64: "ResNet-50", 128: "Wide ResNet-50-2"}[width]
+		for i, size := range []int{56, 28, 14, 7} {
+			add(ConvLayer{net, 16, width << i, width << i, size, 1})
+		}
+		for i, size := range []int{56, 28, 14} {
+			add(ConvLayer{net, 16, 2 * width << i, 2 * width << i, size, 2})
 		}
 	}
-	for i, size := range []int{56, 28, 14, 7} {
-		add(ConvLayer{"ResNet-50", 16, 64 << i, 64 << i, size})
-	}
-	for i, size := range []int{56, 28, 14, 7} {
-		add(ConvLayer{"Wide ResNet-50-2", 16, 128 << i, 128 << i, size})
-	}
 	for _, in := range small {
-		add(ConvLayer{"DenseNet-40", 100, 3, 16, in})
+		add(ConvLayer{"DenseNet-40", 100, 3, 16, in, 1})
 		for block := range 3 {
 			for k := range 12 {
-				add(ConvLayer{"DenseNet-40", denseChunk, 16 + 144*block + 12*k, 12, in >> block})
+				add(ConvLayer{"DenseNet-40", denseChunk, 16 + 144*block + 12*k, 12, in >> block, 1})
 			}
 		}
 	}
 	for _, size := range []int{56, 28, 14, 7} {
-		add(ConvLayer{"DenseNet-121", 8, 128, 32, size})
+		add(ConvLayer{"DenseNet-121", 8, 128, 32, size, 1})
 	}
 	return ls
 }
@@ -84,7 +98,8 @@ var ConvPasses = []string{"forward", "input gradient", "weight gradient", "gradi
 // ConvTimes times each pass of layer l in T on each of ConvPaths: after
 // one warm-up call of each, rounds rounds, each running every path in
 // turn (so that a change in the machine's speed meets all paths alike),
-// and returns the medians, [pass][path] (ConvPasses). It sets tensor.SetConvPath and
+// and returns the medians, [pass][path] (ConvPasses), −1 for the passes
+// and paths a stride-2 layer cannot take (ConvMeasures). It sets tensor.SetConvPath and
 // leaves it following the table. The cache of transformed Winograd
 // filters is off while it runs: each call transforms its filters, as a
 // training step does.
@@ -100,7 +115,7 @@ func ConvTimes[T tensor.Float](l ConvLayer, rounds int) ([4][]time.Duration, err
 	x := randTensor[T](r, p.N, p.C, p.H, p.W)
 	w := randTensor[T](r, p.O, p.C, 3, 3)
 	dy := randTensor[T](r, p.N, p.O, p.OutH(), p.OutW())
-	o := tensor.ConvOptions{StrideH: 1, StrideW: 1, PadH: 1, PadW: 1}
+	o := tensor.ConvOptions{StrideH: p.StrideH, StrideW: p.StrideW, PadH: 1, PadW: 1}
 	passes := [4]func(){
 		func() { tensor.Conv2D(x, w, o) },
 		func() { tensor.Conv2DBackwardInput(dy, w, p) },
@@ -117,6 +132,9 @@ func ConvTimes[T tensor.Float](l ConvLayer, rounds int) ([4][]time.Duration, err
 				return med, err
 			}
 			for pass, run := range passes {
+				if !ConvMeasures(l, pass, path) {
+					continue
+				}
 				start := time.Now()
 				run()
 				if round >= 0 {
@@ -127,19 +145,41 @@ func ConvTimes[T tensor.Float](l ConvLayer, rounds int) ([4][]time.Duration, err
 	}
 	for pass := range passes {
 		for _, ts := range times[pass] {
-			slices.Sort(ts)
-			med[pass] = append(med[pass], ts[len(ts)/2])
+			m := time.Duration(-1)
+			if len(ts) > 0 {
+				slices.Sort(ts)
+				m = ts[len(ts)/2]
+			}
+			med[pass] = append(med[pass], m)
 		}
 	}
 	return med, nil
 }
 
+// ConvMeasures reports whether ConvTimes times pass (of ConvPasses) of
+// layer l on path (of ConvPaths): every one at stride 1; at stride 2 the
+// forward pass by direct and im2col, the paths the table may give it
+// (tensor.ConvChoice).
+func ConvMeasures(l ConvLayer, pass, path int) bool {
+	return l.stride() == 1 || pass == 0 && (ConvPaths[path] == "direct" || ConvPaths[path] == "im2col")
+}
+
 // ConvChoiceOf is the table line of layer l in T for the medians of
-// ConvTimes: the fastest path of the forward pass, and the pair of
-// gradient paths of least time, a pair of one path taking the time of
-// both gradients at once.
+// ConvTimes: the fastest path of the forward pass among those measured,
+// and the pair of gradient paths of least time, a pair of one path
+// taking the time of both gradients at once ("rule" at stride 2).
 func ConvChoiceOf[T tensor.Float](l ConvLayer, med [4][]time.Duration) tensor.ConvChoice {
-	fwd := slices.Index(med[0], slices.Min(med[0]))
+	fwd := -1
+	for i, t := range med[0] {
+		if ConvMeasures(l, 0, i) && (fwd < 0 || t < med[0][fwd]) {
+			fwd = i
+		}
+	}
+	c := tensor.ConvChoice{DType: tensor.DType[T](), C: l.C, O: l.O, H: l.Size, W: l.Size, Stride: l.stride(), PadH: 1, PadW: 1,
+		Forward: ConvPaths[fwd], Input: "rule", Weight: "rule"}
+	if l.stride() != 1 {
+		return c
+	}
 	in, wt := 0, 0
 	for i := range ConvPaths {
 		for j := range ConvPaths {
@@ -148,8 +188,8 @@ func ConvChoiceOf[T tensor.Float](l ConvLayer, med [4][]time.Duration) tensor.Co
 			}
 		}
 	}
-	return tensor.ConvChoice{DType: tensor.DType[T](), C: l.C, O: l.O, H: l.Size, W: l.Size, PadH: 1, PadW: 1,
-		Forward: ConvPaths[fwd], Input: ConvPaths[in], Weight: ConvPaths[wt]}
+	c.Input, c.Weight = ConvPaths[in], ConvPaths[wt]
+	return c
 }
 
 // gradsTime is the time of the input gradient by path i and the weight
@@ -191,6 +231,10 @@ func ConvChoices(w io.Writer, dtypes []string, rounds int, keep func(ConvLayer) 
 			for pass, ts := range med {
 				fmt.Fprintf(w, "%-34s %-8s %-16s", fmt.Sprintf("%s (N=%d)", l, l.N), dt, ConvPasses[pass])
 				for _, t := range ts {
+					if t < 0 {
+						fmt.Fprintf(w, " %10s", "-")
+						continue
+					}
 					fmt.Fprintf(w, " %10.3f", t.Seconds()*1e3)
 				}
 				fmt.Fprintln(w)
@@ -201,8 +245,15 @@ func ConvChoices(w io.Writer, dtypes []string, rounds int, keep func(ConvLayer) 
 	return lines, nil
 }
 
-// String names the layer "Net C→O Size", as convchoice's -run matches it.
-func (l ConvLayer) String() string { return fmt.Sprintf("%s %d→%d %d", l.Net, l.C, l.O, l.Size) }
+// String names the layer "Net C→O Size", with "/2" after a stride of 2,
+// as convchoice's -run matches it.
+func (l ConvLayer) String() string {
+	s := fmt.Sprintf("%s %d→%d %d", l.Net, l.C, l.O, l.Size)
+	if l.stride() != 1 {
+		s += fmt.Sprintf("/%d", l.stride())
+	}
+	return s
+}
 
 func randTensor[T tensor.Float](r *rand.Rand, shape ...int) *tensor.Tensor[T] {
 	n := 1

@@ -8,10 +8,11 @@ import (
 	"github.com/ecl-go/ecl/tensor"
 )
 
-// TestConvLayers checks the list against the networks' definitions: 4
-// ResNet-20 shapes at each of two input sizes (its stem shared with
-// DenseNet-40's), 4 each for the ResNet-50s, DenseNet-40's 36 dense layers
-// at each size, DenseNet-121's 4 maps, all distinct and valid.
+// TestConvLayers checks the list against the networks' definitions: 6
+// ResNet-20 shapes (2 strided) at each of two input sizes (its stem
+// shared with DenseNet-40's), 7 each (3 strided) for the ResNet-50s,
+// DenseNet-40's 36 dense layers at each size, DenseNet-121's 4 maps, all
+// distinct and valid.
 func TestConvLayers(t *testing.T) {
 	ls := ConvLayers()
 	count := map[string]int{}
@@ -20,8 +21,11 @@ func TestConvLayers(t *testing.T) {
 		if err := l.Params().Validate(); err != nil {
 			t.Error(err)
 		}
+		if l.Net == "Wide ResNet-50-2" && l.Stride == 2 && l.Size == 14 && l.C != 1024 {
+			t.Errorf("%v: want 1024 channels in Wide ResNet-50-2's last strided layer", l)
+		}
 	}
-	want := map[string]int{"ResNet-20": 8, "ResNet-50": 4, "Wide ResNet-50-2": 4, "DenseNet-40": 72, "DenseNet-121": 4}
+	want := map[string]int{"ResNet-20": 12, "ResNet-50": 7, "Wide ResNet-50-2": 7, "DenseNet-40": 72, "DenseNet-121": 4}
 	for net, n := range want {
 		if count[net] != n {
 			t.Errorf("%s: %d layers, want %d", net, count[net], n)
@@ -55,6 +59,34 @@ func TestConvTimes(t *testing.T) {
 	tensor.SetConvPath("")
 	if _, err := ConvTimes[float32](l, 0); err == nil {
 		t.Error("0 rounds: no error")
+	}
+	l.Stride = 2
+	med, err = ConvTimes[float64](l, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pass, ts := range med {
+		for path, d := range ts {
+			if (d >= 0) != ConvMeasures(l, pass, path) {
+				t.Errorf("stride 2, %s by %s: median %v", ConvPasses[pass], ConvPaths[path], d)
+			}
+		}
+	}
+	if line := ConvChoiceOf[float64](l, med); line.Stride != 2 || line.Input != "rule" || line.Weight != "rule" {
+		t.Errorf("stride 2: line %v", line)
+	}
+}
+
+// TestConvChoiceOfStrided checks a stride-2 layer's line on made-up
+// medians: the forward pass takes the faster of direct and im2col, never
+// the unmeasured Winograd paths (−1), and the gradients the rule.
+func TestConvChoiceOfStrided(t *testing.T) {
+	ms := time.Millisecond
+	none := []time.Duration{-1, -1, -1, -1}
+	med := [4][]time.Duration{{5 * ms, 4 * ms, -1, -1}, none, none, none}
+	got := ConvChoiceOf[float32](ConvLayer{C: 8, O: 8, Size: 8, Stride: 2}, med)
+	if want := "float32 8 8 8 8 2 1 1 im2col rule rule"; got.String() != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
 

@@ -8,16 +8,18 @@ import (
 	"strings"
 )
 
-// The CPU path of each pass of a 3×3, stride-1 convolution (winogradShape)
-// is looked up by its shape in a table that `go run ./bench/convchoice`
-// measures and writes: convchoice.txt on a CPU with AVX-512, where the
+// The CPU path of each pass of a 3×3, stride-1 convolution (winogradShape),
+// and of the forward pass of a 3×3, stride-2 one (direct or im2col; its
+// gradients keep the rule), is looked up by its shape in a table that
+// `go run ./bench/convchoice` measures and writes: convchoice.txt on a CPU with AVX-512, where the
 // gather path and the Winograd transforms have their assembly kernels,
 // convchoice_avx2.txt on the others, where the gather path has its AVX2
 // kernel and the transforms are Go loops (ConvTableFile); shapes it does
 // not list keep the engine's rule (the gather path where it applies, else
 // im2col).
 // SetConvPath, or the environment variable ECL_CONV read when the package
-// loads, overrides the table for every such convolution.
+// loads, overrides the table for every such convolution's passes that can
+// take the path.
 
 // convPath is a way to compute one pass of a convolution.
 type convPath uint8
@@ -66,29 +68,46 @@ const (
 
 // ConvChoice is a line of the table of convolution paths: the paths of
 // the forward pass, the input gradient and the weight gradient ("direct",
-// "im2col", "winograd4", "winograd2" or "rule") of the 3×3, stride-1,
-// undilated convolution of C → O channels on H×W maps padded by PadH,
-// PadW, in DType ("float32" or "float64"), whatever the batch.
+// "im2col", "winograd4", "winograd2" or "rule") of the 3×3, undilated
+// convolution of C → O channels on H×W maps at Stride (both ways) padded
+// by PadH, PadW, in DType ("float32" or "float64"), whatever the batch.
+// At stride 2 the forward pass is "direct", "im2col" or "rule" and the
+// gradients "rule" (Winograd and the gather path's gradients need
+// stride 1).
 type ConvChoice struct {
 	DType                  string
 	C, O, H, W             int
+	Stride                 int
 	PadH, PadW             int
 	Forward, Input, Weight string
 }
 
 // String is c as a line of the table: its fields in order, space-separated.
 func (c ConvChoice) String() string {
-	return fmt.Sprintf("%s %d %d %d %d %d %d %s %s %s", c.DType, c.C, c.O, c.H, c.W, c.PadH, c.PadW, c.Forward, c.Input, c.Weight)
+	return fmt.Sprintf("%s %d %d %d %d %d %d %d %s %s %s", c.DType, c.C, c.O, c.H, c.W, c.Stride, c.PadH, c.PadW, c.Forward, c.Input, c.Weight)
 }
 
 // convKey is a table row's shape.
 type convKey struct {
-	dtype                  string
-	c, o, h, w, padH, padW int
+	dtype                          string
+	c, o, h, w, stride, padH, padW int
 }
 
 func keyOf[T Float](p Conv2DParams) convKey {
-	return convKey{DType[T](), p.C, p.O, p.H, p.W, p.PadH, p.PadW}
+	return convKey{DType[T](), p.C, p.O, p.H, p.W, p.StrideH, p.PadH, p.PadW}
+}
+
+// tableShape reports whether p's paths come from the table: a 3×3,
+// undilated convolution at stride 1 (all passes) or 2 (the forward pass,
+// direct or im2col), the same both ways.
+func tableShape(p Conv2DParams) bool {
+	return p.KH == 3 && p.KW == 3 && p.DilH == 1 && p.DilW == 1 && p.StrideH == p.StrideW && (p.StrideH == 1 || p.StrideH == 2)
+}
+
+// stridedPath reports whether path can compute pass of a stride-2 table
+// shape: the forward pass by direct or im2col (or the rule).
+func stridedPath(pass convPass, path convPath) bool {
+	return path == pathRule || pass == passForward && (path == pathDirect || path == pathIm2col)
 }
 
 var (
@@ -133,13 +152,13 @@ func parseConvTable(text string) (map[convKey][3]convPath, error) {
 		if len(f) == 0 {
 			continue
 		}
-		if len(f) != 10 {
-			return nil, fmt.Errorf("convchoice line %d: want 10 fields (dtype C O H W padH padW forward input weight), got %d", i+1, len(f))
+		if len(f) != 11 {
+			return nil, fmt.Errorf("convchoice line %d: want 11 fields (dtype C O H W stride padH padW forward input weight), got %d", i+1, len(f))
 		}
 		if f[0] != "float32" && f[0] != "float64" {
 			return nil, fmt.Errorf("convchoice line %d: dtype %q: want float32 or float64", i+1, f[0])
 		}
-		var n [6]int
+		var n [7]int
 		for j := range n {
 			v, err := strconv.Atoi(f[1+j])
 			if err != nil || v < 0 {
@@ -147,15 +166,21 @@ func parseConvTable(text string) (map[convKey][3]convPath, error) {
 			}
 			n[j] = v
 		}
+		if n[4] != 1 && n[4] != 2 {
+			return nil, fmt.Errorf("convchoice line %d: stride %d: want 1 or 2", i+1, n[4])
+		}
 		var paths [3]convPath
 		for j := range paths {
-			c, err := parseConvPath(f[7+j])
+			c, err := parseConvPath(f[8+j])
 			if err != nil {
 				return nil, fmt.Errorf("convchoice line %d: %v", i+1, err)
 			}
+			if n[4] == 2 && !stridedPath(convPass(j), c) {
+				return nil, fmt.Errorf("convchoice line %d: stride 2 takes %s for its %s pass: want direct, im2col or rule forward, rule for the gradients", i+1, c, []string{"forward", "input", "weight"}[j])
+			}
 			paths[j] = c
 		}
-		key := convKey{f[0], n[0], n[1], n[2], n[3], n[4], n[5]}
+		key := convKey{f[0], n[0], n[1], n[2], n[3], n[4], n[5], n[6]}
 		if _, dup := table[key]; dup {
 			return nil, fmt.Errorf("convchoice line %d: shape listed twice", i+1)
 		}
@@ -189,6 +214,9 @@ func mustEnvPath(s string) (convPath, bool) {
 // path where the build has its kernel, else im2col), "im2col",
 // "winograd4" (F(4×4, 3×3)), "winograd2" (F(2×2, 3×3)), or "rule" (the
 // engine's rule, ignoring the table), or, for "", follow the table again.
+// "direct" and "im2col" also take the forward pass of such convolutions
+// at stride 2, whose other passes, and whose passes under the other
+// names, follow the rule.
 // It is for measurements and tests (bench/convchoice), as ECL_CONV is, and
 // must not run while a convolution does.
 func SetConvPath(name string) error {
@@ -218,11 +246,15 @@ func ConvPathOverride(p Conv2DParams) string {
 
 // convPathFor is the path of pass of convolution p in T.
 func convPathFor[T Float](p Conv2DParams, pass convPass) convPath {
-	if !winogradShape(p) {
+	if !tableShape(p) || p.StrideH == 2 && pass != passForward {
 		return pathRule
 	}
+	path := convTable[keyOf[T](p)][pass]
 	if convForced {
-		return convOverride
+		path = convOverride
 	}
-	return convTable[keyOf[T](p)][pass]
+	if p.StrideH == 2 && !stridedPath(pass, path) {
+		return pathRule
+	}
+	return path
 }

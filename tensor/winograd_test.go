@@ -303,25 +303,33 @@ func TestWinogradAccuracyFloat32(t *testing.T) {
 }
 
 func TestParseConvTable(t *testing.T) {
-	good := "# comment\n\nfloat32 16 16 32 32 1 1 winograd4 direct im2col # trailing\n"
+	good := "# comment\n\nfloat32 16 16 32 32 1 1 1 winograd4 direct im2col # trailing\nfloat32 16 16 32 32 2 1 1 im2col rule rule\n"
 	table, err := parseConvTable(good)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := convKey{"float32", 16, 16, 32, 32, 1, 1}
-	if got, want := table[key], [3]convPath{pathWinograd4, pathDirect, pathIm2col}; got != want || len(table) != 1 {
-		t.Errorf("table %v, want only %v: %v", table, key, want)
+	key, key2 := convKey{"float32", 16, 16, 32, 32, 1, 1, 1}, convKey{"float32", 16, 16, 32, 32, 2, 1, 1}
+	if got, want := table[key], [3]convPath{pathWinograd4, pathDirect, pathIm2col}; got != want || len(table) != 2 {
+		t.Errorf("table %v, want %v: %v and a stride-2 line", table, key, want)
 	}
-	line := ConvChoice{"float64", 3, 16, 32, 32, 1, 1, "rule", "winograd2", "direct"}.String()
-	if table, err := parseConvTable(line); err != nil || table[convKey{"float64", 3, 16, 32, 32, 1, 1}] != [3]convPath{pathRule, pathWinograd2, pathDirect} {
+	if got, want := table[key2], [3]convPath{pathIm2col, pathRule, pathRule}; got != want {
+		t.Errorf("stride 2: %v, want %v", got, want)
+	}
+	line := ConvChoice{"float64", 3, 16, 32, 32, 1, 1, 1, "rule", "winograd2", "direct"}.String()
+	if table, err := parseConvTable(line); err != nil || table[convKey{"float64", 3, 16, 32, 32, 1, 1, 1}] != [3]convPath{pathRule, pathWinograd2, pathDirect} {
 		t.Errorf("ConvChoice.String %q reads back as %v, %v", line, table, err)
 	}
 	for _, bad := range []string{
-		"float32 16 16 32 32 1 1 winograd4 direct",
-		"float16 16 16 32 32 1 1 winograd4 direct im2col",
-		"float32 16 x 32 32 1 1 winograd4 direct im2col",
-		"float32 16 16 32 32 1 1 winograd3 direct im2col",
-		"float32 16 16 32 32 1 1 direct direct direct\nfloat32 16 16 32 32 1 1 im2col im2col im2col",
+		"float32 16 16 32 32 1 1 1 winograd4 direct",
+		"float32 16 16 32 32 1 1 winograd4 direct im2col", // no stride
+		"float16 16 16 32 32 1 1 1 winograd4 direct im2col",
+		"float32 16 x 32 32 1 1 1 winograd4 direct im2col",
+		"float32 16 16 32 32 1 1 1 winograd3 direct im2col",
+		"float32 16 16 32 32 1 1 1 direct direct direct\nfloat32 16 16 32 32 1 1 1 im2col im2col im2col",
+		"float32 16 16 32 32 3 1 1 direct rule rule",
+		"float32 16 16 32 32 2 1 1 winograd4 rule rule",
+		"float32 16 16 32 32 2 1 1 direct im2col rule",
+		"float32 16 16 32 32 2 1 1 direct rule direct",
 	} {
 		if _, err := parseConvTable(bad); err == nil {
 			t.Errorf("%q: no error", bad)
@@ -342,22 +350,34 @@ func TestParseConvTable(t *testing.T) {
 	}
 }
 
-// TestConvPathFor checks the table's reach: 3×3 stride-1 undilated
-// convolutions only, overridden by SetConvPath, which ConvPathOverride
-// reports.
+// TestConvPathFor checks the table's reach: 3×3 undilated convolutions,
+// all passes at stride 1 and the forward pass at stride 2 (direct or
+// im2col), overridden by SetConvPath, which ConvPathOverride reports
+// for the Winograd shapes.
 func TestConvPathFor(t *testing.T) {
 	p := stride3x3(Conv2DParams{N: 1, C: 4, H: 8, W: 8, O: 4, PadH: 1, PadW: 1})
-	strided := p
-	strided.StrideH = 2
+	strided, uneven := p, p
+	strided.StrideH, strided.StrideW = 2, 2
+	uneven.StrideH = 2
 	useConvPath(t, "winograd2")
 	if got := convPathFor[float32](p, passWeight); got != pathWinograd2 {
 		t.Errorf("overridden: %v, want winograd2", got)
 	}
 	if got := convPathFor[float32](strided, passForward); got != pathRule {
-		t.Errorf("stride 2: %v, want the rule", got)
+		t.Errorf("stride 2 under winograd2: %v, want the rule", got)
 	}
 	if got, gotStrided := ConvPathOverride(p), ConvPathOverride(strided); got != "winograd2" || gotStrided != "" {
 		t.Errorf("ConvPathOverride = %q, stride 2 %q; want winograd2 and none", got, gotStrided)
+	}
+	useConvPath(t, "im2col")
+	for _, c := range []struct {
+		p    Conv2DParams
+		pass convPass
+		want convPath
+	}{{strided, passForward, pathIm2col}, {strided, passInput, pathRule}, {strided, passWeight, pathRule}, {uneven, passForward, pathRule}} {
+		if got := convPathFor[float32](c.p, c.pass); got != c.want {
+			t.Errorf("im2col forced, stride %d×%d, pass %d: %v, want %v", c.p.StrideH, c.p.StrideW, c.pass, got, c.want)
+		}
 	}
 	SetConvPath("")
 	if got := convPathFor[float64](p, passInput); got != pathRule {

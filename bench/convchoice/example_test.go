@@ -23,5 +23,5 @@ func Example() {
 	}
 	med := [4][]time.Duration{ms(0.5, 0.8, 0.4, 0.6), ms(0.5, 0.9, 0.45, 0.6), ms(0.7, 0.9, 0.8, 0.75), ms(1.2, 1.0, 1.3, 1.4)}
 	fmt.Println(bench.ConvChoiceOf[float32](l, med))
-	// Output: float32 16 16 32 32 1 1 winograd4 im2col im2col
+	// Output: float32 16 16 32 32 1 1 1 winograd4 im2col im2col
 }

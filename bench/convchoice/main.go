@@ -40,7 +40,7 @@ func main() {
 	fmt.Fprintf(&table, "# Written by go run ./bench/convchoice -rounds %d -dtype %s -run '%s' on %s, GOMAXPROCS %d,\n# assembly kernels %s: the table of tensor/%s\n",
 		*rounds, *dtypes, *pattern, time.Now().Format("2006-01-02"), runtime.GOMAXPROCS(0), kernels, tensor.ConvTableFile())
 	fmt.Fprintf(&table, "# the fastest forward path and pair of gradient paths by the medians of alternating rounds\n# (bench.ConvChoiceOf, tensor/convchoice.go).\n#\n")
-	fmt.Fprintf(&table, "# dtype C O H W padH padW forward input weight\n")
+	fmt.Fprintf(&table, "# dtype C O H W stride padH padW forward input weight\n")
 	for _, l := range lines {
 		fmt.Fprintln(&table, l)
 	}
