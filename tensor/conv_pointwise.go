@@ -1,24 +1,66 @@
 package tensor
 
-// Pointwise (1×1, stride-1, unpadded) convolutions on small maps: an
-// image's product W·x_n has fewer columns than two of the GEMM's column
-// tiles (ResNet-50's 7×7 maps: 49), so that one GEMM an image leaves a
-// tile part empty and streams the weights once for every image. These
-// layers instead lay the batch's columns side by side, [C, N·H·W], and
-// take one GEMM over them: each element is the same sum, in the same
-// k-blocks, as the GEMM of its image, so the results agree to the bit.
+// Convolutions on small maps by im2col: an image's product W·col_n has
+// fewer columns than two of the GEMM's column tiles (ResNet-50's 7×7
+// maps: 49), so that one GEMM an image leaves a tile part empty and
+// streams the weights once for every image (batchesForward). These layers instead lay the
+// batch's columns side by side, [C·KH·KW, N·OH·OW] (for a pointwise,
+// 1×1 stride-1 unpadded convolution the images themselves), and take one
+// GEMM over them: each element is the same sum, in the same k-blocks, as
+// the GEMM of its image, so the results agree to the bit. The forward
+// pass does so for any kernel, the input gradient for pointwise ones.
 
-// batchesColumns reports a pointwise convolution whose images hold fewer
-// than two column tiles of the GEMM's micro-kernel for T.
-func batchesColumns[T Float](p Conv2DParams) bool {
-	return pointwise(p) && p.N > 1 && p.H*p.W < 2*kernelFor[T]().nr
+// batchesForward reports a convolution of several images whose output
+// maps hold fewer than two column tiles of the GEMM's micro-kernel for T,
+// pointwise or with more than batchedWeights weights.
+func batchesForward[T Float](p Conv2DParams) bool {
+	return p.N > 1 && p.OutH()*p.OutW() < 2*kernelFor[T]().nr && (pointwise(p) || p.O*p.C*p.KH*p.KW > batchedWeights)
 }
 
-// pointwiseForward is im2colForward for batchesColumns: y = W·x over
-// the batch's columns, then e on each plane.
-func pointwiseForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams) {
-	cols := p.H * p.W
-	overBatch(y, x, w, false, p.N, p.C, p.O, cols)
+// batchedWeights is the most weights a convolution of other than 1×1
+// kernels has and still takes one GEMM an image: 1 MB of float32, about
+// a core's L2, which the weights then stay in from one image to the
+// next. Past it they are streamed from memory once an image (ResNet-50's
+// 512→512 3×3 layer at stride 2 to 7×7 maps, batch 16: 18.8 ms image by
+// image, 14.9 batched); below it the batch's columns, nine times its
+// inputs, do not stay in cache (ResNet-20's 64→64 on 7×7, batch 100: 2.0
+// ms image by image, 3.3 batched; bench/convchoice).
+const batchedWeights = 1 << 18
+
+// batchesColumns reports a pointwise convolution that batchesForward,
+// whose input gradient is then one GEMM too.
+func batchesColumns[T Float](p Conv2DParams) bool {
+	return pointwise(p) && batchesForward[T](p)
+}
+
+// maxBatchedColumns bounds the side-by-side columns of one GEMM
+// (batchedForward): 32 MB of float32.
+const maxBatchedColumns = 1 << 23
+
+// batchedForward is im2colForward for batchesForward: y = W·col over
+// the batch's columns side by side (at most maxBatchedColumns values of
+// them a GEMM), then e on each plane.
+func batchedForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams) {
+	rows, cols := colShape(p)
+	if pointwise(p) {
+		overBatch(y, x, w, false, p.N, p.C, p.O, cols)
+	} else {
+		img, out := p.C*p.H*p.W, p.O*cols
+		g := min(p.N, max(1, maxBatchedColumns/(rows*cols)))
+		it := getScratch[T](rows * g * cols)
+		defer putScratch(it)
+		for n0 := 0; n0 < p.N; n0 += g {
+			q := p
+			q.N = min(g, p.N-n0)
+			perImage(q, q.N, func(lo, hi int, col []T) {
+				for n := lo; n < hi; n++ {
+					im2col(col, x[(n0+n)*img:(n0+n+1)*img], p)
+					moveRows((*it)[n*cols:], col, rows, cols, q.N*cols, cols, false)
+				}
+			})
+			sideBySideProduct(y[n0*out:], *it, w, false, q.N, rows, p.O, cols)
+		}
+	}
 	if e == nil {
 		return
 	}
@@ -48,14 +90,22 @@ func pointwiseInputGrad[T Float](dx, dy, w []T, p Conv2DParams) {
 // in [n, ci, cols], op(w) [co, ci] being w [co, ci] or, with trans, the
 // transpose of w [ci, co]: one GEMM over the images' columns side by side.
 func overBatch[T Float](out, in, w []T, trans bool, n, ci, co, cols int) {
-	it, ot := getScratch[T](ci*n*cols), getScratch[T](co*n*cols)
-	defer func() { putScratch(it); putScratch(ot) }()
+	it := getScratch[T](ci * n * cols)
+	defer putScratch(it)
 	sideBySide(*it, in, n, ci, cols)
+	sideBySideProduct(out, *it, w, trans, n, ci, co, cols)
+}
+
+// sideBySideProduct sets out [n, co, cols] to op(w)·it, it [ci, n·cols] holding
+// n images' columns side by side, as overBatch.
+func sideBySideProduct[T Float](out, it, w []T, trans bool, n, ci, co, cols int) {
+	ot := getScratch[T](co * n * cols)
+	defer putScratch(ot)
 	lda := ci
 	if trans {
 		lda = co
 	}
-	gemm(trans, false, co, n*cols, ci, 1, w, lda, *it, n*cols, 0, *ot, n*cols)
+	gemm(trans, false, co, n*cols, ci, 1, w, lda, it, n*cols, 0, *ot, n*cols)
 	imagesOf(out, *ot, n, co, cols)
 }
 

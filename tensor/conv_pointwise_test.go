@@ -75,3 +75,72 @@ func checkPointwiseBatched[T Float](t *testing.T) {
 		}
 	}
 }
+
+func TestBatchedForwardFloat32(t *testing.T) { checkBatchedForward[float32](t) }
+
+func TestBatchedForwardFloat64(t *testing.T) { checkBatchedForward[float64](t) }
+
+// checkBatchedForward compares the batched im2col forward pass of
+// kernels other than 1×1 (no epilogue, bias, affine with residual and
+// ReLU) with the same convolution image by image, bit for bit, on maps
+// of fewer than two of every assembly kernel's column tiles and more
+// than batchedWeights weights: a 3×3 stride-2 layer to 5×5 maps, a 3×3
+// "same" one on 5×5, an unpadded 5×5 kernel with odd channels, a 1×3
+// kernel, and, in float32, 7×7 maps whose columns pass
+// maxBatchedColumns, so that the batch takes two GEMMs; on one core and
+// two. ResNet-20's 64→64 layer on 7×7, with few weights, is not batched.
+func checkBatchedForward[T Float](t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	cases := []Conv2DParams{
+		{N: 5, C: 128, H: 9, W: 9, O: 257, KH: 3, KW: 3, StrideH: 2, StrideW: 2, PadH: 1, PadW: 1},
+		{N: 3, C: 256, H: 5, W: 5, O: 129, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1},
+		{N: 4, C: 70, H: 8, W: 8, O: 151, KH: 5, KW: 5, StrideH: 1, StrideW: 1},
+		{N: 2, C: 1000, H: 4, W: 6, O: 90, KH: 1, KW: 3, StrideH: 1, StrideW: 1, PadW: 1},
+	}
+	var z T
+	if _, f32 := any(z).(float32); f32 {
+		cases = append(cases, Conv2DParams{N: 10, C: 2048, H: 7, W: 7, O: 16, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1})
+	}
+	small := Conv2DParams{N: 100, C: 64, H: 7, W: 7, O: 64, KH: 3, KW: 3, StrideH: 1, StrideW: 1, PadH: 1, PadW: 1, DilH: 1, DilW: 1}
+	if batchesForward[T](small) {
+		t.Errorf("%+v: batched with %d weights", small, small.O*small.C*9)
+	}
+	for _, procs := range []int{1, 2} {
+		withProcs(t, procs)
+		for _, p := range cases {
+			p.DilH, p.DilW = 1, 1
+			if !batchesForward[T](p) {
+				if kernelFor[T]().nr >= 16 {
+					t.Fatalf("%+v: not batched", p)
+				}
+				continue // the portable kernel's 4 columns
+			}
+			rows, cols := colShape(p)
+			if p.C == 2048 && rows*cols*p.N <= maxBatchedColumns {
+				t.Fatalf("%+v: %d columns' values, want more than one GEMM's %d", p, rows*cols*p.N, maxBatchedColumns)
+			}
+			img, out := p.C*p.H*p.W, p.O*cols
+			x, _ := randOf[T](r, p.N*img)
+			w, _ := randOf[T](r, p.O*rows)
+			b, _ := randOf[T](r, p.O)
+			scale, _ := randOf[T](r, p.O)
+			res, _ := randOf[T](r, p.N*out)
+			one := p
+			one.N = 1
+			for name, e := range map[string]*epilogue[T]{"none": nil, "bias": {bias: b}, "affine": {scale: scale, shift: b, r: res, relu: true}} {
+				y, want := nans[T](p.N*out), nans[T](p.N*out)
+				im2colForward(y, x, w, e, p)
+				for n := range p.N {
+					en := e
+					if e != nil && e.r != nil {
+						en = &epilogue[T]{scale: e.scale, shift: e.shift, r: e.r[n*out : (n+1)*out], relu: e.relu}
+					}
+					im2colForward(want[n*out:(n+1)*out], x[n*img:(n+1)*img], w, en, one)
+				}
+				if !slices.Equal(y, want) {
+					t.Errorf("%d procs, %+v, %s: forward differs from image by image", procs, p, name)
+				}
+			}
+		}
+	}
+}

@@ -226,10 +226,10 @@ func gatherBy[T Float](path convPath, p Conv2DParams, rule func(Conv2DParams) (*
 }
 
 // im2colForward is conv2dForward by im2col and GEMM (one GEMM over the
-// batch for batchesColumns).
+// batch for batchesForward).
 func im2colForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams) {
-	if batchesColumns[T](p) {
-		pointwiseForward(y, x, w, e, p)
+	if batchesForward[T](p) {
+		batchedForward(y, x, w, e, p)
 		return
 	}
 	rows, cols := colShape(p)
