@@ -115,9 +115,19 @@ func resumeMatches(t *testing.T, trial, bin string, args []string, dir string, w
 	return log
 }
 
-// killAfter starts bin with args in dir and kills it once a line of its
-// log contains mark.
+// killAfter runs the command in dir and kills it (SIGKILL) as soon as
+// its standard error has a line containing mark.
 func killAfter(t *testing.T, bin string, args []string, dir, mark string) {
+	t.Helper()
+	killWhen(t, bin, args, dir, mark, nil)
+}
+
+// killWhen is killAfter that, once mark is seen, waits (up to a minute,
+// the command's standard error left unread) until ready reports true
+// before killing; nil ready waits for nothing. A study writes a run's
+// record while its next run starts, so a test that counts the records
+// of the runs before mark waits for them.
+func killWhen(t *testing.T, bin string, args []string, dir, mark string, ready func() bool) {
 	t.Helper()
 	c := exec.Command(bin, args...)
 	c.Dir = dir
@@ -131,6 +141,9 @@ func killAfter(t *testing.T, bin string, args []string, dir, mark string) {
 	sc := bufio.NewScanner(pipe)
 	for sc.Scan() {
 		if strings.Contains(sc.Text(), mark) {
+			for deadline := time.Now().Add(time.Minute); ready != nil && !ready() && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
 			c.Process.Kill()
 			break
 		}

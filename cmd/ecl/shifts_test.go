@@ -16,9 +16,9 @@ func shiftsTable(stdout []byte) string {
 }
 
 // ecl shifts on tiny generated digits (2 seeds × 3 targets), killed with
-// SIGKILL once seed 2 starts and run again, reuses the runs seed 1
-// finished and ends with the tables, run files, results and figures of an
-// uninterrupted run.
+// SIGKILL once seed 2 starts and seed 1's three records are written, and
+// run again, reuses the runs seed 1 finished and ends with the tables,
+// run files, results and figures of an uninterrupted run.
 func TestShiftsKilledAndResumedMatchesUninterrupted(t *testing.T) {
 	bin := buildECL(t)
 	data := t.TempDir()
@@ -36,8 +36,9 @@ func TestShiftsKilledAndResumedMatchesUninterrupted(t *testing.T) {
 		t.Errorf("no map printed:\n%s", want)
 	}
 	dir := t.TempDir()
-	killAfter(t, bin, args, dir, "seed 2: lenet5")
-	runs, _ := filepath.Glob(filepath.Join(dir, "out", "runs", "*.json"))
+	records := filepath.Join(dir, "out", "runs", "*.json")
+	killWhen(t, bin, args, dir, "seed 2: lenet5", func() bool { m, _ := filepath.Glob(records); return len(m) >= 3 })
+	runs, _ := filepath.Glob(records)
 	if len(runs) != 3 {
 		t.Fatalf("killed as seed 2 started: %d run files, want seed 1's 3", len(runs))
 	}
