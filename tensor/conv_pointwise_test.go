@@ -38,22 +38,9 @@ func checkPointwiseBatched[T Float](t *testing.T) {
 			b, _ := randOf[T](r, p.O)
 			scale, _ := randOf[T](r, p.O)
 			res, _ := randOf[T](r, p.N*out)
+			forwardByImage(t, procs, p, x, w, b, scale, res)
 			one := p
 			one.N = 1
-			for name, e := range map[string]*epilogue[T]{"none": nil, "bias": {bias: b}, "affine": {scale: scale, shift: b, r: res, relu: true}} {
-				y, want := nans[T](p.N*out), nans[T](p.N*out)
-				im2colForward(y, x, w, e, p)
-				for n := range p.N {
-					en := e
-					if e != nil && e.r != nil { // one image's residual
-						en = &epilogue[T]{scale: e.scale, shift: e.shift, r: e.r[n*out : (n+1)*out], relu: e.relu}
-					}
-					im2colForward(want[n*out:(n+1)*out], x[n*img:(n+1)*img], w, en, one)
-				}
-				if !slices.Equal(y, want) {
-					t.Errorf("%d procs, %+v, %s: forward differs from image by image", procs, p, name)
-				}
-			}
 			dx, want := nans[T](p.N*img), nans[T](p.N*img)
 			conv2dBackwardInput(dx, dy, w, p)
 			for n := range p.N {
@@ -125,22 +112,31 @@ func checkBatchedForward[T Float](t *testing.T) {
 			b, _ := randOf[T](r, p.O)
 			scale, _ := randOf[T](r, p.O)
 			res, _ := randOf[T](r, p.N*out)
-			one := p
-			one.N = 1
-			for name, e := range map[string]*epilogue[T]{"none": nil, "bias": {bias: b}, "affine": {scale: scale, shift: b, r: res, relu: true}} {
-				y, want := nans[T](p.N*out), nans[T](p.N*out)
-				im2colForward(y, x, w, e, p)
-				for n := range p.N {
-					en := e
-					if e != nil && e.r != nil {
-						en = &epilogue[T]{scale: e.scale, shift: e.shift, r: e.r[n*out : (n+1)*out], relu: e.relu}
-					}
-					im2colForward(want[n*out:(n+1)*out], x[n*img:(n+1)*img], w, en, one)
-				}
-				if !slices.Equal(y, want) {
-					t.Errorf("%d procs, %+v, %s: forward differs from image by image", procs, p, name)
-				}
+			forwardByImage(t, procs, p, x, w, b, scale, res)
+		}
+	}
+}
+
+// forwardByImage checks im2colForward of p (x, w) with no epilogue, the
+// bias b, and the affine epilogue (scale, b) with the residual res and
+// ReLU against the same convolution image by image, bit for bit.
+func forwardByImage[T Float](t *testing.T, procs int, p Conv2DParams, x, w, b, scale, res []T) {
+	t.Helper()
+	img, out := p.C*p.H*p.W, p.O*p.OutH()*p.OutW()
+	one := p
+	one.N = 1
+	for name, e := range map[string]*epilogue[T]{"none": nil, "bias": {bias: b}, "affine": {scale: scale, shift: b, r: res, relu: true}} {
+		y, want := nans[T](p.N*out), nans[T](p.N*out)
+		im2colForward(y, x, w, e, p)
+		for n := range p.N {
+			en := e
+			if e != nil && e.r != nil { // one image's residual
+				en = &epilogue[T]{scale: e.scale, shift: e.shift, r: e.r[n*out : (n+1)*out], relu: e.relu}
 			}
+			im2colForward(want[n*out:(n+1)*out], x[n*img:(n+1)*img], w, en, one)
+		}
+		if !slices.Equal(y, want) {
+			t.Errorf("%d procs, %+v, %s: forward differs from image by image", procs, p, name)
 		}
 	}
 }
