@@ -38,28 +38,24 @@ func batchesColumns[T Float](p Conv2DParams) bool {
 const maxBatchedColumns = 1 << 23
 
 // batchedForward is im2colForward for batchesForward: y = W·col over
-// the batch's columns side by side (at most maxBatchedColumns values of
-// them a GEMM), then e on each plane.
+// the batch's columns (a pointwise convolution's images) side by side, at
+// most maxBatchedColumns values of them a GEMM, then e on each plane.
 func batchedForward[T Float](y, x, w []T, e *epilogue[T], p Conv2DParams) {
 	rows, cols := colShape(p)
-	if pointwise(p) {
-		overBatch(y, x, w, false, p.N, p.C, p.O, cols)
-	} else {
-		img, out := p.C*p.H*p.W, p.O*cols
-		g := min(p.N, max(1, maxBatchedColumns/(rows*cols)))
-		it := getScratch[T](rows * g * cols)
-		defer putScratch(it)
-		for n0 := 0; n0 < p.N; n0 += g {
-			q := p
-			q.N = min(g, p.N-n0)
-			perImage(q, q.N, func(lo, hi int, col []T) {
-				for n := lo; n < hi; n++ {
-					im2col(col, x[(n0+n)*img:(n0+n+1)*img], p)
-					moveRows((*it)[n*cols:], col, rows, cols, q.N*cols, cols, false)
-				}
-			})
-			sideBySideProduct(y[n0*out:], *it, w, false, q.N, rows, p.O, cols)
-		}
+	img, out := p.C*p.H*p.W, p.O*cols
+	g := min(p.N, max(1, maxBatchedColumns/(rows*cols)))
+	it := getScratch[T](rows * g * cols)
+	defer putScratch(it)
+	for n0 := 0; n0 < p.N; n0 += g {
+		q := p
+		q.N = min(g, p.N-n0)
+		perImage(q, q.N, func(lo, hi int, col []T) {
+			for n := lo; n < hi; n++ {
+				c := columns(col, x[(n0+n)*img:(n0+n+1)*img], p)
+				moveRows((*it)[n*cols:], c, rows, cols, q.N*cols, cols, false)
+			}
+		})
+		sideBySideProduct(y[n0*out:], *it, w, false, q.N, rows, p.O, cols)
 	}
 	if e == nil {
 		return
