@@ -236,6 +236,24 @@ func bnDotsRelu[T Float](dr, g, y, x []T, c float64) (sg, sgx float64) {
 	return sg, sgx
 }
 
+// bnDotsReluAdd is bnDotsRelu of g where y > 0, else 0, adding a times
+// that masked g to d (d[i] += a·g[i]) instead of storing it; in assembly
+// where it can.
+func bnDotsReluAdd[T Float](d, g, y, x []T, c float64, a T) (sg, sgx float64) {
+	n, sg, sgx := bnDotsReluAddAsm(d, g, y, x, c, a)
+	d, y, x = d[:len(g)], y[:len(g)], x[:len(g)]
+	for j := n; j < len(g); j++ {
+		v := g[j]
+		if !(y[j] > 0) {
+			v = 0
+		}
+		d[j] += a * v
+		sg += float64(v)
+		sgx += float64(v) * (float64(x[j]) - c)
+	}
+	return sg, sgx
+}
+
 // bnInputGrad sets dx[i] = a·g[i] + b·x[i] + c, with g[i] taken as 0
 // where y[i] ≤ 0 or NaN unless y is nil (BatchNormBackward's dx with the
 // ReLU's mask); in assembly where it can.

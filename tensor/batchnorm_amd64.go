@@ -16,6 +16,9 @@ func bnDots32(grad, x *float32, n int, c float64) (sg, sgx float64)
 func bnDotsRelu32(dr, grad, y, x *float32, n int, c float64) (sg, sgx float64)
 
 //go:noescape
+func bnDotsReluAdd32(d, grad, y, x *float32, n int, c float64, a float32) (sg, sgx float64)
+
+//go:noescape
 func bnInputGrad32(dx, grad, y, x *float32, n int, a, b, c float32)
 
 //go:noescape
@@ -71,6 +74,16 @@ func bnDotsReluAsm[T Float](dr, g, y, x []T, c float64) (n int, sg, sgx float64)
 			d = f32(dr[:len(g)])
 		}
 		sg, sgx = bnDotsRelu32(d, f32(g), f32(y), f32(x), n, c)
+	}
+	return n, sg, sgx
+}
+
+// bnDotsReluAddAsm is bnDotsReluAdd over the prefix of g that the
+// assembly takes, and that prefix's length.
+func bnDotsReluAddAsm[T Float](d, g, y, x []T, c float64, a T) (n int, sg, sgx float64) {
+	d, y, x = d[:len(g)], y[:len(g)], x[:len(g)]
+	if n = float32Prefix[T](len(g)); n > 0 {
+		sg, sgx = bnDotsReluAdd32(f32(d), f32(g), f32(y), f32(x), n, c, float32(a))
 	}
 	return n, sg, sgx
 }

@@ -172,6 +172,50 @@ mdone:
 	MOVSD        X6, sgx+56(FP)
 	RET
 
+// func bnDotsReluAdd32(d, grad, y, x *float32, n int, c float64, a float32) (sg, sgx float64)
+//
+// bnDotsRelu32 of g = ReluGrad(grad, y), adding a·g to d (the product and
+// the sum rounded apart, in Go's order) instead of storing g.
+TEXT ·bnDotsReluAdd32(SB), NOSPLIT, $0-72
+	MOVQ         d+0(FP), R8
+	MOVQ         grad+8(FP), DI
+	MOVQ         y+16(FP), DX
+	MOVQ         x+24(FP), SI
+	MOVQ         n+32(FP), CX
+	VBROADCASTSD c+40(FP), Y0
+	VBROADCASTSS a+48(FP), Y11
+	VXORPD       Y4, Y4, Y4
+	VXORPD       Y5, Y5, Y5
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VXORPS       Y10, Y10, Y10
+	SHRQ         $3, CX
+	JZ           adone
+
+aloop:
+	VCMPPS       $0x11, (DX), Y10, Y3
+	VANDPS       (DI), Y3, Y3
+	VMULPS       Y3, Y11, Y12
+	VADDPS       (R8), Y12, Y12
+	VMOVUPS      Y12, (R8)
+	VCVTPS2PD    X3, Y8
+	VEXTRACTF128 $1, Y3, X9
+	VCVTPS2PD    X9, Y9
+	DOTS
+	ADDQ         $32, R8
+	ADDQ         $32, SI
+	ADDQ         $32, DI
+	ADDQ         $32, DX
+	DECQ         CX
+	JNZ          aloop
+
+adone:
+	SUMS
+	VZEROUPPER
+	MOVSD        X4, sg+56(FP)
+	MOVSD        X6, sgx+64(FP)
+	RET
+
 // func bnInputGrad32(dx, grad, y, x *float32, n int, a, b, c float32)
 //
 // dx[i] = a·g[i] + b·x[i] + c, each product and sum rounded apart in Go's

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -185,8 +186,9 @@ func batchNormReluAgrees[T Float](t *testing.T, tol float64) {
 
 // The batch norm's assembly kernels agree with their Go loops at every
 // length: the affine map, residual sum and ReLU and the input gradient
-// (with and without the ReLU's mask) to the bit (up to the sign of a zero,
-// NaN passing), the float64 sums (also of the masked gradient) to rounding.
+// (with and without the ReLU's mask) and the masked gradient added to a
+// buffer to the bit (up to the sign of a zero, NaN passing), the float64
+// sums (also of the masked gradient) to rounding.
 func TestBatchNormKernels(t *testing.T) {
 	checkBatchNormKernels[float32](t)
 	checkBatchNormKernels[float64](t)
@@ -228,9 +230,14 @@ func checkBatchNormKernels[T Float](t *testing.T) {
 		if n > 11 {
 			z[9], z[10], z[11] = T(math.NaN()), 0, T(math.Copysign(0, -1))
 		}
-		dr := make([]T, n)
+		dr, da := make([]T, n), make([]T, n)
+		for i := range da {
+			da[i] = T(r.NormFloat64())
+		}
+		d0 := slices.Clone(da)
 		rsg, rsgx := bnDotsRelu(dr, y, z, x, c)
 		nsg, nsgx := bnDotsRelu(nil, y, z, x, c)
+		asg, asgx := bnDotsReluAdd(da, y, z, x, c, a)
 		var wrsg, wrsgx float64
 		for i, v := range x {
 			g := T(0)
@@ -240,10 +247,14 @@ func checkBatchNormKernels[T Float](t *testing.T) {
 			if dr[i] != g {
 				t.Fatalf("bnDotsRelu %s n=%d: dr[%d] = %v, want %v", DType[T](), n, i, dr[i], g)
 			}
+			if want := d0[i] + a*g; da[i] != want {
+				t.Fatalf("bnDotsReluAdd %s n=%d: d[%d] = %v, want %v", DType[T](), n, i, da[i], want)
+			}
 			wrsg, wrsgx = wrsg+float64(g), wrsgx+float64(g)*(float64(v)-c)
 		}
 		for _, p := range [][3]any{{"Σ(x−c)", s, ws}, {"Σ(x−c)²", ss, wss}, {"Σg", sg, wsg}, {"Σg·(x−c)", sgx, wsgx},
-			{"Σ relu g", rsg, wrsg}, {"Σ relu g·(x−c)", rsgx, wrsgx}, {"Σ relu g without dr", nsg, wrsg}, {"Σ relu g·(x−c) without dr", nsgx, wrsgx}} {
+			{"Σ relu g", rsg, wrsg}, {"Σ relu g·(x−c)", rsgx, wrsgx}, {"Σ relu g without dr", nsg, wrsg}, {"Σ relu g·(x−c) without dr", nsgx, wrsgx},
+			{"Σ relu g adding", asg, wrsg}, {"Σ relu g·(x−c) adding", asgx, wrsgx}} {
 			if got, want := p[1].(float64), p[2].(float64); !near(got, want, 1e-13) {
 				t.Errorf("%s %s n=%d: %v, want %v", p[0], DType[T](), n, got, want)
 			}

@@ -318,7 +318,7 @@ func (s *DenseBlockState[T]) plan(units []DenseUnit[T], c int) {
 			if st.pool || !pointwise(p) {
 				col = rows * cols
 			}
-			s.scratch = max(s.scratch, st.c*hw+col)
+			s.scratch = max(s.scratch, 2*st.c*hw+col)
 		}
 	}
 }
@@ -435,28 +435,21 @@ func affine[T Float](dst, src []T, a, b T) {
 	}
 }
 
-// axpbyc adds a·g[i] + b·x[i] + c to d[i], in assembly where it can.
-func axpbyc[T Float](d, g, x []T, a, b, c T) {
-	g, x = g[:len(d)], x[:len(d)]
-	for j := axpbycAsm(d, g, x, a, b, c); j < len(d); j++ {
-		d[j] += a*g[j] + b*x[j] + c
-	}
-}
-
 // stageScratch is one worker's buffers for stage st with convolution p:
-// the normalised image z and its column matrix col (im2col's columns, the
-// pooled z for a transition, nil for another 1×1 kernel, whose columns are
-// z), carved from one buffer of the block's scratch size, to give back
-// with putScratch.
-func (s *DenseBlockState[T]) stageScratch(st denseStage[T], p Conv2DParams) (z, col []T, buf *[]T) {
+// the normalised image z, the gradient with respect to it dz (for the
+// backward pass), and its column matrix col (im2col's columns, the pooled
+// z for a transition, nil for another 1×1 kernel, whose columns are z),
+// carved from one buffer of the block's scratch size, to give back with
+// putScratch.
+func (s *DenseBlockState[T]) stageScratch(st denseStage[T], p Conv2DParams) (z, dz, col []T, buf *[]T) {
 	rows, cols := colShape(p)
 	hw := s.buf.Dim(2) * s.buf.Dim(3)
 	buf = getScratch[T](s.scratch)
-	z = (*buf)[:p.C*hw]
+	z, dz = (*buf)[:p.C*hw], (*buf)[p.C*hw:][:p.C*hw]
 	if st.pool || !pointwise(p) {
-		col = (*buf)[p.C*hw:][:rows*cols]
+		col = (*buf)[2*p.C*hw:][:rows*cols]
 	}
-	return z, col, buf
+	return z, dz, col, buf
 }
 
 // columnsOf normalises image i into z and returns stage st's column matrix
@@ -541,7 +534,7 @@ func (s *DenseBlockState[T]) forward(st denseStage[T], dst []T, stride int) {
 	mk, W, wbuf := packedWeights(operand[T]{data: HostData(Contiguous(st.w)), ld: rows}, p.O, rows)
 	defer putScratch(wbuf)
 	parallelFor(p.N, p.O*rows*cols, func(lo, hi int) {
-		z, col, buf := s.stageScratch(st, p)
+		z, _, col, buf := s.stageScratch(st, p)
 		defer putScratch(buf)
 		for i := lo; i < hi; i++ {
 			cm := s.columnsOf(z, col, i, st, p, scale, shift)
@@ -646,15 +639,17 @@ func DenseBlockBackward[T Float](g *Tensor[T], s *DenseBlockState[T]) (dx *Tenso
 
 // denseBlockBackwardCPU is DenseBlockBackwardKernel's CPU body: the
 // features' gradient summed in place in one buffer, the units taken in
-// reverse order (unitBackward).
+// reverse order (unitBackward). Each batch normalisation's terms in the
+// features' values, kx·x + k0 per channel (stageBackward), are summed over
+// the units in lin and added to a channel's gradient once, before the
+// unit that wrote the channel reads it (settle), and to dx.
 func denseBlockBackwardCPU[T Float](out, in []*Tensor[T], run DenseBlockRun) {
 	s := run.(*DenseBlockState[T])
 	n, total, hw := s.dims()
 	dbuf := getScratch[T](n * total * hw)
 	defer putScratch(dbuf)
-	dz := getScratch[T](n * s.widest * hw)
-	defer putScratch(dz)
-	gs := HostData(in[0])
+	lin := make([]float64, 2*total)
+	gs, xs := HostData(in[0]), HostData(s.buf)
 	if s.pools() {
 		clear(*dbuf)
 	} else {
@@ -667,15 +662,33 @@ func denseBlockBackwardCPU[T Float](out, in []*Tensor[T], run DenseBlockRun) {
 		last := stages[len(stages)-1]
 		dy, stride := gs, last.w.Dim(0)*(s.buf.Dim(2)/2)*(s.buf.Dim(3)/2)
 		if !last.pool {
-			c -= last.w.Dim(0)
+			o := last.w.Dim(0)
+			settle(*dbuf, total, *dbuf, xs, total, c-o, c, n, hw, lin)
+			c -= o
 			dy, stride = (*dbuf)[c*hw:], total*hw
 		}
-		s.unitBackward(stages, dy, stride, *dbuf, *dz, out[at[i]:at[i]+len(s.layers[i].Params())])
+		s.unitBackward(stages, dy, stride, *dbuf, lin, out[at[i]:at[i]+len(s.layers[i].Params())])
 	}
-	ds := HostData(out[0])
-	for i := range n {
-		copy(ds[i*c*hw:(i+1)*c*hw], (*dbuf)[i*total*hw:])
-	}
+	settle(HostData(out[0]), c, *dbuf, xs, total, 0, c, n, hw, lin)
+}
+
+// settle sets channels [lo, hi) of dst [N, dstC, H·W] to those of
+// d [N, srcC, H·W] plus kx·x + k0, with x of d's shape and kx, k0 the
+// channel's lin[2ch], lin[2ch+1] (a copy where both are 0); dst may be d.
+func settle[T Float](dst []T, dstC int, d, x []T, srcC, lo, hi, n, hw int, lin []float64) {
+	c := hi - lo
+	parallelFor(n*c, 3*hw, func(a, b int) {
+		for r := a; r < b; r++ {
+			i, ch := r/c, lo+r%c
+			src, out := d[(i*srcC+ch)*hw:][:hw], dst[(i*dstC+ch)*hw:][:hw]
+			kx, k0 := lin[2*ch], lin[2*ch+1]
+			if kx == 0 && k0 == 0 {
+				copy(out, src)
+				continue
+			}
+			bnInputGrad(out, src, nil, x[(i*srcC+ch)*hw:], 1, T(kx), T(k0))
+		}
+	})
 }
 
 // paramsAt is where each unit's gradients start in
@@ -691,87 +704,81 @@ func (s *DenseBlockState[T]) paramsAt() []int {
 
 // unitBackward adds to dbuf (of the features' shape) the gradient, with
 // respect to the unit's input channels, of Σ u(x)·dy for the unit u of
-// stages, with dy of image i at dy[i·stride:], and sets grads (zeroed,
-// in DenseUnit.Params order) to the gradients of u's parameters. A
-// bottleneck's stage passes its gradient to the first through a scratch
-// buffer of its output's shape.
-func (s *DenseBlockState[T]) unitBackward(stages []denseStage[T], dy []T, stride int, dbuf, dz []T, grads []*Tensor[T]) {
+// stages, with dy of image i at dy[i·stride:], but for its batch
+// normalisation's terms kx·x + k0, which it adds to lin (stageBackward),
+// and sets grads (zeroed, in DenseUnit.Params order) to the gradients of
+// u's parameters. A bottleneck's stage passes its gradient, settled, to
+// the first through a scratch buffer of its output's shape.
+func (s *DenseBlockState[T]) unitBackward(stages []denseStage[T], dy []T, stride int, dbuf []T, lin []float64, grads []*Tensor[T]) {
 	first, last := stages[0], stages[len(stages)-1]
 	if len(stages) == 2 {
 		n, _, hw := s.dims()
 		dneck := getScratch[T](n * last.c * hw)
 		defer putScratch(dneck)
 		clear(*dneck)
-		s.stageBackward(last, dy, stride, *dneck, dz, grads[3], grads[4], grads[5])
+		nlin := make([]float64, 2*last.c)
+		s.stageBackward(last, dy, stride, *dneck, nlin, grads[3], grads[4], grads[5])
+		settle(*dneck, last.c, *dneck, HostData(last.src), last.c, 0, last.c, n, hw, nlin)
 		dy, stride = *dneck, last.c*hw
-		s.stageBackward(first, dy, stride, dbuf, dz, grads[0], grads[1], grads[2])
-		return
 	}
-	s.stageBackward(first, dy, stride, dbuf, dz, grads[0], grads[1], grads[2])
+	s.stageBackward(first, dy, stride, dbuf, lin, grads[0], grads[1], grads[2])
 }
 
 // stageBackward adds to dsrc (of the shape of stage st's input) the
 // gradient, with respect to st's first c input channels, of Σ st(x)·dy
 // with dy of image i at dy[i·stride:], and sets dgamma, dbeta and dw
-// (zeroed) to the gradients of st's γ, β and weight: the convolution's and ReLU's backward pass (imagesBackward
-// or batchBackward) leaves the gradient with respect to the normalised
-// input in dz and its per-channel sums, then a pass over channels applies
-// batch normalisation's backward rule.
-func (s *DenseBlockState[T]) stageBackward(st denseStage[T], dy []T, stride int, dsrc, dz []T, dgamma, dbeta, dw *Tensor[T]) {
+// (zeroed) to the gradients of st's γ, β and weight. Batch
+// normalisation's backward rule makes that gradient a·g + kx·x + k0 per
+// channel, g the gradient at the normalised input: the convolution's and
+// ReLU's backward pass (imagesBackward or batchBackward) adds a·g to dsrc
+// as it makes g, with g's per-channel sums, from which kx and k0 follow;
+// those are added to lin[2ch] and lin[2ch+1] for the caller to settle.
+func (s *DenseBlockState[T]) stageBackward(st denseStage[T], dy []T, stride int, dsrc []T, lin []float64, dgamma, dbeta, dw *Tensor[T]) {
 	p := s.params(st)
 	c, n, hw := st.c, p.N, s.buf.Dim(2)*s.buf.Dim(3)
-	srcC := st.src.Dim(1)
 	// The statistics as BatchNormBackward reads them, rounded to T.
-	mu, inv := make([]float64, c), make([]float64, c)
+	mu, inv, a := make([]float64, c), make([]float64, c), make([]T, c)
+	gam := HostData(Contiguous(st.gamma))
 	for ch := range c {
 		mu[ch] = float64(T(st.mean[ch]))
 		inv[ch] = 1 / math.Sqrt(float64(T(st.vari[ch]))+float64(s.eps))
+		a[ch] = T(float64(gam[ch]) * inv[ch]) // γ/√(σ²+ε)
 	}
 	var sums []float64 // per slice of the batch and channel: Σ g and Σ g·(x − μ)
 	if g := s.chunk(st); g > 0 {
-		sums = s.batchBackward(st, p, g, dy, stride, dz, HostData(dw), mu)
+		sums = s.batchBackward(st, p, g, dy, stride, dsrc, HostData(dw), mu, a)
 	} else {
-		sums = s.imagesBackward(st, p, dy, stride, dz, HostData(dw), mu)
+		sums = s.imagesBackward(st, p, dy, stride, dsrc, HostData(dw), mu, a)
 	}
 	parts := len(sums) / (2 * c)
-	xs := HostData(st.src)
-	dgs, dbs, gam := HostData(dgamma), HostData(dbeta), HostData(Contiguous(st.gamma))
+	dgs, dbs := HostData(dgamma), HostData(dbeta)
 	m := float64(n * hw)
-	parallelFor(c, 3*n*hw, func(lo, hi int) {
-		for ch := lo; ch < hi; ch++ {
-			sg, sgx := 0.0, 0.0
-			for part := range parts {
-				sg += sums[(part*c+ch)*2]
-				sgx += sums[(part*c+ch)*2+1]
-			}
-			sgx *= inv[ch] // Σ g·x̂
-			dgs[ch], dbs[ch] = T(sgx), T(sg)
-			// dx = a·g + kx·x + k0 with a = γ/√(σ²+ε), as BatchNormBackward;
-			// with running statistics, constants, dx = a·g.
-			a := float64(gam[ch]) * inv[ch]
-			kx := -a * inv[ch] * sgx / m
-			k0 := -a*sg/m - kx*mu[ch]
-			if s.fixed {
-				kx, k0 = 0, 0
-			}
-			ta, tkx, tk0 := T(a), T(kx), T(k0)
-			for i := range n {
-				off := (i*srcC + ch) * hw
-				dc := dz[(i*c+ch)*hw : (i*c+ch+1)*hw]
-				axpbyc(dsrc[off:off+hw], dc, xs[off:off+hw], ta, tkx, tk0)
-			}
+	for ch := range c {
+		sg, sgx := 0.0, 0.0
+		for part := range parts {
+			sg += sums[(part*c+ch)*2]
+			sgx += sums[(part*c+ch)*2+1]
 		}
-	})
+		sgx *= inv[ch] // Σ g·x̂
+		dgs[ch], dbs[ch] = T(sgx), T(sg)
+		if s.fixed { // running statistics, constants: dx = a·g
+			continue
+		}
+		ah := float64(gam[ch]) * inv[ch]
+		kx := -ah * inv[ch] * sgx / m
+		lin[2*ch] += kx
+		lin[2*ch+1] += -ah*sg/m - kx*mu[ch]
+	}
 }
 
 // imagesBackward is stageBackward's convolution and ReLU image by image:
 // the batch is cut into one slice per core; each recomputes its images'
 // normalised inputs and columns, adds its weight gradient and per-channel
 // sums into its own buffers, which are then added in slice order (the
-// result does not depend on scheduling), and stores the gradient with
-// respect to the normalised input in dz. It sets dw and returns the sums
-// of each slice.
-func (s *DenseBlockState[T]) imagesBackward(st denseStage[T], p Conv2DParams, dy []T, stride int, dz, dw []T, mu []float64) []float64 {
+// result does not depend on scheduling), and adds a·g to dsrc, g the
+// gradient with respect to the normalised input. It sets dw and returns
+// the sums of each slice.
+func (s *DenseBlockState[T]) imagesBackward(st denseStage[T], p Conv2DParams, dy []T, stride int, dsrc, dw []T, mu []float64, a []T) []float64 {
 	c, n, hw := st.c, p.N, s.buf.Dim(2)*s.buf.Dim(3)
 	srcC := st.src.Dim(1)
 	rows, cols := colShape(p)
@@ -784,7 +791,7 @@ func (s *DenseBlockState[T]) imagesBackward(st denseStage[T], p Conv2DParams, dy
 	sums := make([]float64, parts*2*c)
 	xs := HostData(st.src)
 	parallelFor(parts, p.O*rows*cols*n/parts, func(lo, hi int) {
-		z, col, buf := s.stageScratch(st, p)
+		z, dz, col, buf := s.stageScratch(st, p)
 		defer putScratch(buf)
 		for part := lo; part < hi; part++ {
 			acc := (*accs)[part*p.O*rows : (part+1)*p.O*rows]
@@ -795,19 +802,19 @@ func (s *DenseBlockState[T]) imagesBackward(st denseStage[T], p Conv2DParams, dy
 				gi := dy[i*stride:]
 				gemmNT(p.O, rows, cols, gi, cols, cm, cols, acc, rows)
 				// The gradient of the columns, then of z.
-				dzi, dcol := dz[i*c*hw:(i+1)*c*hw], col
+				dcol := col
 				if col == nil {
-					dcol = dzi
+					dcol = dz
 				}
 				gemmOperands(mk, 1, rows, cols, p.O, 1, Wt, operand[T]{data: gi, ld: cols}, 0, dcol, cols)
 				switch {
 				case st.pool:
-					unpool2x2(dzi, col, c, s.buf.Dim(2), s.buf.Dim(3))
+					unpool2x2(dz, col, c, s.buf.Dim(2), s.buf.Dim(3))
 				case col != nil:
-					clear(dzi)
-					col2im(dzi, col, p)
+					clear(dz)
+					col2im(dz, col, p)
 				}
-				reluSums(sum, dzi, z, xs[i*srcC*hw:], mu, hw)
+				addReluGrad(sum, dsrc[i*srcC*hw:], dz, z, xs[i*srcC*hw:], mu, a, hw)
 			}
 		}
 	})
@@ -822,15 +829,15 @@ func (s *DenseBlockState[T]) imagesBackward(st denseStage[T], p Conv2DParams, dy
 // batchBackward is stageBackward's convolution and ReLU on g images at a
 // time (see chunk), with Conv2D's backward kernels: it recomputes their
 // normalised input, adds their weight gradient to dw (set first; the
-// chunks' added in order) and sets the gradient with respect to the
-// normalised input in dz; it returns the per-channel sums (one slice).
-func (s *DenseBlockState[T]) batchBackward(st denseStage[T], p Conv2DParams, g int, dy []T, stride int, dz, dw []T, mu []float64) []float64 {
+// chunks' added in order) and a·g to dsrc, g the gradient with respect to
+// the normalised input; it returns the per-channel sums (one slice).
+func (s *DenseBlockState[T]) batchBackward(st denseStage[T], p Conv2DParams, g int, dy []T, stride int, dsrc, dw []T, mu []float64, a []T) []float64 {
 	c, n, hw := st.c, p.N, p.H*p.W
 	srcC := st.src.Dim(1)
 	out := p.O * p.OutH() * p.OutW()
 	scale, shift := s.affine(st)
-	z, gy, dwc := getScratch[T](g*s.widest*hw), getScratch[T](g*out), getScratch[T](len(dw))
-	defer func() { putScratch(z); putScratch(gy); putScratch(dwc) }()
+	z, dz, gy, dwc := getScratch[T](g*s.widest*hw), getScratch[T](g*s.widest*hw), getScratch[T](g*out), getScratch[T](len(dw))
+	defer func() { putScratch(z); putScratch(dz); putScratch(gy); putScratch(dwc) }()
 	w := HostData(Contiguous(st.w))
 	sums := make([]float64, 2*c)
 	xs := HostData(st.src)
@@ -841,7 +848,7 @@ func (s *DenseBlockState[T]) batchBackward(st denseStage[T], p Conv2DParams, g i
 		for i := range q.N {
 			copy((*gy)[i*out:(i+1)*out], dy[(i0+i)*stride:])
 		}
-		dzc := dz[i0*c*hw : (i0+q.N)*c*hw]
+		dzc := (*dz)[:q.N*c*hw]
 		if i0 == 0 {
 			conv2dGrads(dzc, dw, (*z)[:q.N*c*hw], (*gy)[:q.N*out], w, q)
 		} else {
@@ -852,24 +859,24 @@ func (s *DenseBlockState[T]) batchBackward(st denseStage[T], p Conv2DParams, g i
 		}
 		parallelFor(c, 3*q.N*hw, func(lo, hi int) {
 			for i := range q.N {
-				at := (i*c + lo) * hw
-				reluSums(sums[2*lo:2*hi], dzc[at:at+(hi-lo)*hw], (*z)[at:], xs[((i0+i)*srcC+lo)*hw:], mu[lo:hi], hw)
+				at, off := (i*c+lo)*hw, ((i0+i)*srcC+lo)*hw
+				addReluGrad(sums[2*lo:2*hi], dsrc[off:], dzc[at:], (*z)[at:], xs[off:], mu[lo:hi], a[lo:hi], hw)
 			}
 		})
 	}
 	return sums
 }
 
-// reluSums applies ReLU's backward rule to dz [c, H·W], the gradient
+// addReluGrad applies ReLU's backward rule to dz [c, H·W], the gradient
 // with respect to z = ReLU(·) [c, H·W] of channels whose input is x with
-// means mu (dz kept where z > 0, else 0, as ReluGrad), and adds Σ dz and
-// Σ dz·(x − μ) of channel ch to sum[2ch] and sum[2ch+1], in one pass
-// (bnDotsRelu).
-func reluSums[T Float](sum []float64, dz, z, x []T, mu []float64, hw int) {
+// means mu (dz taken where z > 0, else 0, as ReluGrad), adds a[ch] times
+// it to channel ch of d, and adds its Σ and Σ ·(x − μ) to sum[2ch] and
+// sum[2ch+1], in one pass (bnDotsReluAdd).
+func addReluGrad[T Float](sum []float64, d, dz, z, x []T, mu []float64, a []T, hw int) {
 	for ch, m := range mu {
-		dc := dz[ch*hw : (ch+1)*hw]
-		a, b := bnDotsRelu(dc, dc, z[ch*hw:(ch+1)*hw], x[ch*hw:(ch+1)*hw], m)
-		sum[2*ch] += a
-		sum[2*ch+1] += b
+		at := ch * hw
+		s, sx := bnDotsReluAdd(d[at:at+hw], dz[at:at+hw], z[at:at+hw], x[at:at+hw], m, a[ch])
+		sum[2*ch] += s
+		sum[2*ch+1] += sx
 	}
 }

@@ -48,12 +48,6 @@ func adam32(p, grad, m, v *float32, n int, c *AdamScalars[float32], decay bool)
 //go:noescape
 func adam64(p, grad, m, v *float64, n int, c *AdamScalars[float64], decay bool)
 
-//go:noescape
-func axpbyc32(d, grad, x *float32, n int, a, b, c float32)
-
-//go:noescape
-func axpbyc64(d, grad, x *float64, n int, a, b, c float64)
-
 // vectorPrefix runs the float32 or float64 kernel, by T, over the longest
 // prefix of n elements that it takes, where the CPU has AVX2, and returns
 // that prefix's length.
@@ -87,15 +81,6 @@ func affineMaxAsm[T Float](dst, src []T, a, b, lo T) int {
 	return vectorPrefix[T](len(dst),
 		func(n int) { affineMax32(f32(dst), f32(src), n, float32(a), float32(b), float32(lo)) },
 		func(n int) { affineMax64(f64(dst), f64(src), n, float64(a), float64(b), float64(lo)) })
-}
-
-// axpbycAsm adds a·g[i] + b·x[i] + c to d[i] over the prefix of d that the
-// assembly takes and returns its length.
-func axpbycAsm[T Float](d, g, x []T, a, b, c T) int {
-	g, x = g[:len(d)], x[:len(d)]
-	return vectorPrefix[T](len(d),
-		func(n int) { axpbyc32(f32(d), f32(g), f32(x), n, float32(a), float32(b), float32(c)) },
-		func(n int) { axpbyc64(f64(d), f64(g), f64(x), n, float64(a), float64(b), float64(c)) })
 }
 
 // adamAsm applies c to the prefix of p (and g, m, v) that the assembly

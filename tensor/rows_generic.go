@@ -8,8 +8,5 @@ func rowsAsm[T Float](dst, src []T, rows, cols, ldd, lds int, add bool) bool { r
 // affineMaxAsm reports that there is no assembly: it took no prefix.
 func affineMaxAsm[T Float](dst, src []T, a, b, lo T) int { return 0 }
 
-// axpbycAsm reports that there is no assembly: it took no prefix.
-func axpbycAsm[T Float](d, g, x []T, a, b, c T) int { return 0 }
-
 // adamAsm reports that there is no assembly: it took no prefix.
 func adamAsm[T Float](p, g, m, v []T, c *AdamScalars[T]) int { return 0 }

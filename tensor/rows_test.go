@@ -60,7 +60,7 @@ func TestElementwiseKernels(t *testing.T) {
 
 func checkElementwise[T Float](t *testing.T) {
 	r := newRNG(5)
-	a, b, c := T(r.NormFloat64()), T(r.NormFloat64()), T(r.NormFloat64())
+	a, b := T(r.NormFloat64()), T(r.NormFloat64())
 	for _, k := range []struct {
 		name string
 		run  func(d, x, y []T)
@@ -68,7 +68,6 @@ func checkElementwise[T Float](t *testing.T) {
 	}{
 		{"affineRelu", func(d, x, _ []T) { affineRelu(d, x, a, b) }, func(_, x, _ T) T { return max(x*a+b, 0) }},
 		{"affine", func(d, x, _ []T) { affine(d, x, a, b) }, func(_, x, _ T) T { return x*a + b }},
-		{"axpbyc", func(d, g, x []T) { axpbyc(d, g, x, a, b, c) }, func(d, g, x T) T { return d + (a*g + b*x + c) }},
 	} {
 		for n := range 37 {
 			d, x, y := make([]T, n), make([]T, n), make([]T, n)
