@@ -12,6 +12,10 @@ import (
 // it starts, so that once the first step has run a step allocates no new
 // tensor memory (Go's collector never sees it, and large buffers are not
 // returned to the operating system and faulted in again at every step).
+// The kernels' large scratch buffers (column matrices, a dense block's
+// gradient) given back during Do are kept by the arena too, from one Do to
+// the next, where the pools they otherwise come from are emptied by every
+// other collection.
 //
 // A tensor made inside Do lives until the next Do on the same arena begins;
 // any CPU operation on it after that panics (its buffer is marked dead
@@ -22,9 +26,10 @@ import (
 // is ready to use; drop it when done (its buffers are then collected as
 // usual, and tensors of its last Do stay valid).
 type Arena[T Float] struct {
-	mu   sync.Mutex
-	live []*cpuBuffer[T]
-	free map[int][][]T
+	mu      sync.Mutex
+	live    []*cpuBuffer[T]
+	free    map[int][][]T
+	scratch map[int][]*[]T // scratch buffers given back, by size class
 }
 
 var (
@@ -90,4 +95,30 @@ func (a *Arena[T]) get(n int, zero bool) *cpuBuffer[T] {
 	b.zeros.Store(zero)
 	a.live = append(a.live, b)
 	return b
+}
+
+// takeScratch returns a scratch buffer of size class class given back to
+// the arena (keepScratch), or nil if it holds none.
+func (a *Arena[T]) takeScratch(class int) *[]T {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	list := a.scratch[class]
+	if len(list) == 0 {
+		return nil
+	}
+	b := list[len(list)-1]
+	list[len(list)-1] = nil
+	a.scratch[class] = list[:len(list)-1]
+	return b
+}
+
+// keepScratch keeps the scratch buffer b of size class class for
+// takeScratch.
+func (a *Arena[T]) keepScratch(class int, b *[]T) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.scratch == nil {
+		a.scratch = map[int][]*[]T{}
+	}
+	a.scratch[class] = append(a.scratch[class], b)
 }

@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -46,6 +47,28 @@ func TestArenaReusesMemory(t *testing.T) {
 	a.Do(func() {
 		if q := &host(Zeros[float32](1000))[0]; q != p {
 			t.Error("second step allocated new memory for the same shape")
+		}
+	})
+}
+
+// A large scratch buffer given back inside Do is the one the next Do gets,
+// collections in between; a small one goes to the pools, not to the arena.
+func TestArenaKeepsScratch(t *testing.T) {
+	var a Arena[float32]
+	var large, small *[]float32
+	a.Do(func() {
+		large, small = getScratch[float32](arenaScratch+1), getScratch[float32](arenaScratch/2)
+		putScratch(large)
+		putScratch(small)
+	})
+	runtime.GC()
+	runtime.GC() // the pools are empty after two collections
+	a.Do(func() {
+		if b := getScratch[float32](arenaScratch + 3); b != large {
+			t.Error("the next step's scratch buffer of the same class is not the one given back")
+		}
+		if b := getScratch[float32](arenaScratch / 2); b == small {
+			t.Error("a small scratch buffer was kept by the arena")
 		}
 	})
 }

@@ -248,10 +248,17 @@ func precision[T Float]() int {
 }
 
 // getScratch returns a buffer of n elements of arbitrary content; give it
-// back with putScratch when done.
+// back with putScratch when done. Inside an Arena's Do, buffers of at
+// least arenaScratch elements come from the arena's scratch (see
+// Arena.takeScratch), others from the pools.
 func getScratch[T Float](n int) *[]T {
 	class, size := scratchClass(n)
-	b, _ := scratchPool[T](class).Get().(*[]T)
+	var b *[]T
+	if a := activeArena[T]().Load(); a != nil && size >= arenaScratch {
+		b = a.takeScratch(class)
+	} else {
+		b, _ = scratchPool[T](class).Get().(*[]T)
+	}
 	if b == nil {
 		b = new([]T)
 	}
@@ -279,8 +286,18 @@ func getFrom[T Float](pool *sync.Pool, n int) *[]T {
 	return b
 }
 
-// putScratch gives b, from getScratch, back to the pool of its class.
+// putScratch gives b, from getScratch, back to the pool of its class, or
+// to the active arena's scratch (as getScratch takes it).
 func putScratch[T Float](b *[]T) {
 	class, _ := scratchClass(cap(*b))
+	if a := activeArena[T]().Load(); a != nil && cap(*b) >= arenaScratch {
+		a.keepScratch(class, b)
+		return
+	}
 	scratchPool[T](class).Put(b)
 }
+
+// arenaScratch is the fewest elements of a scratch buffer that an active
+// arena keeps (256 KiB of float32): smaller ones stay in the pools, whose
+// per-core caches take no lock.
+const arenaScratch = 1 << 16
