@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -34,6 +35,10 @@ func TestDenseBlockMatchesComposed(t *testing.T) {
 		x := Narrow(RandNormal[float64](r, 0, 1, tc.n, tc.c+1, tc.h, tc.w), 1, 1, tc.c)
 		y, st := DenseBlock(x, units, 1e-5)
 		g := RandNormal[float64](r, 0, 1, y.Shape()...)
+		// The features' and bottlenecks' gradient buffers come from the
+		// scratch pools: NaN there shows a sum that does not start afresh.
+		n, total, hw := st.dims()
+		poisonScratch[float64](n*total*hw, n*3*hw)
 		dx, grads := DenseBlockBackward(g, st)
 		wantY, runs := denseBlockComposed(x, units, 1e-5)
 		wantDx, wantGrads := denseBlockBackwardComposed(g, x, units, 1e-5)
@@ -57,6 +62,17 @@ func TestDenseBlockMatchesComposed(t *testing.T) {
 				check(fmt.Sprintf("unit %d gradient %d", u, j), p, wantGrads[u][j])
 			}
 		}
+	}
+}
+
+// poisonScratch gives the scratch pools a NaN-filled buffer of each size.
+func poisonScratch[T Float](sizes ...int) {
+	for _, n := range sizes {
+		b := getScratch[T](n)
+		for i := range *b {
+			(*b)[i] = T(math.NaN())
+		}
+		putScratch(b)
 	}
 }
 

@@ -75,11 +75,16 @@ func denseChunkCase[T Float](t *testing.T, tol float64) {
 	}
 }
 
-// maxRelDiff is the largest |a − b| over the largest |b|.
+// maxRelDiff is the largest |a − b| over the largest |b|, +Inf where a
+// difference is NaN.
 func maxRelDiff[T Float](a, b []T) float64 {
 	var d, m float64
 	for i, v := range b {
-		d = max(d, math.Abs(float64(a[i]-v)))
+		e := math.Abs(float64(a[i] - v))
+		if e != e {
+			return math.Inf(1)
+		}
+		d = max(d, e)
 		m = max(m, math.Abs(float64(v)))
 	}
 	return d / m
