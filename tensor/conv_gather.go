@@ -192,7 +192,7 @@ type inputAffine[T Float] struct{ scale, shift []T }
 // gatherFor returns the gather layout of p where gathers allows it and T
 // has an assembly kernel; release it after use.
 func gatherFor[T Float](p Conv2DParams) (*gatherConv[T], bool) {
-	gk, ok := asmGatherKernel[T]()
+	gk, ok := asmGatherKernel[T](p.O)
 	if !ok || !gathers(p, gk.nr) {
 		return nil, false
 	}
@@ -204,14 +204,14 @@ func gatherForwardFor[T Float](p Conv2DParams) (*gatherConv[T], bool) {
 	if !takesGather[T](p) {
 		return nil, false
 	}
-	gk, _ := asmGatherKernel[T]()
+	gk, _ := asmGatherKernel[T](p.O)
 	return newGatherConv(gk, p), true
 }
 
 // takesGather reports whether T has an assembly gather kernel and p's
 // forward pass takes it (gathersForward).
 func takesGather[T Float](p Conv2DParams) bool {
-	gk, ok := asmGatherKernel[T]()
+	gk, ok := asmGatherKernel[T](p.O)
 	return ok && gathersForward(p, gk.nr)
 }
 

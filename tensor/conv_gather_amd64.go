@@ -9,6 +9,11 @@ package tensor
 //go:noescape
 func sgemm8x32g(k int, a, b *float32, offs *int, c *float32, ldc int, add bool)
 
+// sgemm12x32g is sgemm8x32g for 12 rows: a[p*12+i] for i < 12.
+//
+//go:noescape
+func sgemm12x32g(k int, a, b *float32, offs *int, c *float32, ldc int, add bool)
+
 // sdot2x3x4 is the AVX-512 shifted dot-product kernel of the weight
 // gradient: c[s*lds+i*ldi+j] += Σ_{p<16·kv} a[i*lda+p+s]·b[j*ldb+p] for
 // i < 2, s < 3, j < 4, reading 16 floats past each row of a.
@@ -25,6 +30,12 @@ var sgatherAVX512K = gatherKernel[float32]{8, 32, func(k int, a, b []float32, of
 	_, _, _ = a[lda+16*kv+15], b[3*ldb+16*kv-1], c[2*lds+ldi+3] // bounds the assembly relies on
 	sdot2x3x4(kv, &a[0], lda, &b[0], ldb, &c[0], lds, ldi)
 }}
+
+// sgatherAVX512K12 is sgatherAVX512K with 12-row tiles (sgemm12x32g).
+var sgatherAVX512K12 = gatherKernel[float32]{12, 32, func(k int, a, b []float32, offs []int, c []float32, ldc int, add bool) {
+	_, _, _, _ = a[12*k-1], offs[k-1], b[offs[k-1]+31], c[11*ldc+31] // bounds the assembly relies on
+	sgemm12x32g(k, &a[0], &b[0], &offs[0], &c[0], ldc, add)
+}, sgatherAVX512K.dot3}
 
 // sgemm6x16g is the AVX2 gather micro-kernel (gemm_amd64.s), sgemm6x16
 // with b's rows read through the offsets: c[i*ldc+j] += Σ_p
@@ -46,13 +57,18 @@ var sgatherAVX2K = gatherKernel[float32]{6, 16, func(k int, a, b []float32, offs
 }}
 
 // asmGatherKernel returns the assembly gather micro-kernel for T at level
-// gemmISA (the first of gatherSets), or ok = false.
-func asmGatherKernel[T Float]() (gatherKernel[T], bool) {
+// gemmISA for o output channels (the first of gatherSets, or at AVX-512
+// the 12-row tile where it pads o less than the 8-row one), or ok = false.
+func asmGatherKernel[T Float](o int) (gatherKernel[T], bool) {
 	sets := gatherSets()
 	if _, f32 := any(*new(T)).(float32); !f32 || len(sets) == 0 {
 		return gatherKernel[T]{}, false
 	}
-	return any(sets[0]).(gatherKernel[T]), true
+	gk := sets[0]
+	if gemmISA == isaAVX512 && roundUp(o, 12) < roundUp(o, 8) {
+		gk = sgatherAVX512K12
+	}
+	return any(gk).(gatherKernel[T]), true
 }
 
 // gatherSets are the float32 assembly gather kernels this CPU runs at
@@ -60,7 +76,7 @@ func asmGatherKernel[T Float]() (gatherKernel[T], bool) {
 func gatherSets() []gatherKernel[float32] {
 	switch gemmISA {
 	case isaAVX512:
-		return []gatherKernel[float32]{sgatherAVX512K, sgatherAVX2K}
+		return []gatherKernel[float32]{sgatherAVX512K, sgatherAVX512K12, sgatherAVX2K}
 	case isaAVX2:
 		return []gatherKernel[float32]{sgatherAVX2K}
 	}

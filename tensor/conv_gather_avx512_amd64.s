@@ -120,6 +120,119 @@ set:
 	VZEROUPPER
 	RET
 
+// sgemm12x32g is sgemm8x32g for a tile of 12 rows, in 24 accumulators
+// Z4 to Z27 (12 floats of a a step), for layers of 12 or 36 output channels
+// (a DenseNet's growth), which 8-row tiles would pad by a third or a
+// ninth.
+#define GSTEP12(aoff) \
+	GLOADB; \
+	GROW(aoff+0, Z4, Z5); \
+	GROW(aoff+4, Z6, Z7); \
+	GROW(aoff+8, Z8, Z9); \
+	GROW(aoff+12, Z10, Z11); \
+	GROW(aoff+16, Z12, Z13); \
+	GROW(aoff+20, Z14, Z15); \
+	GROW(aoff+24, Z16, Z17); \
+	GROW(aoff+28, Z18, Z19); \
+	GROW(aoff+32, Z20, Z21); \
+	GROW(aoff+36, Z22, Z23); \
+	GROW(aoff+40, Z24, Z25); \
+	GROW(aoff+44, Z26, Z27)
+
+// func sgemm12x32g(k int, a, b *float32, offs *int, c *float32, ldc int, add bool)
+//
+// c[i*ldc+j] += Σ_p a[p*12+i]·b[offs[p]+j] for i < 12, j < 32 and p < k,
+// k ≥ 1; without add, c is set to the sums instead, whatever it held.
+TEXT ·sgemm12x32g(SB), NOSPLIT, $0-49
+	MOVQ   k+0(FP), CX
+	MOVQ   a+8(FP), SI
+	MOVQ   b+16(FP), R12
+	MOVQ   offs+24(FP), R10
+	MOVQ   c+32(FP), DX
+	MOVQ   ldc+40(FP), R8
+	SHLQ   $2, R8
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	VPXORD Z26, Z26, Z26
+	VPXORD Z27, Z27, Z27
+	CMPQ   CX, $4
+	JLT    tail12
+
+loop12x4:
+	GSTEP12(0)
+	GSTEP12(48)
+	GSTEP12(96)
+	GSTEP12(144)
+	ADDQ $192, SI
+	SUBQ $4, CX
+	CMPQ CX, $4
+	JGE  loop12x4
+
+tail12:
+	TESTQ CX, CX
+	JZ    store12
+
+loop12x1:
+	GSTEP12(0)
+	ADDQ $48, SI
+	DECQ CX
+	JNZ  loop12x1
+
+store12:
+	MOVBLZX add+48(FP), AX
+	TESTL   AX, AX
+	JZ      set12
+	GADD(Z4, Z5)
+	GADD(Z6, Z7)
+	GADD(Z8, Z9)
+	GADD(Z10, Z11)
+	GADD(Z12, Z13)
+	GADD(Z14, Z15)
+	GADD(Z16, Z17)
+	GADD(Z18, Z19)
+	GADD(Z20, Z21)
+	GADD(Z22, Z23)
+	GADD(Z24, Z25)
+	GADD(Z26, Z27)
+	VZEROUPPER
+	RET
+
+set12:
+	GSET(Z4, Z5)
+	GSET(Z6, Z7)
+	GSET(Z8, Z9)
+	GSET(Z10, Z11)
+	GSET(Z12, Z13)
+	GSET(Z14, Z15)
+	GSET(Z16, Z17)
+	GSET(Z18, Z19)
+	GSET(Z20, Z21)
+	GSET(Z22, Z23)
+	GSET(Z24, Z25)
+	GSET(Z26, Z27)
+	VZEROUPPER
+	RET
+
 // func copyRows512(dst, src *float32, rows, cols, ldd, lds int)
 //
 // Copies rows rows of cols ≥ 1 floats, row r of dst at dst + r·ldd and of

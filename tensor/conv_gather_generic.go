@@ -4,7 +4,7 @@ package tensor
 
 // asmGatherKernel reports that there is no assembly gather micro-kernel on
 // this platform (or with the noasm build tag).
-func asmGatherKernel[T Float]() (k gatherKernel[T], ok bool) { return k, false }
+func asmGatherKernel[T Float](o int) (k gatherKernel[T], ok bool) { return k, false }
 
 // gatherSets are none here.
 func gatherSets() []gatherKernel[float32] { return nil }

@@ -107,7 +107,7 @@ func checkGatherForward[T Float](t *testing.T, what, name string, gk gatherKerne
 // gatherKernels are the gather kernels this CPU runs: the portable one at
 // each assembly kernel's tile, and the assembly ones for float32.
 func gatherKernels[T Float]() map[string]gatherKernel[T] {
-	ks := map[string]gatherKernel[T]{"go8x32": goGatherKernel[T](8, 32), "go6x16": goGatherKernel[T](6, 16)}
+	ks := map[string]gatherKernel[T]{"go8x32": goGatherKernel[T](8, 32), "go12x32": goGatherKernel[T](12, 32), "go6x16": goGatherKernel[T](6, 16)}
 	if _, f32 := any(*new(T)).(float32); f32 {
 		for _, gk := range gatherSets() {
 			ks[fmt.Sprintf("asm%dx%d", gk.mr, gk.nr)] = any(gk).(gatherKernel[T])
@@ -119,7 +119,7 @@ func gatherKernels[T Float]() map[string]gatherKernel[T] {
 // asmGatherOrSkip is the float32 assembly gather kernel; without one it
 // skips t.
 func asmGatherOrSkip(t *testing.T) gatherKernel[float32] {
-	gk, ok := asmGatherKernel[float32]()
+	gk, ok := asmGatherKernel[float32](8)
 	if !ok {
 		t.Skip("no assembly gather kernel on this CPU or build")
 	}

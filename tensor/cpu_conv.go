@@ -218,7 +218,7 @@ func gatherBy[T Float](path convPath, p Conv2DParams, rule func(Conv2DParams) (*
 	case pathRule:
 		return rule(p)
 	case pathDirect:
-		if gk, ok := asmGatherKernel[T](); ok {
+		if gk, ok := asmGatherKernel[T](p.O); ok {
 			return newGatherConv(gk, p), true
 		}
 	}
