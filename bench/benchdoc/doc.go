@@ -29,8 +29,9 @@
 // later words are numbered from 1. "field" is a number ("2"), a range
 // ("1-3"), or a unit word such as "ns/op", which names the number just
 // before it (Go benchmark lines). "of" reduces several numbers (several
-// fields, several matching lines, several "rows"): "mean" or "min"; without
-// it exactly one number must be found. "unit" is the raw number's time unit
+// fields, several matching lines, several "rows"): "mean", "median" (of an
+// even count, the mean of the middle two) or "min"; without it exactly one
+// number must be found; the table says which ("652 ms, median"). "unit" is the raw number's time unit
 // when it differs from the row's ("ns" for ns/op). A row's unit is a time
 // (ns, µs, ms, s) or a rate (anything ending in "/s"); the ratio is the
 // peer's time over ours, or our rate over the peer's, so that above 1 this

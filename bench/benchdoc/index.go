@@ -158,9 +158,9 @@ func (p Pick) check(unit string) error {
 		return err
 	}
 	switch p.Of {
-	case "", "mean", "min":
+	case "", "mean", "median", "min":
 	default:
-		return fmt.Errorf("of %q: want mean, min or nothing", p.Of)
+		return fmt.Errorf("of %q: want mean, median, min or nothing", p.Of)
 	}
 	if p.Unit != "" && p.Unit != unit && !(isTime(p.Unit) && isTime(unit)) {
 		return fmt.Errorf("unit %q cannot be shown in %q", p.Unit, unit)

@@ -45,7 +45,7 @@ func TestLoadIndexErrors(t *testing.T) {
 		{`"unit": "ms"`, `"unit": "images"`, `unit "images": want a time`},
 		{`"file": "2026-11-27/t.txt", "rows": ["w/float32"], "field": "2"`, `"file": "2026-11-26/t.txt", "rows": ["w/float32"], "field": "2"`,
 			"theirs: raw file 2026-11-26/t.txt is not in a folder of the row's date 2026-11-27"},
-		{`"field": "1"}`, `"field": "1", "of": "median"}`, `ours: of "median": want mean, min or nothing`},
+		{`"field": "1"}`, `"field": "1", "of": "mode"}`, `ours: of "mode": want mean, median, min or nothing`},
 		{`"field": "1"}`, `"field": "1", "unit": "GFLOP/s"}`, `ours: unit "GFLOP/s" cannot be shown in "ms"`},
 		{`"rows": ["w/float32"], "field": "1"`, `"rows": [], "field": "1"`, "ours: no rows"},
 		{`"file": "2026-11-27/t.txt", "rows": ["w/float32"], "field": "1"`, `"file": "../2026-11-27/t.txt", "rows": ["w/float32"], "field": "1"`,

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -121,7 +122,7 @@ func reduce(fs []figure, of string) (figure, error) {
 	switch of {
 	case "":
 		if len(fs) != 1 {
-			return figure{}, fmt.Errorf(`%d numbers match; say "of": "mean" or "min"`, len(fs))
+			return figure{}, fmt.Errorf(`%d numbers match; say "of": "mean", "median" or "min"`, len(fs))
 		}
 		return fs[0], nil
 	case "min":
@@ -141,8 +142,22 @@ func reduce(fs []figure, of string) (figure, error) {
 			s += f.v
 		}
 		return figure{v: s / float64(len(fs))}, nil
+	case "median":
+		if len(fs) == 1 {
+			return fs[0], nil
+		}
+		vs := make([]float64, len(fs))
+		for i, f := range fs {
+			vs[i] = f.v
+		}
+		slices.Sort(vs)
+		h := len(vs) / 2
+		if len(vs)%2 == 0 {
+			return figure{v: (vs[h-1] + vs[h]) / 2}, nil
+		}
+		return figure{v: vs[h]}, nil
 	}
-	return figure{}, fmt.Errorf("of %q: want mean, min or nothing", of)
+	return figure{}, fmt.Errorf("of %q: want mean, median, min or nothing", of)
 }
 
 func hasPrefix(words, key []string) bool {

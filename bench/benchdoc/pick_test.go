@@ -37,6 +37,10 @@ func TestPickReads(t *testing.T) {
 				Field: "ns/op", Of: "min", Unit: "ns"}, "23.62"},
 		{"the minimum keeps the raw word", gemmOut, "GFLOP/s",
 			Pick{Rows: []string{"matmul/float32/1024"}, Field: "2-3", Of: "min"}, "169.2"},
+		{"the median of an odd count", gemmOut, "GFLOP/s",
+			Pick{Rows: []string{"matmul/float32/1024 alloc"}, Field: "1-3", Of: "median"}, "174.1"},
+		{"the median of an even count, the mean of the middle two", gemmOut, "GFLOP/s",
+			Pick{Rows: []string{"matmul/float32/1024 alloc"}, Field: "1-4", Of: "median"}, "178.1"},
 	} {
 		f, err := c.p.read("raw.txt", c.text, c.unit)
 		if err != nil {
@@ -60,7 +64,7 @@ func TestPickErrors(t *testing.T) {
 		{"a row that is only a prefix of a word", gemmOut, Pick{Rows: []string{"matmul/float32/10"}, Field: "1"},
 			"no line starts with"},
 		{"two numbers without a reduction", gemmOut, Pick{Rows: []string{"matmul/float32/1024"}, Field: "2"},
-			`raw.txt: 2 numbers match; say "of": "mean" or "min"`},
+			`raw.txt: 2 numbers match; say "of": "mean", "median" or "min"`},
 		{"a word that is not a number", gemmOut, Pick{Rows: []string{"matmul/float32/1024"}, Field: "1", Of: "mean"},
 			`raw.txt:2: "alloc" is not a number`},
 		{"a field past the line's end", gemmOut, Pick{Rows: []string{"matmul/float32/1024 arena"}, Field: "7"},

@@ -94,8 +94,8 @@ func (l line) markdown(rel string) string {
 	}
 	cells := []string{
 		cell(l.Workload),
-		cell(l.ours.String() + " " + l.Unit),
-		cell(l.theirs.String() + " " + l.Unit + " (" + l.Peer + ")"),
+		cell(l.ours.String() + " " + l.Unit + reduced(l.Ours.Of)),
+		cell(l.theirs.String() + " " + l.Unit + reduced(l.Theirs.Of) + " (" + l.Peer + ")"),
 		formatRatio(l.ratio()),
 		cell(l.target()),
 		l.Date,
@@ -103,6 +103,18 @@ func (l line) markdown(rel string) string {
 		"`" + cell(l.Command) + "`",
 	}
 	return "| " + strings.Join(cells, " | ") + " |"
+}
+
+// reduced names a pick's reduction after its figure: ", mean", ", median",
+// ", best", or nothing for a single number.
+func reduced(of string) string {
+	switch of {
+	case "min":
+		return ", best"
+	case "":
+		return ""
+	}
+	return ", " + of
 }
 
 // target says whether the row's ratio reaches the one its issue asks for.
