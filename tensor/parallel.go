@@ -137,11 +137,13 @@ func (j *job) wait() {
 }
 
 // spinWait is how long a worker out of jobs, or a caller out of chunks,
-// polls before it sleeps: about what waking an idle core of a virtual
-// machine costs (BenchmarkWake; bench/README.md, "Waking cores"), which a
-// step of small layers would otherwise pay once or twice a layer. Polling
-// longer than a wake-up costs more CPU than it can save.
-const spinWait = 150 * time.Microsecond
+// polls before it sleeps: several times what waking an idle core of a
+// virtual machine costs (BenchmarkWake; bench/README.md, "Waking cores"),
+// so that the serial Go code between a step's parallel ops (autograd, an
+// op's set-up, the scalar sums) does not put the workers to sleep once or
+// twice a layer. Like OpenMP's spin before a thread blocks, it spends a
+// core's time while idle; a process that stops computing sleeps after it.
+const spinWait = time.Millisecond
 
 // spinUntil polls ready for up to spinWait and reports whether it turned
 // true.
