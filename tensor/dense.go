@@ -650,10 +650,9 @@ func denseBlockBackwardCPU[T Float](out, in []*Tensor[T], run DenseBlockRun) {
 	defer putScratch(dbuf)
 	lin := make([]float64, 2*total)
 	gs, xs := HostData(in[0]), HostData(s.buf)
-	// A last unit that pools reads every channel and sets their gradient
-	// (fresh); otherwise the features' gradient starts as the output's.
-	fresh := s.pools()
-	if !fresh {
+	if s.pools() { // zero, on every core
+		parallelFor(n, total*hw, func(lo, hi int) { clear((*dbuf)[lo*total*hw : hi*total*hw]) })
+	} else {
 		copy(*dbuf, gs)
 	}
 	at := s.paramsAt()
@@ -668,8 +667,7 @@ func denseBlockBackwardCPU[T Float](out, in []*Tensor[T], run DenseBlockRun) {
 			c -= o
 			dy, stride = (*dbuf)[c*hw:], total*hw
 		}
-		s.unitBackward(stages, dy, stride, *dbuf, fresh, lin, out[at[i]:at[i]+len(s.layers[i].Params())])
-		fresh = false
+		s.unitBackward(stages, dy, stride, *dbuf, lin, out[at[i]:at[i]+len(s.layers[i].Params())])
 	}
 	settle(HostData(out[0]), c, *dbuf, xs, total, 0, c, n, hw, lin)
 }
@@ -708,21 +706,22 @@ func (s *DenseBlockState[T]) paramsAt() []int {
 // respect to the unit's input channels, of Σ u(x)·dy for the unit u of
 // stages, with dy of image i at dy[i·stride:], but for its batch
 // normalisation's terms kx·x + k0, which it adds to lin (stageBackward),
-// or sets those channels of dbuf to it where fresh, and sets grads (zeroed, in DenseUnit.Params order) to the gradients of
+// and sets grads (zeroed, in DenseUnit.Params order) to the gradients of
 // u's parameters. A bottleneck's stage passes its gradient, settled, to
 // the first through a scratch buffer of its output's shape.
-func (s *DenseBlockState[T]) unitBackward(stages []denseStage[T], dy []T, stride int, dbuf []T, fresh bool, lin []float64, grads []*Tensor[T]) {
+func (s *DenseBlockState[T]) unitBackward(stages []denseStage[T], dy []T, stride int, dbuf []T, lin []float64, grads []*Tensor[T]) {
 	first, last := stages[0], stages[len(stages)-1]
 	if len(stages) == 2 {
 		n, _, hw := s.dims()
 		dneck := getScratch[T](n * last.c * hw)
 		defer putScratch(dneck)
+		clear(*dneck)
 		nlin := make([]float64, 2*last.c)
-		s.stageBackward(last, dy, stride, *dneck, true, nlin, grads[3], grads[4], grads[5])
+		s.stageBackward(last, dy, stride, *dneck, nlin, grads[3], grads[4], grads[5])
 		settle(*dneck, last.c, *dneck, HostData(last.src), last.c, 0, last.c, n, hw, nlin)
 		dy, stride = *dneck, last.c*hw
 	}
-	s.stageBackward(first, dy, stride, dbuf, fresh, lin, grads[0], grads[1], grads[2])
+	s.stageBackward(first, dy, stride, dbuf, lin, grads[0], grads[1], grads[2])
 }
 
 // stageBackward adds to dsrc (of the shape of stage st's input) the
@@ -732,10 +731,9 @@ func (s *DenseBlockState[T]) unitBackward(stages []denseStage[T], dy []T, stride
 // normalisation's backward rule makes that gradient a·g + kx·x + k0 per
 // channel, g the gradient at the normalised input: the convolution's and
 // ReLU's backward pass (imagesBackward or batchBackward) adds a·g to dsrc
-// (sets it where fresh) as it makes g, with g's per-channel sums, from
-// which kx and k0 follow; those are added to lin[2ch] and lin[2ch+1] for
-// the caller to settle.
-func (s *DenseBlockState[T]) stageBackward(st denseStage[T], dy []T, stride int, dsrc []T, fresh bool, lin []float64, dgamma, dbeta, dw *Tensor[T]) {
+// as it makes g, with g's per-channel sums, from which kx and k0 follow;
+// those are added to lin[2ch] and lin[2ch+1] for the caller to settle.
+func (s *DenseBlockState[T]) stageBackward(st denseStage[T], dy []T, stride int, dsrc []T, lin []float64, dgamma, dbeta, dw *Tensor[T]) {
 	p := s.params(st)
 	c, n, hw := st.c, p.N, s.buf.Dim(2)*s.buf.Dim(3)
 	// The statistics as BatchNormBackward reads them, rounded to T.
@@ -748,9 +746,9 @@ func (s *DenseBlockState[T]) stageBackward(st denseStage[T], dy []T, stride int,
 	}
 	var sums []float64 // per slice of the batch and channel: Σ g and Σ g·(x − μ)
 	if g := s.chunk(st); g > 0 {
-		sums = s.batchBackward(st, p, g, dy, stride, dsrc, fresh, HostData(dw), mu, a)
+		sums = s.batchBackward(st, p, g, dy, stride, dsrc, HostData(dw), mu, a)
 	} else {
-		sums = s.imagesBackward(st, p, dy, stride, dsrc, fresh, HostData(dw), mu, a)
+		sums = s.imagesBackward(st, p, dy, stride, dsrc, HostData(dw), mu, a)
 	}
 	parts := len(sums) / (2 * c)
 	dgs, dbs := HostData(dgamma), HostData(dbeta)
@@ -777,10 +775,10 @@ func (s *DenseBlockState[T]) stageBackward(st denseStage[T], dy []T, stride int,
 // the batch is cut into one slice per core; each recomputes its images'
 // normalised inputs and columns, adds its weight gradient and per-channel
 // sums into its own buffers, which are then added in slice order (the
-// result does not depend on scheduling), and adds a·g to dsrc (sets it
-// where fresh), g the gradient with respect to the normalised input. It
-// sets dw and returns the sums of each slice.
-func (s *DenseBlockState[T]) imagesBackward(st denseStage[T], p Conv2DParams, dy []T, stride int, dsrc []T, fresh bool, dw []T, mu []float64, a []T) []float64 {
+// result does not depend on scheduling), and adds a·g to dsrc, g the
+// gradient with respect to the normalised input. It sets dw and returns
+// the sums of each slice.
+func (s *DenseBlockState[T]) imagesBackward(st denseStage[T], p Conv2DParams, dy []T, stride int, dsrc, dw []T, mu []float64, a []T) []float64 {
 	c, n, hw := st.c, p.N, s.buf.Dim(2)*s.buf.Dim(3)
 	srcC := st.src.Dim(1)
 	rows, cols := colShape(p)
@@ -816,9 +814,6 @@ func (s *DenseBlockState[T]) imagesBackward(st denseStage[T], p Conv2DParams, dy
 					clear(dz)
 					col2im(dz, col, p)
 				}
-				if fresh {
-					clear(dsrc[i*srcC*hw:][:c*hw])
-				}
 				addReluGrad(sum, dsrc[i*srcC*hw:], dz, z, xs[i*srcC*hw:], mu, a, hw)
 			}
 		}
@@ -834,10 +829,9 @@ func (s *DenseBlockState[T]) imagesBackward(st denseStage[T], p Conv2DParams, dy
 // batchBackward is stageBackward's convolution and ReLU on g images at a
 // time (see chunk), with Conv2D's backward kernels: it recomputes their
 // normalised input, adds their weight gradient to dw (set first; the
-// chunks' added in order) and a·g to dsrc (sets it where fresh), g the
-// gradient with respect to the normalised input; it returns the
-// per-channel sums (one slice).
-func (s *DenseBlockState[T]) batchBackward(st denseStage[T], p Conv2DParams, g int, dy []T, stride int, dsrc []T, fresh bool, dw []T, mu []float64, a []T) []float64 {
+// chunks' added in order) and a·g to dsrc, g the gradient with respect to
+// the normalised input; it returns the per-channel sums (one slice).
+func (s *DenseBlockState[T]) batchBackward(st denseStage[T], p Conv2DParams, g int, dy []T, stride int, dsrc, dw []T, mu []float64, a []T) []float64 {
 	c, n, hw := st.c, p.N, p.H*p.W
 	srcC := st.src.Dim(1)
 	out := p.O * p.OutH() * p.OutW()
@@ -866,9 +860,6 @@ func (s *DenseBlockState[T]) batchBackward(st denseStage[T], p Conv2DParams, g i
 		parallelFor(c, 3*q.N*hw, func(lo, hi int) {
 			for i := range q.N {
 				at, off := (i*c+lo)*hw, ((i0+i)*srcC+lo)*hw
-				if fresh {
-					clear(dsrc[off:][:(hi-lo)*hw])
-				}
 				addReluGrad(sums[2*lo:2*hi], dsrc[off:], dzc[at:], (*z)[at:], xs[off:], mu[lo:hi], a[lo:hi], hw)
 			}
 		})
