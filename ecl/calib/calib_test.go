@@ -3,6 +3,8 @@ package calib
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ecl-go/ecl/ecl"
@@ -537,6 +539,37 @@ func TestWeightedECE(t *testing.T) {
 	}
 }
 
+// TestImportanceWeightsMatchDomainWeights checks that the weights without
+// the diagnostics are DomainWeights', bit for bit, balanced (domains of
+// unequal size, so that the balancing draws) and not.
+func TestImportanceWeightsMatchDomainWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	xs, xt := make([]float64, 2*300), make([]float64, 2*500)
+	for i := range xs {
+		xs[i] = rng.NormFloat64()
+	}
+	for i := range xt {
+		xt[i] = rng.NormFloat64() + 0.7
+	}
+	for _, balance := range []bool{false, true} {
+		o := DomainOptions{Balance: balance, Seed: 3}
+		want, _, err := DomainWeights(xs, xt, 2, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ImportanceWeights(xs, xt, 2, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("balance %v: ImportanceWeights differs from DomainWeights' weights", balance)
+		}
+	}
+	if _, err := ImportanceWeights(xs, xt[:1], 2, DomainOptions{}); err == nil || !strings.Contains(err.Error(), "calib.ImportanceWeights") {
+		t.Errorf("half a target row: error %v, want one naming calib.ImportanceWeights", err)
+	}
+}
+
 // TestECEIntervalCoverage draws data from a model with a known true
 // binned ECE (temperature 1.5 too hot) many times and checks that the 95%
 // interval covers the truth at least 90% of the time.
@@ -627,8 +660,10 @@ func TestECLHeadRecoversTemperatureWithoutShift(t *testing.T) {
 }
 
 // TestECEIntervalMatchesResampledRows checks the per-sample bootstrap
-// against WeightedECE evaluated on each resample's rows: the same values,
-// bit for bit, with and without weights.
+// against WeightedECE evaluated on each resample's rows, with and without
+// weights: the same resamples, whose sums the interval adds in sample
+// order (each sample times its count) rather than in draw order, so the
+// ends agree to rounding (1e-12 relative), not bit for bit.
 func TestECEIntervalMatchesResampledRows(t *testing.T) {
 	const n, k, b, reps = 700, 5, 15, 40
 	r := rand.New(rand.NewPCG(5, 6))
@@ -668,7 +703,7 @@ func TestECEIntervalMatchesResampledRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if iv.Lo != max(lo, 0) || iv.Hi != max(hi, 0) {
+		if d := maxAbsDiff([]float64{iv.Lo, iv.Hi}, []float64{max(lo, 0), max(hi, 0)}); !(d <= 1e-12*max(lo, hi)) {
 			t.Errorf("weights %v: interval [%v, %v], resampled rows give [%v, %v]", ws != nil, iv.Lo, iv.Hi, max(lo, 0), max(hi, 0))
 		}
 	}
