@@ -95,6 +95,7 @@ func (x DomainRows) Fit(l2 float64) (*Domain, error) {
 			c -= v[j] * mean[j]
 		}
 		tensor.ParallelFor(blocks, domainBlock*d*4, func(lo, hi int) {
+			var zs, es [domainBlock]float64
 			for blk := lo; blk < hi; blk++ {
 				rows, counts, y, first := x.Source, x.SourceCount, 0.0, blk*domainBlock
 				if blk >= bs {
@@ -103,20 +104,34 @@ func (x DomainRows) Fit(l2 float64) (*Domain, error) {
 				p := part[blk*(d+2) : (blk+1)*(d+2)]
 				clear(p)
 				g := p[:d]
-				for i := first; i < min(first+domainBlock, len(rows)/d); i++ {
+				nb := min(domainBlock, len(rows)/d-first)
+				// z and e^−|z| for the block's rows, the exponentials
+				// eight at a time: σ(z) and ln(1 + eᶻ) = max(z, 0) +
+				// ln(1 + e^−|z|) both follow from them (the logarithm of
+				// 1 + e, not log1p(e): an absolute error within 2⁻⁵³ of a
+				// loss term, at a third of log1p's cost).
+				for i := range nb {
+					zs[i] = c + vec.Dot(v, rows[(first+i)*d:][:d])
+					es[i] = -math.Abs(zs[i])
+				}
+				tensor.ExpScaled64(es[:nb], es[:nb], 0, 1)
+				for i := range nb {
 					m := 1.0
 					if counts != nil {
-						if m = counts[i]; m == 0 {
+						if m = counts[first+i]; m == 0 {
 							continue
 						}
 					}
-					row := rows[i*d : (i+1)*d]
-					z := c + vec.Dot(v, row)
+					z, e := zs[i], es[i]
 					// log-loss of σ(z) against y, and its derivative σ(z) − y.
-					r := m * (sigmoid(z) - y)
-					p[d+1] += m * (softplus(z) - y*z)
+					sig := 1 / (1 + e)
+					if z < 0 {
+						sig = e / (1 + e)
+					}
+					r := m * (sig - y)
+					p[d+1] += m * (max(z, 0) + math.Log(1+e) - y*z)
 					p[d] += r
-					vec.Axpy(r, row, g)
+					vec.Axpy(r, rows[(first+i)*d:][:d], g)
 				}
 			}
 		})
@@ -206,20 +221,4 @@ func (m *Domain) Ratio(x []float64, lo, hi float64) float64 {
 		r = min(r, hi)
 	}
 	return max(r, lo)
-}
-
-func sigmoid(z float64) float64 {
-	if z >= 0 {
-		return 1 / (1 + math.Exp(-z))
-	}
-	e := math.Exp(z)
-	return e / (1 + e)
-}
-
-// softplus is ln(1 + eᶻ) without overflow.
-func softplus(z float64) float64 {
-	if z > 30 {
-		return z
-	}
-	return math.Log1p(math.Exp(z))
 }

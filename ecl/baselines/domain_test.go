@@ -163,3 +163,53 @@ func TestDomainRowsErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDomainFitStationary checks the fit against the objective written
+// a row at a time with the textbook σ(z) = 1/(1 + e^−z): at the fitted
+// weights its gradient, (1/n)·Σ (σ(z_i) − y_i)·x_i + l2·w, is zero, on
+// domains far enough apart that z reaches ±10 (both branches of the
+// kernel's σ and of its ln(1 + eᶻ)).
+func TestDomainFitStationary(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	const n, d, l2 = 3000, 3, 1e-3
+	src, tgt := make([]float64, n*d), make([]float64, n*d)
+	for i := range src {
+		src[i] = r.NormFloat64()
+		tgt[i] = r.NormFloat64() + 2.5
+	}
+	m, err := FitDomain(src, tgt, d, l2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grad := make([]float64, d+1)
+	zmax := 0.0
+	for _, set := range []struct {
+		rows []float64
+		y    float64
+	}{{src, 0}, {tgt, 1}} {
+		for i := range n {
+			x := set.rows[i*d : (i+1)*d]
+			z := m.B
+			for j, v := range x {
+				z += m.W[j] * v
+			}
+			zmax = max(zmax, math.Abs(z))
+			res := 1/(1+math.Exp(-z)) - set.y
+			for j, v := range x {
+				grad[j] += res * v / (2 * n)
+			}
+			grad[d] += res / (2 * n)
+		}
+	}
+	for j := range d {
+		grad[j] += l2 * m.W[j]
+	}
+	if zmax < 10 {
+		t.Fatalf("|z| at most %v: the test wants rows past 10", zmax)
+	}
+	for j, g := range grad {
+		if math.Abs(g) > 1e-8 {
+			t.Errorf("gradient of the objective at the fit, component %d: %v, want 0", j, g)
+		}
+	}
+}

@@ -65,35 +65,19 @@ type ShiftDiagnostics struct {
 // returns the clipped importance weights w = P(t|x)/P(s|x)·n_s/n_t of the
 // source rows with the diagnostics of the shift.
 func DomainWeights(src, tgt []float64, d int, o DomainOptions) ([]float64, ShiftDiagnostics, error) {
-	o = o.withDefaults()
-	ns, nt := len(src)/max(d, 1), len(tgt)/max(d, 1)
-	if d < 1 || ns*d != len(src) || nt*d != len(tgt) || ns < 2 || nt < 2 {
-		return nil, ShiftDiagnostics{}, fmt.Errorf("calib.DomainWeights: %d source and %d target values of %d features (need 2 rows each)", len(src), len(tgt), d)
-	}
-	if o.Clip < 1 || o.Folds < 2 || o.L2 < 0 {
-		return nil, ShiftDiagnostics{}, fmt.Errorf("calib.DomainWeights: clip %v (≥ 1), folds %d (≥ 2), L2 %v (≥ 0)", o.Clip, o.Folds, o.L2)
-	}
-	mean, scale := pooledMeanScale(src, tgt, d)
-	rng := rand.New(rand.NewPCG(o.Seed, 0xd0))
-	rows := baselines.DomainRows{Source: src, Target: tgt, D: d, Mean: mean, Scale: scale}
-	if o.Balance {
-		rows.Balance(rng)
-	}
-	m, err := rows.Fit(o.L2)
+	f, err := fitDomain("DomainWeights", src, tgt, d, o)
 	if err != nil {
-		return nil, ShiftDiagnostics{}, fmt.Errorf("calib.DomainWeights: %w", err)
+		return nil, ShiftDiagnostics{}, err
 	}
-	raw, w := make([]float64, ns), make([]float64, ns)
+	raw, w, ns := f.raw, f.w, len(f.w)
 	clipped := 0
-	for i := range ns {
-		x := src[i*d : (i+1)*d]
-		raw[i], w[i] = m.Ratio(x, 0, 0), m.Ratio(x, 0, o.Clip)
-		if raw[i] > o.Clip {
+	for _, r := range raw {
+		if r > f.o.Clip {
 			clipped++
 		}
 	}
-	diag := ShiftDiagnostics{Folds: o.Folds, Clip: o.Clip, ClipRate: float64(clipped) / float64(ns)}
-	if diag.AUC, err = crossFittedAUC(src, tgt, d, mean, scale, o, rng); err != nil {
+	diag := ShiftDiagnostics{Folds: f.o.Folds, Clip: f.o.Clip, ClipRate: float64(clipped) / float64(ns)}
+	if diag.AUC, err = crossFittedAUC(src, tgt, d, f.mean, f.scale, f.o, f.rng); err != nil {
 		return nil, ShiftDiagnostics{}, err
 	}
 	sorted := slices.Clone(raw)
@@ -112,6 +96,54 @@ func DomainWeights(src, tgt []float64, d int, o DomainOptions) ([]float64, Shift
 	}
 	diag.ESSFraction = diag.ESS / float64(ns)
 	return w, diag, nil
+}
+
+// ImportanceWeights is DomainWeights without the diagnostics: the same
+// weights from the same one fit, without the cross-fitted fits of the AUC
+// (TransCal's balanced weights, whose diagnostics nothing reports).
+func ImportanceWeights(src, tgt []float64, d int, o DomainOptions) ([]float64, error) {
+	f, err := fitDomain("ImportanceWeights", src, tgt, d, o)
+	if err != nil {
+		return nil, err
+	}
+	return f.w, nil
+}
+
+// domainFit is what DomainWeights and ImportanceWeights share: the
+// options with their defaults, the pooled standardisation, the random
+// stream after the balancing's draws, and each source row's density
+// ratio, raw and clipped.
+type domainFit struct {
+	o           DomainOptions
+	mean, scale []float64
+	rng         *rand.Rand
+	raw, w      []float64
+}
+
+func fitDomain(op string, src, tgt []float64, d int, o DomainOptions) (*domainFit, error) {
+	o = o.withDefaults()
+	ns, nt := len(src)/max(d, 1), len(tgt)/max(d, 1)
+	if d < 1 || ns*d != len(src) || nt*d != len(tgt) || ns < 2 || nt < 2 {
+		return nil, fmt.Errorf("calib.%s: %d source and %d target values of %d features (need 2 rows each)", op, len(src), len(tgt), d)
+	}
+	if o.Clip < 1 || o.Folds < 2 || o.L2 < 0 {
+		return nil, fmt.Errorf("calib.%s: clip %v (≥ 1), folds %d (≥ 2), L2 %v (≥ 0)", op, o.Clip, o.Folds, o.L2)
+	}
+	f := &domainFit{o: o, rng: rand.New(rand.NewPCG(o.Seed, 0xd0)), raw: make([]float64, ns), w: make([]float64, ns)}
+	f.mean, f.scale = pooledMeanScale(src, tgt, d)
+	rows := baselines.DomainRows{Source: src, Target: tgt, D: d, Mean: f.mean, Scale: f.scale}
+	if o.Balance {
+		rows.Balance(f.rng)
+	}
+	m, err := rows.Fit(o.L2)
+	if err != nil {
+		return nil, fmt.Errorf("calib.%s: %w", op, err)
+	}
+	for i := range ns {
+		x := src[i*d : (i+1)*d]
+		f.raw[i], f.w[i] = m.Ratio(x, 0, 0), m.Ratio(x, 0, o.Clip)
+	}
+	return f, nil
 }
 
 // pooledMeanScale returns the pooled mean and standard deviation of every

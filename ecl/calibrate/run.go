@@ -41,7 +41,7 @@ func Run(w io.Writer, c Config) (*Report, error) {
 	}
 	if slices.Contains(c.Methods, "transcal") {
 		dopt.Balance = true
-		if f.WBalanced, _, err = calib.DomainWeights(ds, dt, dd, dopt); err != nil {
+		if f.WBalanced, err = calib.ImportanceWeights(ds, dt, dd, dopt); err != nil {
 			return nil, err
 		}
 	}
