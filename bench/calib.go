@@ -63,13 +63,13 @@ func (c CalibCase) Name() string {
 
 // CalibCases lists the fits of temperature, vector and matrix scaling,
 // Dirichlet, histogram and isotonic calibration and the metrics with 0 and
-// 100 resamples, at CIFAR-100's scale (100 classes, 10⁴ samples) and
-// ImageNet's (1,000 classes, 5·10⁴ samples), and at ImageNet's the affine
-// fits capped at 20 iterations (a fit to convergence takes minutes to
-// hours there).
+// 100 resamples, at CIFAR-100's scale (100 classes, 10⁴ samples),
+// ImageNet's (1,000 classes, 5·10⁴ samples) and at 10 classes and 10⁶
+// samples, and at ImageNet's the affine fits capped at 20 iterations (a
+// fit to convergence takes minutes to hours there).
 func CalibCases() []CalibCase {
 	var cs []CalibCase
-	for _, size := range [][2]int{{100, 10_000}, {1000, 50_000}} {
+	for _, size := range [][2]int{{100, 10_000}, {1000, 50_000}, {10, 1_000_000}} {
 		for _, m := range []string{"ts", "vs", "ms", "dirichlet", "hist", "isotonic"} {
 			cs = append(cs, CalibCase{Work: m, K: size[0], N: size[1]})
 		}
