@@ -1,6 +1,9 @@
 package calib
 
 import (
+	"math"
+
+	"github.com/ecl-go/ecl/ecl/predict"
 	"github.com/ecl-go/ecl/tensor"
 )
 
@@ -94,15 +97,23 @@ func linearLoss(x rows, k int, labels []int, diag bool, pen func(i, j int) float
 	}
 	blocks := (n + linearBlock - 1) / linearBlock
 	part := make([]float64, blocks*(2*k+1)) // per block: loss, Σ g, Σ g·x (diag)
-	var zt, gt *tensor.Tensor[float64]      // the full map: a chunk's X·Wᵀ, and Gᵀ·X
-	var rowBuf []float64                    // diag: a row of W·x + b per block
+	var zt, gt *tensor.Tensor[float64]      // the full map: a chunk's X·Wᵀ + b, and Gᵀ·X
 	xBuf := x.buffer(linearRows)            // a chunk of x, where rows writes it
 	var wf, bf []float64                    // the map folded with the standardisation
 	if mean != nil {
 		wf, bf = make([]float64, k*d), make([]float64, k)
 	}
+	// The rows that go through the softmax together (softmaxRows): a
+	// block's below blockSoftmaxClasses classes, else one; diag: each
+	// block's rows of W⊙x + b, rowStride values apart.
+	together := 1
+	if k < blockSoftmaxClasses {
+		together = linearBlock
+	}
+	var rowBuf []float64
+	rowStride := together * k
 	if diag {
-		rowBuf = make([]float64, blocks*k)
+		rowBuf = make([]float64, min(blocks, linearRows/linearBlock)*rowStride)
 	} else {
 		zt, gt = tensor.Zeros[float64](min(n, linearRows), k), tensor.Zeros[float64](k, d)
 	}
@@ -119,7 +130,7 @@ func linearLoss(x rows, k int, labels []int, diag bool, pen func(i, j int) float
 		for lo := 0; lo < n; lo += linearRows {
 			hi := min(lo+linearRows, n)
 			xs := x.block(lo, hi, xBuf) // rows lo…hi of x
-			var z []float64             // rows lo…hi of X·Wᵀ
+			var z []float64             // rows lo…hi of X·Wᵀ + b
 			var xc, zc *tensor.Tensor[float64]
 			if !diag {
 				xc, zc = tensor.Wrap(xs, hi-lo, d), tensor.Wrap(tensor.HostData(zt)[:(hi-lo)*k], hi-lo, k)
@@ -129,38 +140,53 @@ func linearLoss(x rows, k int, labels []int, diag bool, pen func(i, j int) float
 			tensor.ParallelFor(b1-b0, linearBlock*k*8, func(l, h int) {
 				for blk := b0 + l; blk < b0+h; blk++ {
 					acc := part[blk*(2*k+1) : (blk+1)*(2*k+1)]
-					f, gb, gw := &acc[0], acc[1:k+1], acc[k+1:]
-					b := bx[:k]
-					for s := blk * linearBlock; s < min((blk+1)*linearBlock, n); s++ {
-						var zr []float64
+					gb, gw := acc[1:k+1], acc[k+1:]
+					// The block's rows together or one at a time, in L1
+					// from the map through the softmax to the gradient.
+					for first := blk * linearBlock; first < min((blk+1)*linearBlock, n); first += together {
+						last := min(first+together, (blk+1)*linearBlock, n)
+						xb := xs[(first-lo)*d : (last-lo)*d]
+						var zs []float64
 						if diag {
-							zr = rowBuf[blk*k : (blk+1)*k]
+							zs = rowBuf[(blk-b0)*rowStride:][:(last-first)*k]
 						} else {
-							zr = z[(s-lo)*k : (s-lo+1)*k]
+							zs = z[(first-lo)*k : (last-lo)*k]
 						}
-						xr := xs[(s-lo)*d : (s-lo+1)*d]
-						if diag {
-							xr, wd := xr[:len(zr)], w[:len(zr)]
-							for i := range zr {
-								zr[i] = wd[i]*xr[i] + b[i]
+						for r := range last - first {
+							zr := zs[r*k : (r+1)*k]
+							b := bx[:len(zr)]
+							if diag {
+								xr, wd := xb[r*d:][:len(zr)], w[:len(zr)]
+								for i := range zr {
+									zr[i] = wd[i]*xr[i] + b[i]
+								}
+								continue
 							}
-						} else {
 							for i := range zr {
 								zr[i] += b[i]
 							}
 						}
-						y := labels[s]
-						zy := zr[y]
-						*f += softmaxRow(zr, zr) - zy // in place
-						// zr now holds the probabilities; make it the gradient.
-						zr[y]--
-						if diag {
-							xr, gw := xr[:len(zr)], gw[:len(zr)]
-							for i, g := range zr {
-								gb[i] += g
-								gw[i] += g * xr[i]
-							}
+						// The rows' softmax in place, then its gradient: each
+						// row's probabilities less the one-hot label.
+						if together == 1 {
+							y := labels[first]
+							zy := zs[y]
+							acc[0] += predict.SoftmaxScaled(zs, zs, 1) - zy
 						} else {
+							acc[0] += softmaxRows(zs, k, labels[first:last])
+						}
+						for r, y := range labels[first:last] {
+							zr := zs[r*k : (r+1)*k]
+							zr[y]--
+							gb := gb[:len(zr)]
+							if diag {
+								xr, gw := xb[r*d:][:len(zr)], gw[:len(zr)]
+								for i, g := range zr {
+									gb[i] += g
+									gw[i] += g * xr[i]
+								}
+								continue
+							}
 							for i, g := range zr {
 								gb[i] += g
 							}
@@ -202,6 +228,45 @@ func linearLoss(x rows, k int, labels []int, diag bool, pen func(i, j int) float
 		return f + penalise(theta, grad, d, k, diag, pen, mu)
 	}
 }
+
+// softmaxRows sets each row of z [len(labels), k] to its softmax and
+// returns Σ −ln softmax(z_r)[labels[r]], the rows' log-loss, for at most
+// linearBlock rows: every row less its largest entry, then the
+// exponentials of the whole block in one tensor.ExpScaled64 call, then
+// each row's sum added in order. Below blockSoftmaxClasses classes a call
+// a row (predict.SoftmaxScaled) costs more than the row's exponentials;
+// from there on linearLoss takes a row at a time, the kernel also adding
+// the sum in vector lanes.
+func softmaxRows(z []float64, k int, labels []int) float64 {
+	loss := 0.0
+	var top [linearBlock]float64 // each row's label entry less its maximum
+	for r, y := range labels {
+		zr := z[r*k : (r+1)*k]
+		m := predict.RowMax(zr)
+		for i := range zr {
+			zr[i] -= m
+		}
+		top[r] = zr[y]
+	}
+	tensor.ExpScaled64(z, z, 0, 1)
+	for r := range labels {
+		zr := z[r*k : (r+1)*k]
+		s := 0.0
+		for _, v := range zr {
+			s += v
+		}
+		inv := 1 / s
+		for i := range zr {
+			zr[i] *= inv
+		}
+		loss += math.Log(s) - top[r]
+	}
+	return loss
+}
+
+// blockSoftmaxClasses is the number of classes from which linearLoss
+// takes the softmax a row at a time rather than by softmaxRows.
+const blockSoftmaxClasses = 32
 
 // foldStandardisation writes into wf, bf the map (W [k, d], b) of
 // standardised inputs (x − mean)/scale as a map of the raw inputs:

@@ -14,7 +14,8 @@ func TestLinearLossMatchesRows(t *testing.T) {
 	for _, c := range []struct {
 		n, d, k int
 		diag    bool
-	}{{1, 3, 3, false}, {1, 3, 3, true}, {301, 7, 5, false}, {301, 5, 5, true}, {1000, 4, 9, false}, {2*linearRows + 77, 3, 4, false}, {linearRows + 1, 4, 4, true}} {
+	}{{1, 3, 3, false}, {1, 3, 3, true}, {301, 7, 5, false}, {301, 5, 5, true}, {1000, 4, 9, false}, {2*linearRows + 77, 3, 4, false}, {linearRows + 1, 4, 4, true},
+		{130, 6, blockSoftmaxClasses, false}, {301, blockSoftmaxClasses + 3, blockSoftmaxClasses + 3, true}} {
 		x, y := make([]float64, c.n*c.d), make([]int, c.n)
 		for i := range x {
 			x[i] = 2 * r.NormFloat64()
