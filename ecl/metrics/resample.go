@@ -254,15 +254,14 @@ func (s *resampled) stats(m []int32, colSum, binNorms []float64) map[string]floa
 
 // canonicalStats adds the canonical error, its debiased square and its
 // bias-corrected estimate of the resample m to st: per bin the count, the
-// norm of the summed gap vectors (binNorms, from the Gram matrices, or
-// summed here) and the label frequencies' spread.
+// norm of the summed gap vectors (binNorms, from canonicalNorms) and the
+// label frequencies' spread.
 func (s *resampled) canonicalStats(m []int32, st map[string]float64, binNorms []float64) {
 	k, n := s.k, s.n
 	agg := aggregator{norm: s.o.Norm, n: float64(n)}
 	var sq, deb float64
 	labelCount := make([]float64, k)
 	var drawn []int // positions in the bin of its drawn samples
-	var sum []float64
 	for b, idx := range s.members {
 		count := 0
 		drawn = drawn[:0]
@@ -284,28 +283,7 @@ func (s *resampled) canonicalStats(m []int32, st map[string]float64, binNorms []
 				labelCount[s.labels[idx[a]]] = 0
 			}
 		}
-		norm2 := 0.0
-		if binNorms != nil {
-			norm2 = binNorms[b]
-		} else {
-			if sum == nil {
-				sum = make([]float64, k)
-			}
-			clear(sum)
-			p := tensor.HostData(s.probs)
-			for _, a := range drawn {
-				i := idx[a]
-				w := float64(m[i])
-				for c, v := range p[i*k : (i+1)*k] {
-					sum[c] += w * v
-				}
-				sum[s.labels[i]] -= w
-			}
-			for _, v := range sum {
-				norm2 += v * v
-			}
-		}
-		err := math.Sqrt(max(norm2, 0)) / cnt
+		err := math.Sqrt(max(binNorms[b], 0)) / cnt
 		agg.add(count, err)
 		deb += debiasedVecBin(count, n, err, spread, max(k-1, 1))
 		if count >= 2 {
@@ -316,38 +294,79 @@ func (s *resampled) canonicalStats(m []int32, st map[string]float64, binNorms []
 }
 
 // canonicalNorms returns the squared norms ‖Σ_i m_i·g_i‖² of each
-// canonical bin's gap vectors g_i under the count resamples of mf
-// [count, n] (multiplicities), [count, bins]; nil where s keeps no Gram
-// matrices. Per bin, W·G for its multiplicities W [count, w] and Gram
-// matrix G [w, w] is one GEMM, and each resample's norm its row's dot
-// with W's: G is read once for the chunk, not once a resample.
+// canonical bin's gap vectors g_i = p_i − onehot(y_i) under the count
+// resamples of mf [count, n] (multiplicities), [count, bins]. Per bin it
+// is GEMMs, the bin read once for the chunk, not once a resample: where s
+// keeps Gram matrices, W·G for the bin's multiplicities W [count, w] and
+// Gram matrix G [w, w], each resample's norm its row's dot with W's;
+// else W·Gaps, the sums themselves, canonicalPiece members at a time.
 func (s *resampled) canonicalNorms(mf []float64, count int) []float64 {
-	if s.gram == nil {
-		return nil
-	}
-	bins := len(s.members)
+	bins, k := len(s.members), s.k
 	out := make([]float64, count*bins)
-	tensor.ParallelFor(bins, count*s.n/max(bins, 1)*s.k/8+1, func(lo, hi int) {
-		for b := lo; b < hi; b++ {
-			idx := s.members[b]
-			w := len(idx)
-			if w == 0 {
-				continue
-			}
-			mw := make([]float64, count*w)
-			for r := range count {
-				for a, i := range idx {
-					mw[r*w+a] = mf[r*s.n+i]
+	tensor.ParallelFor(bins, count*s.n/max(bins, 1)*k/8+1, func(lo, hi int) {
+		if s.gram != nil {
+			for b := lo; b < hi; b++ {
+				idx := s.members[b]
+				w := len(idx)
+				if w == 0 {
+					continue
+				}
+				mw := s.binMultiplicities(nil, mf, count, idx)
+				t := tensor.HostData(tensor.MatMul(tensor.Wrap(mw, count, w), tensor.Wrap(s.gram[b], w, w)))
+				for r := range count {
+					out[r*bins+b] = vec.Dot(mw[r*w:(r+1)*w], t[r*w:(r+1)*w])
 				}
 			}
-			t := tensor.HostData(tensor.MatMul(tensor.Wrap(mw, count, w), tensor.Wrap(s.gram[b], w, w)))
+			return
+		}
+		probs := tensor.HostData(s.probs)
+		var mw, gaps []float64
+		sums := tensor.Zeros[float64](count, k)
+		part := tensor.Zeros[float64](count, k)
+		for b := lo; b < hi; b++ {
+			sum := tensor.HostData(sums)
+			clear(sum)
+			for a := 0; a < len(s.members[b]); a += canonicalPiece {
+				idx := s.members[b][a:min(a+canonicalPiece, len(s.members[b]))]
+				w := len(idx)
+				mw = s.binMultiplicities(mw, mf, count, idx)
+				gaps = append(gaps[:0], make([]float64, w*k)...)
+				for a, i := range idx {
+					g := gaps[a*k : (a+1)*k]
+					copy(g, probs[i*k:(i+1)*k])
+					g[s.labels[i]]--
+				}
+				t := tensor.HostData(tensor.MatMulTo(part, tensor.Wrap(mw, count, w), tensor.Wrap(gaps, w, k)))
+				for j, v := range t {
+					sum[j] += v
+				}
+			}
 			for r := range count {
-				out[r*bins+b] = vec.Dot(mw[r*w:(r+1)*w], t[r*w:(r+1)*w])
+				row := sum[r*k : (r+1)*k]
+				out[r*bins+b] = vec.Dot(row, row)
 			}
 		}
 	})
 	return out
 }
+
+// binMultiplicities returns, in buf (grown as needed), the multiplicities
+// [count, len(idx)] of the samples idx under the count resamples of mf.
+func (s *resampled) binMultiplicities(buf, mf []float64, count int, idx []int) []float64 {
+	w := len(idx)
+	buf = append(buf[:0], make([]float64, count*w)...)
+	for r := range count {
+		row := mf[r*s.n:]
+		for a, i := range idx {
+			buf[r*w+a] = row[i]
+		}
+	}
+	return buf
+}
+
+// canonicalPiece is how many of a canonical bin's samples canonicalNorms
+// gathers for one GEMM where s keeps no Gram matrices.
+const canonicalPiece = 2048
 
 // resampleChunk is how many resamples share one GEMM of column sums.
 const resampleChunk = 32
@@ -376,11 +395,7 @@ func resampleAll(sets []*resampled, n, reps int, rng *rand.Rand, keep func(set i
 			out := make([]map[string]float64, count)
 			tensor.ParallelFor(count, n*4, func(lo, hi int) {
 				for r := lo; r < hi; r++ {
-					var binNorms []float64
-					if norms != nil {
-						binNorms = norms[r*len(s.members) : (r+1)*len(s.members)]
-					}
-					out[r] = s.stats(mult[r*n:(r+1)*n], cols[r*s.k:(r+1)*s.k], binNorms)
+					out[r] = s.stats(mult[r*n:(r+1)*n], cols[r*s.k:(r+1)*s.k], norms[r*len(s.members):(r+1)*len(s.members)])
 				}
 			})
 			for _, st := range out {

@@ -3,6 +3,7 @@ package metrics
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -22,6 +23,7 @@ func TestResampledMatchesRows(t *testing.T) {
 		{300, 5, Options{Bins: 10, Convention: TorchMetrics, SumClasses: true}},
 		{300, 5, Options{Bins: 10, Convention: NetCal, MinCount: 3}},
 		{1, 3, Options{Bins: 15}},
+		{5 * canonicalPiece, 3, Options{Bins: 15}},
 	} {
 		r := rand.New(rand.NewPCG(uint64(c.n), uint64(c.k)))
 		probs, labels := make([]float64, c.n*c.k), make([]int, c.n)
@@ -60,18 +62,29 @@ func TestResampledMatchesRows(t *testing.T) {
 		if c.k >= 15 && s.gram == nil {
 			t.Fatalf("%d classes: no Gram matrices", c.k)
 		}
-		got := 0
+		if largest := slices.MaxFunc(s.members, func(a, b []int) int { return len(a) - len(b) }); c.n > canonicalPiece && (s.gram != nil || len(largest) <= canonicalPiece) {
+			t.Fatalf("n %d: Gram matrices %v, largest canonical bin %d: want a bin summed in several pieces", c.n, s.gram != nil, len(largest))
+		}
+		// keep runs on resampleAll's goroutine, where t.Fatal must not: the
+		// first difference is reported and the rest skipped.
+		got, failed := 0, false
 		resampleAll([]*resampled{s}, c.n, reps, rand.New(rand.NewPCG(1, 0)), func(_ int, st map[string]float64) {
 			w := want[got]
+			got++
+			if failed {
+				return
+			}
 			for name, v := range w {
 				if g, ok := st[name]; !ok || math.Abs(g-v) > 1e-9*(1+math.Abs(v)) {
-					t.Fatalf("n %d k %d %+v resample %d: %s = %v, on the rows %v", c.n, c.k, c.o, got, name, g, v)
+					t.Errorf("n %d k %d %+v resample %d: %s = %v, on the rows %v", c.n, c.k, c.o, got-1, name, g, v)
+					failed = true
+					return
 				}
 			}
 			if len(st) != len(w) {
-				t.Fatalf("resample %d: %d statistics, on the rows %d", got, len(st), len(w))
+				t.Errorf("resample %d: %d statistics, on the rows %d", got-1, len(st), len(w))
+				failed = true
 			}
-			got++
 		})
 		if got != reps {
 			t.Fatalf("%d resamples, want %d", got, reps)
