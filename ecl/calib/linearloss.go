@@ -171,7 +171,7 @@ func linearLoss(x rows, k int, labels []int, diag bool, pen func(i, j int) float
 						if together == 1 {
 							y := labels[first]
 							zy := zs[y]
-							acc[0] += predict.SoftmaxScaled(zs, zs, 1) - zy
+							acc[0] += softmaxRow(zs, zs) - zy
 						} else {
 							acc[0] += softmaxRows(zs, k, labels[first:last])
 						}
