@@ -31,6 +31,26 @@
 	VFMADD231PD Y1, Y8, Y6; \
 	VFMADD231PD Y2, Y9, Y7
 
+// ZEROSUMS clears the accumulators Y4 to Y7.
+#define ZEROSUMS \
+	VXORPD Y4, Y4, Y4; \
+	VXORPD Y5, Y5, Y5; \
+	VXORPD Y6, Y6, Y6; \
+	VXORPD Y7, Y7, Y7
+
+// RELUGRAD sets Y3 to the 8 floats at DI where those at DX are above 0
+// (Y10, zero; LT_OQ, false for NaN), else to 0: ReluGrad.
+#define RELUGRAD \
+	VCMPPS $0x11, (DX), Y10, Y3; \
+	VANDPS (DI), Y3, Y3
+
+// WIDEN sets Y8 and Y9 to the low and high 4 floats of Y3 as doubles,
+// the gradients DOTS takes.
+#define WIDEN \
+	VCVTPS2PD    X3, Y8; \
+	VEXTRACTF128 $1, Y3, X9; \
+	VCVTPS2PD    X9, Y9
+
 // func bnSums32(x *float32, n int, c float64) (s, ss float64)
 //
 // s = Σ (x[i] − c), ss = Σ (x[i] − c)².
@@ -38,10 +58,7 @@ TEXT ·bnSums32(SB), NOSPLIT, $0-40
 	MOVQ         x+0(FP), SI
 	MOVQ         n+8(FP), CX
 	VBROADCASTSD c+16(FP), Y0
-	VXORPD       Y4, Y4, Y4
-	VXORPD       Y5, Y5, Y5
-	VXORPD       Y6, Y6, Y6
-	VXORPD       Y7, Y7, Y7
+	ZEROSUMS
 	SHRQ         $3, CX
 	JZ           sdone
 
@@ -73,10 +90,7 @@ TEXT ·bnDots32(SB), NOSPLIT, $0-48
 	MOVQ         x+8(FP), SI
 	MOVQ         n+16(FP), CX
 	VBROADCASTSD c+24(FP), Y0
-	VXORPD       Y4, Y4, Y4
-	VXORPD       Y5, Y5, Y5
-	VXORPD       Y6, Y6, Y6
-	VXORPD       Y7, Y7, Y7
+	ZEROSUMS
 	SHRQ         $3, CX
 	JZ           ddone
 
@@ -138,26 +152,20 @@ TEXT ·bnDotsRelu32(SB), NOSPLIT, $0-64
 	MOVQ         x+24(FP), SI
 	MOVQ         n+32(FP), CX
 	VBROADCASTSD c+40(FP), Y0
-	VXORPD       Y4, Y4, Y4
-	VXORPD       Y5, Y5, Y5
-	VXORPD       Y6, Y6, Y6
-	VXORPD       Y7, Y7, Y7
+	ZEROSUMS
 	VXORPS       Y10, Y10, Y10
 	SHRQ         $3, CX
 	JZ           mdone
 
 mloop:
-	VCMPPS      $0x11, (DX), Y10, Y3
-	VANDPS      (DI), Y3, Y3
+	RELUGRAD
 	TESTQ       R8, R8
 	JZ          mnostore
 	VMOVUPS     Y3, (R8)
 	ADDQ        $32, R8
 
 mnostore:
-	VCVTPS2PD    X3, Y8
-	VEXTRACTF128 $1, Y3, X9
-	VCVTPS2PD    X9, Y9
+	WIDEN
 	DOTS
 	ADDQ        $32, SI
 	ADDQ        $32, DI
@@ -184,23 +192,17 @@ TEXT ·bnDotsReluAdd32(SB), NOSPLIT, $0-72
 	MOVQ         n+32(FP), CX
 	VBROADCASTSD c+40(FP), Y0
 	VBROADCASTSS a+48(FP), Y11
-	VXORPD       Y4, Y4, Y4
-	VXORPD       Y5, Y5, Y5
-	VXORPD       Y6, Y6, Y6
-	VXORPD       Y7, Y7, Y7
+	ZEROSUMS
 	VXORPS       Y10, Y10, Y10
 	SHRQ         $3, CX
 	JZ           adone
 
 aloop:
-	VCMPPS       $0x11, (DX), Y10, Y3
-	VANDPS       (DI), Y3, Y3
+	RELUGRAD
 	VMULPS       Y3, Y11, Y12
 	VADDPS       (R8), Y12, Y12
 	VMOVUPS      Y12, (R8)
-	VCVTPS2PD    X3, Y8
-	VEXTRACTF128 $1, Y3, X9
-	VCVTPS2PD    X9, Y9
+	WIDEN
 	DOTS
 	ADDQ         $32, R8
 	ADDQ         $32, SI
@@ -237,8 +239,7 @@ TEXT ·bnInputGrad32(SB), NOSPLIT, $0-52
 	JZ           gplain
 
 gloop:
-	VCMPPS  $0x11, (DX), Y10, Y3
-	VANDPS  (DI), Y3, Y3
+	RELUGRAD
 	VMULPS  Y3, Y0, Y3
 	VMULPS  (SI), Y1, Y4
 	VADDPS  Y4, Y3, Y3

@@ -42,34 +42,76 @@
 	VMOVUPS hi, 64(DX); \
 	ADDQ    R8, DX
 
+// GARGS loads the kernels' arguments: k to CX, a to SI, b to R12, the
+// offsets to R10, c to DX and its row stride in bytes to R8.
+#define GARGS \
+	MOVQ k+0(FP), CX; \
+	MOVQ a+8(FP), SI; \
+	MOVQ b+16(FP), R12; \
+	MOVQ offs+24(FP), R10; \
+	MOVQ c+32(FP), DX; \
+	MOVQ ldc+40(FP), R8; \
+	SHLQ $2, R8
+
+// GZERO clears the accumulators of rows 0 to 7 (Z4 to Z19), GZERO12 those
+// of rows 8 to 11 (Z20 to Z27) too.
+#define GZERO \
+	VPXORD Z4, Z4, Z4; \
+	VPXORD Z5, Z5, Z5; \
+	VPXORD Z6, Z6, Z6; \
+	VPXORD Z7, Z7, Z7; \
+	VPXORD Z8, Z8, Z8; \
+	VPXORD Z9, Z9, Z9; \
+	VPXORD Z10, Z10, Z10; \
+	VPXORD Z11, Z11, Z11; \
+	VPXORD Z12, Z12, Z12; \
+	VPXORD Z13, Z13, Z13; \
+	VPXORD Z14, Z14, Z14; \
+	VPXORD Z15, Z15, Z15; \
+	VPXORD Z16, Z16, Z16; \
+	VPXORD Z17, Z17, Z17; \
+	VPXORD Z18, Z18, Z18; \
+	VPXORD Z19, Z19, Z19
+
+#define GZERO12 \
+	GZERO; \
+	VPXORD Z20, Z20, Z20; \
+	VPXORD Z21, Z21, Z21; \
+	VPXORD Z22, Z22, Z22; \
+	VPXORD Z23, Z23, Z23; \
+	VPXORD Z24, Z24, Z24; \
+	VPXORD Z25, Z25, Z25; \
+	VPXORD Z26, Z26, Z26; \
+	VPXORD Z27, Z27, Z27
+
+// GADD8 and GSET8 add or store rows 0 to 7.
+#define GADD8 \
+	GADD(Z4, Z5); \
+	GADD(Z6, Z7); \
+	GADD(Z8, Z9); \
+	GADD(Z10, Z11); \
+	GADD(Z12, Z13); \
+	GADD(Z14, Z15); \
+	GADD(Z16, Z17); \
+	GADD(Z18, Z19)
+
+#define GSET8 \
+	GSET(Z4, Z5); \
+	GSET(Z6, Z7); \
+	GSET(Z8, Z9); \
+	GSET(Z10, Z11); \
+	GSET(Z12, Z13); \
+	GSET(Z14, Z15); \
+	GSET(Z16, Z17); \
+	GSET(Z18, Z19)
+
 // func sgemm8x32g(k int, a, b *float32, offs *int, c *float32, ldc int, add bool)
 //
 // c[i*ldc+j] += Σ_p a[p*8+i]·b[offs[p]+j] for i < 8, j < 32 and p < k,
 // k ≥ 1; without add, c is set to the sums instead, whatever it held.
 TEXT ·sgemm8x32g(SB), NOSPLIT, $0-49
-	MOVQ   k+0(FP), CX
-	MOVQ   a+8(FP), SI
-	MOVQ   b+16(FP), R12
-	MOVQ   offs+24(FP), R10
-	MOVQ   c+32(FP), DX
-	MOVQ   ldc+40(FP), R8
-	SHLQ   $2, R8
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
-	VPXORD Z19, Z19, Z19
+	GARGS
+	GZERO
 	CMPQ   CX, $4
 	JLT    tail
 
@@ -97,26 +139,12 @@ store:
 	MOVBLZX add+48(FP), AX
 	TESTL   AX, AX
 	JZ      set
-	GADD(Z4, Z5)
-	GADD(Z6, Z7)
-	GADD(Z8, Z9)
-	GADD(Z10, Z11)
-	GADD(Z12, Z13)
-	GADD(Z14, Z15)
-	GADD(Z16, Z17)
-	GADD(Z18, Z19)
+	GADD8
 	VZEROUPPER
 	RET
 
 set:
-	GSET(Z4, Z5)
-	GSET(Z6, Z7)
-	GSET(Z8, Z9)
-	GSET(Z10, Z11)
-	GSET(Z12, Z13)
-	GSET(Z14, Z15)
-	GSET(Z16, Z17)
-	GSET(Z18, Z19)
+	GSET8
 	VZEROUPPER
 	RET
 
@@ -125,15 +153,7 @@ set:
 // (a DenseNet's growth), which 8-row tiles would pad by a third or a
 // ninth.
 #define GSTEP12(aoff) \
-	GLOADB; \
-	GROW(aoff+0, Z4, Z5); \
-	GROW(aoff+4, Z6, Z7); \
-	GROW(aoff+8, Z8, Z9); \
-	GROW(aoff+12, Z10, Z11); \
-	GROW(aoff+16, Z12, Z13); \
-	GROW(aoff+20, Z14, Z15); \
-	GROW(aoff+24, Z16, Z17); \
-	GROW(aoff+28, Z18, Z19); \
+	GSTEP(aoff); \
 	GROW(aoff+32, Z20, Z21); \
 	GROW(aoff+36, Z22, Z23); \
 	GROW(aoff+40, Z24, Z25); \
@@ -144,37 +164,8 @@ set:
 // c[i*ldc+j] += Σ_p a[p*12+i]·b[offs[p]+j] for i < 12, j < 32 and p < k,
 // k ≥ 1; without add, c is set to the sums instead, whatever it held.
 TEXT ·sgemm12x32g(SB), NOSPLIT, $0-49
-	MOVQ   k+0(FP), CX
-	MOVQ   a+8(FP), SI
-	MOVQ   b+16(FP), R12
-	MOVQ   offs+24(FP), R10
-	MOVQ   c+32(FP), DX
-	MOVQ   ldc+40(FP), R8
-	SHLQ   $2, R8
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
-	VPXORD Z19, Z19, Z19
-	VPXORD Z20, Z20, Z20
-	VPXORD Z21, Z21, Z21
-	VPXORD Z22, Z22, Z22
-	VPXORD Z23, Z23, Z23
-	VPXORD Z24, Z24, Z24
-	VPXORD Z25, Z25, Z25
-	VPXORD Z26, Z26, Z26
-	VPXORD Z27, Z27, Z27
+	GARGS
+	GZERO12
 	CMPQ   CX, $4
 	JLT    tail12
 
@@ -202,14 +193,7 @@ store12:
 	MOVBLZX add+48(FP), AX
 	TESTL   AX, AX
 	JZ      set12
-	GADD(Z4, Z5)
-	GADD(Z6, Z7)
-	GADD(Z8, Z9)
-	GADD(Z10, Z11)
-	GADD(Z12, Z13)
-	GADD(Z14, Z15)
-	GADD(Z16, Z17)
-	GADD(Z18, Z19)
+	GADD8
 	GADD(Z20, Z21)
 	GADD(Z22, Z23)
 	GADD(Z24, Z25)
@@ -218,14 +202,7 @@ store12:
 	RET
 
 set12:
-	GSET(Z4, Z5)
-	GSET(Z6, Z7)
-	GSET(Z8, Z9)
-	GSET(Z10, Z11)
-	GSET(Z12, Z13)
-	GSET(Z14, Z15)
-	GSET(Z16, Z17)
-	GSET(Z18, Z19)
+	GSET8
 	GSET(Z20, Z21)
 	GSET(Z22, Z23)
 	GSET(Z24, Z25)
